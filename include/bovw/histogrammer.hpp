@@ -1,0 +1,89 @@
+// The Histogrammer: nearest visual word of each descriptor, and one K-bin histogram per image.
+// One interface, three backends (Serial, OpenMP, OpenCL with five kernel variants), made by a factory.
+#pragma once
+
+#include <bovw/descriptors.hpp>
+#include <bovw/vocabulary.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace bovw {
+
+enum class Backend { Serial, OpenMP, OpenCL };
+
+// The OpenCL kernels of the book chapter (GPU1..GPU5), see kernels/ and docs/KERNELS.md.
+enum class KernelVariant {
+  Baseline,           // GPU1: one work-item per descriptor, row-major descriptors
+  Coalesced,          // GPU2: descriptors transposed on the device first, coalesced loads
+  Float4,             // GPU3: GPU2 with float4 arithmetic
+  LocalDescriptors,   // GPU4: the work-group's descriptors staged in local memory
+  ConstantCentroids,  // GPU5: GPU4 with the centroids in constant memory (chunked if too large)
+};
+
+struct HistogrammerConfig {
+  Backend backend = Backend::OpenMP;
+  KernelVariant variant = KernelVariant::ConstantCentroids;
+  // OpenCL device: "" uses $BOVW_DEVICE, else the first GPU, else the first CPU device.
+  // Otherwise "P:D" (platform and device index), "gpu"/"cpu"/"accelerator", or a substring of
+  // the device or platform name (case-insensitive).
+  std::string device;
+  int work_group_size = 64;     // OpenCL work-items per work-group
+  int threads = 0;              // OpenMP threads; 0: all cores
+  std::string build_options;    // extra OpenCL compiler options, appended to bovw's own
+  // Device memory bovw may allocate, in bytes; 0: the device's global memory. Requests beyond it
+  // fail with CapacityError before anything is allocated (useful on a shared GPU).
+  std::uint64_t device_memory_limit = 0;
+};
+
+// Where the time of one call went, in milliseconds. For OpenCL these come from profiling events.
+struct StageTimes {
+  double upload_ms = 0;     // host to device: descriptors and offsets
+  double transpose_ms = 0;  // the on-device transpose (Coalesced, Float4, LocalDescriptors, ConstantCentroids)
+  double kernel_ms = 0;     // nearest-word search and histogram (all vocabulary chunks)
+  double download_ms = 0;   // device to host: assignments and histograms
+};
+
+class Histogrammer {
+ public:
+  virtual ~Histogrammer() = default;
+  Histogrammer(const Histogrammer&) = delete;
+  Histogrammer& operator=(const Histogrammer&) = delete;
+
+  // Nearest word of each descriptor. Ties go to the lower word index on every backend.
+  std::vector<std::int32_t> assign(DescriptorsRef descriptors, const Vocabulary& vocabulary,
+                                   StageTimes* times = nullptr);
+
+  // One histogram per image of the batch (I x K), all images in one pass. If `assignments` is
+  // given it receives the nearest word of every descriptor as well.
+  Histograms compute(const DescriptorBatch& batch, const Vocabulary& vocabulary,
+                     std::vector<std::int32_t>* assignments = nullptr, StageTimes* times = nullptr);
+
+  // Human-readable name: backend, variant, device, work-group size.
+  virtual std::string description() const = 0;
+
+ protected:
+  Histogrammer() = default;
+
+  // Called with validated, non-empty input (N > 0, D equal, finite values, good offsets).
+  // Writes N assignments and fills `histograms` (already sized I x K and zeroed).
+  virtual void computeImpl(const DescriptorBatch& batch, const Vocabulary& vocabulary,
+                           std::int32_t* assignments, Histograms& histograms, StageTimes& times) = 0;
+};
+
+// Throws InvalidInput for a bad configuration, OpenCLError/InvalidInput if no device matches.
+std::unique_ptr<Histogrammer> makeHistogrammer(const HistogrammerConfig& config = {});
+
+// Names used on the command line and in reports: "serial", "openmp", "opencl";
+// "baseline", "coalesced", "float4", "local", "constant".
+std::string_view toString(Backend backend);
+std::string_view toString(KernelVariant variant);
+// Throw InvalidInput listing the valid names when `name` is not one of them.
+Backend parseBackend(std::string_view name);
+KernelVariant parseKernelVariant(std::string_view name);
+const std::vector<KernelVariant>& allKernelVariants();
+
+}  // namespace bovw

@@ -1,0 +1,24 @@
+// Reading and writing numpy .npy files (format 1.0-3.0), the exchange format with numpy, FAISS and
+// scikit-learn. Strict: the header's dtype, order and shape must match the file's size exactly.
+#pragma once
+
+#include <bovw/descriptors.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace bovw::npy {
+
+// Float32 2-D array (N x D). A 1-D array is refused: a width cannot be guessed.
+Descriptors readFloat32Matrix(const std::string& path);
+
+// Integer 1-D array (int64 or int32, little-endian), widened to int64.
+std::vector<std::int64_t> readInt64Vector(const std::string& path);
+
+// Atomic writes: the data goes to a temporary file beside `path`, then is renamed over it.
+void writeFloat32Matrix(const std::string& path, const Descriptors& matrix);
+void writeInt32Matrix(const std::string& path, const Histograms& matrix);
+void writeInt32Vector(const std::string& path, const std::vector<std::int32_t>& values);
+
+}  // namespace bovw::npy

@@ -1,0 +1,58 @@
+// Textual names of backends and kernel variants, shared by the command line, reports and JSON.
+#include <bovw/error.hpp>
+#include <bovw/histogrammer.hpp>
+
+#include <array>
+#include <utility>
+
+namespace bovw {
+
+namespace {
+
+constexpr std::array<std::pair<Backend, std::string_view>, 3> kBackendNames{{
+    {Backend::Serial, "serial"}, {Backend::OpenMP, "openmp"}, {Backend::OpenCL, "opencl"}}};
+
+constexpr std::array<std::pair<KernelVariant, std::string_view>, 5> kVariantNames{{
+    {KernelVariant::Baseline, "baseline"},
+    {KernelVariant::Coalesced, "coalesced"},
+    {KernelVariant::Float4, "float4"},
+    {KernelVariant::LocalDescriptors, "local"},
+    {KernelVariant::ConstantCentroids, "constant"}}};
+
+template <typename Enum, std::size_t Size>
+std::string_view nameOf(const std::array<std::pair<Enum, std::string_view>, Size>& table, Enum value) {
+  for (const auto& [v, name] : table)
+    if (v == value) return name;
+  return "unknown";
+}
+
+template <typename Enum, std::size_t Size>
+Enum parse(const std::array<std::pair<Enum, std::string_view>, Size>& table, std::string_view name,
+           const char* what) {
+  std::string valid;
+  for (const auto& [v, n] : table) {
+    if (n == name) return v;
+    valid += (valid.empty() ? "" : ", ") + std::string(n);
+  }
+  throw InvalidInput("unknown " + std::string(what) + " '" + std::string(name) + "'; valid: " + valid);
+}
+
+}  // namespace
+
+std::string_view toString(Backend backend) { return nameOf(kBackendNames, backend); }
+std::string_view toString(KernelVariant variant) { return nameOf(kVariantNames, variant); }
+Backend parseBackend(std::string_view name) { return parse(kBackendNames, name, "backend"); }
+KernelVariant parseKernelVariant(std::string_view name) {
+  return parse(kVariantNames, name, "kernel variant");
+}
+
+const std::vector<KernelVariant>& allKernelVariants() {
+  static const std::vector<KernelVariant> all = [] {
+    std::vector<KernelVariant> v;
+    for (const auto& entry : kVariantNames) v.push_back(entry.first);
+    return v;
+  }();
+  return all;
+}
+
+}  // namespace bovw

@@ -1,0 +1,74 @@
+// Measures a device's FP32 and copy ceilings in the same process as the kernels they judge.
+#include "opencl/cl_errors.hpp"
+#include "opencl/device_context.hpp"
+#include "opencl/program_cache.hpp"
+
+#include <algorithm>
+#include <vector>
+
+namespace bovw {
+
+namespace {
+
+constexpr int kChains = 8;       // independent FMA chains per work-item (kernels/peak_fma.cl)
+constexpr double kMinMs = 20.0;  // grow the work until one launch takes at least this long
+constexpr int kRepeats = 5;
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  return values[values.size() / 2];
+}
+
+double fp32Gflops(detail::DeviceContext& device) {
+  detail::ProgramCache programs(device.context(), device.device());
+  cl::Kernel kernel = programs.kernel("peak_fma", "peak_fma", "-DBOVW_FMA_CHAINS=" + std::to_string(kChains));
+  const std::size_t items = std::size_t{device.info().compute_units} * 2048;
+  cl::Buffer out(device.context(), CL_MEM_WRITE_ONLY, sizeof(float) * items);
+  auto launch = [&](int iterations) {
+    kernel.setArg(0, out);
+    kernel.setArg(1, iterations);
+    kernel.setArg(2, 0.999f);
+    kernel.setArg(3, 0.001f);
+    cl::Event event;
+    device.queue().enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(items), cl::NullRange,
+                                        nullptr, &event);
+    event.wait();
+    return detail::elapsedMs(event);
+  };
+  int iterations = 64;
+  while (launch(iterations) < kMinMs && iterations < (1 << 24)) iterations *= 2;
+  std::vector<double> ms;
+  for (int r = 0; r < kRepeats; ++r) ms.push_back(launch(iterations));
+  const double flops = 2.0 * kChains * static_cast<double>(items) * iterations;
+  return flops / (median(ms) * 1e-3) * 1e-9;
+}
+
+double copyGbPerS(detail::DeviceContext& device) {
+  const std::size_t bytes = static_cast<std::size_t>(
+      std::min<std::uint64_t>(256ull << 20, device.info().max_allocation / 2));
+  cl::Buffer src(device.context(), CL_MEM_READ_WRITE, bytes);
+  cl::Buffer dst(device.context(), CL_MEM_READ_WRITE, bytes);
+  device.queue().enqueueFillBuffer(src, cl_float{1.0f}, 0, bytes);
+  std::vector<double> ms;
+  for (int r = 0; r < kRepeats + 1; ++r) {
+    cl::Event event;
+    device.queue().enqueueCopyBuffer(src, dst, 0, 0, bytes, nullptr, &event);
+    event.wait();
+    if (r > 0) ms.push_back(detail::elapsedMs(event));  // the first is a warm-up
+  }
+  return 2.0 * static_cast<double>(bytes) / (median(ms) * 1e-3) * 1e-9;
+}
+
+}  // namespace
+
+DeviceCeilings measureDeviceCeilings(const std::string& spec) {
+  detail::DeviceContext device(spec);
+  return detail::withOpenCLErrors([&] {
+    DeviceCeilings ceilings;
+    ceilings.fp32_gflops = fp32Gflops(device);
+    ceilings.copy_gb_per_s = copyGbPerS(device);
+    return ceilings;
+  });
+}
+
+}  // namespace bovw
