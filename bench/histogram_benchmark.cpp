@@ -1,0 +1,206 @@
+// The histogram benchmark: data generation, timing loop, medians, table and JSON.
+#include "histogram_benchmark.hpp"
+
+#include <bovw/error.hpp>
+
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <iomanip>
+#include <map>
+#include <memory>
+#include <random>
+
+namespace bovw::bench {
+
+namespace {
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const std::size_t m = values.size() / 2;
+  return values.size() % 2 ? values[m] : 0.5 * (values[m - 1] + values[m]);
+}
+
+double flopsOf(const ProblemSize& size, int d) {
+  return 2.0 * static_cast<double>(size.n) * size.k * d;
+}
+
+Descriptors uniformMatrix(std::int64_t rows, int cols, std::mt19937& rng) {
+  std::uniform_real_distribution<float> uniform(0.0f, 1.0f);
+  Descriptors m(rows, cols);
+  for (Eigen::Index i = 0; i < m.size(); ++i) m.data()[i] = uniform(rng);
+  return m;
+}
+
+std::string today() {
+  const std::time_t now = std::time(nullptr);
+  char text[32];
+  std::strftime(text, sizeof(text), "%Y-%m-%d", std::gmtime(&now));
+  return text;
+}
+
+std::string fixed(double value, int digits) {
+  std::ostringstream out;
+  out << std::fixed << std::setprecision(digits) << value;
+  return out.str();
+}
+
+}  // namespace
+
+std::string Contender::name() const {
+  return backend == Backend::OpenCL ? std::string(toString(variant)) : std::string(toString(backend));
+}
+
+std::vector<ProblemSize> defaultSizes() {
+  std::vector<ProblemSize> sizes;
+  for (std::int64_t n : {4096, 16384, 65536})
+    for (int k : {8, 16, 64, 128, 256}) sizes.push_back({n, k});
+  sizes.push_back({1048576, 1024});
+  return sizes;
+}
+
+std::vector<Contender> defaultContenders() {
+  std::vector<Contender> contenders = {{Backend::Serial, KernelVariant::Baseline},
+                                       {Backend::OpenMP, KernelVariant::Baseline}};
+  for (KernelVariant v : allKernelVariants()) contenders.push_back({Backend::OpenCL, v});
+  return contenders;
+}
+
+BenchmarkReport runBenchmark(const BenchmarkOptions& options,
+                             const std::function<void(const Measurement&)>& progress) {
+  BenchmarkReport report;
+  report.device = selectDevice(options.device);
+  report.ceilings = measureDeviceCeilings(options.device);
+  report.cpu_threads = omp_get_max_threads();
+  report.date = today();
+
+  std::vector<ProblemSize> sizes = options.sizes.empty() ? defaultSizes() : options.sizes;
+  const std::vector<Contender> contenders =
+      options.contenders.empty() ? defaultContenders() : options.contenders;
+  // Smallest work first: each contender's rate on small sizes predicts whether a big one fits the budget.
+  std::stable_sort(sizes.begin(), sizes.end(), [&](const ProblemSize& a, const ProblemSize& b) {
+    return flopsOf(a, options.dimension) < flopsOf(b, options.dimension);
+  });
+
+  std::map<std::string, std::unique_ptr<Histogrammer>> histogrammers;
+  std::map<std::string, double> last_gflops;
+  std::mt19937 rng(options.seed);
+  for (const ProblemSize& size : sizes) {
+    const Descriptors x = uniformMatrix(size.n, options.dimension, rng);
+    const Vocabulary vocabulary(uniformMatrix(size.k, options.dimension, rng), "uniform");
+    const DescriptorBatch batch = DescriptorBatch::singleImage(x);
+    std::vector<std::int32_t> reference;
+
+    for (const Contender& contender : contenders) {
+      const std::string name = contender.name();
+      Measurement m{name, size, options.dimension};
+      const double flops = flopsOf(size, options.dimension);
+      const int runs = options.warmup + options.repetitions;
+      if (auto rate = last_gflops.find(name); rate != last_gflops.end()) {
+        const double estimate = runs * flops / (rate->second * 1e9);
+        if (estimate > options.max_seconds) {
+          m.skipped = "estimated " + fixed(estimate, 0) + " s for " + std::to_string(runs) +
+                      " runs > --max-seconds " + fixed(options.max_seconds, 0);
+        }
+      }
+      if (m.skipped.empty()) {
+        auto& histogrammer = histogrammers[name];
+        if (!histogrammer) {
+          HistogrammerConfig config;
+          config.backend = contender.backend;
+          config.variant = contender.variant;
+          config.device = options.device;
+          config.work_group_size = options.work_group_size;
+          histogrammer = makeHistogrammer(config);
+        }
+        std::vector<double> kernel, transpose, upload, download;
+        std::vector<std::int32_t> assignments;
+        for (int r = 0; r < runs; ++r) {
+          StageTimes t;
+          const Histograms h = histogrammer->compute(batch, vocabulary, &assignments, &t);
+          if (h.sum() != size.n) throw Error(name + ": histogram sum " + std::to_string(h.sum()) +
+                                             " differs from N = " + std::to_string(size.n));
+          if (r < options.warmup) continue;
+          kernel.push_back(t.kernel_ms);
+          transpose.push_back(t.transpose_ms);
+          upload.push_back(t.upload_ms);
+          download.push_back(t.download_ms);
+        }
+        m.kernel_ms = median(kernel);
+        m.kernel_min_ms = *std::min_element(kernel.begin(), kernel.end());
+        m.kernel_max_ms = *std::max_element(kernel.begin(), kernel.end());
+        m.transpose_ms = median(transpose);
+        m.upload_ms = median(upload);
+        m.download_ms = median(download);
+        m.gflops = flops / (m.kernel_ms * 1e-3) * 1e-9;
+        if (contender.backend == Backend::OpenCL) m.fraction_of_peak = m.gflops / report.ceilings.fp32_gflops;
+        last_gflops[name] = m.gflops;
+        if (contender.backend == Backend::OpenMP) reference = assignments;
+        if (!reference.empty()) {
+          m.differing_assignments = 0;
+          for (std::size_t i = 0; i < reference.size(); ++i) m.differing_assignments += reference[i] != assignments[i];
+        }
+      }
+      if (progress) progress(m);
+      report.measurements.push_back(m);
+    }
+  }
+  return report;
+}
+
+void printTable(std::ostream& out, const BenchmarkReport& report) {
+  out << "Device: " << report.device.name << " (" << report.device.platform << ", "
+      << report.device.compute_units << " compute units); CPU backends: " << report.cpu_threads
+      << " OpenMP threads\n"
+      << "Measured ceilings: FP32 " << fixed(report.ceilings.fp32_gflops, 1) << " GFLOP/s (FMA microkernel), copy "
+      << fixed(report.ceilings.copy_gb_per_s, 1) << " GB/s\n"
+      << "Times in ms, medians; kernel = nearest word + histogram; GFLOP/s of 2*N*K*D.\n\n";
+  out << std::left << std::setw(10) << "variant" << std::right << std::setw(9) << "N" << std::setw(6) << "K"
+      << std::setw(5) << "D" << std::setw(12) << "kernel" << std::setw(22) << "[min, max]" << std::setw(11)
+      << "transpose" << std::setw(10) << "upload" << std::setw(10) << "download" << std::setw(10) << "GFLOP/s"
+      << std::setw(8) << "%peak" << std::setw(7) << "diff" << "\n";
+  for (const Measurement& m : report.measurements) {
+    out << std::left << std::setw(10) << m.contender << std::right << std::setw(9) << m.size.n << std::setw(6)
+        << m.size.k << std::setw(5) << m.dimension;
+    if (!m.skipped.empty()) {
+      out << "  skipped: " << m.skipped << "\n";
+      continue;
+    }
+    out << std::setw(12) << fixed(m.kernel_ms, 3) << std::setw(22)
+        << ("[" + fixed(m.kernel_min_ms, 3) + ", " + fixed(m.kernel_max_ms, 3) + "]") << std::setw(11)
+        << fixed(m.transpose_ms, 3) << std::setw(10) << fixed(m.upload_ms, 3) << std::setw(10)
+        << fixed(m.download_ms, 3) << std::setw(10) << fixed(m.gflops, 1) << std::setw(8)
+        << (m.fraction_of_peak > 0 ? fixed(100 * m.fraction_of_peak, 1) : "-") << std::setw(7)
+        << (m.differing_assignments >= 0 ? std::to_string(m.differing_assignments) : "-") << "\n";
+  }
+}
+
+nlohmann::json toJson(const BenchmarkReport& report) {
+  nlohmann::json j;
+  j["date"] = report.date;
+  j["device"] = {{"name", report.device.name},
+                 {"platform", report.device.platform},
+                 {"version", report.device.version},
+                 {"driver", report.device.driver_version},
+                 {"compute_units", report.device.compute_units}};
+  j["ceilings"] = {{"fp32_gflops", report.ceilings.fp32_gflops}, {"copy_gb_per_s", report.ceilings.copy_gb_per_s}};
+  j["cpu_threads"] = report.cpu_threads;
+  for (const Measurement& m : report.measurements) {
+    nlohmann::json row = {{"contender", m.contender}, {"n", m.size.n}, {"k", m.size.k}, {"d", m.dimension}};
+    if (!m.skipped.empty()) {
+      row["skipped"] = m.skipped;
+    } else {
+      row.update({{"kernel_ms", m.kernel_ms}, {"kernel_min_ms", m.kernel_min_ms},
+                  {"kernel_max_ms", m.kernel_max_ms}, {"transpose_ms", m.transpose_ms},
+                  {"upload_ms", m.upload_ms}, {"download_ms", m.download_ms}, {"gflops", m.gflops},
+                  {"fraction_of_peak", m.fraction_of_peak}, {"differing_assignments", m.differing_assignments}});
+    }
+    j["measurements"].push_back(row);
+  }
+  return j;
+}
+
+}  // namespace bovw::bench

@@ -1,0 +1,90 @@
+// `bovw bench`: every backend and kernel variant on the chapter's grid, with the device's ceilings.
+#include "commands.hpp"
+#include "histogrammer_options.hpp"
+
+#include "histogram_benchmark.hpp"
+
+#include <bovw/atomic_file.hpp>
+#include <bovw/error.hpp>
+
+#include <spdlog/spdlog.h>
+
+#include <iostream>
+#include <regex>
+
+namespace bovw::cli {
+
+namespace {
+
+struct BenchArguments {
+  std::string device;
+  std::vector<std::string> sizes;
+  std::vector<std::string> variants;
+  std::string json;
+  bench::BenchmarkOptions options;
+} args;
+
+bench::ProblemSize parseSize(const std::string& text) {
+  static const std::regex pattern(R"((\d+)[xX](\d+))");
+  std::smatch m;
+  if (!std::regex_match(text, m, pattern))
+    throw InvalidInput("--sizes: '" + text + "' is not NxK (for example 65536x128)");
+  return {std::stoll(m[1]), std::stoi(m[2])};
+}
+
+bench::Contender parseContender(const std::string& name) {
+  if (name == "serial") return {Backend::Serial, KernelVariant::Baseline};
+  if (name == "openmp") return {Backend::OpenMP, KernelVariant::Baseline};
+  return {Backend::OpenCL, parseKernelVariant(name)};
+}
+
+}  // namespace
+
+CLI::App* addBenchCommand(CLI::App& app) {
+  auto* command = app.add_subcommand(
+      "bench", "Time every backend and kernel variant (profiling events, medians) against the device's ceilings");
+  std::vector<std::string> contenders = {"serial", "openmp"};
+  for (const auto& v : variantNames()) contenders.push_back(v);
+  command->add_option("--device", args.options.device, "OpenCL device spec (see bovw devices)");
+  command->add_option("--sizes", args.sizes,
+                      "NxK problem sizes (default: N in 4096,16384,65536 x K in 8,16,64,128,256, and 1048576x1024)")
+      ->delimiter(',');
+  command->add_option("--variants", args.variants, "contenders to run (default: all)")
+      ->delimiter(',')
+      ->check(CLI::IsMember(contenders));
+  command->add_option("--dimension", args.options.dimension, "descriptor width D")
+      ->check(CLI::Range(1, 4096))
+      ->capture_default_str();
+  command->add_option("--work-group", args.options.work_group_size)->check(CLI::PositiveNumber)->capture_default_str();
+  command->add_option("--repetitions", args.options.repetitions, "timed runs per case (median reported)")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  command->add_option("--warmup", args.options.warmup)->check(CLI::Range(0, 1000))->capture_default_str();
+  command->add_option("--max-seconds", args.options.max_seconds,
+                      "skip (and say so) any case estimated to take longer than this")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  command->add_option("--seed", args.options.seed)->capture_default_str();
+  command->add_option("--json", args.json, "also write the results as JSON");
+  return command;
+}
+
+int runBenchCommand() {
+  for (const auto& s : args.sizes) args.options.sizes.push_back(parseSize(s));
+  for (const auto& v : args.variants) args.options.contenders.push_back(parseContender(v));
+  const auto report = bench::runBenchmark(args.options, [](const bench::Measurement& m) {
+    if (m.skipped.empty())
+      spdlog::info("{} N={} K={}: kernel {:.3f} ms, {:.1f} GFLOP/s", m.contender, m.size.n, m.size.k,
+                   m.kernel_ms, m.gflops);
+    else
+      spdlog::warn("{} N={} K={}: skipped ({})", m.contender, m.size.n, m.size.k, m.skipped);
+  });
+  bench::printTable(std::cout, report);
+  if (!args.json.empty()) {
+    writeFileAtomically(args.json, [&](std::ostream& out) { out << bench::toJson(report).dump(2) << "\n"; });
+    std::cout << "\nwrote " << args.json << "\n";
+  }
+  return 0;
+}
+
+}  // namespace bovw::cli

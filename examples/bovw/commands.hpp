@@ -1,0 +1,25 @@
+// The subcommands of the `bovw` program. Each adds itself to the CLI11 app (options, --help) and
+// runs after parsing; a run returns the exit status (0 success, 1 failure) and lets bovw::Error
+// propagate to main, which prints it as one line naming the input.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace bovw::cli {
+
+CLI::App* addDevicesCommand(CLI::App& app);
+int runDevicesCommand();
+
+CLI::App* addHistogramCommand(CLI::App& app);
+int runHistogramCommand();
+
+CLI::App* addDemoCommand(CLI::App& app);
+int runDemoCommand();
+
+CLI::App* addBenchCommand(CLI::App& app);
+int runBenchCommand();
+
+CLI::App* addExtractCommand(CLI::App& app);
+int runExtractCommand();
+
+}  // namespace bovw::cli

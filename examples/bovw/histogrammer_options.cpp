@@ -1,0 +1,48 @@
+// Shared histogrammer options of the bovw subcommands.
+#include "histogrammer_options.hpp"
+
+namespace bovw::cli {
+
+std::vector<std::string> backendNames() {
+  std::vector<std::string> names;
+  for (Backend b : {Backend::Serial, Backend::OpenMP, Backend::OpenCL}) names.emplace_back(toString(b));
+  return names;
+}
+
+std::vector<std::string> variantNames() {
+  std::vector<std::string> names;
+  for (KernelVariant v : allKernelVariants()) names.emplace_back(toString(v));
+  return names;
+}
+
+void HistogrammerOptions::addTo(CLI::App* command) {
+  command->add_option("--backend", backend, "where to compute")
+      ->check(CLI::IsMember(backendNames()))
+      ->capture_default_str();
+  command->add_option("--variant", variant, "OpenCL kernel variant (GPU1..GPU5 of the chapter)")
+      ->check(CLI::IsMember(variantNames()))
+      ->capture_default_str();
+  command->add_option("--device", device,
+                      "OpenCL device: P:D indices, gpu/cpu, or a name substring (default: $BOVW_DEVICE, "
+                      "else the first GPU, else the first CPU)");
+  command->add_option("--work-group", work_group_size, "OpenCL work-group size")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  command->add_option("--threads", threads, "OpenMP threads (0: all cores)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  command->add_option("--build-options", build_options, "extra OpenCL compiler options");
+}
+
+HistogrammerConfig HistogrammerOptions::config() const {
+  HistogrammerConfig config;
+  config.backend = parseBackend(backend);
+  config.variant = parseKernelVariant(variant);
+  config.device = device;
+  config.work_group_size = work_group_size;
+  config.threads = threads;
+  config.build_options = build_options;
+  return config;
+}
+
+}  // namespace bovw::cli

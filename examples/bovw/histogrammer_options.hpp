@@ -1,0 +1,30 @@
+// The options every histogram-computing subcommand shares (--backend, --variant, --device, ...),
+// declared once so that all subcommands spell and validate them the same way.
+#pragma once
+
+#include <bovw/histogrammer.hpp>
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+
+namespace bovw::cli {
+
+struct HistogrammerOptions {
+  std::string backend = "openmp";
+  std::string variant = "constant";
+  std::string device;
+  int work_group_size = 64;
+  int threads = 0;
+  std::string build_options;
+
+  // Adds the options to `command`; unknown backend/variant names become usage errors (exit 2).
+  void addTo(CLI::App* command);
+  HistogrammerConfig config() const;
+};
+
+// "a, b, c": the valid names, for CLI11's IsMember checks and help text.
+std::vector<std::string> backendNames();
+std::vector<std::string> variantNames();
+
+}  // namespace bovw::cli

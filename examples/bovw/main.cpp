@@ -1,0 +1,64 @@
+// The `bovw` program: subcommands over the bovw library. Exit status: 0 success, 1 failure (one
+// line on stderr naming the input and the problem), 2 usage error.
+#include "commands.hpp"
+
+#include <bovw/error.hpp>
+
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include <functional>
+#include <map>
+
+namespace {
+
+constexpr int kFailure = 1;
+constexpr int kUsageError = 2;
+
+void setUpLogging() {
+  auto logger = spdlog::stderr_color_mt("bovw");
+  logger->set_pattern("bovw: %^%l%$: %v");
+  spdlog::set_default_logger(logger);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  setUpLogging();
+  CLI::App app{"bovw: bag-of-visual-words histograms on CPU and OpenCL devices"};
+  app.require_subcommand(1, 1);
+
+  std::map<CLI::App*, std::function<int()>> runs = {
+      {bovw::cli::addDevicesCommand(app), bovw::cli::runDevicesCommand},
+      {bovw::cli::addHistogramCommand(app), bovw::cli::runHistogramCommand},
+      {bovw::cli::addDemoCommand(app), bovw::cli::runDemoCommand},
+#ifdef BOVW_CLI_WITH_BENCH
+      {bovw::cli::addBenchCommand(app), bovw::cli::runBenchCommand},
+#endif
+#ifdef BOVW_CLI_WITH_FEATURES
+      {bovw::cli::addExtractCommand(app), bovw::cli::runExtractCommand},
+#endif
+  };
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return kUsageError;
+  }
+
+  for (auto& [command, run] : runs) {
+    if (!command->parsed()) continue;
+    try {
+      return run();
+    } catch (const bovw::Error& e) {
+      spdlog::error("{}: {}", command->get_name(), e.what());
+    } catch (const std::exception& e) {
+      spdlog::error("{}: unexpected failure: {}", command->get_name(), e.what());
+    }
+    return kFailure;
+  }
+  return kUsageError;
+}

@@ -1,0 +1,23 @@
+// Stage 3 of SURF: keypoints are the 3x3x3 maxima of the Hessian determinant above a threshold,
+// refined by fitting a quadratic (Brown and Lowe), as OpenCV's findMaximaInLayer does.
+#pragma once
+
+#include "hessian_pyramid.hpp"
+
+#include <opencv2/core.hpp>
+
+#include <vector>
+
+namespace bovw::surf {
+
+// Keypoints of every middle layer, sorted strongest first with OpenCV's tie-breaks: pt, size
+// (integer filter size after interpolation), angle -1, response (determinant), octave, class_id
+// (Laplacian sign). `mask_sum`, if not empty, is the integral of min(mask, 1): a maximum is kept
+// only where at least half of its filter lies on mask pixels.
+std::vector<cv::KeyPoint> findHessianExtrema(const cv::Mat& sum, const cv::Mat& mask_sum,
+                                             const HessianPyramid& pyramid, float threshold);
+
+// OpenCV's final mask test: drops keypoints whose (rounded) centre falls on a zero mask pixel.
+void removeMaskedKeypoints(const cv::Mat& mask, std::vector<cv::KeyPoint>& keypoints);
+
+}  // namespace bovw::surf

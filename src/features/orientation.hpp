@@ -1,0 +1,18 @@
+// Stage 4 of SURF: the dominant orientation of each keypoint from Haar wavelet responses, as in
+// OpenCV's SURFInvoker: 109 samples on a grid of step s in a disc of radius 6s (s = 1.2 size / 9),
+// wavelets of side 4s, gaussian weights (sigma 2.5 s), and a 60-degree window turned in 5-degree steps.
+#pragma once
+
+#include <opencv2/core.hpp>
+
+#include <vector>
+
+namespace bovw::surf {
+
+// Sets keypoint.angle in degrees ([0, 360), OpenCV's convention: measured with y pointing down, so
+// the descriptor's x axis points along -angle). Upright: every angle is 270 (OpenCV's value for "no
+// rotation"). A keypoint whose orientation cannot be sampled (wavelet larger than the image, or no
+// sample inside it) gets size -1, OpenCV's mark for removal.
+void assignOrientations(const cv::Mat& sum, std::vector<cv::KeyPoint>& keypoints, bool upright);
+
+}  // namespace bovw::surf

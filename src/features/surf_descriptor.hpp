@@ -1,0 +1,19 @@
+// Stage 5 of SURF: the descriptor. As OpenCV does, a window of side 20s (21s with the border the
+// gradients need) around the keypoint, turned to its orientation, is resampled to 21x21 pixels of
+// size s; Haar gradients of those pixels, gaussian-weighted (sigma 3.3 s), are summed over 4x4
+// subregions of 5x5 samples into (sum dx, sum dy, sum |dx|, sum |dy|) — or 8 sums split by sign
+// when extended — and the vector is scaled to unit length.
+#pragma once
+
+#include <opencv2/core.hpp>
+
+#include <vector>
+
+namespace bovw::surf {
+
+// One row of `descriptors` (N x 64 or N x 128 CV_32F, allocated by the caller) per keypoint;
+// rows of keypoints with size <= 0 (marked for removal) are left untouched.
+void computeDescriptors(const cv::Mat& gray, const std::vector<cv::KeyPoint>& keypoints, bool extended,
+                        bool upright, cv::Mat& descriptors);
+
+}  // namespace bovw::surf
