@@ -96,7 +96,10 @@ BenchmarkReport runBenchmark(const BenchmarkOptions& options,
 
     for (const Contender& contender : contenders) {
       const std::string name = contender.name();
-      Measurement m{name, size, options.dimension};
+      Measurement m;
+      m.contender = name;
+      m.size = size;
+      m.dimension = options.dimension;
       const double flops = flopsOf(size, options.dimension);
       const int runs = options.warmup + options.repetitions;
       if (auto rate = last_gflops.find(name); rate != last_gflops.end()) {
