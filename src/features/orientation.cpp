@@ -7,6 +7,7 @@
 #include <opencv2/core/utility.hpp>
 #include <opencv2/imgproc.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 
@@ -81,22 +82,52 @@ void orient(const cv::Mat& sum, const Sampling& smp, cv::KeyPoint& kp, bool upri
   cv::Mat mx(1, n, CV_32F, X), my(1, n, CV_32F, Y), ma(1, n, CV_32F, angle);
   cv::phase(mx, my, ma, true);
 
-  // OpenCV's window test on whole degrees: |round(angle) - start| < 30 or > 330.
-  float best_x = 0, best_y = 0, best_mod = 0;
+  // OpenCV's window test on whole degrees: sample k is in the window starting at `start` when
+  // |round(angle_k) - start| < 30 or > 330. Summing every window over every sample (72 x 109) is
+  // most of this stage's cost in OpenCV; per-degree bins and prefix sums find the best window in
+  // 361 + 72 steps. Its sums are then recomputed in OpenCV's order, so the angle is OpenCV's
+  // bit for bit unless two windows tie to within float rounding.
+  int deg[kBound];
+  double bin_x[362] = {0}, bin_y[362] = {0};  // bin d + 1 holds samples at d degrees (0..360)
+  for (int k = 0; k < n; ++k) {
+    deg[k] = cvRound(angle[k]);
+    bin_x[deg[k] + 1] += X[k];
+    bin_y[deg[k] + 1] += Y[k];
+  }
+  for (int d = 1; d < 362; ++d) {  // prefix sums: bin_*[d] = samples at degrees < d
+    bin_x[d] += bin_x[d - 1];
+    bin_y[d] += bin_y[d - 1];
+  }
+  // Sum of samples with degree in [lo, hi], clipped to [0, 360].
+  auto range_sum = [&](int lo, int hi, double& sx, double& sy) {
+    lo = std::max(lo, 0);
+    hi = std::min(hi, 360);
+    if (lo > hi) return;
+    sx += bin_x[hi + 1] - bin_x[lo];
+    sy += bin_y[hi + 1] - bin_y[lo];
+  };
+  const int half_win = kWindowDeg / 2;
+  int best_start = -1;
+  float best_mod = 0;
   for (int start = 0; start < 360; start += kSearchStepDeg) {
-    float sx = 0, sy = 0;
-    for (int k = 0; k < n; ++k) {
-      const int d = std::abs(cvRound(angle[k]) - start);
-      if (d < kWindowDeg / 2 || d > 360 - kWindowDeg / 2) {
-        sx += X[k];
-        sy += Y[k];
-      }
-    }
-    const float mod = sx * sx + sy * sy;
+    double sx = 0, sy = 0;
+    range_sum(start - half_win + 1, start + half_win - 1, sx, sy);          // |d - start| < 30
+    range_sum(start + 360 - half_win + 1, 360, sx, sy);                  // d - start > 330
+    range_sum(0, start - 360 + half_win - 1, sx, sy);                    // start - d > 330
+    const float mod = static_cast<float>(sx * sx + sy * sy);
     if (mod > best_mod) {
       best_mod = mod;
-      best_x = sx;
-      best_y = sy;
+      best_start = start;
+    }
+  }
+  float best_x = 0, best_y = 0;
+  if (best_start >= 0) {
+    for (int k = 0; k < n; ++k) {
+      const int d = std::abs(deg[k] - best_start);
+      if (d < half_win || d > 360 - half_win) {
+        best_x += X[k];
+        best_y += Y[k];
+      }
     }
   }
   kp.angle = cv::fastAtan2(-best_y, best_x);

@@ -44,6 +44,29 @@ void sampleWindow(const cv::Mat& img, const cv::KeyPoint& kp, bool upright, int 
     float start_y = c.y - win_offset * sin_dir + win_offset * cos_dir;
     const int ncols1 = img.cols - 1, nrows1 = img.rows - 1;
     const size_t imgstep = img.step;
+    // Interior fast path: when the window's corners (plus a pixel for the accumulated rounding) are
+    // inside, no sample needs the border branch. Same arithmetic, so the same pixels.
+    const float span = static_cast<float>(win_size - 1);
+    const float xs[4] = {start_x, start_x + span * cos_dir, start_x + span * sin_dir,
+                         start_x + span * (cos_dir + sin_dir)};
+    const float ys[4] = {start_y, start_y - span * sin_dir, start_y + span * cos_dir,
+                         start_y + span * (cos_dir - sin_dir)};
+    if (*std::min_element(xs, xs + 4) >= 1 && *std::max_element(xs, xs + 4) < ncols1 - 1 &&
+        *std::min_element(ys, ys + 4) >= 1 && *std::max_element(ys, ys + 4) < nrows1 - 1) {
+      const uchar* base = img.data;
+      for (int i = 0; i < win_size; ++i, start_x += sin_dir, start_y += cos_dir) {
+        double px = start_x, py = start_y;
+        uchar* out = win + i * win_size;
+        for (int j = 0; j < win_size; ++j, px += cos_dir, py -= sin_dir) {
+          const int ix = static_cast<int>(px), iy = static_cast<int>(py);  // floor: both positive
+          const float a = static_cast<float>(px - ix), b = static_cast<float>(py - iy);
+          const uchar* p = base + iy * imgstep + ix;
+          out[j] = static_cast<uchar>(cvRound(p[0] * (1.f - a) * (1.f - b) + p[1] * a * (1.f - b) +
+                                              p[imgstep] * (1.f - a) * b + p[imgstep + 1] * a * b));
+        }
+      }
+      return;
+    }
     for (int i = 0; i < win_size; ++i, start_x += sin_dir, start_y += cos_dir) {
       double px = start_x, py = start_y;
       for (int j = 0; j < win_size; ++j, px += cos_dir, py -= sin_dir) {
@@ -131,7 +154,6 @@ void computeDescriptors(const cv::Mat& gray, const std::vector<cv::KeyPoint>& ke
                         bool upright, cv::Mat& descriptors) {
   CV_Assert(gray.type() == CV_8UC1 && descriptors.type() == CV_32F &&
             descriptors.rows == static_cast<int>(keypoints.size()) && descriptors.cols == (extended ? 128 : 64));
-  weights();  // build the table before the threads race to it
   cv::parallel_for_(cv::Range(0, static_cast<int>(keypoints.size())), [&](const cv::Range& r) {
     std::vector<uchar> winbuf;
     uchar patch[kPatch + 1][kPatch + 1];
