@@ -29,7 +29,14 @@ bench::ProblemSize parseSize(const std::string& text) {
   std::smatch m;
   if (!std::regex_match(text, m, pattern))
     throw InvalidInput("--sizes: '" + text + "' is not NxK (for example 65536x128)");
-  return {std::stoll(m[1]), std::stoi(m[2])};
+  bench::ProblemSize size{0, 0};
+  try {
+    size = {std::stoll(m[1]), std::stoi(m[2])};
+  } catch (const std::out_of_range&) {
+    throw InvalidInput("--sizes: '" + text + "' is out of range");
+  }
+  if (size.n < 1 || size.k < 1) throw InvalidInput("--sizes: '" + text + "' needs N >= 1 and K >= 1");
+  return size;
 }
 
 bench::Contender parseContender(const std::string& name) {

@@ -3,6 +3,7 @@
 #include "histogrammer_options.hpp"
 #include "input_errors.hpp"
 
+#include <bovw/atomic_file.hpp>
 #include <bovw/histogrammer.hpp>
 #include <bovw/npy.hpp>
 
@@ -56,8 +57,12 @@ int runHistogramCommand() {
     return histogrammer->compute(batch, vocabulary, &assignments, &times);
   });
 
-  npy::writeInt32Matrix(args.output, histograms);
-  if (!args.assignments.empty()) npy::writeInt32Vector(args.assignments, assignments);
+  // Both outputs or neither: a failed assignments file must not leave a fresh histogram file behind.
+  std::vector<StreamWrite> outputs = {
+      {args.output, [&](std::ostream& out) { npy::writeInt32Matrix(out, histograms); }}};
+  if (!args.assignments.empty())
+    outputs.push_back({args.assignments, [&](std::ostream& out) { npy::writeInt32Vector(out, assignments); }});
+  writeFilesAtomically(outputs);
   std::cout << "bovw histogram: " << batch.imageCount() << " image(s), " << descriptors.rows()
             << " descriptors, K = " << vocabulary.size() << ", D = " << vocabulary.dimension() << " on "
             << histogrammer->description() << "\n"

@@ -32,6 +32,8 @@ void HistogrammerOptions::addTo(CLI::App* command) {
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   command->add_option("--build-options", build_options, "extra OpenCL compiler options");
+  command->add_option("--device-memory-limit", device_memory_limit_mib,
+                      "MiB of device memory bovw may use (0: all of it)");
 }
 
 HistogrammerConfig HistogrammerOptions::config() const {
@@ -42,6 +44,7 @@ HistogrammerConfig HistogrammerOptions::config() const {
   config.work_group_size = work_group_size;
   config.threads = threads;
   config.build_options = build_options;
+  config.device_memory_limit = device_memory_limit_mib << 20;
   return config;
 }
 

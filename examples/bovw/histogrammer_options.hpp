@@ -17,6 +17,7 @@ struct HistogrammerOptions {
   int work_group_size = 64;
   int threads = 0;
   std::string build_options;
+  std::uint64_t device_memory_limit_mib = 0;
 
   // Adds the options to `command`; unknown backend/variant names become usage errors (exit 2).
   void addTo(CLI::App* command);

@@ -4,8 +4,18 @@
 #include <functional>
 #include <ostream>
 #include <string>
+#include <vector>
 
 namespace bovw {
+
+struct StreamWrite {
+  std::string path;
+  std::function<void(std::ostream&)> write;
+};
+
+// Several outputs of one job, all or nothing: every temporary is written first, and only when all
+// succeeded are they renamed over their targets. If any writer fails, no target is touched.
+void writeFilesAtomically(const std::vector<StreamWrite>& writes);
 
 // Calls `write` with a stream to a temporary file in the target's directory, flushes it, and
 // renames it to `path`. If `write` throws or any step fails, the temporary is removed, `path` is

@@ -5,6 +5,7 @@
 #include <bovw/descriptors.hpp>
 
 #include <cstdint>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -20,5 +21,10 @@ std::vector<std::int64_t> readInt64Vector(const std::string& path);
 void writeFloat32Matrix(const std::string& path, const Descriptors& matrix);
 void writeInt32Matrix(const std::string& path, const Histograms& matrix);
 void writeInt32Vector(const std::string& path, const std::vector<std::int32_t>& values);
+
+// The same encodings to a stream, for jobs that commit several files together (writeFilesAtomically).
+void writeFloat32Matrix(std::ostream& out, const Descriptors& matrix);
+void writeInt32Matrix(std::ostream& out, const Histograms& matrix);
+void writeInt32Vector(std::ostream& out, const std::vector<std::int32_t>& values);
 
 }  // namespace bovw::npy

@@ -47,14 +47,31 @@ void writePathAtomically(const std::string& path, const std::function<void(const
   commit(temporary, path);
 }
 
+void writeFilesAtomically(const std::vector<StreamWrite>& writes) {
+  std::vector<std::filesystem::path> temporaries;
+  auto discard = [&] {
+    std::error_code ignored;
+    for (const auto& t : temporaries) std::filesystem::remove(t, ignored);
+  };
+  try {
+    for (const auto& w : writes) {
+      if (w.path.empty()) throw IoError("cannot write: empty output path");
+      temporaries.push_back(temporaryFor(w.path));
+      std::ofstream out(temporaries.back(), std::ios::binary | std::ios::trunc);
+      if (!out) throw IoError("cannot create '" + w.path + "': " + std::strerror(errno));
+      w.write(out);
+      out.flush();
+      if (!out) throw IoError("cannot write '" + w.path + "': write failed (disk full?)");
+    }
+  } catch (...) {
+    discard();
+    throw;
+  }
+  for (std::size_t i = 0; i < writes.size(); ++i) commit(temporaries[i], writes[i].path);
+}
+
 void writeFileAtomically(const std::string& path, const std::function<void(std::ostream&)>& write) {
-  writePathAtomically(path, [&](const std::string& temporary) {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    if (!out) throw IoError("cannot create '" + path + "': " + std::strerror(errno));
-    write(out);
-    out.flush();
-    if (!out) throw IoError("cannot write '" + path + "': write failed (disk full?)");
-  });
+  writeFilesAtomically({{path, write}});
 }
 
 }  // namespace bovw

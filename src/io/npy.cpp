@@ -5,6 +5,7 @@
 #include <bovw/npy.hpp>
 
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <limits>
@@ -35,6 +36,8 @@ std::uint32_t littleEndian(const unsigned char* bytes, int count) {
 }
 
 Array readArray(const std::string& path) {
+  std::error_code error;
+  if (std::filesystem::is_directory(path, error)) throw IoError("cannot read '" + path + "': it is a directory");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw IoError("cannot open '" + path + "': " + std::strerror(errno));
   const std::vector<char> file((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -62,8 +65,13 @@ Array readArray(const std::string& path) {
   if (!std::regex_search(header, m, shape)) malformed(path, "header has no 'shape'");
   const std::string dims = m[1];
   static const std::regex number(R"(\s*(\d+)\s*(,|$))");
-  for (auto it = std::sregex_iterator(dims.begin(), dims.end(), number); it != std::sregex_iterator(); ++it)
-    array.shape.push_back(std::stoll((*it)[1]));
+  for (auto it = std::sregex_iterator(dims.begin(), dims.end(), number); it != std::sregex_iterator(); ++it) {
+    try {
+      array.shape.push_back(std::stoll((*it)[1]));
+    } catch (const std::out_of_range&) {
+      malformed(path, "shape extent " + (*it)[1].str() + " is out of range");
+    }
+  }
 
   const std::size_t item = array.dtype.size() >= 3 ? std::stoul(array.dtype.substr(2)) : 0;
   std::uint64_t count = 1;
@@ -91,7 +99,7 @@ std::string shapeText(const std::vector<std::int64_t>& shape) {
   return text + ")";
 }
 
-void writeArray(const std::string& path, const std::string& dtype, const std::vector<std::int64_t>& shape,
+void writeArray(std::ostream& out, const std::string& dtype, const std::vector<std::int64_t>& shape,
                 const void* data, std::size_t bytes) {
   std::string dict = "{'descr': '" + dtype + "', 'fortran_order': False, 'shape': (";
   for (std::size_t i = 0; i < shape.size(); ++i)
@@ -101,15 +109,13 @@ void writeArray(const std::string& path, const std::string& dtype, const std::ve
   const std::size_t unpadded = kMagicSize + 2 + 2 + dict.size() + 1;
   dict.append((64 - unpadded % 64) % 64, ' ');
   dict += '\n';
-  writeFileAtomically(path, [&](std::ostream& out) {
-    out.write(kMagic, kMagicSize);
-    const char version[2] = {1, 0};
-    out.write(version, 2);
-    const char length[2] = {static_cast<char>(dict.size() & 0xff), static_cast<char>(dict.size() >> 8)};
-    out.write(length, 2);
-    out << dict;
-    out.write(static_cast<const char*>(data), static_cast<std::streamsize>(bytes));
-  });
+  out.write(kMagic, kMagicSize);
+  const char version[2] = {1, 0};
+  out.write(version, 2);
+  const char length[2] = {static_cast<char>(dict.size() & 0xff), static_cast<char>(dict.size() >> 8)};
+  out.write(length, 2);
+  out << dict;
+  out.write(static_cast<const char*>(data), static_cast<std::streamsize>(bytes));
 }
 
 }  // namespace
@@ -145,17 +151,29 @@ std::vector<std::int64_t> readInt64Vector(const std::string& path) {
   return values;
 }
 
+void writeFloat32Matrix(std::ostream& out, const Descriptors& matrix) {
+  writeArray(out, "<f4", {matrix.rows(), matrix.cols()}, matrix.data(), sizeof(float) * matrix.size());
+}
+
+void writeInt32Matrix(std::ostream& out, const Histograms& matrix) {
+  writeArray(out, "<i4", {matrix.rows(), matrix.cols()}, matrix.data(), sizeof(std::int32_t) * matrix.size());
+}
+
+void writeInt32Vector(std::ostream& out, const std::vector<std::int32_t>& values) {
+  writeArray(out, "<i4", {static_cast<std::int64_t>(values.size())}, values.data(),
+             sizeof(std::int32_t) * values.size());
+}
+
 void writeFloat32Matrix(const std::string& path, const Descriptors& matrix) {
-  writeArray(path, "<f4", {matrix.rows(), matrix.cols()}, matrix.data(), sizeof(float) * matrix.size());
+  writeFileAtomically(path, [&](std::ostream& out) { writeFloat32Matrix(out, matrix); });
 }
 
 void writeInt32Matrix(const std::string& path, const Histograms& matrix) {
-  writeArray(path, "<i4", {matrix.rows(), matrix.cols()}, matrix.data(), sizeof(std::int32_t) * matrix.size());
+  writeFileAtomically(path, [&](std::ostream& out) { writeInt32Matrix(out, matrix); });
 }
 
 void writeInt32Vector(const std::string& path, const std::vector<std::int32_t>& values) {
-  writeArray(path, "<i4", {static_cast<std::int64_t>(values.size())}, values.data(),
-             sizeof(std::int32_t) * values.size());
+  writeFileAtomically(path, [&](std::ostream& out) { writeInt32Vector(out, values); });
 }
 
 }  // namespace bovw::npy

@@ -1,0 +1,104 @@
+// bovw_surf_bench: times the builtin SURF per image at OpenCV's default settings, the detector
+// (gray + integral, Hessian layers, extrema) and descriptor (orientation, descriptors) stages
+// apart. Median of N runs after one warm-up run; all cores unless --threads says otherwise.
+//   bovw_surf_bench [--runs 7] [--threads N] [--extended] [--upright] IMAGE_OR_FOLDER...
+#include <bovw/image_io.hpp>
+#include <bovw/surf.hpp>
+
+#include <opencv2/core/utility.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace {
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+int usage() {
+  std::fprintf(stderr, "usage: bovw_surf_bench [--runs N] [--threads N] [--extended] [--upright] IMAGE_OR_FOLDER...\n");
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int runs = 7, threads = cv::getNumberOfCPUs();
+  bovw::SurfParams params;
+  std::vector<std::string> images;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--runs" && i + 1 < argc) {
+      runs = std::max(1, std::atoi(argv[++i]));
+    } else if (a == "--threads" && i + 1 < argc) {
+      threads = std::max(1, std::atoi(argv[++i]));
+    } else if (a == "--extended") {
+      params.extended = true;
+    } else if (a == "--upright") {
+      params.upright = true;
+    } else if (a.rfind("--", 0) == 0) {
+      return usage();
+    } else if (std::filesystem::is_directory(a)) {
+      std::vector<std::string> found;
+      for (const auto& e : std::filesystem::directory_iterator(a))
+        if (bovw::hasImageExtension(e.path().string())) found.push_back(e.path().string());
+      std::sort(found.begin(), found.end());
+      images.insert(images.end(), found.begin(), found.end());
+    } else {
+      images.push_back(a);
+    }
+  }
+  if (images.empty()) return usage();
+  cv::setNumThreads(threads);
+  const auto surf = bovw::SurfExtractor::create(params, bovw::SurfBackend::Builtin);
+
+  std::printf("builtin SURF, hessian %.0f, %d octaves x %d layers%s%s, %d threads, median of %d runs (ms)\n",
+              params.hessian_threshold, params.octaves, params.octave_layers, params.extended ? ", extended" : "",
+              params.upright ? ", upright" : "", threads, runs);
+  std::printf("%-18s %9s %6s | %8s %8s %8s | %8s %8s %8s %8s %8s | %8s\n", "image", "size", "kpts", "total",
+              "detector", "descr.", "prepare", "hessian", "extrema", "orient.", "desc.", "spread");
+  for (const std::string& path : images) {
+    cv::Mat img;
+    try {
+      img = bovw::loadImage(path);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "skipping %s: %s\n", path.c_str(), e.what());
+      continue;
+    }
+    std::vector<double> total, det, des, prep, hess, ext, ori, dsc;
+    size_t n = 0;
+    for (int r = 0; r <= runs; ++r) {
+      std::vector<cv::KeyPoint> kps;
+      cv::Mat d;
+      bovw::SurfStageTimes t;
+      const auto start = std::chrono::steady_clock::now();
+      surf->detectAndCompute(img, cv::noArray(), kps, d, &t);
+      const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+      if (r == 0) continue;  // warm-up: first-touch page faults, thread pool start
+      n = kps.size();
+      total.push_back(ms);
+      det.push_back(t.detectorMs());
+      des.push_back(t.descriptorMs());
+      prep.push_back(t.prepare_ms);
+      hess.push_back(t.hessian_ms);
+      ext.push_back(t.extrema_ms);
+      ori.push_back(t.orientation_ms);
+      dsc.push_back(t.descriptor_ms);
+    }
+    const auto [lo, hi] = std::minmax_element(total.begin(), total.end());
+    char size[32];
+    std::snprintf(size, sizeof size, "%dx%d", img.cols, img.rows);
+    std::printf("%-18s %9s %6zu | %8.1f %8.1f %8.1f | %8.1f %8.1f %8.1f %8.1f %8.1f | %3.0f-%-4.0f\n",
+                std::filesystem::path(path).filename().string().c_str(), size, n, median(total), median(det),
+                median(des), median(prep), median(hess), median(ext), median(ori), median(dsc), *lo, *hi);
+  }
+  return 0;
+}

@@ -1,0 +1,217 @@
+// `bovw extract`: SURF keypoints and descriptors of images, written per image in the schema of
+// OpenCV's SURF reference outputs (FileStorage .yml.gz) or as float32 descriptor .npy files.
+#include "commands.hpp"
+
+#include <bovw/atomic_file.hpp>
+#include <bovw/error.hpp>
+#include <bovw/image_io.hpp>
+#include <bovw/npy.hpp>
+#include <bovw/surf.hpp>
+
+#include <opencv2/core.hpp>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <iostream>
+#include <map>
+
+namespace bovw::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct ExtractArguments {
+  std::vector<std::string> inputs;
+  std::string output;
+  SurfParams surf;
+  std::string format = "auto";
+  std::string backend = "auto";
+  bool strict = false;
+} args;
+
+// One image to extract and where its result goes.
+struct Job {
+  std::string image;
+  std::string output;
+};
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return s;
+}
+
+bool endsWith(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// Keypoints in the reference schema: N x 6 float32 rows of x, y, size, angle, response, octave.
+cv::Mat keypointMatrix(const std::vector<cv::KeyPoint>& keypoints) {
+  cv::Mat m(static_cast<int>(keypoints.size()), 6, CV_32F);
+  for (int i = 0; i < m.rows; ++i) {
+    const cv::KeyPoint& k = keypoints[i];
+    float* row = m.ptr<float>(i);
+    row[0] = k.pt.x, row[1] = k.pt.y, row[2] = k.size, row[3] = k.angle, row[4] = k.response;
+    row[5] = static_cast<float>(k.octave);
+  }
+  return m;
+}
+
+void writeFileStorage(const std::string& path, const std::string& image, const std::vector<cv::KeyPoint>& keypoints,
+                      const cv::Mat& descriptors) {
+  writePathAtomically(path, [&](const std::string& temporary) {
+    cv::FileStorage out;
+    try {
+      out.open(temporary, cv::FileStorage::WRITE | cv::FileStorage::BASE64);
+    } catch (const cv::Exception& e) {
+      throw IoError("cannot write '" + path + "': " + e.what());
+    }
+    if (!out.isOpened())
+      throw IoError("cannot write '" + path + "' (unknown extension? use .yml, .yml.gz, .xml or .json)");
+    out << "image" << image;
+    out << "hessianThreshold" << args.surf.hessian_threshold;
+    out << "nOctaves" << args.surf.octaves;
+    out << "nOctaveLayers" << args.surf.octave_layers;
+    out << "extended" << static_cast<int>(args.surf.extended);
+    out << "upright" << static_cast<int>(args.surf.upright);
+    out << "keypoints_x_y_size_angle_response_octave" << keypointMatrix(keypoints);
+    out << "descriptors" << descriptors;
+    out.release();
+  });
+}
+
+bool npyOutput(const std::string& path) {
+  if (args.format == "npy") return true;
+  if (args.format == "yml") return false;
+  return endsWith(lower(path), ".npy");
+}
+
+// Expands folders (their image files, by extension, in name order) and decides output paths:
+// OUT is the file itself for a single image, else a folder of <stem>.yml.gz (or .npy) files.
+std::vector<Job> plan(std::vector<std::string>& failures) {
+  std::vector<std::string> images;
+  bool folder_given = false;
+  for (const std::string& input : args.inputs) {
+    std::error_code ec;
+    if (fs::is_directory(input, ec)) {
+      folder_given = true;
+      std::vector<std::string> found;
+      for (const auto& entry : fs::directory_iterator(input, ec))
+        if (entry.is_regular_file(ec) && hasImageExtension(entry.path().string())) found.push_back(entry.path().string());
+      if (ec) throw IoError("cannot list folder '" + input + "': " + ec.message());
+      if (found.empty()) spdlog::warn("extract: no image files in folder '{}'", input);
+      std::sort(found.begin(), found.end());
+      images.insert(images.end(), found.begin(), found.end());
+    } else {
+      images.push_back(input);  // missing or unreadable files fail later, one message each
+    }
+  }
+  if (images.empty()) throw InvalidInput("extract: no images to process in the given inputs");
+
+  std::vector<Job> jobs;
+  if (images.size() == 1 && !folder_given && !fs::is_directory(args.output)) {
+    jobs.push_back({images[0], args.output});
+    return jobs;
+  }
+  std::error_code ec;
+  fs::create_directories(args.output, ec);
+  if (!fs::is_directory(args.output)) throw IoError("cannot create output folder '" + args.output + "'");
+  const std::string extension = args.format == "npy" ? ".npy" : ".yml.gz";
+  std::map<std::string, std::string> taken;  // output path -> image that claimed it
+  for (const std::string& image : images) {
+    const std::string out = (fs::path(args.output) / (fs::path(image).stem().string() + extension)).string();
+    const auto [it, inserted] = taken.emplace(out, image);
+    if (!inserted) {
+      failures.push_back("'" + image + "': output '" + out + "' is already taken by '" + it->second +
+                         "' (same file name stem)");
+      continue;
+    }
+    jobs.push_back({image, out});
+  }
+  return jobs;
+}
+
+void extract(const SurfExtractor& surf, const Job& job) {
+  const cv::Mat image = loadImage(job.image, args.surf.max_pixels);
+  std::vector<cv::KeyPoint> keypoints;
+  cv::Mat descriptors;
+  surf.detectAndCompute(image, cv::noArray(), keypoints, descriptors);
+  if (descriptors.empty()) descriptors.create(0, surf.descriptorSize(), CV_32F);
+  if (npyOutput(job.output)) {
+    Descriptors d = toDescriptors(descriptors);
+    if (d.rows() == 0) d.resize(0, surf.descriptorSize());
+    npy::writeFloat32Matrix(job.output, d);
+  } else {
+    writeFileStorage(job.output, job.image, keypoints, descriptors);
+  }
+  std::cout << job.image << ": " << keypoints.size() << " keypoints -> " << job.output << "\n";
+}
+
+}  // namespace
+
+CLI::App* addExtractCommand(CLI::App& app) {
+  auto* command = app.add_subcommand(
+      "extract", "SURF keypoints and descriptors of images (OpenCV SURF's algorithm and output schema)");
+  command->add_option("images", args.inputs, "image files, or folders whose image files are all extracted")
+      ->required();
+  command->add_option("-o,--output", args.output,
+                      "output file for one image; for several images or a folder, an output folder "
+                      "receiving <stem>.yml.gz (or <stem>.npy) per image")
+      ->required();
+  command->add_option("--hessian", args.surf.hessian_threshold, "Hessian determinant threshold")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  command->add_option("--octaves", args.surf.octaves, "number of octaves")->capture_default_str()->check(CLI::Range(1, 16));
+  command->add_option("--layers", args.surf.octave_layers, "layers per octave")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 64));
+  command->add_flag("--extended", args.surf.extended, "128-D descriptors instead of 64-D");
+  command->add_flag("--upright", args.surf.upright, "skip orientation (angle 270, as OpenCV reports)");
+  command->add_option("--format", args.format,
+                      "yml: OpenCV FileStorage with keypoints and descriptors; npy: float32 N x D descriptors; "
+                      "auto: npy when a single output file ends in .npy, else yml")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"auto", "yml", "npy"}));
+  command->add_option("--backend", args.backend,
+                      "builtin: bovw's SURF; opencv: OpenCV's xfeatures2d SURF (only in builds that have it); "
+                      "auto: opencv where available, else builtin")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"auto", "builtin", "opencv"}));
+  command->add_option("--max-pixels", args.surf.max_pixels, "refuse images with more pixels than this")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  command->add_flag("--strict", args.strict, "stop at the first image that fails (default: report it and go on)");
+  return command;
+}
+
+int runExtractCommand() {
+  const auto surf = SurfExtractor::create(args.surf, parseSurfBackend(args.backend));
+  spdlog::debug("extract: SURF backend {}", surfBackendName(surf->backend()));
+  std::vector<std::string> failures;
+  const std::vector<Job> jobs = plan(failures);
+  for (const std::string& f : failures) spdlog::error("extract: {}", f);
+  if (!failures.empty() && args.strict) return 1;
+  int failed = static_cast<int>(failures.size());
+  for (const Job& job : jobs) {
+    try {
+      extract(*surf, job);
+    } catch (const Error& e) {
+      const std::string message = e.what();
+      if (message.find(job.image) != std::string::npos || message.find(job.output) != std::string::npos)
+        spdlog::error("extract: {}", message);
+      else
+        spdlog::error("extract: '{}': {}", job.image, message);
+      ++failed;
+      if (args.strict) return 1;
+    } catch (const std::exception& e) {  // an OpenCV failure on one image must not end the others
+      spdlog::error("extract: '{}': {}", job.image, e.what());
+      ++failed;
+      if (args.strict) return 1;
+    }
+  }
+  if (failed > 0) spdlog::error("extract: {} of {} images failed", failed, jobs.size() + failures.size());
+  return failed > 0 ? 1 : 0;
+}
+
+}  // namespace bovw::cli
