@@ -3,6 +3,7 @@
 #include <bovw/vocabulary.hpp>
 
 #include <atomic>
+#include <cstring>
 
 namespace bovw {
 
@@ -20,6 +21,31 @@ Vocabulary::Vocabulary(Descriptors centroids, std::string descriptor_type)
   if (centroids_.rows() == 0) throw InvalidInput("vocabulary: K = 0 words; need at least one");
   if (centroids_.cols() == 0) throw InvalidInput("vocabulary: descriptor width D = 0");
   if (!centroids_.allFinite()) throw InvalidInput("vocabulary: centroids contain NaN or Inf");
+}
+
+std::uint64_t Vocabulary::fingerprint() const {
+  // FNV-1a over 8-byte words with a final avalanche: not cryptographic, only a check of identity.
+  std::uint64_t hash = 1469598103934665603ull;
+  auto mix = [&hash](std::uint64_t value) {
+    hash ^= value;
+    hash *= 1099511628211ull;
+  };
+  mix(static_cast<std::uint64_t>(size()));
+  mix(static_cast<std::uint64_t>(dimension()));
+  for (char c : descriptor_type_) mix(static_cast<unsigned char>(c));
+  const auto* bytes = reinterpret_cast<const unsigned char*>(centroids_.data());
+  const std::size_t total = sizeof(float) * static_cast<std::size_t>(centroids_.size());
+  std::size_t i = 0;
+  for (; i + 8 <= total; i += 8) {
+    std::uint64_t word;
+    std::memcpy(&word, bytes + i, 8);
+    mix(word);
+  }
+  for (; i < total; ++i) mix(bytes[i]);
+  hash ^= hash >> 33;
+  hash *= 0xff51afd7ed558ccdull;
+  hash ^= hash >> 33;
+  return hash;
 }
 
 }  // namespace bovw

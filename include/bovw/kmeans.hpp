@@ -1,0 +1,39 @@
+// Vocabulary training: k-means with k-means++ seeding and Lloyd iterations, the assignment step
+// running through a Histogrammer (so an OpenCL device accelerates training).
+#pragma once
+
+#include <bovw/histogrammer.hpp>
+#include <bovw/vocabulary.hpp>
+
+#include <functional>
+#include <string>
+
+namespace bovw {
+
+// One Lloyd iteration, as reported to the progress callback.
+struct KMeansIteration {
+  int iteration = 0;                 // 1-based
+  double inertia = 0;                // sum of squared distances to the assigned words (float64)
+  double relative_improvement = 0;   // (previous - inertia) / previous; +inf on the first iteration
+  int reseeded = 0;                  // empty clusters re-seeded after this iteration
+  double seconds = 0;                // wall time of the iteration
+};
+
+struct KMeansOptions {
+  int words = 1000;                  // K
+  int max_iterations = 30;           // hard cap: training always finishes
+  double tolerance = 1e-4;           // stop when the relative inertia improvement falls below this
+  unsigned long long seed = 0;       // same seed, same sample, same backend: identical vocabulary
+  std::string descriptor_type = "float";  // recorded in the vocabulary ("surf64", "sift128", ...)
+  HistogrammerConfig assignment;     // where the assignment step runs (default: OpenMP)
+  std::function<void(const KMeansIteration&)> progress;  // called after every iteration
+};
+
+// Trains K words on the sample (N x D, N >= K). Throws InvalidInput for K < 1, K > N, or NaN/Inf.
+Vocabulary trainVocabulary(DescriptorsRef sample, const KMeansOptions& options);
+
+// The k-means objective of a vocabulary on a sample (float64 sum of squared distances to the
+// nearest word), for comparing training runs and other k-means implementations.
+double kmeansInertia(DescriptorsRef sample, const Vocabulary& vocabulary, Histogrammer& histogrammer);
+
+}  // namespace bovw

@@ -1,0 +1,161 @@
+// k-means vocabulary training: recovers known clusters, reproducible by seed, OpenCL (PoCL) and
+// OpenMP training agree, the objective matches a float64 recomputation, and bad requests fail.
+#include "core/test_support.hpp"
+
+#include <bovw/error.hpp>
+#include <bovw/kmeans.hpp>
+
+namespace bovw::test {
+namespace {
+
+struct Clusters {
+  Descriptors centers;
+  Descriptors points;
+};
+
+// K well-separated centers in [0, 10)^D, `per_cluster` points around each (noise sigma 0.05):
+// the nearest center of every point is its own, by a margin no rounding can change.
+Clusters clusteredSample(std::mt19937_64& rng, int k, int d, int per_cluster) {
+  Clusters c;
+  c.centers = randomMatrix(rng, k, d, 0.0f, 10.0f);
+  std::normal_distribution<float> noise(0.0f, 0.05f);
+  c.points.resize(static_cast<Eigen::Index>(k) * per_cluster, d);
+  for (Eigen::Index i = 0; i < c.points.rows(); ++i)
+    for (int f = 0; f < d; ++f) c.points(i, f) = c.centers(i % k, f) + noise(rng);
+  return c;
+}
+
+double bruteForceInertia(const Descriptors& x, const Descriptors& words) {
+  double total = 0;
+  for (const auto& nearest : bruteForce64(x, words)) total += nearest.distance;
+  return total;
+}
+
+TEST(KMeans, RecoversKnownClusters) {
+  BOVW_SEEDED_RNG(rng);
+  const Clusters c = clusteredSample(rng, 8, 16, 150);
+  KMeansOptions options;
+  options.words = 8;
+  options.seed = rng();
+  const Vocabulary v = trainVocabulary(c.points, options);
+  ASSERT_EQ(v.size(), 8);
+  // Every true center has exactly one trained word within 0.05 (the mean of 150 noisy points is
+  // within ~0.05 * sqrt(16 / 150) = 0.016 of it).
+  for (int t = 0; t < 8; ++t) {
+    int close = 0;
+    for (int w = 0; w < 8; ++w) close += (v.centroids().row(w) - c.centers.row(t)).norm() < 0.05f;
+    EXPECT_EQ(close, 1) << "true center " << t;
+  }
+}
+
+TEST(KMeans, SameSeedSameVocabularyOnEachBackend) {
+  BOVW_SEEDED_RNG(rng);
+  const Descriptors x = randomMatrix(rng, 3000, 32);
+  KMeansOptions options;
+  options.words = 40;
+  options.max_iterations = 8;
+  options.seed = rng();
+  std::vector<HistogrammerConfig> configs = {HistogrammerConfig{}};
+  if (openclAvailable()) configs.push_back(openclConfig(KernelVariant::ConstantCentroids));
+  for (const auto& config : configs) {
+    options.assignment = config;
+    const Vocabulary a = trainVocabulary(x, options);
+    const Vocabulary b = trainVocabulary(x, options);
+    EXPECT_TRUE(a.centroids() == b.centroids()) << "backend " << toString(config.backend);
+  }
+}
+
+TEST(KMeans, OpenCLTrainingAgreesWithOpenMP) {
+  BOVW_REQUIRE_OPENCL();
+  BOVW_SEEDED_RNG(rng);
+  // Clustered data has no near-ties, so every assignment and hence every word must be identical.
+  const Clusters c = clusteredSample(rng, 12, 64, 60);
+  KMeansOptions options;
+  options.words = 12;
+  options.seed = rng();
+  const Vocabulary cpu = trainVocabulary(c.points, options);
+  for (KernelVariant variant : {KernelVariant::Baseline, KernelVariant::ConstantCentroids}) {
+    options.assignment = openclConfig(variant);
+    const Vocabulary gpu = trainVocabulary(c.points, options);
+    EXPECT_TRUE(cpu.centroids() == gpu.centroids()) << toString(variant);
+  }
+}
+
+TEST(KMeans, ReportsEachIterationAndTheObjectiveIsRight) {
+  BOVW_SEEDED_RNG(rng);
+  const Descriptors x = randomMatrix(rng, 2000, 16);
+  std::vector<KMeansIteration> iterations;
+  KMeansOptions options;
+  options.words = 25;
+  options.max_iterations = 6;
+  options.tolerance = -1;  // never converged: runs exactly to the cap
+  options.seed = rng();
+  options.progress = [&](const KMeansIteration& it) { iterations.push_back(it); };
+  const Vocabulary v = trainVocabulary(x, options);
+  ASSERT_EQ(iterations.size(), 6u);
+  for (std::size_t i = 0; i < iterations.size(); ++i) {
+    EXPECT_EQ(iterations[i].iteration, static_cast<int>(i) + 1);
+    // Lloyd never increases the objective (no empty clusters on this data).
+    if (i > 0 && iterations[i - 1].reseeded == 0) EXPECT_LE(iterations[i].inertia, iterations[i - 1].inertia * (1 + 1e-12));
+  }
+  auto histogrammer = makeHistogrammer({});
+  const double inertia = kmeansInertia(x, v, *histogrammer);
+  EXPECT_NEAR(inertia, bruteForceInertia(x, v.centroids()), 1e-9 * inertia);
+  EXPECT_LE(inertia, iterations.back().inertia * (1 + 1e-12));
+}
+
+TEST(KMeans, StopsWhenImprovementFallsBelowTolerance) {
+  BOVW_SEEDED_RNG(rng);
+  const Clusters c = clusteredSample(rng, 5, 8, 100);
+  int calls = 0;
+  KMeansOptions options;
+  options.words = 5;
+  options.max_iterations = 100;
+  options.seed = rng();
+  options.progress = [&](const KMeansIteration&) { ++calls; };
+  trainVocabulary(c.points, options);
+  EXPECT_LT(calls, 100);
+}
+
+TEST(KMeans, EmptyClustersAreReseeded) {
+  // 4 distinct points (one repeated 7 times) and K = 5 words: seeding must duplicate a word, the
+  // duplicate loses every tie to the lower index, its cluster is empty and must be re-seeded.
+  Descriptors x(10, 2);
+  x << 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 5, 5, 9, 0, 0, 9;
+  KMeansOptions options;
+  options.words = 5;
+  options.max_iterations = 4;
+  for (unsigned long long seed = 0; seed < 10; ++seed) {
+    int reseeded = 0;
+    options.seed = seed;
+    options.progress = [&](const KMeansIteration& it) { reseeded += it.reseeded; };
+    const Vocabulary v = trainVocabulary(x, options);
+    EXPECT_EQ(v.size(), 5);
+    EXPECT_GT(reseeded, 0) << "seed " << seed;
+    // Every distinct point is a word, so the objective is 0.
+    auto histogrammer = makeHistogrammer({});
+    EXPECT_EQ(kmeansInertia(x, v, *histogrammer), 0.0) << "seed " << seed;
+  }
+}
+
+TEST(KMeans, RejectsBadRequests) {
+  const Descriptors x = Descriptors::Ones(10, 4);
+  KMeansOptions options;
+  options.words = 11;
+  try {
+    trainVocabulary(x, options);
+    FAIL() << "K > N accepted";
+  } catch (const InvalidInput& e) {
+    EXPECT_NE(std::string(e.what()).find("larger than the sample"), std::string::npos) << e.what();
+  }
+  options.words = 0;
+  EXPECT_THROW(trainVocabulary(x, options), InvalidInput);
+  Descriptors nan = x;
+  nan(3, 2) = std::nanf("");
+  options.words = 2;
+  EXPECT_THROW(trainVocabulary(nan, options), InvalidInput);
+  EXPECT_THROW(trainVocabulary(Descriptors(0, 4), options), InvalidInput);
+}
+
+}  // namespace
+}  // namespace bovw::test

@@ -1,0 +1,144 @@
+// Vocabulary files: round trips in every format, the descriptor-type check, and corrupt or
+// truncated files (every one an InvalidInput naming the file, never a crash).
+#include "core/test_support.hpp"
+
+#include <bovw/error.hpp>
+#include <bovw/vocabulary_io.hpp>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+namespace bovw::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+class VocabularyFiles : public testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("bovw_vocab_" + std::to_string(::getpid()) + "_" +
+                                        testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+
+  static std::vector<char> bytesOf(const std::string& file) {
+    std::ifstream in(file, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  }
+  static void writeBytes(const std::string& file, const std::vector<char>& bytes) {
+    std::ofstream(file, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  }
+  void expectInvalid(const std::string& file, const std::string& what) {
+    try {
+      loadVocabulary(file);
+      ADD_FAILURE() << what << ": accepted";
+    } catch (const InvalidInput& e) {
+      EXPECT_NE(std::string(e.what()).find(file), std::string::npos) << what << ": " << e.what();
+    }
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(VocabularyFiles, RoundTripInEveryFormat) {
+  BOVW_SEEDED_RNG(rng);
+  const Vocabulary original(randomMatrix(rng, 37, 64, -1.0f, 1.0f), "surf64");
+  std::vector<std::string> names = {"v.bovw", "v.npy"};
+#ifdef BOVW_TEST_FILESTORAGE
+  for (const char* n : {"v.yml", "v.yml.gz", "v.xml"}) names.emplace_back(n);
+#endif
+  for (const auto& name : names) {
+    saveVocabulary(path(name), original);
+    const Vocabulary loaded = loadVocabulary(path(name));
+    EXPECT_TRUE(loaded.centroids() == original.centroids()) << name;  // bit-exact
+    EXPECT_EQ(loaded.descriptorType(), name == "v.npy" ? kUnspecifiedDescriptorType : "surf64") << name;
+  }
+  // Nothing but the outputs in the directory: no temporaries left.
+  EXPECT_EQ(static_cast<std::size_t>(std::distance(fs::directory_iterator(dir_), fs::directory_iterator())),
+            names.size());
+}
+
+TEST_F(VocabularyFiles, FingerprintFollowsContent) {
+  BOVW_SEEDED_RNG(rng);
+  const Vocabulary a(randomMatrix(rng, 10, 8), "surf64");
+  saveVocabulary(path("a.bovw"), a);
+  EXPECT_EQ(loadVocabulary(path("a.bovw")).fingerprint(), a.fingerprint());
+  Descriptors changed = a.centroids();
+  changed(9, 7) = std::nextafter(changed(9, 7), 2.0f);
+  EXPECT_NE(Vocabulary(changed, "surf64").fingerprint(), a.fingerprint());
+  EXPECT_NE(Vocabulary(a.centroids(), "sift128").fingerprint(), a.fingerprint());
+}
+
+TEST_F(VocabularyFiles, CompatibilityCheck) {
+  const Vocabulary surf(Descriptors::Zero(4, 64), "surf64");
+  EXPECT_NO_THROW(checkCompatible(surf, "surf64", 64, "v"));
+  EXPECT_THROW(checkCompatible(surf, "sift128", 64, "v"), InvalidInput);
+  EXPECT_THROW(checkCompatible(surf, "surf64", 128, "v"), InvalidInput);
+  const Vocabulary untyped(Descriptors::Zero(4, 64), kUnspecifiedDescriptorType);
+  EXPECT_NO_THROW(checkCompatible(untyped, "sift128", 64, "v"));
+  EXPECT_THROW(checkCompatible(untyped, "sift128", 128, "v"), InvalidInput);
+}
+
+TEST_F(VocabularyFiles, EveryTruncationOfABinaryFileIsRejected) {
+  BOVW_SEEDED_RNG(rng);
+  saveVocabulary(path("v.bovw"), Vocabulary(randomMatrix(rng, 5, 8), "surf64"));
+  const auto bytes = bytesOf(path("v.bovw"));
+  for (std::size_t size = 0; size < bytes.size(); ++size) {
+    writeBytes(path("cut.bovw"), std::vector<char>(bytes.begin(), bytes.begin() + size));
+    expectInvalid(path("cut.bovw"), "truncated to " + std::to_string(size) + " bytes");
+  }
+  auto longer = bytes;
+  longer.push_back(0);
+  writeBytes(path("long.bovw"), longer);
+  expectInvalid(path("long.bovw"), "trailing byte");
+}
+
+TEST_F(VocabularyFiles, CorruptBinaryHeadersAreRejected) {
+  BOVW_SEEDED_RNG(rng);
+  saveVocabulary(path("v.bovw"), Vocabulary(randomMatrix(rng, 5, 8), "surf64"));
+  const auto bytes = bytesOf(path("v.bovw"));
+  auto patched = [&](std::size_t offset, std::uint32_t value) {
+    auto copy = bytes;
+    std::memcpy(copy.data() + offset, &value, 4);
+    return copy;
+  };
+  const std::vector<std::pair<std::string, std::vector<char>>> cases = {
+      {"bad magic", patched(0, 0x12345678)},
+      {"future version", patched(8, 2)},
+      {"other byte order", patched(12, 0x04030201)},
+      {"float64 dtype code", patched(16, 2)},
+      {"K larger than the data", patched(20, 6)},
+      {"huge K", patched(20, 0xFFFFFFFF)},
+      {"D of 0", patched(24, 0)},
+      {"type length past the end", patched(28, 200)},
+  };
+  for (const auto& [what, content] : cases) {
+    writeBytes(path("bad.bovw"), content);
+    expectInvalid(path("bad.bovw"), what);
+  }
+  auto nan = bytes;
+  const float value = std::nanf("");
+  std::memcpy(nan.data() + nan.size() - 4, &value, 4);
+  writeBytes(path("nan.bovw"), nan);
+  expectInvalid(path("nan.bovw"), "NaN word");
+}
+
+TEST_F(VocabularyFiles, OtherBadFiles) {
+  EXPECT_THROW(loadVocabulary(path("missing.bovw")), IoError);
+  EXPECT_THROW(loadVocabulary(path("v.txt")), InvalidInput);
+  EXPECT_THROW(saveVocabulary(path("v.txt"), Vocabulary(Descriptors::Zero(1, 1))), InvalidInput);
+  writeBytes(path("empty.npy"), {});
+  expectInvalid(path("empty.npy"), "empty .npy");
+#ifdef BOVW_TEST_FILESTORAGE
+  writeBytes(path("bad.yml"), {'%', 'Y', 'A', 'M', 'L', ':', '1', '.', '0', '\n', 'x', ':', ' ', '[', '\n'});
+  EXPECT_THROW(loadVocabulary(path("bad.yml")), InvalidInput);
+  std::ofstream(path("novocab.yml")) << "%YAML:1.0\n---\nother: 3\n";
+  expectInvalid(path("novocab.yml"), "no vocabulary node");
+#endif
+}
+
+}  // namespace
+}  // namespace bovw::test
