@@ -111,7 +111,7 @@ cv::Mat toSurfGray(cv::InputArray image);
 using DescriptorsMap = Eigen::Map<const Descriptors, Eigen::Unaligned, Eigen::OuterStride<>>;
 DescriptorsMap viewDescriptors(const cv::Mat& descriptors);
 
-// An owning copy of N x D CV_32F descriptors (empty Mat -> 0 x 0).
+// An owning copy of N x D CV_32F descriptors (an empty Mat gives 0 rows).
 Descriptors toDescriptors(const cv::Mat& descriptors);
 
 }  // namespace bovw

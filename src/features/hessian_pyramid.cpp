@@ -1,6 +1,8 @@
-// Box-filter Hessian determinants, bit-identical to OpenCV's calcLayerDetAndTrace: the three lobes of
-// Dxx (Dyy) have equal areas at every SURF filter size, so Dxx = (whole - 3 * middle) / area, an exact
-// integer times the same float weight that OpenCV's double accumulation rounds to.
+// Box-filter Hessian determinants with OpenCV's calcLayerDetAndTrace geometry and weights. The three
+// lobes of Dxx (Dyy) have equal areas at every SURF filter size, so Dxx = (whole - 3 * middle) / area:
+// one box fewer per derivative, and an exact integer times the lobe weight, which is what OpenCV's
+// double accumulation computes before rounding to float. (OpenCV's reference outputs still differ in
+// the last bit of some responses: builds differ in vector code and contraction.)
 #include "hessian_pyramid.hpp"
 
 #include "box_pattern.hpp"

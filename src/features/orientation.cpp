@@ -85,8 +85,8 @@ void orient(const cv::Mat& sum, const Sampling& smp, cv::KeyPoint& kp, bool upri
   // OpenCV's window test on whole degrees: sample k is in the window starting at `start` when
   // |round(angle_k) - start| < 30 or > 330. Summing every window over every sample (72 x 109) is
   // most of this stage's cost in OpenCV; per-degree bins and prefix sums find the best window in
-  // 361 + 72 steps. Its sums are then recomputed in OpenCV's order, so the angle is OpenCV's
-  // bit for bit unless two windows tie to within float rounding.
+  // 361 + 72 steps. Its sums are then recomputed in OpenCV's order, so the angle follows OpenCV's
+  // arithmetic; only two windows tied to within float rounding could be chosen differently.
   int deg[kBound];
   double bin_x[362] = {0}, bin_y[362] = {0};  // bin d + 1 holds samples at d degrees (0..360)
   for (int k = 0; k < n; ++k) {

@@ -1,0 +1,42 @@
+// Test helpers for SURF: reference files in the golden schema and the agreement metric of
+// ../shared/tools/surf_compare.py, ported so the tests need neither Python nor ../shared.
+#pragma once
+
+#include <opencv2/core.hpp>
+
+#include <string>
+#include <vector>
+
+namespace bovw::test {
+
+// Path of a file in tests/data/surf.
+std::string surfData(const std::string& name);
+
+struct SurfReference {
+  cv::Mat keypoints;    // N x 6 CV_32F: x, y, size, angle, response, octave
+  cv::Mat descriptors;  // N x D CV_32F
+};
+
+SurfReference loadReference(const std::string& path);
+
+// The keypoints (and descriptors) of a run in the reference's layout.
+SurfReference asReference(const std::vector<cv::KeyPoint>& keypoints, const cv::Mat& descriptors);
+
+struct Agreement {
+  int reference = 0, candidate = 0, matched = 0;
+  double recall = 0, precision = 0;
+  double median_desc_dist = 0, max_desc_dist = 0;
+  double median_angle_diff = 0, max_angle_diff = 0;
+  std::vector<std::pair<int, int>> pairs;  // (reference row, candidate row)
+};
+
+// surf_compare.py's matching: strongest reference first, each takes the nearest unused candidate
+// within max(1.5 px, 0.1 size) whose size ratio is in [0.8, 1.25].
+Agreement compare(const SurfReference& candidate, const SurfReference& reference);
+
+std::ostream& operator<<(std::ostream& os, const Agreement& a);
+
+// Signed angle difference a - b folded into [-180, 180).
+double angleDiff(double a, double b);
+
+}  // namespace bovw::test
