@@ -1,0 +1,82 @@
+// From folders of images to descriptors and histograms. Images are decoded and their features
+// extracted in parallel on the CPU cores, in order; histograms are computed in batches of many
+// images per device pass while the workers already extract the next batch, so the device never
+// waits for one image at a time. Bad files are reported and skipped; the good ones finish.
+#pragma once
+
+#include <bovw/descriptors.hpp>
+#include <bovw/feature_extractor.hpp>
+#include <bovw/histogrammer.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace bovw {
+
+// The image files of a folder (by extension, see hasImageExtension), sorted by name; not recursive.
+// Throws IoError if `directory` is not a readable directory.
+std::vector<std::string> listImages(const std::string& directory);
+
+struct ImageFailure {
+  std::string path;
+  std::string message;
+};
+
+struct PipelineProgress {
+  std::size_t done = 0;    // images finished (extracted, and histogrammed where that applies)
+  std::size_t failed = 0;  // of which failed
+  std::size_t total = 0;
+  double seconds = 0;      // since the start
+};
+
+struct PipelineOptions {
+  int workers = 0;                      // extraction threads; 0: all cores
+  int batch_images = 256;               // images per histogram pass
+  bool strict = false;                  // stop at the first bad image (its error is thrown)
+  std::int64_t max_pixels = 100'000'000;
+  std::function<void(const PipelineProgress&)> progress;  // called from the calling thread
+};
+
+// Consecutive images' descriptors, stacked: image first + i owns rows [offsets[i], offsets[i+1]).
+// A failed image owns no rows and has failed[i] set (its failure is in the returned list).
+struct ExtractedBatch {
+  std::size_t first = 0;
+  Descriptors descriptors;
+  std::vector<std::int64_t> offsets;
+  std::vector<bool> failed;
+};
+
+// Extracts every image's descriptors and calls `consume` in image order for consecutive batches of
+// up to `batch_images` images. While `consume` runs, the workers already extract the next images
+// (at most two batches ahead, which bounds memory). Returns the failures, in image order.
+using BatchConsumer = std::function<void(const ExtractedBatch&)>;
+std::vector<ImageFailure> extractInBatches(const std::vector<std::string>& paths, const FeatureExtractor& extractor,
+                                           const PipelineOptions& options, const BatchConsumer& consume);
+
+struct ImageHistograms {
+  std::vector<std::string> names;     // the images that succeeded, in input order
+  Histograms histograms;              // one row per name
+  std::vector<std::int64_t> descriptor_counts;
+  std::vector<ImageFailure> failures;
+};
+
+// Histograms of every image (the vocabulary must match the extractor's descriptor type and width).
+ImageHistograms histogramImages(const std::vector<std::string>& paths, const FeatureExtractor& extractor,
+                                const Vocabulary& vocabulary, Histogrammer& histogrammer,
+                                const PipelineOptions& options = {});
+
+struct DescriptorSample {
+  Descriptors descriptors;            // at most max_descriptors rows, a uniform sample
+  std::int64_t seen = 0;              // descriptors extracted in all
+  std::vector<ImageFailure> failures;
+};
+
+// A uniform random sample (reservoir sampling, seeded, so reproducible) of the images' descriptors,
+// for vocabulary training.
+DescriptorSample sampleDescriptors(const std::vector<std::string>& paths, const FeatureExtractor& extractor,
+                                   std::int64_t max_descriptors, unsigned long long seed,
+                                   const PipelineOptions& options = {});
+
+}  // namespace bovw

@@ -1,0 +1,38 @@
+// Images to histograms: the extraction pipeline feeding one Histogrammer pass per batch.
+#include <bovw/error.hpp>
+#include <bovw/image_pipeline.hpp>
+#include <bovw/vocabulary_io.hpp>
+
+namespace bovw {
+
+ImageHistograms histogramImages(const std::vector<std::string>& paths, const FeatureExtractor& extractor,
+                                const Vocabulary& vocabulary, Histogrammer& histogrammer,
+                                const PipelineOptions& options) {
+  checkCompatible(vocabulary, extractor.descriptorType(), extractor.descriptorSize(), "the vocabulary");
+  ImageHistograms result;
+  std::vector<Histograms> parts;
+  std::int64_t rows = 0;
+  result.failures = extractInBatches(paths, extractor, options, [&](const ExtractedBatch& batch) {
+    const Histograms h = histogrammer.compute(DescriptorBatch(batch.descriptors, batch.offsets), vocabulary);
+    Histograms kept(static_cast<Eigen::Index>(std::count(batch.failed.begin(), batch.failed.end(), false)),
+                    vocabulary.size());
+    Eigen::Index row = 0;
+    for (std::size_t i = 0; i < batch.failed.size(); ++i) {
+      if (batch.failed[i]) continue;
+      kept.row(row++) = h.row(static_cast<Eigen::Index>(i));
+      result.names.push_back(paths[batch.first + i]);
+      result.descriptor_counts.push_back(batch.offsets[i + 1] - batch.offsets[i]);
+    }
+    rows += kept.rows();
+    parts.push_back(std::move(kept));
+  });
+  result.histograms.resize(rows, vocabulary.size());
+  Eigen::Index row = 0;
+  for (const auto& part : parts) {
+    result.histograms.middleRows(row, part.rows()) = part;
+    row += part.rows();
+  }
+  return result;
+}
+
+}  // namespace bovw
