@@ -1,14 +1,20 @@
-// `bovw histogram`: descriptors (.npy) + vocabulary -> one histogram per image (.npy).
+// `bovw histogram`: descriptors (.npy) or a folder of images + a vocabulary -> one histogram per
+// image (.npy), with the image names beside it for folders.
 #include "commands.hpp"
 #include "histogrammer_options.hpp"
 #include "input_errors.hpp"
+#ifdef BOVW_CLI_WITH_FEATURES
+#include "feature_options.hpp"
+#endif
 
 #include <bovw/atomic_file.hpp>
 #include <bovw/histogrammer.hpp>
 #include <bovw/npy.hpp>
+#include <bovw/vocabulary_io.hpp>
 
 #include <spdlog/spdlog.h>
 
+#include <filesystem>
 #include <iostream>
 
 namespace bovw::cli {
@@ -21,29 +27,74 @@ struct HistogramArguments {
   std::string vocabulary;
   std::string output;
   std::string assignments;
+  std::string images;
   HistogrammerOptions histogrammer;
+#ifdef BOVW_CLI_WITH_FEATURES
+  FeatureOptions features;
+#endif
 } args;
+
+// H.npy -> H.names.txt: the image of each histogram row, one per line.
+std::string namesPathFor(const std::string& output) {
+  std::filesystem::path path(output);
+  return (path.parent_path() / (path.stem().string() + ".names.txt")).string();
+}
+
+#ifdef BOVW_CLI_WITH_FEATURES
+int runOnImages(const Vocabulary& vocabulary) {
+  const auto images = listImages(args.images);
+  if (images.empty()) throw InvalidInput("'" + args.images + "' holds no image files");
+  const auto extractor = args.features.extractor();
+  checkCompatible(vocabulary, extractor->descriptorType(), extractor->descriptorSize(), args.vocabulary);
+  auto histogrammer = makeHistogrammer(args.histogrammer.config());
+  ImageHistograms result;
+  {
+    ProgressBar bar("histogram", args.features.quiet);
+    result = histogramImages(images, *extractor, vocabulary, *histogrammer, args.features.pipeline(bar));
+  }
+  reportFailures(result.failures, images.size());
+  if (result.names.empty()) throw InvalidInput("no readable image in '" + args.images + "'");
+  const std::string names_path = namesPathFor(args.output);
+  writeFilesAtomically({{args.output, [&](std::ostream& out) { npy::writeInt32Matrix(out, result.histograms); }},
+                        {names_path, [&](std::ostream& out) {
+                           for (const auto& name : result.names) out << name << "\n";
+                         }}});
+  std::cout << "bovw histogram: " << result.names.size() << " images, K = " << vocabulary.size() << " on "
+            << histogrammer->description() << "; wrote " << args.output << " and " << names_path << "\n";
+  return 0;
+}
+#endif
 
 }  // namespace
 
 CLI::App* addHistogramCommand(CLI::App& app) {
   auto* command = app.add_subcommand(
       "histogram", "Nearest visual word of every descriptor and one histogram per image");
-  command->add_option("--descriptors", args.descriptors, "float32 N x D .npy")->required();
+  auto* input = command->add_option_group("input", "what to histogram: descriptors or images");
+  input->add_option("--descriptors", args.descriptors, "float32 N x D .npy");
+#ifdef BOVW_CLI_WITH_FEATURES
+  input->add_option("--images", args.images, "a folder of images (features extracted with the options below)");
+#endif
+  input->require_option(1);
   command->add_option("--offsets", args.offsets,
                       "int64 .npy of I+1 row offsets: image i owns rows [O[i], O[i+1]) (default: one image)");
-  command->add_option("--vocabulary", args.vocabulary, "float32 K x D .npy of visual words")->required();
-  command->add_option("--output", args.output, "int32 I x K .npy of histograms")->required();
+  command->add_option("--vocabulary", args.vocabulary, "vocabulary: .bovw, .npy, .yml, .yml.gz or .xml")->required();
+  command->add_option("--output", args.output,
+                      "int32 I x K .npy of histograms (with --images also <stem>.names.txt)")->required();
   command->add_option("--assignments", args.assignments, "also write the int32 N .npy of nearest words");
+#ifdef BOVW_CLI_WITH_FEATURES
+  args.features.addTo(command);
+#endif
   args.histogrammer.addTo(command);
   return command;
 }
 
 int runHistogramCommand() {
+  const Vocabulary vocabulary = loadVocabulary(args.vocabulary);
+#ifdef BOVW_CLI_WITH_FEATURES
+  if (!args.images.empty()) return runOnImages(vocabulary);
+#endif
   const Descriptors descriptors = npy::readFloat32Matrix(args.descriptors);
-  const Vocabulary vocabulary = namingInput(args.vocabulary, [&] {
-    return Vocabulary(npy::readFloat32Matrix(args.vocabulary), "float");
-  });
   std::vector<std::int64_t> offsets = {0, descriptors.rows()};
   if (!args.offsets.empty()) offsets = npy::readInt64Vector(args.offsets);
   const std::string& offsets_source = args.offsets.empty() ? args.descriptors : args.offsets;

@@ -22,4 +22,7 @@ int runBenchCommand();
 CLI::App* addExtractCommand(CLI::App& app);
 int runExtractCommand();
 
+CLI::App* addTrainCommand(CLI::App& app);
+int runTrainCommand();
+
 }  // namespace bovw::cli

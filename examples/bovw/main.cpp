@@ -37,6 +37,7 @@ int main(int argc, char** argv) {
 #endif
 #ifdef BOVW_CLI_WITH_FEATURES
       {bovw::cli::addExtractCommand(app), bovw::cli::runExtractCommand},
+      {bovw::cli::addTrainCommand(app), bovw::cli::runTrainCommand},
 #endif
   };
 

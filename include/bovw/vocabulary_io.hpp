@@ -13,6 +13,8 @@
 namespace bovw {
 
 void saveVocabulary(const std::string& path, const Vocabulary& vocabulary);
+// Throws InvalidInput if saveVocabulary could not write this path's format (check before training).
+void checkVocabularyPath(const std::string& path);
 Vocabulary loadVocabulary(const std::string& path);
 
 // The descriptor type a .npy vocabulary loads with: it records none, so no type check applies.

@@ -67,7 +67,24 @@ void writeFilesAtomically(const std::vector<StreamWrite>& writes) {
     discard();
     throw;
   }
-  for (std::size_t i = 0; i < writes.size(); ++i) commit(temporaries[i], writes[i].path);
+  // A rename fails mostly where the target cannot be replaced (a directory): check all first, so
+  // that such a failure leaves every target untouched.
+  for (const auto& w : writes) {
+    std::error_code error;
+    if (std::filesystem::is_directory(w.path, error)) {
+      discard();
+      throw IoError("cannot write '" + w.path + "': it is a directory");
+    }
+  }
+  for (std::size_t i = 0; i < writes.size(); ++i) {
+    try {
+      commit(temporaries[i], writes[i].path);
+    } catch (...) {
+      temporaries.erase(temporaries.begin(), temporaries.begin() + static_cast<std::ptrdiff_t>(i) + 1);
+      discard();
+      throw;
+    }
+  }
 }
 
 void writeFileAtomically(const std::string& path, const std::function<void(std::ostream&)>& write) {

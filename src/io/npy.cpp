@@ -4,6 +4,7 @@
 #include <bovw/error.hpp>
 #include <bovw/npy.hpp>
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -35,6 +36,12 @@ std::uint32_t littleEndian(const unsigned char* bytes, int count) {
   return value;
 }
 
+std::string shapeText(const std::vector<std::int64_t>& shape) {
+  std::string text = "(";
+  for (auto extent : shape) text += std::to_string(extent) + ",";
+  return text + ")";
+}
+
 Array readArray(const std::string& path) {
   std::error_code error;
   if (std::filesystem::is_directory(path, error)) throw IoError("cannot read '" + path + "': it is a directory");
@@ -64,27 +71,38 @@ Array readArray(const std::string& path) {
   if (m[1] == "True") malformed(path, "Fortran (column-major) order is not supported; save with order='C'");
   if (!std::regex_search(header, m, shape)) malformed(path, "header has no 'shape'");
   const std::string dims = m[1];
-  static const std::regex number(R"(\s*(\d+)\s*(,|$))");
-  for (auto it = std::sregex_iterator(dims.begin(), dims.end(), number); it != std::sregex_iterator(); ++it) {
+  static const std::regex extent(R"(\s*(\d+)\s*)");
+  std::size_t begin = 0;
+  while (begin <= dims.size()) {
+    const std::size_t comma = std::min(dims.find(',', begin), dims.size());
+    const std::string token = dims.substr(begin, comma - begin);
+    begin = comma + 1;
+    if (token.find_first_not_of(" \t") == std::string::npos) continue;  // "(3,)" and "()"
+    std::smatch e;
+    if (!std::regex_match(token, e, extent)) malformed(path, "shape extent '" + token + "' is not a non-negative integer");
     try {
-      array.shape.push_back(std::stoll((*it)[1]));
+      array.shape.push_back(std::stoll(e[1]));
     } catch (const std::out_of_range&) {
-      malformed(path, "shape extent " + (*it)[1].str() + " is out of range");
+      malformed(path, "shape extent " + e[1].str() + " is out of range");
     }
   }
 
-  const std::size_t item = array.dtype.size() >= 3 ? std::stoul(array.dtype.substr(2)) : 0;
-  std::uint64_t count = 1;
-  for (auto extent : array.shape) {
-    if (extent > 0 && count > std::numeric_limits<std::uint64_t>::max() / static_cast<std::uint64_t>(extent))
-      malformed(path, "shape too large");
-    count *= static_cast<std::uint64_t>(extent);
-  }
-  const std::uint64_t expected = count * item;
+  static const std::regex type(R"([<>|=][a-zA-Z](\d{1,2}))");
+  std::smatch t;
+  if (!std::regex_match(array.dtype, t, type)) malformed(path, "unsupported dtype '" + array.dtype + "'");
+  const std::uint64_t item = std::stoul(t[1]);
   const std::uint64_t actual = file.size() - preamble - header_length;
-  if (actual != expected)
-    malformed(path, "the header's shape and dtype " + array.dtype + " need " + std::to_string(expected) +
-                        " data bytes but the file holds " + std::to_string(actual));
+  // Compare element counts, not byte counts, so that no product can overflow.
+  std::uint64_t count = 1;
+  bool too_large = item == 0;
+  for (auto n : array.shape) {
+    const auto u = static_cast<std::uint64_t>(n);
+    if (u != 0 && count > (actual / std::max<std::uint64_t>(item, 1)) / u) too_large = true;
+    count = too_large ? count : count * u;
+  }
+  if (too_large || count * item != actual)
+    malformed(path, "the header's shape " + shapeText(array.shape) + " and dtype " + array.dtype +
+                        " do not match the " + std::to_string(actual) + " data bytes in the file");
   array.data.assign(file.begin() + static_cast<std::ptrdiff_t>(preamble + header_length), file.end());
   return array;
 }
@@ -93,11 +111,6 @@ bool littleEndianOrder(const std::string& dtype) {
   return !dtype.empty() && (dtype[0] == '<' || dtype[0] == '|' || dtype[0] == '=');
 }
 
-std::string shapeText(const std::vector<std::int64_t>& shape) {
-  std::string text = "(";
-  for (auto extent : shape) text += std::to_string(extent) + ",";
-  return text + ")";
-}
 
 void writeArray(std::ostream& out, const std::string& dtype, const std::vector<std::int64_t>& shape,
                 const void* data, std::size_t bytes) {

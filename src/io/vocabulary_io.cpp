@@ -30,6 +30,15 @@ Format formatOf(const std::string& path) {
 
 }  // namespace
 
+void checkVocabularyPath(const std::string& path) {
+  const Format format = formatOf(path);
+#ifndef BOVW_HAVE_OPENCV
+  if (format == Format::FileStorage)
+    throw InvalidInput("'" + path + "': OpenCV FileStorage needs a bovw built with OpenCV; use .bovw or .npy");
+#endif
+  (void)format;
+}
+
 void saveVocabulary(const std::string& path, const Vocabulary& vocabulary) {
   switch (formatOf(path)) {
     case Format::Binary:

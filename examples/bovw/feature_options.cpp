@@ -1,0 +1,51 @@
+// Shared image/feature options of the bovw subcommands.
+#include "feature_options.hpp"
+
+#include <spdlog/spdlog.h>
+
+namespace bovw::cli {
+
+void FeatureOptions::addTo(CLI::App* command) {
+  command->add_option("--features", features, "descriptor: surf (64-D, 128-D with --extended) or sift (128-D)")
+      ->check(CLI::IsMember({"surf", "sift"}))
+      ->capture_default_str();
+  command->add_option("--hessian", surf.hessian_threshold, "SURF Hessian threshold")->capture_default_str();
+  command->add_option("--octaves", surf.octaves, "SURF octaves")->capture_default_str();
+  command->add_option("--layers", surf.octave_layers, "SURF layers per octave")->capture_default_str();
+  command->add_flag("--extended", surf.extended, "SURF 128-D descriptors");
+  command->add_flag("--upright", surf.upright, "SURF without orientation");
+  command->add_option("--surf-backend", surf_backend, "builtin, opencv (if compiled in) or auto")
+      ->check(CLI::IsMember({"builtin", "opencv", "auto"}))
+      ->capture_default_str();
+  command->add_option("--max-pixels", surf.max_pixels, "refuse images with more pixels")->capture_default_str();
+  command->add_option("--workers", workers, "extraction threads (0: all cores)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  command->add_option("--batch", batch_images, "images per histogram pass on the device")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  command->add_flag("--strict", strict, "stop at the first unreadable image");
+  command->add_flag("--quiet", quiet, "no progress bar");
+}
+
+std::unique_ptr<FeatureExtractor> FeatureOptions::extractor() const {
+  return FeatureExtractor::create(parseFeatureKind(features), surf, parseSurfBackend(surf_backend));
+}
+
+PipelineOptions FeatureOptions::pipeline(ProgressBar& bar) const {
+  PipelineOptions options;
+  options.workers = workers;
+  options.batch_images = batch_images;
+  options.strict = strict;
+  options.max_pixels = surf.max_pixels;
+  options.progress = [&bar](const PipelineProgress& p) { bar.update(p); };
+  return options;
+}
+
+std::size_t reportFailures(const std::vector<ImageFailure>& failures, std::size_t total) {
+  for (const auto& f : failures) spdlog::warn("skipped {}", f.message);
+  if (!failures.empty()) spdlog::warn("{} of {} images could not be used", failures.size(), total);
+  return failures.size();
+}
+
+}  // namespace bovw::cli

@@ -1,0 +1,36 @@
+// Options of every subcommand that reads images: which features, SURF's parameters, the
+// extraction pipeline (workers, batch size, pixel limit, --strict) and progress output.
+#pragma once
+
+#include "progress_bar.hpp"
+
+#include <bovw/feature_extractor.hpp>
+#include <bovw/image_pipeline.hpp>
+
+#include <CLI/CLI.hpp>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace bovw::cli {
+
+struct FeatureOptions {
+  std::string features = "surf";
+  std::string surf_backend = "auto";
+  SurfParams surf;
+  int workers = 0;
+  int batch_images = 256;
+  bool strict = false;
+  bool quiet = false;
+
+  void addTo(CLI::App* command);
+  std::unique_ptr<FeatureExtractor> extractor() const;
+  // Pipeline options reporting to `bar` (which must outlive the run).
+  PipelineOptions pipeline(ProgressBar& bar) const;
+};
+
+// One warning line per failed image, then a summary; returns the number of failures.
+std::size_t reportFailures(const std::vector<ImageFailure>& failures, std::size_t total);
+
+}  // namespace bovw::cli

@@ -1,0 +1,131 @@
+// Image retrieval over bag-of-visual-words histograms: an inverted index with TF-IDF weights,
+// cosine or histogram-intersection scores, incremental add/remove, and a checked binary file.
+#pragma once
+
+#include <bovw/vocabulary.hpp>
+
+#include <Eigen/Core>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace bovw {
+
+// One image's K word counts, read-only. Binds without a copy to a row of bovw::Histograms, to an
+// Eigen row vector, or to Eigen::Map<const Eigen::Matrix<std::int32_t, 1, Eigen::Dynamic>> over a
+// buffer (a std::vector, a numpy row).
+using HistogramRef = Eigen::Ref<const Eigen::Matrix<std::int32_t, 1, Eigen::Dynamic>>;
+
+// Image ids are assigned by add() in increasing order and never reused after remove(), so an id
+// stays valid for the life of the index and across save()/load().
+using ImageId = std::uint32_t;
+
+// How a query is compared with the indexed images. Both work on TF-IDF vectors (below).
+enum class Scoring {
+  Cosine,        // L2-normalised vectors, score = sum_w q_w d_w, in [0, 1]
+  Intersection,  // L1-normalised vectors, score = sum_w min(q_w, d_w), in [0, 1]
+};
+
+// "cosine", "intersection"; parseScoring throws InvalidInput listing the valid names.
+std::string_view toString(Scoring scoring);
+Scoring parseScoring(std::string_view name);
+
+// The vocabulary an index was built with, recorded so that a query made with another one is
+// refused instead of silently scoring unrelated words.
+struct VocabularySignature {
+  int words = 0;                // K, 1 .. 2^24
+  int dimension = 0;            // D of the descriptors the words were trained on
+  std::string descriptor_type;  // "surf64", "sift128", ... (at most 255 bytes)
+  std::uint64_t fingerprint = 0;  // Vocabulary::fingerprint(); 0: not recorded, not compared
+
+  static VocabularySignature of(const Vocabulary& vocabulary);
+};
+
+struct SearchResult {
+  ImageId id;
+  std::string name;
+  double score;
+};
+
+// Weighting. With N live images, n_w of them containing word w and c_{d,w} the count of word w
+// in image d:
+//   tf_{d,w} = c_{d,w} / sum_v c_{d,v}        idf_w = ln((1 + N) / (1 + n_w)) + 1
+// The smoothed idf (scikit-learn's smooth_idf) is used because the classic ln(N / n_w) is 0 for
+// every word when one image is indexed (and for any word in every image): all vectors would be
+// zero and cosine 0/0. Smoothing counts one extra phantom image that holds every word, so idf >= 1
+// and finite for all N >= 1, including words no indexed image has (n_w = 0). The query is weighted
+// with the index's idf. An empty histogram is allowed: its vector is zero, it scores 0 against
+// everything (no NaN), and it is never returned.
+//
+// Queries visit only the posting lists of the words present in the query. Images sharing no word
+// with the query score exactly 0 and are not returned, so a query may return fewer than top_k
+// results. Results are sorted by score descending, equal scores by id ascending.
+//
+// Thread safety: all const member functions (query, size, name, find, ids, save, ...) may run
+// concurrently with each other and with add()/remove() from other threads; every call sees the
+// index either before or after each add/remove, never half-way. Readers share a lock, add/remove
+// take it exclusively and waiting writers are not starved by a stream of queries. Moving,
+// move-assigning or destroying an index while another thread uses it is not safe. A moved-from
+// index may only be destroyed or assigned to.
+class InvertedIndex {
+ public:
+  // Throws InvalidInput for K < 1, D < 1 or an over-long descriptor type, CapacityError for
+  // K > 2^24 words.
+  explicit InvertedIndex(VocabularySignature vocabulary);
+  // Records K, D, the descriptor type and the vocabulary's fingerprint.
+  explicit InvertedIndex(const Vocabulary& vocabulary);
+  ~InvertedIndex();
+  InvertedIndex(InvertedIndex&&) noexcept;
+  InvertedIndex& operator=(InvertedIndex&&) noexcept;
+  InvertedIndex(const InvertedIndex&) = delete;
+  InvertedIndex& operator=(const InvertedIndex&) = delete;
+
+  // Indexes one image and returns its id. Throws InvalidInput for an empty name, a name already in
+  // the index, a histogram whose length is not K or a negative count; the index is then unchanged.
+  ImageId add(std::string name, HistogramRef histogram);
+
+  // Throws InvalidInput if no live image has this name / id.
+  void remove(const std::string& name);
+  void remove(ImageId id);
+
+  std::size_t size() const;  // live images
+  bool empty() const { return size() == 0; }
+  // Name of a live image; throws InvalidInput for an unknown or removed id.
+  std::string name(ImageId id) const;
+  std::optional<ImageId> find(const std::string& name) const;
+  std::vector<ImageId> ids() const;  // live ids, ascending
+  std::uint64_t postingCount() const;  // (image, word) pairs with a positive count
+
+  // Top `top_k` images for a histogram of the same vocabulary. Throws InvalidInput if the index
+  // has no image ("index is empty"), if the histogram's length is not K (naming both) or holds a
+  // negative count, or if top_k is 0.
+  std::vector<SearchResult> query(HistogramRef histogram, std::size_t top_k,
+                                  Scoring scoring = Scoring::Cosine) const;
+
+  const VocabularySignature& vocabulary() const;  // fixed for the life of the index
+  // Throws InvalidInput naming the first difference (K, D, descriptor type, or fingerprint when
+  // both sides recorded one) between this index's vocabulary and `other`.
+  void checkVocabulary(const VocabularySignature& other) const;
+  void checkVocabulary(const Vocabulary& other) const;
+
+  // Binary file (format in src/index/index_file.hpp), written atomically: a crash or failure
+  // leaves any existing file at `path` untouched. Throws IoError if it cannot be written.
+  void save(const std::string& path) const;
+  // Throws IoError if the file cannot be read, InvalidInput naming the file and the problem if it
+  // is not a valid index (wrong magic, version or byte order, truncated, counts inconsistent with
+  // its size, checksum mismatch, ids or words out of range). Every count is checked against the
+  // file's size before anything is allocated for it.
+  static InvertedIndex load(const std::string& path);
+
+ private:
+  struct Impl;
+  explicit InvertedIndex(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace bovw
