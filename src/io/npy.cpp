@@ -93,12 +93,14 @@ Array readArray(const std::string& path) {
   const std::uint64_t item = std::stoul(t[1]);
   const std::uint64_t actual = file.size() - preamble - header_length;
   // Compare element counts, not byte counts, so that no product can overflow.
-  std::uint64_t count = 1;
+  const bool empty = std::find(array.shape.begin(), array.shape.end(), 0) != array.shape.end();
+  std::uint64_t count = empty ? 0 : 1;
   bool too_large = item == 0;
   for (auto n : array.shape) {
     const auto u = static_cast<std::uint64_t>(n);
-    if (u != 0 && count > (actual / std::max<std::uint64_t>(item, 1)) / u) too_large = true;
-    count = too_large ? count : count * u;
+    if (empty || too_large) break;
+    if (count > (actual / item) / u) too_large = true;
+    else count *= u;
   }
   if (too_large || count * item != actual)
     malformed(path, "the header's shape " + shapeText(array.shape) + " and dtype " + array.dtype +

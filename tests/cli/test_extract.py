@@ -1,0 +1,134 @@
+#!/usr/bin/env python3
+"""End-to-end tests of `bovw extract` (SURF): the golden-schema output, folders with bad files,
+--strict, .npy output, exit statuses and atomic outputs.
+
+Usage: test_extract.py --bovw PATH/TO/bovw --data tests/data/surf [unittest options]
+The reference comparison uses the golden box.png data shipped in tests/data/surf; python3-opencv and
+numpy (Debian packages) read the outputs. Exit status 77 (CTest: skipped) if they are missing.
+"""
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+try:
+    import cv2
+    import numpy as np
+except ImportError:
+    print("test_extract.py: needs python3-opencv and python3-numpy; skipping", file=sys.stderr)
+    sys.exit(77)
+
+BOVW = None
+DATA = None
+
+
+def run(*args):
+    return subprocess.run([BOVW, "extract"] + [str(a) for a in args], capture_output=True, text=True, timeout=120)
+
+
+def read_yml(path):
+    fs = cv2.FileStorage(path, cv2.FILE_STORAGE_READ)
+    keypoints = fs.getNode("keypoints_x_y_size_angle_response_octave").mat()
+    descriptors = fs.getNode("descriptors").mat()
+    fs.release()
+    return keypoints, descriptors
+
+
+class Extract(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="bovw_extract_")
+        self.box = os.path.join(DATA, "box.png")
+
+    def tearDown(self):
+        shutil.rmtree(self.dir)
+
+    def path(self, *parts):
+        return os.path.join(self.dir, *parts)
+
+    def test_single_image_matches_the_opencv_reference(self):
+        out = self.path("box.yml.gz")
+        result = run(self.box, "-o", out)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        keypoints, descriptors = read_yml(out)
+        ref_keypoints, ref_descriptors = read_yml(os.path.join(DATA, "box.default.yml.gz"))
+        self.assertEqual(keypoints.shape, ref_keypoints.shape)
+        self.assertEqual(descriptors.shape, (keypoints.shape[0], 64))
+        # Positions and descriptors agree to float rounding (the order may swap equal responses).
+        order = np.lexsort((keypoints[:, 1], keypoints[:, 0]))
+        ref_order = np.lexsort((ref_keypoints[:, 1], ref_keypoints[:, 0]))
+        self.assertLess(np.abs(keypoints[order, :2] - ref_keypoints[ref_order, :2]).max(), 0.01)
+        distances = np.linalg.norm(descriptors[order] - ref_descriptors[ref_order], axis=1)
+        self.assertLess(np.median(distances), 0.01)
+
+    def test_npy_and_extended(self):
+        out = self.path("box.npy")
+        result = run(self.box, "-o", out, "--extended")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        descriptors = np.load(out)
+        self.assertEqual(descriptors.dtype, np.float32)
+        self.assertEqual(descriptors.shape[1], 128)
+        self.assertTrue(np.allclose(np.linalg.norm(descriptors, axis=1), 1.0, atol=1e-4))
+
+    def test_folder_reports_bad_files_and_finishes_the_good_ones(self):
+        images = self.path("images")
+        os.mkdir(images)
+        shutil.copy(self.box, os.path.join(images, "a.png"))
+        shutil.copy(self.box, os.path.join(images, "c.png"))
+        with open(self.box, "rb") as f:
+            data = f.read()
+        with open(os.path.join(images, "b.png"), "wb") as f:
+            f.write(data[: len(data) // 3])  # truncated
+        with open(os.path.join(images, "notes.txt"), "w") as f:
+            f.write("not an image\n")  # skipped by extension, not an error
+        out = self.path("out")
+        result = run(images, "-o", out)
+        self.assertEqual(result.returncode, 1, result.stderr)
+        self.assertIn("b.png", result.stderr)
+        self.assertNotIn("notes.txt", result.stderr)
+        self.assertEqual(sorted(os.listdir(out)), ["a.yml.gz", "c.yml.gz"])
+
+        strict_out = self.path("strict")
+        result = run(images, "-o", strict_out, "--strict")
+        self.assertEqual(result.returncode, 1)
+        self.assertIn("b.png", result.stderr)
+        self.assertNotIn("c.yml.gz", os.listdir(strict_out) if os.path.isdir(strict_out) else [])
+
+    def test_bad_inputs_exit_1_and_leave_nothing(self):
+        flat = self.path("flat.png")
+        cv2.imwrite(flat, np.full((200, 300), 128, np.uint8))
+        result = run(flat, "-o", self.path("flat.npy"))
+        self.assertEqual(result.returncode, 0, result.stderr)  # no features is a valid answer
+        self.assertEqual(np.load(self.path("flat.npy")).shape[0], 0)
+
+        garbage = self.path("garbage.jpg")
+        with open(garbage, "wb") as f:
+            f.write(b"\xff\xd8 this is not a jpeg")
+        for args in ([garbage, "-o", self.path("g.yml.gz")],
+                     [self.path("missing.png"), "-o", self.path("m.yml.gz")],
+                     [self.box, "-o", self.path("big.yml.gz"), "--max-pixels", "1000"]):
+            result = run(*args)
+            self.assertEqual(result.returncode, 1, result.stderr)
+            self.assertIn(os.path.basename(args[0]), result.stderr)
+            self.assertFalse(os.path.exists(args[2]))
+        self.assertEqual([n for n in os.listdir(self.dir) if n.startswith(".bovw-tmp")], [])
+
+    def test_usage_errors(self):
+        self.assertEqual(run(self.box).returncode, 2)  # no --output
+        self.assertEqual(run(self.box, "-o", self.path("x.yml"), "--backend", "fast").returncode, 2)
+
+
+def main():
+    global BOVW, DATA
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--bovw", required=True)
+    parser.add_argument("--data", required=True)
+    args, rest = parser.parse_known_args()
+    BOVW, DATA = os.path.abspath(args.bovw), os.path.abspath(args.data)
+    unittest.main(argv=[sys.argv[0]] + rest, verbosity=2)
+
+
+if __name__ == "__main__":
+    main()
