@@ -89,7 +89,8 @@ class InvertedIndex {
   // the index, a histogram whose length is not K or a negative count; the index is then unchanged.
   ImageId add(std::string name, HistogramRef histogram);
 
-  // Throws InvalidInput if no live image has this name / id.
+  // Throws InvalidInput if no live image has this name / id. Costs a binary search in every
+  // word's posting list (no per-image word list is kept: it would double the index's memory).
   void remove(const std::string& name);
   void remove(ImageId id);
 
@@ -114,7 +115,8 @@ class InvertedIndex {
   void checkVocabulary(const Vocabulary& other) const;
 
   // Binary file (format in src/index/index_file.hpp), written atomically: a crash or failure
-  // leaves any existing file at `path` untouched. Throws IoError if it cannot be written.
+  // leaves any existing file at `path` untouched. Throws IoError if it cannot be written. Queries
+  // go on while it writes; add/remove wait for it, so the file is one consistent state.
   void save(const std::string& path) const;
   // Throws IoError if the file cannot be read, InvalidInput naming the file and the problem if it
   // is not a valid index (wrong magic, version or byte order, truncated, counts inconsistent with

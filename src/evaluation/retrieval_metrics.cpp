@@ -1,0 +1,39 @@
+// N-S score and mean average precision.
+#include <bovw/error.hpp>
+#include <bovw/retrieval_metrics.hpp>
+
+#include <map>
+
+namespace bovw {
+
+RetrievalScores scoreRankings(const std::vector<std::vector<std::size_t>>& rankings,
+                              const std::vector<std::string>& groups) {
+  if (rankings.size() != groups.size())
+    throw InvalidInput("evaluation: " + std::to_string(rankings.size()) + " rankings for " +
+                       std::to_string(groups.size()) + " images");
+  std::map<std::string, std::size_t> group_size;
+  for (const auto& g : groups) ++group_size[g];
+  RetrievalScores scores;
+  for (std::size_t q = 0; q < rankings.size(); ++q) {
+    const std::size_t relevant = group_size[groups[q]];
+    std::size_t found = 0;
+    double precision_sum = 0;
+    for (std::size_t rank = 0; rank < rankings[q].size(); ++rank) {
+      const std::size_t image = rankings[q][rank];
+      if (image >= groups.size()) throw InvalidInput("evaluation: ranked image index out of range");
+      if (groups[image] != groups[q]) continue;
+      ++found;
+      precision_sum += static_cast<double>(found) / static_cast<double>(rank + 1);
+      if (rank < 4) scores.ns_score += 1;
+    }
+    scores.mean_ap += precision_sum / static_cast<double>(relevant);
+  }
+  scores.queries = rankings.size();
+  if (scores.queries > 0) {
+    scores.ns_score /= static_cast<double>(scores.queries);
+    scores.mean_ap /= static_cast<double>(scores.queries);
+  }
+  return scores;
+}
+
+}  // namespace bovw

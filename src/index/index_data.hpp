@@ -1,0 +1,35 @@
+// What an inverted index holds and persists, shared by the index (inverted_index.cpp) and its file
+// format (index_file.cpp). Everything derived from it (idf, norms) is recomputed, never stored.
+#pragma once
+
+#include <bovw/inverted_index.hpp>
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace bovw::index_detail {
+
+// Largest vocabulary: the posting lists cost 24 bytes per word even when empty, so this also
+// bounds what a (crafted) index file can make the loader allocate before its lists are read.
+constexpr std::uint32_t kMaxWords = 1u << 24;
+// Ids are 32-bit and never reused; the last value is kept free as "no id".
+constexpr std::uint64_t kMaxIds = 0xffffffffull;
+constexpr std::size_t kMaxDescriptorTypeLength = 255;
+
+struct Posting {
+  ImageId image;
+  std::int32_t count;  // > 0
+};
+
+struct IndexData {
+  VocabularySignature vocabulary;
+  std::vector<std::string> names;                   // by id; "" marks a removed id
+  std::unordered_map<std::string, ImageId> ids;     // live names
+  std::vector<std::vector<Posting>> postings;       // by word: images with count > 0, ascending id
+
+  std::size_t live() const { return ids.size(); }
+};
+
+}  // namespace bovw::index_detail

@@ -1,0 +1,290 @@
+// Writing and reading the inverted index's file (format in index_file.hpp). The reader trusts
+// nothing: every count is checked against the bytes left before anything is allocated for it.
+#include "index/index_file.hpp"
+
+#include "index/checksum.hpp"
+
+#include <bovw/error.hpp>
+
+#include <cerrno>
+#include <algorithm>
+#include <climits>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <unordered_map>
+
+namespace bovw::index_detail {
+
+namespace {
+
+constexpr char kMagic[8] = {'B', 'O', 'V', 'W', 'I', 'N', 'D', 'X'};
+constexpr std::uint32_t kVersion = 1;
+constexpr std::uint32_t kByteOrderMark = 0x01020304u;
+constexpr std::uint32_t kSwappedByteOrderMark = 0x04030201u;
+
+// Buffers the output so that the checksum and the stream see large pieces.
+class Encoder {
+ public:
+  explicit Encoder(std::ostream& out) : out_(out) { buffer_.reserve(kChunk); }
+
+  void u32(std::uint32_t v) {
+    for (int i = 0; i < 4; ++i) buffer_.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+    spill();
+  }
+  void u64(std::uint64_t v) {
+    for (int i = 0; i < 8; ++i) buffer_.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+    spill();
+  }
+  void bytes(const std::string& s) {
+    buffer_ += s;
+    spill();
+  }
+  // Writes the checksum of everything before it.
+  void finish() {
+    flush();
+    const std::uint64_t digest = checksum_.digest();
+    u64(digest);
+    flush();
+  }
+
+ private:
+  static constexpr std::size_t kChunk = 1 << 20;
+  void spill() {
+    if (buffer_.size() >= kChunk) flush();
+  }
+  void flush() {
+    checksum_.update(buffer_.data(), buffer_.size());
+    out_.write(buffer_.data(), static_cast<std::streamsize>(buffer_.size()));
+    buffer_.clear();
+  }
+
+  std::ostream& out_;
+  std::string buffer_;
+  Checksum64 checksum_;
+};
+
+class Decoder {
+ public:
+  Decoder(const std::string& path, const std::vector<char>& file, std::size_t end)
+      : path_(path), bytes_(reinterpret_cast<const unsigned char*>(file.data())), end_(end) {}
+
+  [[noreturn]] void fail(const std::string& problem) const {
+    throw InvalidInput("'" + path_ + "' is not a valid bovw index: " + problem);
+  }
+
+  std::size_t position() const { return position_; }
+  std::size_t remaining() const { return end_ - position_; }
+
+  std::uint32_t u32(const char* what) {
+    need(4, what);
+    std::uint32_t v = 0;
+    for (int i = 3; i >= 0; --i) v = (v << 8) | bytes_[position_ + i];
+    position_ += 4;
+    return v;
+  }
+  std::uint64_t u64(const char* what) {
+    need(8, what);
+    std::uint64_t v = 0;
+    for (int i = 7; i >= 0; --i) v = (v << 8) | bytes_[position_ + i];
+    position_ += 8;
+    return v;
+  }
+  std::string text(std::size_t length, const char* what) {
+    need(length, what);
+    std::string s(reinterpret_cast<const char*>(bytes_ + position_), length);
+    position_ += length;
+    return s;
+  }
+
+ private:
+  void need(std::size_t size, const char* what) const {
+    if (remaining() < size)
+      fail(std::string("the file ends inside ") + what + " at byte " + std::to_string(position_) +
+           " (truncated?)");
+  }
+
+  const std::string& path_;
+  const unsigned char* bytes_;
+  std::size_t end_;
+  std::size_t position_ = 0;
+};
+
+std::vector<char> readWholeFile(const std::string& path) {
+  std::error_code error;
+  if (std::filesystem::is_directory(path, error)) throw IoError("cannot read '" + path + "': it is a directory");
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (!in) throw IoError("cannot open '" + path + "': " + std::strerror(errno));
+  const std::streamoff size = in.tellg();
+  if (size < 0) throw IoError("cannot read '" + path + "': size unknown");
+  std::vector<char> file(static_cast<std::size_t>(size));
+  in.seekg(0);
+  if (!file.empty() && !in.read(file.data(), size))
+    throw IoError("cannot read '" + path + "': read failed");
+  return file;
+}
+
+}  // namespace
+
+void writeIndex(std::ostream& out, const IndexData& data) {
+  const VocabularySignature& v = data.vocabulary;
+  std::uint64_t total = 0;
+  std::uint32_t lists = 0;
+  for (const auto& list : data.postings) {
+    total += list.size();
+    lists += list.empty() ? 0 : 1;
+  }
+  Encoder e(out);
+  e.bytes(std::string(kMagic, sizeof kMagic));
+  e.u32(kVersion);
+  e.u32(kByteOrderMark);
+  e.u32(static_cast<std::uint32_t>(v.words));
+  e.u32(static_cast<std::uint32_t>(v.dimension));
+  e.u64(v.fingerprint);
+  e.u32(static_cast<std::uint32_t>(data.names.size()));
+  e.u32(static_cast<std::uint32_t>(data.live()));
+  e.u64(total);
+  e.u32(lists);
+  e.u32(static_cast<std::uint32_t>(v.descriptor_type.size()));
+  e.bytes(v.descriptor_type);
+  for (const auto& name : data.names) {
+    e.u32(static_cast<std::uint32_t>(name.size()));
+    e.bytes(name);
+  }
+  for (std::size_t w = 0; w < data.postings.size(); ++w) {
+    const auto& list = data.postings[w];
+    if (list.empty()) continue;
+    e.u32(static_cast<std::uint32_t>(w));
+    e.u32(static_cast<std::uint32_t>(list.size()));
+    for (const Posting& p : list) {
+      e.u32(p.image);
+      e.u32(static_cast<std::uint32_t>(p.count));
+    }
+  }
+  e.finish();
+}
+
+IndexData readIndex(const std::string& path) {
+  const std::vector<char> file = readWholeFile(path);
+  const std::size_t size = file.size();
+
+  // Magic first (on whatever prefix exists), so that a wrong file is called that, not "truncated".
+  const std::size_t magic_bytes = std::min(size, sizeof kMagic);
+  Decoder whole(path, file, size);
+  if (size == 0) whole.fail("the file is empty");
+  if (std::memcmp(file.data(), kMagic, magic_bytes) != 0) whole.fail("wrong magic (expected \"BOVWINDX\")");
+  if (size < kHeaderSize + kChecksumSize)
+    whole.fail("the file has " + std::to_string(size) + " bytes, fewer than the " +
+               std::to_string(kHeaderSize + kChecksumSize) + " of an empty index (truncated?)");
+
+  Decoder d(path, file, size - kChecksumSize);
+  d.text(sizeof kMagic, "the magic");
+  const std::uint32_t version = d.u32("the version");
+  if (version != kVersion)
+    d.fail("format version " + std::to_string(version) + "; this build reads version " +
+           std::to_string(kVersion));
+  const std::uint32_t mark = d.u32("the byte order mark");
+  if (mark == kSwappedByteOrderMark)
+    d.fail("it was written in big-endian byte order; this build reads little-endian files");
+  if (mark != kByteOrderMark) d.fail("bad byte order mark");
+
+  const std::uint32_t words = d.u32("K");
+  const std::uint32_t dimension = d.u32("D");
+  const std::uint64_t fingerprint = d.u64("the fingerprint");
+  const std::uint32_t slots = d.u32("the id count");
+  const std::uint32_t live = d.u32("the image count");
+  const std::uint64_t total = d.u64("the posting count");
+  const std::uint32_t lists = d.u32("the list count");
+  const std::uint32_t type_length = d.u32("the descriptor type's length");
+
+  if (words == 0 || words > kMaxWords)
+    d.fail("K = " + std::to_string(words) + " words is outside 1 .. " + std::to_string(kMaxWords));
+  if (dimension == 0 || dimension > static_cast<std::uint32_t>(INT_MAX))
+    d.fail("descriptor width D = " + std::to_string(dimension) + " is out of range");
+  if (slots == kMaxIds) d.fail("id count " + std::to_string(slots) + " is out of range");
+  if (live > slots)
+    d.fail(std::to_string(live) + " live images but only " + std::to_string(slots) + " ids");
+  if (type_length > kMaxDescriptorTypeLength)
+    d.fail("descriptor type of " + std::to_string(type_length) + " bytes (at most " +
+           std::to_string(kMaxDescriptorTypeLength) + ")");
+  if (lists > words) d.fail(std::to_string(lists) + " posting lists for " + std::to_string(words) + " words");
+  if (lists > total)
+    d.fail(std::to_string(lists) + " non-empty posting lists but " + std::to_string(total) + " postings");
+  // The least the counts need: 4 bytes per id plus 1 per live name, 8 per list and per posting.
+  // `total` is checked against the size first so that 8 * total cannot overflow.
+  const std::uint64_t least = kHeaderSize + type_length + 4ull * slots + live + 8ull * lists + kChecksumSize;
+  if (total > size / 8 || least + 8 * total > size)
+    d.fail("the header declares " + std::to_string(slots) + " ids, " + std::to_string(live) + " images and " +
+           std::to_string(total) + " postings in " + std::to_string(lists) + " lists, more than its " +
+           std::to_string(size) + " bytes can hold (truncated or corrupt)");
+
+  // All counts are plausible; now the whole content must match its checksum before it is parsed.
+  Checksum64 checksum;
+  checksum.update(file.data(), size - kChecksumSize);
+  std::uint64_t stored = 0;
+  for (int i = 7; i >= 0; --i)
+    stored = (stored << 8) | static_cast<unsigned char>(file[size - kChecksumSize + static_cast<std::size_t>(i)]);
+  if (stored != checksum.digest()) d.fail("checksum mismatch (the file is corrupt or truncated)");
+
+  IndexData data;
+  data.vocabulary.words = static_cast<int>(words);
+  data.vocabulary.dimension = static_cast<int>(dimension);
+  data.vocabulary.fingerprint = fingerprint;
+  data.vocabulary.descriptor_type = d.text(type_length, "the descriptor type");
+
+  data.names.reserve(slots);  // bounded by the size check above: 4 bytes per id
+  data.ids.reserve(live);
+  for (std::uint32_t id = 0; id < slots; ++id) {
+    const std::uint32_t length = d.u32("a name's length");
+    std::string name = d.text(length, "a name");
+    if (!name.empty() && !data.ids.emplace(name, id).second)
+      d.fail("the name '" + name + "' appears twice (ids " + std::to_string(data.ids[name]) + " and " +
+             std::to_string(id) + ")");
+    data.names.push_back(std::move(name));
+  }
+  if (data.live() != live)
+    d.fail("the header declares " + std::to_string(live) + " images but " + std::to_string(data.live()) +
+           " names are present");
+
+  data.postings.resize(words);
+  std::uint64_t seen = 0;
+  std::int64_t previous_word = -1;
+  for (std::uint32_t l = 0; l < lists; ++l) {
+    const std::uint32_t word = d.u32("a word id");
+    if (word >= words) d.fail("word id " + std::to_string(word) + " >= K = " + std::to_string(words));
+    if (static_cast<std::int64_t>(word) <= previous_word)
+      d.fail("word " + std::to_string(word) + " after word " + std::to_string(previous_word) +
+             " (lists must be in increasing word order)");
+    previous_word = word;
+    const std::uint32_t n = d.u32("a posting list's length");
+    if (n == 0) d.fail("word " + std::to_string(word) + " has an empty posting list");
+    if (n > total - seen || n > d.remaining() / 8)
+      d.fail("word " + std::to_string(word) + " declares " + std::to_string(n) +
+             " postings, more than the header's total or the file's size allow");
+    seen += n;
+    auto& list = data.postings[word];
+    list.reserve(n);
+    std::int64_t previous_image = -1;
+    for (std::uint32_t i = 0; i < n; ++i) {
+      const std::uint32_t image = d.u32("an image id");
+      const std::uint32_t count = d.u32("a count");
+      if (image >= slots || data.names[image].empty())
+        d.fail("word " + std::to_string(word) + " lists image id " + std::to_string(image) +
+               ", which is not a live image");
+      if (static_cast<std::int64_t>(image) <= previous_image)
+        d.fail("word " + std::to_string(word) + "'s image ids are not strictly increasing");
+      if (count == 0 || count > static_cast<std::uint32_t>(INT32_MAX))
+        d.fail("word " + std::to_string(word) + " has count " + std::to_string(count) + " for image " +
+               std::to_string(image) + " (must be 1 .. 2^31-1)");
+      previous_image = image;
+      list.push_back({image, static_cast<std::int32_t>(count)});
+    }
+  }
+  if (seen != total)
+    d.fail("the header declares " + std::to_string(total) + " postings but the lists hold " + std::to_string(seen));
+  if (d.remaining() != 0)
+    d.fail(std::to_string(d.remaining()) + " unexpected bytes after the posting lists");
+  return data;
+}
+
+}  // namespace bovw::index_detail

@@ -1,0 +1,351 @@
+// The inverted index: one posting list per word, TF-IDF normalisers refreshed lazily, top-k queries
+// that visit only the query's words, and the locking that lets queries run beside add/remove.
+#include <bovw/inverted_index.hpp>
+
+#include "index/index_data.hpp"
+#include "index/index_file.hpp"
+
+#include <bovw/atomic_file.hpp>
+#include <bovw/error.hpp>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <cmath>
+#include <mutex>
+#include <shared_mutex>
+#include <utility>
+
+namespace bovw {
+
+using index_detail::IndexData;
+using index_detail::Posting;
+
+namespace {
+
+constexpr std::array<std::pair<Scoring, std::string_view>, 2> kScoringNames{
+    {{Scoring::Cosine, "cosine"}, {Scoring::Intersection, "intersection"}}};
+
+void checkSignature(const VocabularySignature& v) {
+  if (v.words < 1) throw InvalidInput("inverted index: K = " + std::to_string(v.words) + " words; need at least one");
+  if (static_cast<std::uint32_t>(v.words) > index_detail::kMaxWords)
+    throw CapacityError("inverted index: K = " + std::to_string(v.words) + " words exceeds the limit of " +
+                        std::to_string(index_detail::kMaxWords));
+  if (v.dimension < 1)
+    throw InvalidInput("inverted index: descriptor width D = " + std::to_string(v.dimension) + "; need at least 1");
+  if (v.descriptor_type.size() > index_detail::kMaxDescriptorTypeLength)
+    throw InvalidInput("inverted index: descriptor type of " + std::to_string(v.descriptor_type.size()) +
+                       " bytes (at most " + std::to_string(index_detail::kMaxDescriptorTypeLength) + ")");
+}
+
+void checkHistogram(const HistogramRef& histogram, int words, const std::string& what) {
+  if (histogram.size() != words)
+    throw InvalidInput(what + " has " + std::to_string(histogram.size()) + " bins but the index's vocabulary has " +
+                       std::to_string(words) + " words");
+  for (Eigen::Index w = 0; w < histogram.size(); ++w)
+    if (histogram[w] < 0)
+      throw InvalidInput(what + " has a negative count (" + std::to_string(histogram[w]) + ") for word " +
+                         std::to_string(w));
+}
+
+// Per-thread score accumulators, reused across queries so that a query costs the postings it
+// visits, not a pass over every image. Entries touched by a query are zeroed again on exit (also
+// on an exception), so the next query starts from zeros.
+struct Accumulator {
+  std::vector<double> score;  // by image id
+  std::vector<ImageId> touched;
+
+  struct Reset {
+    Accumulator& a;
+    ~Reset() {
+      for (ImageId id : a.touched) a.score[id] = 0.0;
+      a.touched.clear();
+    }
+  };
+};
+
+thread_local Accumulator t_accumulator;
+
+}  // namespace
+
+std::string_view toString(Scoring scoring) {
+  for (const auto& [value, name] : kScoringNames)
+    if (value == scoring) return name;
+  return "unknown";
+}
+
+Scoring parseScoring(std::string_view name) {
+  std::string valid;
+  for (const auto& [value, n] : kScoringNames) {
+    if (n == name) return value;
+    valid += (valid.empty() ? "" : ", ") + std::string(n);
+  }
+  throw InvalidInput("unknown scoring '" + std::string(name) + "'; valid: " + valid);
+}
+
+VocabularySignature VocabularySignature::of(const Vocabulary& vocabulary) {
+  return {vocabulary.size(), vocabulary.dimension(), vocabulary.descriptorType(), vocabulary.fingerprint()};
+}
+
+struct InvertedIndex::Impl {
+  explicit Impl(IndexData d) : data(std::move(d)) {}
+
+  IndexData data;
+
+  // Readers share `mutex`; add/remove hold it exclusively. libstdc++'s shared_mutex is a
+  // reader-preferring pthread rwlock: under a steady stream of queries a writer could wait for
+  // ever. Every reader and writer therefore first passes `turnstile`, which a writer holds for its
+  // whole update: new readers queue behind a waiting writer, readers already inside finish.
+  // Nothing here takes a lock while holding the shared one (that could deadlock behind a writer).
+  mutable std::mutex turnstile;
+  mutable std::shared_mutex mutex;
+
+  // The TF-IDF normalisers. Every add/remove changes N and so every idf and every image's norm:
+  // recomputing them eagerly would make indexing a folder of N images cost O(N * postings).
+  // Instead a modification (under the exclusive lock, so no reader is inside) only clears
+  // `weights_valid`; the first query after it recomputes everything once, O(postings), under
+  // `weights_mutex` while holding the shared lock (the lists cannot change meanwhile). Queries
+  // arriving during the refresh wait on `weights_mutex`; the release/acquire on `weights_valid`
+  // publishes the vectors to queries that find them valid.
+  mutable std::mutex weights_mutex;
+  mutable std::atomic<bool> weights_valid{false};
+  mutable std::vector<double> idf;           // by word
+  mutable std::vector<double> cosine_scale;  // by id: 1 / ||(c_w idf_w)_w||_2, 0 for no words
+  mutable std::vector<double> l1_scale;      // by id: 1 / ||(c_w idf_w)_w||_1, 0 for no words
+
+  std::shared_lock<std::shared_mutex> readLock() const {
+    std::lock_guard<std::mutex> gate(turnstile);
+    return std::shared_lock<std::shared_mutex>(mutex);
+  }
+
+  // tf = c / total, but every vector is normalised before it is compared, so the 1 / total
+  // factor cancels: the index keeps raw counts and folds total and norm into one scale per image.
+  void refreshWeights() const {
+    if (weights_valid.load(std::memory_order_acquire)) return;
+    std::lock_guard<std::mutex> guard(weights_mutex);
+    if (weights_valid.load(std::memory_order_relaxed)) return;
+    const double n = static_cast<double>(data.live());
+    const std::size_t slots = data.names.size();
+    idf.assign(data.postings.size(), 0.0);
+    std::vector<double> squares(slots, 0.0), sums(slots, 0.0);
+    for (std::size_t w = 0; w < data.postings.size(); ++w) {
+      const auto& list = data.postings[w];
+      idf[w] = std::log((1.0 + n) / (1.0 + static_cast<double>(list.size()))) + 1.0;
+      for (const Posting& p : list) {
+        const double v = p.count * idf[w];
+        squares[p.image] += v * v;
+        sums[p.image] += v;
+      }
+    }
+    cosine_scale.assign(slots, 0.0);
+    l1_scale.assign(slots, 0.0);
+    for (std::size_t d = 0; d < slots; ++d) {
+      if (sums[d] > 0.0) {
+        cosine_scale[d] = 1.0 / std::sqrt(squares[d]);
+        l1_scale[d] = 1.0 / sums[d];
+      }
+    }
+    weights_valid.store(true, std::memory_order_release);
+  }
+
+  void checkLive(ImageId id) const {
+    if (id >= data.names.size() || data.names[id].empty())
+      throw InvalidInput("inverted index: no image with id " + std::to_string(id) +
+                         (id < data.names.size() ? " (it was removed)" : ""));
+  }
+
+  // Called under the exclusive lock with a live id. Erasing from a vector cannot throw.
+  void removeLocked(ImageId id) {
+    for (auto& list : data.postings) {
+      auto it = std::lower_bound(list.begin(), list.end(), id,
+                                 [](const Posting& p, ImageId image) { return p.image < image; });
+      if (it != list.end() && it->image == id) list.erase(it);
+    }
+    data.ids.erase(data.names[id]);
+    std::string().swap(data.names[id]);
+    weights_valid.store(false, std::memory_order_relaxed);
+  }
+};
+
+InvertedIndex::InvertedIndex(VocabularySignature vocabulary) {
+  checkSignature(vocabulary);
+  IndexData data;
+  data.postings.resize(static_cast<std::size_t>(vocabulary.words));
+  data.vocabulary = std::move(vocabulary);
+  impl_ = std::make_unique<Impl>(std::move(data));
+}
+
+InvertedIndex::InvertedIndex(const Vocabulary& vocabulary)
+    : InvertedIndex(VocabularySignature::of(vocabulary)) {}
+
+InvertedIndex::InvertedIndex(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+InvertedIndex::~InvertedIndex() = default;
+InvertedIndex::InvertedIndex(InvertedIndex&&) noexcept = default;
+InvertedIndex& InvertedIndex::operator=(InvertedIndex&&) noexcept = default;
+
+ImageId InvertedIndex::add(std::string name, HistogramRef histogram) {
+  Impl& s = *impl_;
+  if (name.empty()) throw InvalidInput("inverted index: an image name must not be empty");
+  checkHistogram(histogram, s.data.vocabulary.words, "the histogram of image '" + name + "'");
+
+  std::lock_guard<std::mutex> gate(s.turnstile);
+  std::unique_lock<std::shared_mutex> lock(s.mutex);
+  if (auto it = s.data.ids.find(name); it != s.data.ids.end())
+    throw InvalidInput("inverted index: an image named '" + name + "' is already indexed (id " +
+                       std::to_string(it->second) + ")");
+  if (s.data.names.size() >= index_detail::kMaxIds - 1)
+    throw CapacityError("inverted index: all " + std::to_string(index_detail::kMaxIds - 1) + " image ids are used");
+  const auto id = static_cast<ImageId>(s.data.names.size());
+
+  // All or nothing: if an allocation fails half-way, the postings already appended are taken back.
+  Eigen::Index done = 0;
+  try {
+    s.data.names.push_back(name);
+    for (; done < histogram.size(); ++done)
+      if (histogram[done] > 0) s.data.postings[static_cast<std::size_t>(done)].push_back({id, histogram[done]});
+    s.data.ids.emplace(std::move(name), id);
+  } catch (...) {
+    for (Eigen::Index w = 0; w < done; ++w)
+      if (histogram[w] > 0) s.data.postings[static_cast<std::size_t>(w)].pop_back();
+    if (s.data.names.size() > id) s.data.names.pop_back();
+    throw;
+  }
+  s.weights_valid.store(false, std::memory_order_relaxed);
+  return id;
+}
+
+void InvertedIndex::remove(const std::string& name) {
+  Impl& s = *impl_;
+  std::lock_guard<std::mutex> gate(s.turnstile);
+  std::unique_lock<std::shared_mutex> lock(s.mutex);
+  auto it = s.data.ids.find(name);
+  if (it == s.data.ids.end()) throw InvalidInput("inverted index: no image named '" + name + "'");
+  s.removeLocked(it->second);
+}
+
+void InvertedIndex::remove(ImageId id) {
+  Impl& s = *impl_;
+  std::lock_guard<std::mutex> gate(s.turnstile);
+  std::unique_lock<std::shared_mutex> lock(s.mutex);
+  s.checkLive(id);
+  s.removeLocked(id);
+}
+
+std::size_t InvertedIndex::size() const {
+  auto lock = impl_->readLock();
+  return impl_->data.live();
+}
+
+std::string InvertedIndex::name(ImageId id) const {
+  auto lock = impl_->readLock();
+  impl_->checkLive(id);
+  return impl_->data.names[id];
+}
+
+std::optional<ImageId> InvertedIndex::find(const std::string& name) const {
+  auto lock = impl_->readLock();
+  auto it = impl_->data.ids.find(name);
+  if (it == impl_->data.ids.end()) return std::nullopt;
+  return it->second;
+}
+
+std::vector<ImageId> InvertedIndex::ids() const {
+  auto lock = impl_->readLock();
+  std::vector<ImageId> result;
+  result.reserve(impl_->data.live());
+  for (std::size_t id = 0; id < impl_->data.names.size(); ++id)
+    if (!impl_->data.names[id].empty()) result.push_back(static_cast<ImageId>(id));
+  return result;
+}
+
+std::uint64_t InvertedIndex::postingCount() const {
+  auto lock = impl_->readLock();
+  std::uint64_t total = 0;
+  for (const auto& list : impl_->data.postings) total += list.size();
+  return total;
+}
+
+const VocabularySignature& InvertedIndex::vocabulary() const { return impl_->data.vocabulary; }
+
+void InvertedIndex::checkVocabulary(const VocabularySignature& other) const {
+  const VocabularySignature& own = impl_->data.vocabulary;
+  auto refuse = [](const std::string& what, const std::string& index, const std::string& given) {
+    throw InvalidInput("vocabulary mismatch: the index was built with " + what + " " + index + ", this vocabulary has " +
+                       given);
+  };
+  if (own.words != other.words) refuse("K =", std::to_string(own.words), std::to_string(other.words));
+  if (own.dimension != other.dimension)
+    refuse("descriptor width D =", std::to_string(own.dimension), std::to_string(other.dimension));
+  if (own.descriptor_type != other.descriptor_type)
+    refuse("descriptor type", "'" + own.descriptor_type + "'", "'" + other.descriptor_type + "'");
+  if (own.fingerprint != 0 && other.fingerprint != 0 && own.fingerprint != other.fingerprint)
+    refuse("a vocabulary of fingerprint", std::to_string(own.fingerprint),
+           std::to_string(other.fingerprint) + " (same size, different words)");
+}
+
+void InvertedIndex::checkVocabulary(const Vocabulary& other) const {
+  checkVocabulary(VocabularySignature::of(other));
+}
+
+std::vector<SearchResult> InvertedIndex::query(HistogramRef histogram, std::size_t top_k, Scoring scoring) const {
+  const Impl& s = *impl_;
+  checkHistogram(histogram, s.data.vocabulary.words, "the query histogram");
+  if (top_k == 0) throw InvalidInput("inverted index: top_k must be at least 1");
+
+  auto lock = s.readLock();
+  if (s.data.live() == 0) throw InvalidInput("index is empty: add images before querying");
+  s.refreshWeights();
+
+  // The query's weights use the index's idf; words no indexed image holds still count towards the
+  // query's norm (idf = ln(1 + N) + 1), exactly as in the dense definition.
+  double query_norm = 0.0;
+  for (Eigen::Index w = 0; w < histogram.size(); ++w) {
+    if (histogram[w] == 0) continue;
+    const double v = histogram[w] * s.idf[static_cast<std::size_t>(w)];
+    query_norm += scoring == Scoring::Cosine ? v * v : v;
+  }
+  if (query_norm == 0.0) return {};  // an empty histogram scores 0 against everything
+  if (scoring == Scoring::Cosine) query_norm = std::sqrt(query_norm);
+
+  Accumulator& a = t_accumulator;
+  if (a.score.size() < s.data.names.size()) a.score.resize(s.data.names.size(), 0.0);
+  Accumulator::Reset reset{a};
+  const std::vector<double>& scale = scoring == Scoring::Cosine ? s.cosine_scale : s.l1_scale;
+  for (Eigen::Index w = 0; w < histogram.size(); ++w) {
+    if (histogram[w] == 0) continue;
+    const auto& list = s.data.postings[static_cast<std::size_t>(w)];
+    const double idf = s.idf[static_cast<std::size_t>(w)];
+    const double q = histogram[w] * idf / query_norm;
+    for (const Posting& p : list) {
+      if (a.score[p.image] == 0.0) a.touched.push_back(p.image);  // every contribution is > 0
+      const double d = p.count * idf * scale[p.image];
+      a.score[p.image] += scoring == Scoring::Cosine ? q * d : std::min(q, d);
+    }
+  }
+
+  std::vector<std::pair<double, ImageId>> ranked;
+  ranked.reserve(a.touched.size());
+  for (ImageId id : a.touched) ranked.emplace_back(a.score[id], id);
+  const auto better = [](const std::pair<double, ImageId>& x, const std::pair<double, ImageId>& y) {
+    return x.first != y.first ? x.first > y.first : x.second < y.second;
+  };
+  const std::size_t k = std::min(top_k, ranked.size());
+  std::partial_sort(ranked.begin(), ranked.begin() + static_cast<std::ptrdiff_t>(k), ranked.end(), better);
+
+  std::vector<SearchResult> results;
+  results.reserve(k);
+  for (std::size_t r = 0; r < k; ++r)
+    results.push_back({ranked[r].second, s.data.names[ranked[r].second], ranked[r].first});
+  return results;
+}
+
+void InvertedIndex::save(const std::string& path) const {
+  auto lock = impl_->readLock();
+  writeFileAtomically(path, [&](std::ostream& out) { index_detail::writeIndex(out, impl_->data); });
+}
+
+InvertedIndex InvertedIndex::load(const std::string& path) {
+  return InvertedIndex(std::make_unique<Impl>(index_detail::readIndex(path)));
+}
+
+}  // namespace bovw
