@@ -15,7 +15,6 @@
 #include <opencv2/features2d.hpp>
 
 #include <chrono>
-#include <fstream>
 #include <iostream>
 #include <map>
 #include <numeric>
@@ -26,19 +25,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 double secondsSince(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-std::map<std::string, std::string> readGroups(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw bovw::IoError("cannot open '" + path + "'");
-  std::map<std::string, std::string> groups;
-  std::string line;
-  std::getline(in, line);  // header
-  while (std::getline(in, line)) {
-    const auto comma = line.find(',');
-    if (comma != std::string::npos) groups[line.substr(0, comma)] = line.substr(comma + 1);
-  }
-  return groups;
 }
 
 }  // namespace
@@ -58,7 +44,8 @@ int main(int argc, char** argv) {
 
   try {
     const auto paths = bovw::listImages(images_dir);
-    const auto group_of = readGroups(groups_csv);
+    std::map<std::string, std::string> group_of;
+    for (const auto& entry : bovw::readGroupsCsv(groups_csv)) group_of[entry.image] = entry.group;
     auto surf = bovw::SurfExtractor::create(bovw::SurfParams{}, bovw::SurfBackend::Builtin);
     cv::setRNGSeed(static_cast<int>(seed));
 

@@ -25,4 +25,13 @@ int runExtractCommand();
 CLI::App* addTrainCommand(CLI::App& app);
 int runTrainCommand();
 
+CLI::App* addIndexCommand(CLI::App& app);
+int runIndexCommand();
+
+CLI::App* addSearchCommand(CLI::App& app);
+int runSearchCommand();
+
+CLI::App* addEvaluateCommand(CLI::App& app);
+int runEvaluateCommand();
+
 }  // namespace bovw::cli

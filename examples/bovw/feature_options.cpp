@@ -32,6 +32,8 @@ std::unique_ptr<FeatureExtractor> FeatureOptions::extractor() const {
   return FeatureExtractor::create(parseFeatureKind(features), surf, parseSurfBackend(surf_backend));
 }
 
+FeatureSettings FeatureOptions::settings() const { return {parseFeatureKind(features), surf}; }
+
 PipelineOptions FeatureOptions::pipeline(ProgressBar& bar) const {
   PipelineOptions options;
   options.workers = workers;

@@ -5,6 +5,7 @@
 #include "progress_bar.hpp"
 
 #include <bovw/feature_extractor.hpp>
+#include <bovw/image_database.hpp>
 #include <bovw/image_pipeline.hpp>
 
 #include <CLI/CLI.hpp>
@@ -26,6 +27,7 @@ struct FeatureOptions {
 
   void addTo(CLI::App* command);
   std::unique_ptr<FeatureExtractor> extractor() const;
+  FeatureSettings settings() const;
   // Pipeline options reporting to `bar` (which must outlive the run).
   PipelineOptions pipeline(ProgressBar& bar) const;
 };

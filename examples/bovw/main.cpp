@@ -38,6 +38,9 @@ int main(int argc, char** argv) {
 #ifdef BOVW_CLI_WITH_FEATURES
       {bovw::cli::addExtractCommand(app), bovw::cli::runExtractCommand},
       {bovw::cli::addTrainCommand(app), bovw::cli::runTrainCommand},
+      {bovw::cli::addIndexCommand(app), bovw::cli::runIndexCommand},
+      {bovw::cli::addSearchCommand(app), bovw::cli::runSearchCommand},
+      {bovw::cli::addEvaluateCommand(app), bovw::cli::runEvaluateCommand},
 #endif
   };
 

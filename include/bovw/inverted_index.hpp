@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -123,6 +124,11 @@ class InvertedIndex {
   // its size, checksum mismatch, ids or words out of range). Every count is checked against the
   // file's size before anything is allocated for it.
   static InvertedIndex load(const std::string& path);
+
+  // The same format to a stream and from bytes in memory, for files that embed an index
+  // (ImageDatabase); `source` names the bytes' origin in error messages.
+  void write(std::ostream& out) const;
+  static InvertedIndex read(const std::vector<char>& bytes, const std::string& source);
 
  private:
   struct Impl;

@@ -20,4 +20,13 @@ struct RetrievalScores {
 RetrievalScores scoreRankings(const std::vector<std::vector<std::size_t>>& rankings,
                               const std::vector<std::string>& groups);
 
+struct GroupedImage {
+  std::string image;  // as written in the file (a file name or a path)
+  std::string group;
+};
+
+// Reads a UKBench-style groups file: a header line "image,group", then one "image,group" per line.
+// Throws IoError if unreadable, InvalidInput naming the file and line for malformed content.
+std::vector<GroupedImage> readGroupsCsv(const std::string& path);
+
 }  // namespace bovw

@@ -2,7 +2,11 @@
 #include <bovw/error.hpp>
 #include <bovw/retrieval_metrics.hpp>
 
+#include <cerrno>
+#include <cstring>
+#include <fstream>
 #include <map>
+#include <set>
 
 namespace bovw {
 
@@ -34,6 +38,34 @@ RetrievalScores scoreRankings(const std::vector<std::vector<std::size_t>>& ranki
     scores.mean_ap /= static_cast<double>(scores.queries);
   }
   return scores;
+}
+
+std::vector<GroupedImage> readGroupsCsv(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw IoError("cannot open '" + path + "': " + std::strerror(errno));
+  auto strip = [](std::string text) {
+    while (!text.empty() && (text.back() == '\r' || text.back() == ' ')) text.pop_back();
+    return text;
+  };
+  std::string line;
+  if (!std::getline(in, line) || strip(line) != "image,group")
+    throw InvalidInput("'" + path + "': the first line must be the header 'image,group'");
+  std::vector<GroupedImage> images;
+  std::set<std::string> seen;
+  for (int number = 2; std::getline(in, line); ++number) {
+    line = strip(line);
+    if (line.empty()) continue;
+    const auto comma = line.find(',');
+    if (comma == std::string::npos || comma == 0 || comma + 1 == line.size() ||
+        line.find(',', comma + 1) != std::string::npos)
+      throw InvalidInput("'" + path + "' line " + std::to_string(number) + ": expected 'image,group', got '" + line + "'");
+    GroupedImage entry{line.substr(0, comma), line.substr(comma + 1)};
+    if (!seen.insert(entry.image).second)
+      throw InvalidInput("'" + path + "' line " + std::to_string(number) + ": image '" + entry.image + "' listed twice");
+    images.push_back(std::move(entry));
+  }
+  if (images.empty()) throw InvalidInput("'" + path + "' lists no images");
+  return images;
 }
 
 }  // namespace bovw

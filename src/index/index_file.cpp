@@ -164,8 +164,9 @@ void writeIndex(std::ostream& out, const IndexData& data) {
   e.finish();
 }
 
-IndexData readIndex(const std::string& path) {
-  const std::vector<char> file = readWholeFile(path);
+IndexData readIndex(const std::string& path) { return decodeIndex(readWholeFile(path), path); }
+
+IndexData decodeIndex(const std::vector<char>& file, const std::string& path) {
   const std::size_t size = file.size();
 
   // Magic first (on whatever prefix exists), so that a wrong file is called that, not "truncated".

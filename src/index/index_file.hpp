@@ -25,6 +25,7 @@
 
 #include <ostream>
 #include <string>
+#include <vector>
 
 namespace bovw::index_detail {
 
@@ -35,5 +36,8 @@ void writeIndex(std::ostream& out, const IndexData& data);
 
 // Throws IoError if `path` cannot be read, InvalidInput naming `path` and the problem otherwise.
 IndexData readIndex(const std::string& path);
+
+// The same from bytes already in memory (an index embedded in another file); `path` names the source.
+IndexData decodeIndex(const std::vector<char>& file, const std::string& path);
 
 }  // namespace bovw::index_detail

@@ -348,4 +348,13 @@ InvertedIndex InvertedIndex::load(const std::string& path) {
   return InvertedIndex(std::make_unique<Impl>(index_detail::readIndex(path)));
 }
 
+void InvertedIndex::write(std::ostream& out) const {
+  auto lock = impl_->readLock();
+  index_detail::writeIndex(out, impl_->data);
+}
+
+InvertedIndex InvertedIndex::read(const std::vector<char>& bytes, const std::string& source) {
+  return InvertedIndex(std::make_unique<Impl>(index_detail::decodeIndex(bytes, source)));
+}
+
 }  // namespace bovw

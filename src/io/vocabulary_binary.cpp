@@ -48,7 +48,7 @@ static_assert(sizeof(Header) == kHeaderSize, "the header is written as one block
 
 }  // namespace
 
-void saveVocabularyBinary(const std::string& path, const Vocabulary& vocabulary) {
+void writeVocabularyBinary(std::ostream& out, const Vocabulary& vocabulary) {
   const std::string& type = vocabulary.descriptorType();
   if (type.size() > kMaxTypeLength) throw InvalidInput("descriptor type name longer than 255 characters");
   Header header{};
@@ -59,13 +59,44 @@ void saveVocabularyBinary(const std::string& path, const Vocabulary& vocabulary)
   header.words = static_cast<std::uint32_t>(vocabulary.size());
   header.dimension = static_cast<std::uint32_t>(vocabulary.dimension());
   header.type_length = static_cast<std::uint32_t>(type.size());
-  writeFileAtomically(path, [&](std::ostream& out) {
-    out.write(reinterpret_cast<const char*>(&header), sizeof(header));
-    out.write(type.data(), static_cast<std::streamsize>(type.size()));
-    out.write(reinterpret_cast<const char*>(vocabulary.centroids().data()),
-              static_cast<std::streamsize>(sizeof(float) * vocabulary.centroids().size()));
-  });
+  out.write(reinterpret_cast<const char*>(&header), sizeof(header));
+  out.write(type.data(), static_cast<std::streamsize>(type.size()));
+  out.write(reinterpret_cast<const char*>(vocabulary.centroids().data()),
+            static_cast<std::streamsize>(sizeof(float) * vocabulary.centroids().size()));
 }
+
+void saveVocabularyBinary(const std::string& path, const Vocabulary& vocabulary) {
+  writeFileAtomically(path, [&](std::ostream& out) { writeVocabularyBinary(out, vocabulary); });
+}
+
+namespace {
+
+// Checks a header against the total size of its file (or embedded block); returns the type length.
+void checkHeader(const Header& header, std::uint64_t size, const std::string& source) {
+  if (std::memcmp(header.magic, kMagic, sizeof(kMagic)) != 0) corrupt(source, "bad magic (expected BOVWVOC)");
+  if (header.byte_order == kByteOrderSwapped) corrupt(source, "written on a machine of the other byte order");
+  if (header.byte_order != kByteOrderMark) corrupt(source, "bad byte-order mark");
+  if (header.version != kVersion)
+    corrupt(source, "format version " + std::to_string(header.version) + ", this build reads version 1");
+  if (header.dtype != kFloat32) corrupt(source, "dtype code " + std::to_string(header.dtype) + ", expected 1 (float32)");
+  if (header.words == 0 || header.dimension == 0) corrupt(source, "K or D is 0");
+  if (header.type_length > kMaxTypeLength) corrupt(source, "descriptor type name too long");
+  const std::uint64_t expected =
+      kHeaderSize + header.type_length + sizeof(float) * std::uint64_t{header.words} * header.dimension;
+  if (size != expected)
+    corrupt(source, "K = " + std::to_string(header.words) + ", D = " + std::to_string(header.dimension) + " need " +
+                        std::to_string(expected) + " bytes, there are " + std::to_string(size));
+}
+
+Vocabulary makeVocabulary(Descriptors words, std::string type, const std::string& source) {
+  try {
+    return Vocabulary(std::move(words), std::move(type));
+  } catch (const InvalidInput& e) {
+    throw InvalidInput("'" + source + "': " + e.what());
+  }
+}
+
+}  // namespace
 
 Vocabulary loadVocabularyBinary(const std::string& path) {
   std::error_code error;
@@ -75,29 +106,25 @@ Vocabulary loadVocabularyBinary(const std::string& path) {
   const std::uint64_t file_size = std::filesystem::file_size(path, error);
   Header header{};
   if (!in.read(reinterpret_cast<char*>(&header), sizeof(header))) corrupt(path, "shorter than its 32-byte header");
-  if (std::memcmp(header.magic, kMagic, sizeof(kMagic)) != 0) corrupt(path, "bad magic (expected BOVWVOC)");
-  if (header.byte_order == kByteOrderSwapped) corrupt(path, "written on a machine of the other byte order");
-  if (header.byte_order != kByteOrderMark) corrupt(path, "bad byte-order mark");
-  if (header.version != kVersion)
-    corrupt(path, "format version " + std::to_string(header.version) + ", this build reads version 1");
-  if (header.dtype != kFloat32) corrupt(path, "dtype code " + std::to_string(header.dtype) + ", expected 1 (float32)");
-  if (header.words == 0 || header.dimension == 0) corrupt(path, "K or D is 0");
-  if (header.type_length > kMaxTypeLength) corrupt(path, "descriptor type name too long");
-  const std::uint64_t expected =
-      kHeaderSize + header.type_length + sizeof(float) * std::uint64_t{header.words} * header.dimension;
-  if (file_size != expected)
-    corrupt(path, "K = " + std::to_string(header.words) + ", D = " + std::to_string(header.dimension) + " need " +
-                      std::to_string(expected) + " bytes, the file has " + std::to_string(file_size));
+  checkHeader(header, file_size, path);
   std::string type(header.type_length, '\0');
   in.read(type.data(), header.type_length);
+  // One sequential read straight into the matrix: a 1,000,000 x 64 vocabulary loads at disk speed.
   Descriptors words(header.words, header.dimension);
   if (!in.read(reinterpret_cast<char*>(words.data()), static_cast<std::streamsize>(sizeof(float) * words.size())))
     corrupt(path, "truncated data");
-  try {
-    return Vocabulary(std::move(words), type);
-  } catch (const InvalidInput& e) {
-    throw InvalidInput("'" + path + "': " + e.what());
-  }
+  return makeVocabulary(std::move(words), std::move(type), path);
+}
+
+Vocabulary decodeVocabularyBinary(const char* bytes, std::size_t size, const std::string& source) {
+  Header header{};
+  if (size < sizeof(header)) corrupt(source, "shorter than its 32-byte header");
+  std::memcpy(&header, bytes, sizeof(header));
+  checkHeader(header, size, source);
+  std::string type(bytes + kHeaderSize, header.type_length);
+  Descriptors words(header.words, header.dimension);
+  std::memcpy(words.data(), bytes + kHeaderSize + header.type_length, sizeof(float) * words.size());
+  return makeVocabulary(std::move(words), std::move(type), source);
 }
 
 }  // namespace bovw::detail

@@ -1,0 +1,61 @@
+// `bovw index`: histograms of a folder's images in an inverted index, saved with the vocabulary
+// and the feature settings as one database file for `bovw search` and `bovw evaluate`.
+#include "commands.hpp"
+#include "feature_options.hpp"
+#include "histogrammer_options.hpp"
+#include "input_errors.hpp"
+
+#include <bovw/error.hpp>
+#include <bovw/image_database.hpp>
+#include <bovw/vocabulary_io.hpp>
+
+#include <iostream>
+
+namespace bovw::cli {
+
+namespace {
+
+struct IndexArguments {
+  std::string images;
+  std::string vocabulary;
+  std::string output;
+  FeatureOptions features;
+  HistogrammerOptions histogrammer;
+} args;
+
+}  // namespace
+
+CLI::App* addIndexCommand(CLI::App& app) {
+  auto* command = app.add_subcommand("index", "Index a folder of images for search (TF-IDF inverted index)");
+  command->add_option("IMAGES_DIR", args.images, "folder of images")->required();
+  command->add_option("--vocabulary", args.vocabulary, "vocabulary: .bovw, .npy, .yml, .yml.gz or .xml")->required();
+  command->add_option("--output", args.output, "database file to write (vocabulary, settings and index)")->required();
+  args.features.addTo(command);
+  args.histogrammer.addTo(command);
+  return command;
+}
+
+int runIndexCommand() {
+  const Vocabulary vocabulary = loadVocabulary(args.vocabulary);
+  ImageDatabase database = namingInput(args.vocabulary, [&] { return ImageDatabase(vocabulary, args.features.settings()); });
+  const auto images = listImages(args.images);
+  if (images.empty()) throw InvalidInput("'" + args.images + "' holds no image files");
+  const auto extractor = args.features.extractor();
+  auto histogrammer = makeHistogrammer(args.histogrammer.config());
+  ImageHistograms result;
+  {
+    ProgressBar bar("index", args.features.quiet);
+    result = histogramImages(images, *extractor, vocabulary, *histogrammer, args.features.pipeline(bar));
+  }
+  reportFailures(result.failures, images.size());
+  if (result.names.empty()) throw InvalidInput("no readable image in '" + args.images + "'");
+  for (std::size_t i = 0; i < result.names.size(); ++i)
+    database.index().add(result.names[i], result.histograms.row(static_cast<Eigen::Index>(i)));
+  database.save(args.output);
+  std::cout << "bovw index: " << result.names.size() << " images, " << database.index().postingCount()
+            << " postings over K = " << vocabulary.size() << " " << vocabulary.descriptorType() << " words; wrote "
+            << args.output << "\n";
+  return 0;
+}
+
+}  // namespace bovw::cli

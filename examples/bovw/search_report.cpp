@@ -1,0 +1,121 @@
+// Search result formats.
+#include "search_report.hpp"
+
+#include <nlohmann/json.hpp>
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
+
+#include <iomanip>
+
+namespace bovw::cli {
+
+namespace {
+
+std::string csvField(const std::string& text) {
+  if (text.find_first_of(",\"\n") == std::string::npos) return text;
+  std::string quoted = "\"";
+  for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return quoted + "\"";
+}
+
+std::string htmlEscape(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+std::string base64(const std::vector<unsigned char>& bytes) {
+  static const char* alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  out.reserve((bytes.size() + 2) / 3 * 4);
+  for (std::size_t i = 0; i < bytes.size(); i += 3) {
+    const unsigned n = (bytes[i] << 16) | (i + 1 < bytes.size() ? bytes[i + 1] << 8 : 0) |
+                       (i + 2 < bytes.size() ? bytes[i + 2] : 0);
+    out += alphabet[(n >> 18) & 63];
+    out += alphabet[(n >> 12) & 63];
+    out += i + 1 < bytes.size() ? alphabet[(n >> 6) & 63] : '=';
+    out += i + 2 < bytes.size() ? alphabet[n & 63] : '=';
+  }
+  return out;
+}
+
+// A JPEG thumbnail as a data URI, or "" if the image cannot be read (the page says so instead).
+std::string thumbnail(const std::string& path) {
+  constexpr int kSide = 180;
+  cv::Mat image = cv::imread(path, cv::IMREAD_COLOR);
+  if (image.empty()) return "";
+  const double scale = static_cast<double>(kSide) / std::max(image.cols, image.rows);
+  if (scale < 1) cv::resize(image, image, cv::Size(), scale, scale, cv::INTER_AREA);
+  std::vector<unsigned char> jpeg;
+  cv::imencode(".jpg", image, jpeg, {cv::IMWRITE_JPEG_QUALITY, 80});
+  return "data:image/jpeg;base64," + base64(jpeg);
+}
+
+std::string figure(const std::string& path, const std::string& caption, const char* css_class) {
+  const std::string uri = thumbnail(path);
+  std::string html = "<figure class=\"" + std::string(css_class) + "\">";
+  html += uri.empty() ? "<div class=\"missing\">image not readable</div>" : "<img src=\"" + uri + "\" alt=\"\">";
+  return html + "<figcaption>" + caption + "</figcaption></figure>";
+}
+
+std::string fixed(double value, int digits) {
+  std::ostringstream s;
+  s << std::fixed << std::setprecision(digits) << value;
+  return s.str();
+}
+
+}  // namespace
+
+void writeCsv(std::ostream& out, const std::vector<QueryResults>& queries) {
+  out << "query,rank,image,score\n";
+  for (const auto& q : queries)
+    for (std::size_t r = 0; r < q.results.size(); ++r)
+      out << csvField(q.query) << ',' << r + 1 << ',' << csvField(q.results[r].name) << ','
+          << fixed(q.results[r].score, 6) << '\n';
+}
+
+void writeJson(std::ostream& out, const std::vector<QueryResults>& queries) {
+  nlohmann::json j = nlohmann::json::array();
+  for (const auto& q : queries) {
+    nlohmann::json results = nlohmann::json::array();
+    for (std::size_t r = 0; r < q.results.size(); ++r)
+      results.push_back({{"rank", r + 1}, {"image", q.results[r].name}, {"score", q.results[r].score}});
+    j.push_back({{"query", q.query}, {"results", results}});
+  }
+  out << j.dump(2) << "\n";
+}
+
+void writeHtml(std::ostream& out, const std::vector<QueryResults>& queries, const std::string& index_name) {
+  out << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>bovw search</title>\n"
+         "<style>body{font-family:sans-serif;margin:1.5em;background:#fafafa;color:#222}"
+         "h1{font-size:1.3em}section{display:flex;gap:12px;align-items:flex-start;margin:1.2em 0;"
+         "padding-bottom:1em;border-bottom:1px solid #ddd;overflow-x:auto}"
+         "figure{margin:0;width:184px;flex:none}figure img{max-width:180px;max-height:180px;display:block;"
+         "border:2px solid #ccc}figure.query img{border-color:#1565c0}figure.hit img{border-color:#999}"
+         "figcaption{font-size:.75em;word-break:break-all;margin-top:4px}.score{font-weight:bold}"
+         ".missing{width:180px;height:120px;background:#eee;display:flex;align-items:center;"
+         "justify-content:center;font-size:.8em;color:#888}.arrow{align-self:center;font-size:2em;color:#888}"
+         "</style></head><body>\n<h1>bovw search in " << htmlEscape(index_name) << "</h1>\n";
+  for (const auto& q : queries) {
+    out << "<section>" << figure(q.query, "<b>query</b><br>" + htmlEscape(q.query), "query")
+        << "<div class=\"arrow\">&rarr;</div>";
+    if (q.results.empty()) out << "<p>no image shares a visual word with this query</p>";
+    for (std::size_t r = 0; r < q.results.size(); ++r)
+      out << figure(q.results[r].name,
+                    "#" + std::to_string(r + 1) + " <span class=\"score\">" + fixed(q.results[r].score, 3) +
+                        "</span><br>" + htmlEscape(q.results[r].name),
+                    "hit");
+    out << "</section>\n";
+  }
+  out << "</body></html>\n";
+}
+
+}  // namespace bovw::cli

@@ -1,0 +1,22 @@
+// Search results as CSV (query,rank,image,score), JSON, or a self-contained HTML page with
+// thumbnails embedded as data URIs (one file to open or send, no image paths to resolve).
+#pragma once
+
+#include <bovw/inverted_index.hpp>
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace bovw::cli {
+
+struct QueryResults {
+  std::string query;
+  std::vector<SearchResult> results;  // rank 1 first
+};
+
+void writeCsv(std::ostream& out, const std::vector<QueryResults>& queries);
+void writeJson(std::ostream& out, const std::vector<QueryResults>& queries);
+void writeHtml(std::ostream& out, const std::vector<QueryResults>& queries, const std::string& index_name);
+
+}  // namespace bovw::cli
