@@ -2,9 +2,11 @@
 #include "commands.hpp"
 #include "feature_options.hpp"
 #include "histogrammer_options.hpp"
+#include "input_errors.hpp"
 
 #include <bovw/error.hpp>
 #include <bovw/kmeans.hpp>
+#include <bovw/npy.hpp>
 #include <bovw/vocabulary_io.hpp>
 
 #include <spdlog/spdlog.h>
@@ -17,6 +19,8 @@ namespace {
 
 struct TrainArguments {
   std::string images;
+  std::string descriptors;
+  std::string descriptor_type = "float";
   std::string output;
   int words = 0;
   std::int64_t max_descriptors = 200000;
@@ -31,7 +35,13 @@ struct TrainArguments {
 
 CLI::App* addTrainCommand(CLI::App& app) {
   auto* command = app.add_subcommand("train", "Train a visual vocabulary (k-means) on the images of a folder");
-  command->add_option("IMAGES_DIR", args.images, "folder of images")->required();
+  auto* input = command->add_option_group("input", "what to train on: a folder of images or a descriptor sample");
+  input->add_option("IMAGES_DIR", args.images, "folder of images");
+  input->add_option("--descriptors", args.descriptors, "float32 N x D .npy sample (instead of images)");
+  input->require_option(1);
+  command->add_option("--descriptor-type", args.descriptor_type,
+                      "with --descriptors: the type to record in the vocabulary (surf64, surf128, sift128, ...)")
+      ->capture_default_str();
   command->add_option("--words", args.words, "vocabulary size K")->required()->check(CLI::PositiveNumber);
   command->add_option("--output", args.output, "vocabulary file: .bovw, .npy, .yml, .yml.gz or .xml")->required();
   command->add_option("--max-descriptors", args.max_descriptors, "uniform sample of at most this many descriptors")
@@ -49,12 +59,13 @@ CLI::App* addTrainCommand(CLI::App& app) {
   return command;
 }
 
-int runTrainCommand() {
-  checkVocabularyPath(args.output);
+namespace {
+
+// The descriptor sample of a folder of images, with its descriptor type.
+std::pair<Descriptors, std::string> sampleImages() {
   const auto images = listImages(args.images);
   if (images.empty()) throw InvalidInput("'" + args.images + "' holds no image files");
   const auto extractor = args.features.extractor();
-
   DescriptorSample sample;
   {
     ProgressBar bar("extract", args.features.quiet);
@@ -63,20 +74,31 @@ int runTrainCommand() {
   reportFailures(sample.failures, images.size());
   if (sample.failures.size() == images.size())
     throw InvalidInput("no readable image in '" + args.images + "' (" + std::to_string(images.size()) + " tried)");
-  if (sample.descriptors.rows() < args.words)
-    throw InvalidInput("--words " + std::to_string(args.words) + " is larger than the " +
-                       std::to_string(sample.descriptors.rows()) + " descriptors found in '" + args.images +
-                       "'; use fewer words or more images");
   if (!args.features.quiet)
     spdlog::info("{} {} descriptors sampled from {} seen in {} images", sample.descriptors.rows(),
                  extractor->descriptorType(), sample.seen, images.size() - sample.failures.size());
+  return {std::move(sample.descriptors), extractor->descriptorType()};
+}
+
+}  // namespace
+
+int runTrainCommand() {
+  checkVocabularyPath(args.output);
+  auto [sample, type] = args.descriptors.empty()
+                            ? sampleImages()
+                            : std::make_pair(npy::readFloat32Matrix(args.descriptors), args.descriptor_type);
+  const std::string& source = args.descriptors.empty() ? args.images : args.descriptors;
+  if (sample.rows() < args.words)
+    throw InvalidInput("--words " + std::to_string(args.words) + " is larger than the " +
+                       std::to_string(sample.rows()) + " descriptors of '" + source +
+                       "'; use fewer words or more descriptors");
 
   KMeansOptions options;
   options.words = args.words;
   options.max_iterations = args.iterations;
   options.tolerance = args.tolerance;
   options.seed = args.seed;
-  options.descriptor_type = extractor->descriptorType();
+  options.descriptor_type = type;
   options.assignment = args.histogrammer.config();
   options.progress = [](const KMeansIteration& it) {
     if (!args.features.quiet)
@@ -84,11 +106,10 @@ int runTrainCommand() {
                    it.relative_improvement, it.reseeded ? ", " + std::to_string(it.reseeded) + " empty words re-seeded" : "",
                    it.seconds);
   };
-  const Vocabulary vocabulary = trainVocabulary(sample.descriptors, options);
+  const Vocabulary vocabulary = namingInput(source, [&] { return trainVocabulary(sample, options); });
   saveVocabulary(args.output, vocabulary);
   std::cout << "bovw train: " << vocabulary.size() << " " << vocabulary.descriptorType() << " words from "
-            << sample.descriptors.rows() << " descriptors of " << images.size() - sample.failures.size()
-            << " images; wrote " << args.output << "\n";
+            << sample.rows() << " descriptors of '" << source << "'; wrote " << args.output << "\n";
   return 0;
 }
 
