@@ -1,6 +1,8 @@
 // `bovw train`: a visual vocabulary from a folder of images (descriptor sample + k-means).
 #include "commands.hpp"
+#ifdef BOVW_CLI_WITH_FEATURES
 #include "feature_options.hpp"
+#endif
 #include "histogrammer_options.hpp"
 #include "input_errors.hpp"
 
@@ -27,7 +29,10 @@ struct TrainArguments {
   int iterations = 30;
   double tolerance = 1e-4;
   unsigned long long seed = 0;
+  bool quiet = false;
+#ifdef BOVW_CLI_WITH_FEATURES
   FeatureOptions features;
+#endif
   HistogrammerOptions histogrammer;
 } args;
 
@@ -36,7 +41,9 @@ struct TrainArguments {
 CLI::App* addTrainCommand(CLI::App& app) {
   auto* command = app.add_subcommand("train", "Train a visual vocabulary (k-means) on the images of a folder");
   auto* input = command->add_option_group("input", "what to train on: a folder of images or a descriptor sample");
+#ifdef BOVW_CLI_WITH_FEATURES
   input->add_option("IMAGES_DIR", args.images, "folder of images");
+#endif
   input->add_option("--descriptors", args.descriptors, "float32 N x D .npy sample (instead of images)");
   input->require_option(1);
   command->add_option("--descriptor-type", args.descriptor_type,
@@ -54,11 +61,16 @@ CLI::App* addTrainCommand(CLI::App& app) {
       ->capture_default_str();
   command->add_option("--seed", args.seed, "random seed (same seed, images and backend: same vocabulary)")
       ->capture_default_str();
+#ifdef BOVW_CLI_WITH_FEATURES
   args.features.addTo(command);
+#else
+  command->add_flag("--quiet", args.quiet, "no per-iteration log");
+#endif
   args.histogrammer.addTo(command);
   return command;
 }
 
+#ifdef BOVW_CLI_WITH_FEATURES
 namespace {
 
 // The descriptor sample of a folder of images, with its descriptor type.
@@ -74,15 +86,25 @@ std::pair<Descriptors, std::string> sampleImages() {
   reportFailures(sample.failures, images.size());
   if (sample.failures.size() == images.size())
     throw InvalidInput("no readable image in '" + args.images + "' (" + std::to_string(images.size()) + " tried)");
-  if (!args.features.quiet)
+  if (!args.quiet)
     spdlog::info("{} {} descriptors sampled from {} seen in {} images", sample.descriptors.rows(),
                  extractor->descriptorType(), sample.seen, images.size() - sample.failures.size());
   return {std::move(sample.descriptors), extractor->descriptorType()};
 }
 
 }  // namespace
+#else
+namespace {
+std::pair<Descriptors, std::string> sampleImages() {
+  throw InvalidInput("this bovw was built without OpenCV: train with --descriptors");
+}
+}  // namespace
+#endif
 
 int runTrainCommand() {
+#ifdef BOVW_CLI_WITH_FEATURES
+  args.quiet = args.features.quiet;
+#endif
   checkVocabularyPath(args.output);
   auto [sample, type] = args.descriptors.empty()
                             ? sampleImages()
@@ -101,7 +123,7 @@ int runTrainCommand() {
   options.descriptor_type = type;
   options.assignment = args.histogrammer.config();
   options.progress = [](const KMeansIteration& it) {
-    if (!args.features.quiet)
+    if (!args.quiet)
       spdlog::info("k-means iteration {}: inertia {:.6g}, improvement {:.3g}{}, {:.2f} s", it.iteration, it.inertia,
                    it.relative_improvement, it.reseeded ? ", " + std::to_string(it.reseeded) + " empty words re-seeded" : "",
                    it.seconds);

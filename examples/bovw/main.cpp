@@ -32,12 +32,12 @@ int main(int argc, char** argv) {
       {bovw::cli::addDevicesCommand(app), bovw::cli::runDevicesCommand},
       {bovw::cli::addHistogramCommand(app), bovw::cli::runHistogramCommand},
       {bovw::cli::addDemoCommand(app), bovw::cli::runDemoCommand},
+      {bovw::cli::addTrainCommand(app), bovw::cli::runTrainCommand},
 #ifdef BOVW_CLI_WITH_BENCH
       {bovw::cli::addBenchCommand(app), bovw::cli::runBenchCommand},
 #endif
 #ifdef BOVW_CLI_WITH_FEATURES
       {bovw::cli::addExtractCommand(app), bovw::cli::runExtractCommand},
-      {bovw::cli::addTrainCommand(app), bovw::cli::runTrainCommand},
       {bovw::cli::addIndexCommand(app), bovw::cli::runIndexCommand},
       {bovw::cli::addSearchCommand(app), bovw::cli::runSearchCommand},
       {bovw::cli::addEvaluateCommand(app), bovw::cli::runEvaluateCommand},
