@@ -59,9 +59,15 @@ std::string thumbnail(const std::string& path) {
   return "data:image/jpeg;base64," + base64(jpeg);
 }
 
+// Captions show the file name; the full path is the tooltip.
+std::string fileName(const std::string& path) {
+  const auto slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
 std::string figure(const std::string& path, const std::string& caption, const char* css_class) {
   const std::string uri = thumbnail(path);
-  std::string html = "<figure class=\"" + std::string(css_class) + "\">";
+  std::string html = "<figure class=\"" + std::string(css_class) + "\" title=\"" + htmlEscape(path) + "\">";
   html += uri.empty() ? "<div class=\"missing\">image not readable</div>" : "<img src=\"" + uri + "\" alt=\"\">";
   return html + "<figcaption>" + caption + "</figcaption></figure>";
 }
@@ -105,13 +111,13 @@ void writeHtml(std::ostream& out, const std::vector<QueryResults>& queries, cons
          "justify-content:center;font-size:.8em;color:#888}.arrow{align-self:center;font-size:2em;color:#888}"
          "</style></head><body>\n<h1>bovw search in " << htmlEscape(index_name) << "</h1>\n";
   for (const auto& q : queries) {
-    out << "<section>" << figure(q.query, "<b>query</b><br>" + htmlEscape(q.query), "query")
+    out << "<section>" << figure(q.query, "<b>query</b><br>" + htmlEscape(fileName(q.query)), "query")
         << "<div class=\"arrow\">&rarr;</div>";
     if (q.results.empty()) out << "<p>no image shares a visual word with this query</p>";
     for (std::size_t r = 0; r < q.results.size(); ++r)
       out << figure(q.results[r].name,
                     "#" + std::to_string(r + 1) + " <span class=\"score\">" + fixed(q.results[r].score, 3) +
-                        "</span><br>" + htmlEscape(q.results[r].name),
+                        "</span><br>" + htmlEscape(fileName(q.results[r].name)),
                     "hit");
     out << "</section>\n";
   }
