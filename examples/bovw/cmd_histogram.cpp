@@ -42,18 +42,10 @@ std::string namesPathFor(const std::string& output) {
 
 #ifdef BOVW_CLI_WITH_FEATURES
 int runOnImages(const Vocabulary& vocabulary) {
-  const auto images = listImages(args.images);
-  if (images.empty()) throw InvalidInput("'" + args.images + "' holds no image files");
   const auto extractor = args.features.extractor();
   checkCompatible(vocabulary, extractor->descriptorType(), extractor->descriptorSize(), args.vocabulary);
   auto histogrammer = makeHistogrammer(args.histogrammer.config());
-  ImageHistograms result;
-  {
-    ProgressBar bar("histogram", args.features.quiet);
-    result = histogramImages(images, *extractor, vocabulary, *histogrammer, args.features.pipeline(bar));
-  }
-  reportFailures(result.failures, images.size());
-  if (result.names.empty()) throw InvalidInput("no readable image in '" + args.images + "'");
+  const ImageHistograms result = args.features.histogramFolder(args.images, vocabulary, *histogrammer, "histogram");
   const std::string names_path = namesPathFor(args.output);
   writeFilesAtomically({{args.output, [&](std::ostream& out) { npy::writeInt32Matrix(out, result.histograms); }},
                         {names_path, [&](std::ostream& out) {

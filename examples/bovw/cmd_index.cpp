@@ -38,17 +38,8 @@ CLI::App* addIndexCommand(CLI::App& app) {
 int runIndexCommand() {
   const Vocabulary vocabulary = loadVocabulary(args.vocabulary);
   ImageDatabase database = namingInput(args.vocabulary, [&] { return ImageDatabase(vocabulary, args.features.settings()); });
-  const auto images = listImages(args.images);
-  if (images.empty()) throw InvalidInput("'" + args.images + "' holds no image files");
-  const auto extractor = args.features.extractor();
   auto histogrammer = makeHistogrammer(args.histogrammer.config());
-  ImageHistograms result;
-  {
-    ProgressBar bar("index", args.features.quiet);
-    result = histogramImages(images, *extractor, vocabulary, *histogrammer, args.features.pipeline(bar));
-  }
-  reportFailures(result.failures, images.size());
-  if (result.names.empty()) throw InvalidInput("no readable image in '" + args.images + "'");
+  const ImageHistograms result = args.features.histogramFolder(args.images, vocabulary, *histogrammer, "index");
   for (std::size_t i = 0; i < result.names.size(); ++i)
     database.index().add(result.names[i], result.histograms.row(static_cast<Eigen::Index>(i)));
   database.save(args.output);

@@ -1,6 +1,8 @@
 // Shared image/feature options of the bovw subcommands.
 #include "feature_options.hpp"
 
+#include <bovw/error.hpp>
+
 #include <spdlog/spdlog.h>
 
 namespace bovw::cli {
@@ -42,6 +44,20 @@ PipelineOptions FeatureOptions::pipeline(ProgressBar& bar) const {
   options.max_pixels = surf.max_pixels;
   options.progress = [&bar](const PipelineProgress& p) { bar.update(p); };
   return options;
+}
+
+ImageHistograms FeatureOptions::histogramFolder(const std::string& directory, const Vocabulary& vocabulary,
+                                                Histogrammer& histogrammer, const char* label) const {
+  const auto images = listImages(directory);
+  if (images.empty()) throw InvalidInput("'" + directory + "' holds no image files");
+  ImageHistograms result;
+  {
+    ProgressBar bar(label, quiet);
+    result = histogramImages(images, *extractor(), vocabulary, histogrammer, pipeline(bar));
+  }
+  reportFailures(result.failures, images.size());
+  if (result.names.empty()) throw InvalidInput("no readable image in '" + directory + "'");
+  return result;
 }
 
 std::size_t reportFailures(const std::vector<ImageFailure>& failures, std::size_t total) {

@@ -30,6 +30,11 @@ struct FeatureOptions {
   FeatureSettings settings() const;
   // Pipeline options reporting to `bar` (which must outlive the run).
   PipelineOptions pipeline(ProgressBar& bar) const;
+
+  // Histograms of every image of a folder, with a progress bar labelled `label`; bad images are
+  // reported and skipped. Throws InvalidInput if the folder has no image or none could be read.
+  ImageHistograms histogramFolder(const std::string& directory, const Vocabulary& vocabulary,
+                                  Histogrammer& histogrammer, const char* label) const;
 };
 
 // One warning line per failed image, then a summary; returns the number of failures.

@@ -8,18 +8,6 @@
 namespace bovw::test {
 namespace {
 
-struct Shape {
-  std::int64_t n;
-  int k;
-  int d;
-  int images;
-};
-
-std::string shapeName(const Shape& s) {
-  return "N" + std::to_string(s.n) + "_K" + std::to_string(s.k) + "_D" + std::to_string(s.d) + "_I" +
-         std::to_string(s.images);
-}
-
 std::unique_ptr<Histogrammer> cpuHistogrammer(Backend backend, int threads = 0) {
   HistogrammerConfig config;
   config.backend = backend;

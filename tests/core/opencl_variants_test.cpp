@@ -14,18 +14,6 @@
 namespace bovw::test {
 namespace {
 
-struct Shape {
-  std::int64_t n;
-  int k;
-  int d;
-  int images;
-};
-
-std::string shapeName(const Shape& s) {
-  return "N" + std::to_string(s.n) + "_K" + std::to_string(s.k) + "_D" + std::to_string(s.d) + "_I" +
-         std::to_string(s.images);
-}
-
 // Runs `histogrammer` on random-partitioned data and checks it against OpenMP and float64.
 void expectGolden(Histogrammer& histogrammer, const Descriptors& x, const Vocabulary& vocabulary,
                   const std::vector<std::int64_t>& offsets) {

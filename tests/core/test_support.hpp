@@ -83,6 +83,21 @@ inline testing::Environment* const kSeedPrinter = testing::AddGlobalTestEnvironm
   ::testing::Test::RecordProperty("bovw_test_seed", std::to_string(::bovw::test::baseSeed()))
 
 // ---------------------------------------------------------------------------------------------
+// Problem shapes of the parameterised tests
+
+struct Shape {
+  std::int64_t n;
+  int k;
+  int d;
+  int images;
+};
+
+inline std::string shapeName(const Shape& s) {
+  return "N" + std::to_string(s.n) + "_K" + std::to_string(s.k) + "_D" + std::to_string(s.d) + "_I" +
+         std::to_string(s.images);
+}
+
+// ---------------------------------------------------------------------------------------------
 // Random and constructed data
 
 inline Descriptors randomMatrix(std::mt19937_64& rng, Eigen::Index rows, Eigen::Index cols,
