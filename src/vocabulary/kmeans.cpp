@@ -48,10 +48,13 @@ Descriptors seedPlusPlus(DescriptorsRef x, int k, std::mt19937_64& rng) {
   for (int w = 0; w < k; ++w) {
     words.row(w) = x.row(chosen);
     if (w + 1 == k) break;
+    // K passes over the sample: the cost of exact k-means++ is K x N x D, so each pass uses Eigen's
+    // vectorised float reduction (these distances only weight the sampling; no exactness is needed).
+    const Eigen::RowVectorXf word = words.row(w);
 #pragma omp parallel for schedule(static)
     for (Eigen::Index i = 0; i < n; ++i)
       nearest[static_cast<std::size_t>(i)] =
-          std::min(nearest[static_cast<std::size_t>(i)], squaredDistance(x.row(i).data(), &words(w, 0), d));
+          std::min(nearest[static_cast<std::size_t>(i)], static_cast<double>((x.row(i) - word).squaredNorm()));
     const double total = std::accumulate(nearest.begin(), nearest.end(), 0.0);
     if (total <= 0) {  // fewer distinct rows than words: any row; duplicates get re-seeded later
       chosen = std::uniform_int_distribution<Eigen::Index>(0, n - 1)(rng);
