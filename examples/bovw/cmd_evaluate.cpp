@@ -72,7 +72,9 @@ int runEvaluateCommand() {
     const auto it = by_name.find(entry.image);
     if (it == by_name.end())
       throw InvalidInput("'" + args.groups + "': image '" + entry.image + "' is not in the index '" + args.index + "'");
-    position[it->second] = paths.size();
+    if (!position.emplace(it->second, paths.size()).second)
+      throw InvalidInput("'" + args.groups + "': image '" + entry.image + "' is the indexed image '" +
+                         index.name(it->second) + "', which an earlier line already lists");
     paths.push_back(index.name(it->second));
     groups.push_back(entry.group);
   }

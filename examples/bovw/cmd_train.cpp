@@ -22,7 +22,7 @@ namespace {
 struct TrainArguments {
   std::string images;
   std::string descriptors;
-  std::string descriptor_type = "float";
+  std::string descriptor_type = kUnspecifiedDescriptorType;
   std::string output;
   int words = 0;
   std::int64_t max_descriptors = 200000;

@@ -70,14 +70,20 @@ Vocabulary loadVocabulary(const std::string& path) {
 
 void checkCompatible(const Vocabulary& vocabulary, const std::string& descriptor_type, int dimension,
                      const std::string& vocabulary_name) {
-  if (vocabulary.dimension() != dimension)
-    throw InvalidInput("vocabulary '" + vocabulary_name + "' has words of width " +
-                       std::to_string(vocabulary.dimension()) + " but the descriptors (" + descriptor_type +
-                       ") have width " + std::to_string(dimension));
+  const std::string which = vocabulary_name.empty() ? "the vocabulary" : "vocabulary '" + vocabulary_name + "'";
   const std::string& trained_on = vocabulary.descriptorType();
-  if (trained_on != kUnspecifiedDescriptorType && trained_on != descriptor_type)
-    throw InvalidInput("vocabulary '" + vocabulary_name + "' was trained on " + trained_on +
-                       " descriptors, not " + descriptor_type);
+  // The type first: "trained on sift128, not surf64" says what to change, a width mismatch does not.
+  if (trained_on != kUnspecifiedDescriptorType && trained_on != descriptor_type) {
+    auto kind = [](const std::string& type) { return type.substr(0, type.find_first_of("0123456789")); };
+    const std::string hint = kind(trained_on) != kind(descriptor_type)
+                                 ? " (extract " + kind(trained_on) + " features: --features " + kind(trained_on) + ")"
+                             : trained_on == "surf128" ? " (extract extended SURF: --extended)"
+                                                       : "";
+    throw InvalidInput(which + " was trained on " + trained_on + " descriptors, not " + descriptor_type + hint);
+  }
+  if (vocabulary.dimension() != dimension)
+    throw InvalidInput(which + " has words of width " + std::to_string(vocabulary.dimension()) +
+                       " but the descriptors (" + descriptor_type + ") have width " + std::to_string(dimension));
 }
 
 }  // namespace bovw

@@ -8,7 +8,7 @@ namespace bovw {
 ImageHistograms histogramImages(const std::vector<std::string>& paths, const FeatureExtractor& extractor,
                                 const Vocabulary& vocabulary, Histogrammer& histogrammer,
                                 const PipelineOptions& options) {
-  checkCompatible(vocabulary, extractor.descriptorType(), extractor.descriptorSize(), "the vocabulary");
+  checkCompatible(vocabulary, extractor.descriptorType(), extractor.descriptorSize(), "");
   ImageHistograms result;
   std::vector<Histograms> parts;
   std::int64_t rows = 0;

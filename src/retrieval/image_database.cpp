@@ -76,7 +76,7 @@ ImageDatabase::ImageDatabase(Vocabulary vocabulary, FeatureSettings features)
 ImageDatabase::ImageDatabase(Vocabulary vocabulary, FeatureSettings features, InvertedIndex index)
     : vocabulary_(std::move(vocabulary)), features_(features), index_(std::move(index)) {
   const auto extractor = makeExtractor(SurfBackend::Builtin);
-  checkCompatible(vocabulary_, extractor->descriptorType(), extractor->descriptorSize(), "the database's vocabulary");
+  checkCompatible(vocabulary_, extractor->descriptorType(), extractor->descriptorSize(), "");
   index_.checkVocabulary(vocabulary_);
 }
 
