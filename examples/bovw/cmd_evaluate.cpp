@@ -1,7 +1,7 @@
 // `bovw evaluate`: retrieval quality of an index on a UKBench-style set (N-S score and mAP).
 #include "commands.hpp"
 #include "feature_options.hpp"
-#include "histogrammer_options.hpp"
+#include "query_options.hpp"
 
 #include <bovw/atomic_file.hpp>
 #include <bovw/error.hpp>
@@ -24,11 +24,7 @@ struct EvaluateArguments {
   std::string index;
   std::string groups;
   std::string json;
-  // L1 (histogram intersection) by default: Nistér & Stewénius (CVPR 2006) found L1 scoring better
-  // than L2 on UKBench, and so do our measurements (docs/RETRIEVAL.md).
-  std::string scoring = "intersection";
-  bool quiet = false;
-  HistogrammerOptions histogrammer;
+  QueryOptions query;
 } args;
 
 // The indexed image that a groups-file entry names: the same path, or the same file name.
@@ -51,11 +47,7 @@ CLI::App* addEvaluateCommand(CLI::App& app) {
   command->add_option("--groups", args.groups, "CSV with header image,group: the views of each object or scene")
       ->required();
   command->add_option("--json", args.json, "also write the scores as JSON");
-  command->add_option("--scoring", args.scoring, "cosine or intersection")
-      ->check(CLI::IsMember({"cosine", "intersection"}))
-      ->capture_default_str();
-  command->add_flag("--quiet", args.quiet, "no progress bar");
-  args.histogrammer.addTo(command);
+  args.query.addTo(command);
   return command;
 }
 
@@ -81,16 +73,9 @@ int runEvaluateCommand() {
     groups.push_back(entry.group);
   }
   const auto start = std::chrono::steady_clock::now();
-  auto histogrammer = makeHistogrammer(args.histogrammer.config());
-  ImageHistograms histograms;
-  {
-    ProgressBar bar("evaluate", args.quiet);
-    PipelineOptions options;
-    options.strict = true;  // a query that cannot be read would make the scores meaningless
-    options.progress = [&bar](const PipelineProgress& p) { bar.update(p); };
-    histograms = histogramImages(paths, *database.makeExtractor(), database.vocabulary(), *histogrammer, options);
-  }
-  const Scoring scoring = parseScoring(args.scoring);
+  // Strict: a query that cannot be read would make the scores meaningless.
+  const ImageHistograms histograms = args.query.histogramQueries(database, paths, true, "evaluate");
+  const Scoring scoring = args.query.parsedScoring();
   std::vector<std::vector<std::size_t>> rankings(paths.size());
   for (std::size_t q = 0; q < paths.size(); ++q) {
     for (const auto& hit : index.query(histograms.histograms.row(static_cast<Eigen::Index>(q)), index.size(), scoring))
@@ -100,7 +85,7 @@ int runEvaluateCommand() {
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
   std::cout << std::fixed << std::setprecision(3) << "bovw evaluate: " << scores.queries << " queries, "
-            << index.size() << " indexed images, K = " << database.vocabulary().size() << ", " << args.scoring
+            << index.size() << " indexed images, K = " << database.vocabulary().size() << ", " << args.query.scoring
             << " scoring\n  N-S score " << scores.ns_score << " (of 4)\n  mAP       " << scores.mean_ap << "\n";
   if (!args.json.empty()) {
     const nlohmann::json j = {{"index", args.index},
@@ -109,7 +94,7 @@ int runEvaluateCommand() {
                               {"indexed_images", index.size()},
                               {"words", database.vocabulary().size()},
                               {"descriptor_type", database.vocabulary().descriptorType()},
-                              {"scoring", args.scoring},
+                              {"scoring", args.query.scoring},
                               {"ns_score", scores.ns_score},
                               {"mean_ap", scores.mean_ap},
                               {"seconds", seconds}};

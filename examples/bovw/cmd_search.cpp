@@ -1,7 +1,7 @@
 // `bovw search`: the most similar indexed images for each query image.
 #include "commands.hpp"
 #include "feature_options.hpp"
-#include "histogrammer_options.hpp"
+#include "query_options.hpp"
 #include "search_report.hpp"
 
 #include <bovw/atomic_file.hpp>
@@ -20,11 +20,7 @@ struct SearchArguments {
   std::size_t top = 10;
   std::string format = "csv";
   std::string output;
-  // L1 (histogram intersection) by default: Nistér & Stewénius (CVPR 2006) found L1 scoring better
-  // than L2 on UKBench, and so do our measurements (docs/RETRIEVAL.md).
-  std::string scoring = "intersection";
-  bool quiet = false;
-  HistogrammerOptions histogrammer;
+  QueryOptions query;
 } args;
 
 }  // namespace
@@ -38,31 +34,19 @@ CLI::App* addSearchCommand(CLI::App& app) {
       ->check(CLI::IsMember({"csv", "json", "html"}))
       ->capture_default_str();
   command->add_option("--output", args.output, "file to write (default: standard output; html: bovw-search.html)");
-  command->add_option("--scoring", args.scoring, "cosine (TF-IDF, L2) or intersection (TF-IDF, L1)")
-      ->check(CLI::IsMember({"cosine", "intersection"}))
-      ->capture_default_str();
-  command->add_flag("--quiet", args.quiet, "no progress bar");
-  args.histogrammer.addTo(command);
+  args.query.addTo(command);
   return command;
 }
 
 int runSearchCommand() {
   const ImageDatabase database = ImageDatabase::load(args.index);
   if (database.index().empty()) throw InvalidInput("'" + args.index + "': the index holds no image yet");
-  const auto extractor = database.makeExtractor();
-  auto histogrammer = makeHistogrammer(args.histogrammer.config());
-  ImageHistograms histograms;
-  {
-    ProgressBar bar("search", args.quiet);
-    PipelineOptions options;
-    options.progress = [&bar](const PipelineProgress& p) { bar.update(p); };
-    histograms = histogramImages(args.queries, *extractor, database.vocabulary(), *histogrammer, options);
-  }
+  const ImageHistograms histograms = args.query.histogramQueries(database, args.queries, false, "search");
   const std::size_t failed = reportFailures(histograms.failures, args.queries.size());
   if (histograms.names.empty()) throw InvalidInput("no query image could be read");
 
   std::vector<QueryResults> results;
-  const Scoring scoring = parseScoring(args.scoring);
+  const Scoring scoring = args.query.parsedScoring();
   for (std::size_t q = 0; q < histograms.names.size(); ++q)
     results.push_back({histograms.names[q], database.index().query(histograms.histograms.row(static_cast<Eigen::Index>(q)),
                                                                     args.top, scoring)});

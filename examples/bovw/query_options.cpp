@@ -1,0 +1,26 @@
+// Shared options and query histograms of search and evaluate.
+#include "query_options.hpp"
+
+#include "progress_bar.hpp"
+
+namespace bovw::cli {
+
+void QueryOptions::addTo(CLI::App* command) {
+  command->add_option("--scoring", scoring, "intersection (TF-IDF, L1) or cosine (TF-IDF, L2)")
+      ->check(CLI::IsMember({"intersection", "cosine"}))
+      ->capture_default_str();
+  command->add_flag("--quiet", quiet, "no progress bar");
+  histogrammer.addTo(command);
+}
+
+ImageHistograms QueryOptions::histogramQueries(const ImageDatabase& database, const std::vector<std::string>& paths,
+                                               bool strict, const char* label) const {
+  auto device = makeHistogrammer(histogrammer.config());
+  ProgressBar bar(label, quiet);
+  PipelineOptions options;
+  options.strict = strict;
+  options.progress = [&bar](const PipelineProgress& p) { bar.update(p); };
+  return histogramImages(paths, *database.makeExtractor(), database.vocabulary(), *device, options);
+}
+
+}  // namespace bovw::cli
