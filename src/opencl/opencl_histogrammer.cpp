@@ -97,9 +97,11 @@ class OpenCLHistogrammer final : public Histogrammer {
     cl::Buffer& best_word = ensure(best_word_, sizeof(cl_int) * n, CL_MEM_READ_WRITE);
     cl::Buffer& best_dist = ensure(best_dist_, sizeof(float) * n, CL_MEM_READ_WRITE);
 
+    // Blocking writes: the host memory (a local vector among it) must not be released while a
+    // failed call leaves a copy pending. The queue is in order, so nothing overlaps them anyway.
     std::vector<cl::Event> upload(3);
-    queue.enqueueWriteBuffer(x, CL_FALSE, 0, descriptor_bytes, rows, nullptr, &upload[0]);
-    queue.enqueueWriteBuffer(off, CL_FALSE, 0, sizeof(cl_int) * offsets.size(), offsets.data(),
+    queue.enqueueWriteBuffer(x, CL_TRUE, 0, descriptor_bytes, rows, nullptr, &upload[0]);
+    queue.enqueueWriteBuffer(off, CL_TRUE, 0, sizeof(cl_int) * offsets.size(), offsets.data(),
                              nullptr, &upload[1]);
     queue.enqueueFillBuffer(hist, cl_int{0}, 0, histogram_bytes, nullptr, &upload[2]);
 
@@ -142,8 +144,8 @@ class OpenCLHistogrammer final : public Histogrammer {
 
     std::vector<cl::Event> download(2);
     queue.enqueueReadBuffer(best_word, CL_FALSE, 0, sizeof(cl_int) * n, assignments, nullptr, &download[0]);
-    queue.enqueueReadBuffer(hist, CL_FALSE, 0, histogram_bytes, histograms.data(), nullptr, &download[1]);
-    queue.finish();
+    // Blocking: when it returns, both reads (in order) are done and no copy into caller memory is pending.
+    queue.enqueueReadBuffer(hist, CL_TRUE, 0, histogram_bytes, histograms.data(), nullptr, &download[1]);
 
     for (const auto& e : upload) times.upload_ms += elapsedMs(e);
     if (traits_.transposed) times.transpose_ms = elapsedMs(transpose_event);
