@@ -80,7 +80,9 @@ int updateWords(DescriptorsRef x, const std::vector<std::int32_t>& assignment, c
                 Descriptors& words) {
   const int k = static_cast<int>(words.rows());
   const int d = static_cast<int>(words.cols());
-  Eigen::MatrixXd sums = Eigen::MatrixXd::Zero(k, d);
+  // Row-major, so that adding a sample row touches one contiguous row of sums.
+  Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> sums =
+      Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>::Zero(k, d);
   std::vector<std::int64_t> counts(static_cast<std::size_t>(k), 0);
   for (Eigen::Index i = 0; i < x.rows(); ++i) {
     sums.row(assignment[i]) += x.row(i).cast<double>();
@@ -122,7 +124,8 @@ Vocabulary trainVocabulary(DescriptorsRef sample, const KMeansOptions& options) 
                        std::to_string(n) + " descriptors); use fewer words or more descriptors");
   if (sample.cols() < 1) throw InvalidInput("k-means: descriptors have width 0");
   if (options.max_iterations < 1) throw InvalidInput("k-means: max_iterations must be >= 1");
-  if (!sample.allFinite()) throw InvalidInput("k-means: the sample contains NaN or Inf");
+  for (Eigen::Index i = 0; i < n; ++i)  // row by row: rows are contiguous, columns are strided
+    if (!sample.row(i).allFinite()) throw InvalidInput("k-means: sample row " + std::to_string(i) + " contains NaN or Inf");
 
   std::mt19937_64 rng(options.seed);
   Descriptors words = seedPlusPlus(sample, options.words, rng);
