@@ -47,7 +47,11 @@ Array readArray(const std::string& path) {
   if (std::filesystem::is_directory(path, error)) throw IoError("cannot read '" + path + "': it is a directory");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw IoError("cannot open '" + path + "': " + std::strerror(errno));
-  const std::vector<char> file((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  in.seekg(0, std::ios::end);
+  std::vector<char> file(static_cast<std::size_t>(std::max<std::streamoff>(0, in.tellg())));
+  in.seekg(0);
+  if (!file.empty() && !in.read(file.data(), static_cast<std::streamsize>(file.size())))
+    throw IoError("cannot read '" + path + "'");
   if (file.size() < kMagicSize + 4 || std::memcmp(file.data(), kMagic, kMagicSize) != 0)
     malformed(path, "missing the \\x93NUMPY magic");
   const auto* bytes = reinterpret_cast<const unsigned char*>(file.data());
