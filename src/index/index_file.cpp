@@ -3,15 +3,13 @@
 #include "index/index_file.hpp"
 
 #include "index/checksum.hpp"
+#include "io/file_bytes.hpp"
 
 #include <bovw/error.hpp>
 
-#include <cerrno>
 #include <algorithm>
 #include <climits>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <unordered_map>
 
 namespace bovw::index_detail {
@@ -110,19 +108,6 @@ class Decoder {
   std::size_t position_ = 0;
 };
 
-std::vector<char> readWholeFile(const std::string& path) {
-  std::error_code error;
-  if (std::filesystem::is_directory(path, error)) throw IoError("cannot read '" + path + "': it is a directory");
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in) throw IoError("cannot open '" + path + "': " + std::strerror(errno));
-  const std::streamoff size = in.tellg();
-  if (size < 0) throw IoError("cannot read '" + path + "': size unknown");
-  std::vector<char> file(static_cast<std::size_t>(size));
-  in.seekg(0);
-  if (!file.empty() && !in.read(file.data(), size))
-    throw IoError("cannot read '" + path + "': read failed");
-  return file;
-}
 
 }  // namespace
 
@@ -164,7 +149,7 @@ void writeIndex(std::ostream& out, const IndexData& data) {
   e.finish();
 }
 
-IndexData readIndex(const std::string& path) { return decodeIndex(readWholeFile(path), path); }
+IndexData readIndex(const std::string& path) { return decodeIndex(detail::readFileBytes(path), path); }
 
 IndexData decodeIndex(const std::vector<char>& file, const std::string& path) {
   const std::size_t size = file.size();

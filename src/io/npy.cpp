@@ -4,10 +4,10 @@
 #include <bovw/error.hpp>
 #include <bovw/npy.hpp>
 
+#include "io/file_bytes.hpp"
+
 #include <algorithm>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <iterator>
 #include <limits>
 #include <numeric>
@@ -43,15 +43,7 @@ std::string shapeText(const std::vector<std::int64_t>& shape) {
 }
 
 Array readArray(const std::string& path) {
-  std::error_code error;
-  if (std::filesystem::is_directory(path, error)) throw IoError("cannot read '" + path + "': it is a directory");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw IoError("cannot open '" + path + "': " + std::strerror(errno));
-  in.seekg(0, std::ios::end);
-  std::vector<char> file(static_cast<std::size_t>(std::max<std::streamoff>(0, in.tellg())));
-  in.seekg(0);
-  if (!file.empty() && !in.read(file.data(), static_cast<std::streamsize>(file.size())))
-    throw IoError("cannot read '" + path + "'");
+  const std::vector<char> file = detail::readFileBytes(path);
   if (file.size() < kMagicSize + 4 || std::memcmp(file.data(), kMagic, kMagicSize) != 0)
     malformed(path, "missing the \\x93NUMPY magic");
   const auto* bytes = reinterpret_cast<const unsigned char*>(file.data());

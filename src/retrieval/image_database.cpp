@@ -4,12 +4,10 @@
 #include <bovw/image_database.hpp>
 #include <bovw/vocabulary_io.hpp>
 
+#include "io/file_bytes.hpp"
 #include "io/vocabulary_formats.hpp"
 
-#include <cerrno>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <sstream>
 
 namespace bovw {
@@ -60,13 +58,6 @@ class Reader {
   std::size_t position_ = 0;
 };
 
-std::vector<char> readFile(const std::string& path) {
-  std::error_code error;
-  if (std::filesystem::is_directory(path, error)) throw IoError("cannot read '" + path + "': it is a directory");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw IoError("cannot open '" + path + "': " + std::strerror(errno));
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
 
 }  // namespace
 
@@ -106,7 +97,7 @@ void ImageDatabase::save(const std::string& path) const {
 }
 
 ImageDatabase ImageDatabase::load(const std::string& path) {
-  const std::vector<char> bytes = readFile(path);
+  const std::vector<char> bytes = detail::readFileBytes(path);
   Reader r(bytes, path);
   char magic[sizeof(kMagic)];
   for (char& c : magic) c = r.get<char>("the magic");
