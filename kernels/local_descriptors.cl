@@ -39,6 +39,6 @@ void histogram_local(BOVW_HISTOGRAM_PARAMS(BOVW_CENTROID_SPACE)) {
     }
     bovw_nearest_update(&nearest, dist, word_begin + j);
   }
-  bovw_nearest_finish(nearest, i, last_chunk, best_dist, best_word, offsets, n_images, n_words,
+  bovw_nearest_finish(nearest, i, last_chunk, best_dist, best_word, offsets, n_images, row_base, n_words,
                       histograms);
 }

@@ -5,13 +5,14 @@ namespace bovw::cli {
 
 std::vector<std::string> backendNames() {
   std::vector<std::string> names;
-  for (Backend b : {Backend::Serial, Backend::OpenMP, Backend::OpenCL}) names.emplace_back(toString(b));
+  for (Backend b : allBackends()) names.emplace_back(toString(b));
   return names;
 }
 
 std::vector<std::string> variantNames() {
   std::vector<std::string> names;
   for (KernelVariant v : allKernelVariants()) names.emplace_back(toString(v));
+  names.emplace_back(toString(KernelVariant::Auto));
   return names;
 }
 
@@ -19,7 +20,7 @@ void HistogrammerOptions::addTo(CLI::App* command) {
   command->add_option("--backend", backend, "where to compute")
       ->check(CLI::IsMember(backendNames()))
       ->capture_default_str();
-  command->add_option("--variant", variant, "OpenCL kernel variant (GPU1..GPU5 of the chapter)")
+  command->add_option("--variant", variant, "OpenCL kernel variant: the chapter's GPU1..GPU5, bovw's tiled, or auto (tiled on GPUs)")
       ->check(CLI::IsMember(variantNames()))
       ->capture_default_str();
   command->add_option("--device", device,

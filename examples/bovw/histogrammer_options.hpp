@@ -12,7 +12,7 @@ namespace bovw::cli {
 
 struct HistogrammerOptions {
   std::string backend = "openmp";
-  std::string variant = "constant";
+  std::string variant = "auto";
   std::string device;
   int work_group_size = 64;
   int threads = 0;

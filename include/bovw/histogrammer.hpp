@@ -1,5 +1,6 @@
 // The Histogrammer: nearest visual word of each descriptor, and one K-bin histogram per image.
-// One interface, three backends (Serial, OpenMP, OpenCL with five kernel variants), made by a factory.
+// One interface, four backends (Serial, OpenMP, OpenMPTiled, OpenCL with six kernel variants), made
+// by a factory.
 #pragma once
 
 #include <bovw/descriptors.hpp>
@@ -13,25 +14,46 @@
 
 namespace bovw {
 
-enum class Backend { Serial, OpenMP, OpenCL };
+enum class Backend {
+  Serial,       // the golden reference on one thread
+  OpenMP,       // the golden reference on all cores
+  OpenMPTiled,  // ||c||^2 - 2 x.c blocked like a GEMM, with an exact re-check: same answers, faster
+  OpenCL,       // one of the kernel variants below
+};
 
-// The OpenCL kernels of the book chapter (GPU1..GPU5), see kernels/ and docs/KERNELS.md.
+// The OpenCL kernels: the book chapter's five (GPU1..GPU5) and bovw's own tiled kernel; see
+// kernels/ and docs/KERNELS.md.
 enum class KernelVariant {
   Baseline,           // GPU1: one work-item per descriptor, row-major descriptors
   Coalesced,          // GPU2: descriptors transposed on the device first, coalesced loads
   Float4,             // GPU3: GPU2 with float4 arithmetic
   LocalDescriptors,   // GPU4: the work-group's descriptors staged in local memory
   ConstantCentroids,  // GPU5: GPU4 with the centroids in constant memory (chunked if too large)
+  Tiled,              // ||c||^2 - 2 x.c as a register-tiled GEMM fused with the argmin and the
+                      // histogram, close candidates re-checked with the direct sum (exact)
+  Auto,               // the fastest variant for the device: Tiled on GPUs (see docs/PERFORMANCE.md)
+};
+
+// Tile sizes of the Tiled kernel (kernels/tiled.cl); 0 takes the device's default
+// (docs/KERNELS.md). A work-group covers group_rows x rows_per_item descriptors against
+// group_words x words_per_item words; `bovw bench --tune` searches these.
+struct TileSizes {
+  int rows_per_item = 0;   // TM: descriptors per work-item (a multiple of 4)
+  int words_per_item = 0;  // TN: words per work-item (a multiple of 4)
+  int group_rows = 0;      // work-items along the descriptors
+  int group_words = 0;     // work-items along the words
+  int depth = 0;           // BK: features per local-memory chunk (a multiple of 4)
 };
 
 struct HistogrammerConfig {
   Backend backend = Backend::OpenMP;
-  KernelVariant variant = KernelVariant::ConstantCentroids;
+  KernelVariant variant = KernelVariant::Auto;
   // OpenCL device: "" uses $BOVW_DEVICE, else the first GPU, else the first CPU device.
   // Otherwise "P:D" (platform and device index), "gpu"/"cpu"/"accelerator", or a substring of
   // the device or platform name (case-insensitive).
   std::string device;
-  int work_group_size = 64;     // OpenCL work-items per work-group
+  int work_group_size = 64;     // OpenCL work-items per work-group (Tiled: of its re-check pass)
+  TileSizes tiles;              // Tiled only
   int threads = 0;              // OpenMP threads; 0: all cores
   std::string build_options;    // extra OpenCL compiler options, appended to bovw's own
   // Device memory bovw may allocate, in bytes; 0: the device's global memory. Requests beyond it
@@ -77,13 +99,15 @@ class Histogrammer {
 // Throws InvalidInput for a bad configuration, OpenCLError/InvalidInput if no device matches.
 std::unique_ptr<Histogrammer> makeHistogrammer(const HistogrammerConfig& config = {});
 
-// Names used on the command line and in reports: "serial", "openmp", "opencl";
-// "baseline", "coalesced", "float4", "local", "constant".
+// Names used on the command line and in reports: "serial", "openmp", "openmp-tiled", "opencl";
+// "baseline", "coalesced", "float4", "local", "constant", "tiled", "auto".
 std::string_view toString(Backend backend);
 std::string_view toString(KernelVariant variant);
 // Throw InvalidInput listing the valid names when `name` is not one of them.
 Backend parseBackend(std::string_view name);
 KernelVariant parseKernelVariant(std::string_view name);
+// The concrete variants (every one but Auto), in the order above.
 const std::vector<KernelVariant>& allKernelVariants();
+const std::vector<Backend>& allBackends();
 
 }  // namespace bovw

@@ -9,15 +9,20 @@ namespace bovw {
 
 namespace {
 
-constexpr std::array<std::pair<Backend, std::string_view>, 3> kBackendNames{{
-    {Backend::Serial, "serial"}, {Backend::OpenMP, "openmp"}, {Backend::OpenCL, "opencl"}}};
+constexpr std::array<std::pair<Backend, std::string_view>, 4> kBackendNames{{
+    {Backend::Serial, "serial"},
+    {Backend::OpenMP, "openmp"},
+    {Backend::OpenMPTiled, "openmp-tiled"},
+    {Backend::OpenCL, "opencl"}}};
 
-constexpr std::array<std::pair<KernelVariant, std::string_view>, 5> kVariantNames{{
+constexpr std::array<std::pair<KernelVariant, std::string_view>, 7> kVariantNames{{
     {KernelVariant::Baseline, "baseline"},
     {KernelVariant::Coalesced, "coalesced"},
     {KernelVariant::Float4, "float4"},
     {KernelVariant::LocalDescriptors, "local"},
-    {KernelVariant::ConstantCentroids, "constant"}}};
+    {KernelVariant::ConstantCentroids, "constant"},
+    {KernelVariant::Tiled, "tiled"},
+    {KernelVariant::Auto, "auto"}}};
 
 template <typename Enum, std::size_t Size>
 std::string_view nameOf(const std::array<std::pair<Enum, std::string_view>, Size>& table, Enum value) {
@@ -49,8 +54,18 @@ KernelVariant parseKernelVariant(std::string_view name) {
 const std::vector<KernelVariant>& allKernelVariants() {
   static const std::vector<KernelVariant> all = [] {
     std::vector<KernelVariant> v;
-    for (const auto& entry : kVariantNames) v.push_back(entry.first);
+    for (const auto& entry : kVariantNames)
+      if (entry.first != KernelVariant::Auto) v.push_back(entry.first);
     return v;
+  }();
+  return all;
+}
+
+const std::vector<Backend>& allBackends() {
+  static const std::vector<Backend> all = [] {
+    std::vector<Backend> b;
+    for (const auto& entry : kBackendNames) b.push_back(entry.first);
+    return b;
   }();
   return all;
 }

@@ -1,5 +1,5 @@
-// What distinguishes the five kernel variants on the host side: which program, which layout, which
-// memory they need. Everything else (upload, transpose, launch, read-back) is shared.
+// What distinguishes the chapter's five kernel variants on the host side: which program, which
+// layout, which memory they need. Everything else (transpose, chunked launch) is chapter_search.cpp's.
 #pragma once
 
 #include <bovw/histogrammer.hpp>
@@ -20,13 +20,16 @@ inline VariantTraits traitsOf(KernelVariant variant) {
     case KernelVariant::Baseline:
       return {"scalar", "histogram_scalar", "-DBOVW_TRANSPOSED=0", false, false, false};
     case KernelVariant::Coalesced:
-      return {"scalar", "histogram_scalar", "-DBOVW_TRANSPOSED=1", true, false, false};
+      return {"scalar", "histogram_scalar", "-DBOVW_TRANSPOSED=1 -DBOVW_PRIVATE_COPY=1", true, false, false};
     case KernelVariant::Float4:
       return {"float4", "histogram_float4", "", true, false, false};
     case KernelVariant::LocalDescriptors:
       return {"local_descriptors", "histogram_local", "-DBOVW_CONSTANT_CENTROIDS=0", true, true, false};
     case KernelVariant::ConstantCentroids:
       return {"local_descriptors", "histogram_local", "-DBOVW_CONSTANT_CENTROIDS=1", true, true, true};
+    case KernelVariant::Tiled:  // not a chapter variant: tiled_search.cpp
+    case KernelVariant::Auto:   // resolved before a search is made
+      break;
   }
   return {"scalar", "histogram_scalar", "", false, false, false};
 }

@@ -164,14 +164,17 @@ TEST(BadOffsets, MustStartAtZeroNeverDecreaseAndEndAtN) {
 TEST(Names, UnknownBackendListsTheValidNames) {
   EXPECT_TRUE(throwsWith<InvalidInput>([] { parseBackend("cuda"); }, {"cuda", "serial", "openmp", "opencl"}));
   EXPECT_TRUE(throwsWith<InvalidInput>([] { parseBackend(""); }, {"serial", "openmp", "opencl"}));
-  for (Backend b : {Backend::Serial, Backend::OpenMP, Backend::OpenCL}) EXPECT_EQ(parseBackend(toString(b)), b);
+  ASSERT_EQ(allBackends().size(), 4u);
+  for (Backend b : allBackends()) EXPECT_EQ(parseBackend(toString(b)), b);
 }
 
 TEST(Names, UnknownVariantListsTheValidNames) {
   EXPECT_TRUE(throwsWith<InvalidInput>([] { parseKernelVariant("gpu6"); },
-                                       {"gpu6", "baseline", "coalesced", "float4", "local", "constant"}));
-  ASSERT_EQ(allKernelVariants().size(), 5u);
+                                       {"gpu6", "baseline", "coalesced", "float4", "local", "constant",
+                                        "tiled", "auto"}));
+  ASSERT_EQ(allKernelVariants().size(), 6u);
   for (KernelVariant v : allKernelVariants()) EXPECT_EQ(parseKernelVariant(toString(v)), v);
+  EXPECT_EQ(parseKernelVariant("auto"), KernelVariant::Auto);
 }
 
 TEST(Config, NonPositiveWorkGroupOrNegativeThreadsAreRefused) {
