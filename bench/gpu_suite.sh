@@ -1,17 +1,49 @@
 #!/usr/bin/env bash
-# The GPU measurements of docs/PERFORMANCE.md, in one run on the GPU machine (see docs/PERFORMANCE.md
-# "How to reproduce"). Expects, in the project root there: build-gpu/ (built here with
-# -DBOVW_WITH_OPENCV=OFF) and .device/ (opencl-env.sh and libs.tar.xz from bundle-libs.sh).
+# The GPU measurements of docs/PERFORMANCE.md, in one run on the GPU machine. Expects, in the
+# project root there: build-gpu/ (built here with -DBOVW_WITH_OPENCV=OFF) and .device/ (opencl-env.sh
+# and libs.tar.xz from bundle-libs.sh; see ../shared/device/README.md).
 # Usage: bench/gpu_suite.sh OUTDIR
+# Writes OUTDIR/results.tgz (every table and JSON) and prints the summary tables.
 set -uo pipefail
 out=${1:?usage: gpu_suite.sh OUTDIR}
-mkdir -p "$out"
+work=$(mktemp -d)
 source .device/opencl-env.sh
 tar xJf .device/libs.tar.xz -C /tmp && export LD_LIBRARY_PATH=/tmp/libs
-nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,memory.total --format=csv | tee "$out/gpu.txt"
-./build-gpu/bovw devices | tee "$out/devices.txt"
-BOVW_DEVICE=gpu ./build-gpu/bovw bench --json "$out/bench_gpu.json" 2>&1 | tee "$out/bench_gpu.txt"
-PYTHONUNBUFFERED=1 python3 bench/pytorch_peer.py --json "$out/pytorch.json" 2>&1 | tee "$out/pytorch.txt"
+export BOVW_DEVICE=NVIDIA PYTHONUNBUFFERED=1
+bovw=./build-gpu/bovw
+grid=4096x8,4096x16,4096x64,4096x128,4096x256,16384x8,16384x16,16384x64,16384x128,16384x256
+grid=$grid,65536x8,65536x16,65536x64,65536x128,65536x256,1048576x1024
+
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,memory.total --format=csv | tee "$work/gpu.txt"
+nproc | tee -a "$work/gpu.txt"
+$bovw devices > "$work/devices.txt" 2>&1
+
+# Tile shapes first: the grid below then runs with the device defaults, and the tuning shows what
+# the defaults leave behind.
+$bovw bench --tune 1048576x1024 --json "$work/tune_d64.json" --save-tuning "$work/tuning.json" \
+  > "$work/tune_d64.txt" 2>&1
+tail -18 "$work/tune_d64.txt"
+
+# Every variant on the chapter's grid and 1M x 1,024 (D = 64), then the two large cases.
+$bovw bench --sizes "$grid" --json "$work/bench_grid.json" > "$work/bench_grid.txt" 2>&1
+grep -v "^\[" "$work/bench_grid.txt" | tail -120 | grep -E "variant|1048576|65536 +256|Measured"
+$bovw bench --sizes 1048576x4096 --variants openmp,local,tiled --warmup 1 --repetitions 5 \
+  --json "$work/bench_k4096.json" > "$work/bench_k4096.txt" 2>&1
+grep -v "^\[" "$work/bench_k4096.txt" | tail -5
+$bovw bench --dimension 128 --sizes 1048576x1024 --variants openmp,local,tiled --warmup 1 --repetitions 5 \
+  --json "$work/bench_d128.json" > "$work/bench_d128.txt" 2>&1
+grep -v "^\[" "$work/bench_d128.txt" | tail -5
+
+# The PyTorch peer on the same GPU, same sizes.
+python3 bench/pytorch_peer.py --sizes "$grid,1048576x4096" --json "$work/pytorch_d64.json" > "$work/pytorch_d64.txt" 2>&1
+tail -20 "$work/pytorch_d64.txt"
+python3 bench/pytorch_peer.py --dimension 128 --sizes 1048576x1024 --json "$work/pytorch_d128.json" \
+  > "$work/pytorch_d128.txt" 2>&1
+tail -3 "$work/pytorch_d128.txt"
+
+# The golden suites on the GPU (every variant, the tiled exactness tests included).
 if [ -x build-gpu/tests/bovw_core_tests ]; then
-  BOVW_DEVICE=gpu ./build-gpu/tests/bovw_core_tests --gtest_brief=1 2>&1 | tail -40 | tee "$out/tests_gpu.txt"
+  timeout 300 ./build-gpu/tests/bovw_core_tests --gtest_brief=1 > "$work/tests_gpu.txt" 2>&1
+  echo "core tests exit $?"; tail -15 "$work/tests_gpu.txt"
 fi
+tar -C "$work" -czf "$out/results.tgz" .

@@ -69,6 +69,58 @@ std::vector<Contender> defaultContenders() {
   return contenders;
 }
 
+namespace {
+
+HistogrammerConfig configFor(const Contender& contender, const BenchmarkOptions& options) {
+  HistogrammerConfig config;
+  config.backend = contender.backend;
+  config.variant = contender.variant;
+  config.device = options.device;
+  config.work_group_size = options.work_group_size;
+  config.tiles = options.tiles;
+  return config;
+}
+
+// Warm-up runs, then the timed ones: medians (and the kernel's min and max) into `m`, and the
+// differences from `reference` when it is not empty. Returns the last run's assignments.
+std::vector<std::int32_t> timeRuns(Histogrammer& histogrammer, const DescriptorBatch& batch,
+                                   const Vocabulary& vocabulary, const BenchmarkOptions& options,
+                                   const std::vector<std::int32_t>& reference, double peak_gflops,
+                                   Measurement& m) {
+  std::vector<double> kernel, transpose, upload, download, recheck;
+  std::vector<std::int32_t> assignments;
+  const std::int64_t n = batch.descriptors().rows();
+  for (int r = 0; r < options.warmup + options.repetitions; ++r) {
+    StageTimes t;
+    const Histograms h = histogrammer.compute(batch, vocabulary, &assignments, &t);
+    if (h.sum() != n)
+      throw Error(m.contender + ": histogram sum " + std::to_string(h.sum()) + " differs from N = " + std::to_string(n));
+    m.rechecked_rows = t.rechecked_rows;
+    if (r < options.warmup) continue;
+    kernel.push_back(t.kernel_ms);
+    transpose.push_back(t.transpose_ms);
+    upload.push_back(t.upload_ms);
+    download.push_back(t.download_ms);
+    recheck.push_back(t.recheck_ms);
+  }
+  m.kernel_ms = median(kernel);
+  m.recheck_ms = median(recheck);
+  m.kernel_min_ms = *std::min_element(kernel.begin(), kernel.end());
+  m.kernel_max_ms = *std::max_element(kernel.begin(), kernel.end());
+  m.transpose_ms = median(transpose);
+  m.upload_ms = median(upload);
+  m.download_ms = median(download);
+  m.gflops = flopsOf(m.size, m.dimension) / (m.kernel_ms * 1e-3) * 1e-9;
+  if (peak_gflops > 0) m.fraction_of_peak = m.gflops / peak_gflops;
+  if (!reference.empty()) {
+    m.differing_assignments = 0;
+    for (std::size_t i = 0; i < reference.size(); ++i) m.differing_assignments += reference[i] != assignments[i];
+  }
+  return assignments;
+}
+
+}  // namespace
+
 BenchmarkReport runBenchmark(const BenchmarkOptions& options,
                              const std::function<void(const Measurement&)>& progress) {
   BenchmarkReport report;
@@ -100,10 +152,9 @@ BenchmarkReport runBenchmark(const BenchmarkOptions& options,
       m.contender = name;
       m.size = size;
       m.dimension = options.dimension;
-      const double flops = flopsOf(size, options.dimension);
       const int runs = options.warmup + options.repetitions;
       if (auto rate = last_gflops.find(name); rate != last_gflops.end()) {
-        const double estimate = runs * flops / (rate->second * 1e9);
+        const double estimate = runs * flopsOf(size, options.dimension) / (rate->second * 1e9);
         if (estimate > options.max_seconds) {
           m.skipped = "estimated " + fixed(estimate, 0) + " s for " + std::to_string(runs) +
                       " runs > --max-seconds " + fixed(options.max_seconds, 0);
@@ -111,47 +162,112 @@ BenchmarkReport runBenchmark(const BenchmarkOptions& options,
       }
       if (m.skipped.empty()) {
         auto& histogrammer = histogrammers[name];
-        if (!histogrammer) {
-          HistogrammerConfig config;
-          config.backend = contender.backend;
-          config.variant = contender.variant;
-          config.device = options.device;
-          config.work_group_size = options.work_group_size;
-          histogrammer = makeHistogrammer(config);
-        }
-        std::vector<double> kernel, transpose, upload, download;
-        std::vector<std::int32_t> assignments;
-        for (int r = 0; r < runs; ++r) {
-          StageTimes t;
-          const Histograms h = histogrammer->compute(batch, vocabulary, &assignments, &t);
-          if (h.sum() != size.n) throw Error(name + ": histogram sum " + std::to_string(h.sum()) +
-                                             " differs from N = " + std::to_string(size.n));
-          if (r < options.warmup) continue;
-          kernel.push_back(t.kernel_ms);
-          transpose.push_back(t.transpose_ms);
-          upload.push_back(t.upload_ms);
-          download.push_back(t.download_ms);
-        }
-        m.kernel_ms = median(kernel);
-        m.kernel_min_ms = *std::min_element(kernel.begin(), kernel.end());
-        m.kernel_max_ms = *std::max_element(kernel.begin(), kernel.end());
-        m.transpose_ms = median(transpose);
-        m.upload_ms = median(upload);
-        m.download_ms = median(download);
-        m.gflops = flops / (m.kernel_ms * 1e-3) * 1e-9;
-        if (contender.backend == Backend::OpenCL) m.fraction_of_peak = m.gflops / report.ceilings.fp32_gflops;
+        if (!histogrammer) histogrammer = makeHistogrammer(configFor(contender, options));
+        const double peak = contender.backend == Backend::OpenCL ? report.ceilings.fp32_gflops : 0;
+        auto assignments = timeRuns(*histogrammer, batch, vocabulary, options, reference, peak, m);
         last_gflops[name] = m.gflops;
-        if (contender.backend == Backend::OpenMP) reference = assignments;
-        if (!reference.empty()) {
-          m.differing_assignments = 0;
-          for (std::size_t i = 0; i < reference.size(); ++i) m.differing_assignments += reference[i] != assignments[i];
-        }
+        if (contender.backend == Backend::OpenMP) reference = std::move(assignments);
       }
       if (progress) progress(m);
       report.measurements.push_back(m);
     }
   }
   return report;
+}
+
+std::vector<TileSizes> tuningCandidates() {
+  // {rows per item, words per item, items along rows, items along words, depth}
+  return {{8, 8, 16, 16, 16}, {8, 8, 16, 16, 8},  {8, 8, 16, 16, 32}, {8, 8, 8, 16, 16},
+          {8, 8, 16, 8, 16},  {8, 8, 32, 8, 16},  {4, 8, 16, 16, 16}, {8, 4, 16, 16, 16},
+          {4, 4, 16, 16, 16}, {8, 16, 16, 8, 16}, {16, 8, 8, 16, 16}, {4, 4, 8, 8, 16},
+          {8, 8, 8, 8, 16}};
+}
+
+TuningReport runTuning(const BenchmarkOptions& options, ProblemSize size,
+                       const std::function<void(const TileSizes&, const Measurement&)>& progress) {
+  TuningReport report;
+  report.device = selectDevice(options.device);
+  report.ceilings = measureDeviceCeilings(options.device);
+  report.date = today();
+  report.size = size;
+  report.dimension = options.dimension;
+  std::mt19937 rng(options.seed);
+  const Descriptors x = uniformMatrix(size.n, options.dimension, rng);
+  const Vocabulary vocabulary(uniformMatrix(size.k, options.dimension, rng), "uniform");
+  const DescriptorBatch batch = DescriptorBatch::singleImage(x);
+  HistogrammerConfig golden;
+  golden.backend = Backend::OpenMP;
+  const std::vector<std::int32_t> reference = makeHistogrammer(golden)->assign(x, vocabulary);
+
+  double best_ms = 0;
+  for (const TileSizes& tiles : tuningCandidates()) {
+    Measurement m;
+    m.contender = "tiled " + toString(tiles);
+    m.size = size;
+    m.dimension = options.dimension;
+    BenchmarkOptions candidate = options;
+    candidate.tiles = tiles;
+    try {
+      auto histogrammer = makeHistogrammer(configFor({Backend::OpenCL, KernelVariant::Tiled}, candidate));
+      timeRuns(*histogrammer, batch, vocabulary, candidate, reference, report.ceilings.fp32_gflops, m);
+      if (m.differing_assignments == 0 && (best_ms == 0 || m.kernel_ms < best_ms)) {
+        best_ms = m.kernel_ms;
+        report.best = tiles;
+      }
+    } catch (const CapacityError& e) {  // too large for this device: say so and go on
+      m.skipped = e.what();
+    } catch (const KernelBuildError& e) {
+      m.skipped = std::string("does not build: ") + e.what();
+    }
+    if (progress) progress(tiles, m);
+    report.candidates.emplace_back(tiles, m);
+  }
+  if (best_ms == 0) throw Error("bench --tune: no tile shape ran correctly on " + report.device.name);
+  return report;
+}
+
+void printTuning(std::ostream& out, const TuningReport& report) {
+  out << "Device: " << report.device.name << "; FP32 ceiling " << fixed(report.ceilings.fp32_gflops, 1)
+      << " GFLOP/s\nTiled kernel, N = " << report.size.n << ", K = " << report.size.k << ", D = " << report.dimension
+      << "; kernel time in ms (median)\n\n";
+  out << std::left << std::setw(22) << "tiles TM,TN,R,W,BK" << std::right << std::setw(10) << "block" << std::setw(12)
+      << "kernel" << std::setw(10) << "GFLOP/s" << std::setw(8) << "%peak" << std::setw(7) << "diff" << "\n";
+  for (const auto& [tiles, m] : report.candidates) {
+    out << std::left << std::setw(22) << toString(tiles) << std::right << std::setw(10)
+        << (std::to_string(tiles.rows_per_item * tiles.group_rows) + "x" +
+            std::to_string(tiles.words_per_item * tiles.group_words));
+    if (!m.skipped.empty()) {
+      out << "  skipped: " << m.skipped << "\n";
+      continue;
+    }
+    out << std::setw(12) << fixed(m.kernel_ms, 3) << std::setw(10) << fixed(m.gflops, 1) << std::setw(8)
+        << fixed(100 * m.fraction_of_peak, 1) << std::setw(7) << m.differing_assignments << std::setw(9)
+        << fixed(m.recheck_ms, 3) << "\n";
+  }
+  out << "\nbest: " << toString(report.best) << "\n";
+}
+
+nlohmann::json toJson(const TuningReport& report) {
+  nlohmann::json j;
+  j["date"] = report.date;
+  j["device"] = report.device.name;
+  j["fp32_gflops"] = report.ceilings.fp32_gflops;
+  j["n"] = report.size.n;
+  j["k"] = report.size.k;
+  j["d"] = report.dimension;
+  j["best"] = toString(report.best);
+  for (const auto& [tiles, m] : report.candidates) {
+    nlohmann::json row = {{"tiles", toString(tiles)}};
+    if (!m.skipped.empty()) {
+      row["skipped"] = m.skipped;
+    } else {
+      row.update({{"kernel_ms", m.kernel_ms}, {"gflops", m.gflops}, {"fraction_of_peak", m.fraction_of_peak},
+                  {"differing_assignments", m.differing_assignments}, {"rechecked_rows", m.rechecked_rows},
+                  {"recheck_ms", m.recheck_ms}});
+    }
+    j["candidates"].push_back(row);
+  }
+  return j;
 }
 
 void printTable(std::ostream& out, const BenchmarkReport& report) {
@@ -164,7 +280,8 @@ void printTable(std::ostream& out, const BenchmarkReport& report) {
   out << std::left << std::setw(10) << "variant" << std::right << std::setw(9) << "N" << std::setw(6) << "K"
       << std::setw(5) << "D" << std::setw(12) << "kernel" << std::setw(22) << "[min, max]" << std::setw(11)
       << "transpose" << std::setw(10) << "upload" << std::setw(10) << "download" << std::setw(10) << "GFLOP/s"
-      << std::setw(8) << "%peak" << std::setw(7) << "diff" << "\n";
+      << std::setw(8) << "%peak" << std::setw(7) << "diff" << std::setw(9) << "recheck" << std::setw(10)
+      << "(rows)" << "\n";
   for (const Measurement& m : report.measurements) {
     out << std::left << std::setw(10) << m.contender << std::right << std::setw(9) << m.size.n << std::setw(6)
         << m.size.k << std::setw(5) << m.dimension;
@@ -177,7 +294,8 @@ void printTable(std::ostream& out, const BenchmarkReport& report) {
         << fixed(m.transpose_ms, 3) << std::setw(10) << fixed(m.upload_ms, 3) << std::setw(10)
         << fixed(m.download_ms, 3) << std::setw(10) << fixed(m.gflops, 1) << std::setw(8)
         << (m.fraction_of_peak > 0 ? fixed(100 * m.fraction_of_peak, 1) : "-") << std::setw(7)
-        << (m.differing_assignments >= 0 ? std::to_string(m.differing_assignments) : "-") << "\n";
+        << (m.differing_assignments >= 0 ? std::to_string(m.differing_assignments) : "-") << std::setw(9)
+        << fixed(m.recheck_ms, 3) << std::setw(10) << m.rechecked_rows << "\n";
   }
 }
 
@@ -199,7 +317,8 @@ nlohmann::json toJson(const BenchmarkReport& report) {
       row.update({{"kernel_ms", m.kernel_ms}, {"kernel_min_ms", m.kernel_min_ms},
                   {"kernel_max_ms", m.kernel_max_ms}, {"transpose_ms", m.transpose_ms},
                   {"upload_ms", m.upload_ms}, {"download_ms", m.download_ms}, {"gflops", m.gflops},
-                  {"fraction_of_peak", m.fraction_of_peak}, {"differing_assignments", m.differing_assignments}});
+                  {"fraction_of_peak", m.fraction_of_peak}, {"differing_assignments", m.differing_assignments},
+                  {"rechecked_rows", m.rechecked_rows}, {"recheck_ms", m.recheck_ms}});
     }
     j["measurements"].push_back(row);
   }

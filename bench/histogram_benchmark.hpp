@@ -34,6 +34,7 @@ struct BenchmarkOptions {
   std::vector<Contender> contenders;   // default: serial, openmp, the five variants
   int dimension = 64;
   int work_group_size = 64;
+  TileSizes tiles;                     // for the tiled contender (0s: the device's defaults)
   int warmup = 2;
   int repetitions = 10;
   double max_seconds = 60;             // skip a case estimated to take longer than this
@@ -56,6 +57,8 @@ struct Measurement {
   // Assignments that differ from the OpenMP reference on the same data (near-ties: a few at most);
   // -1 when the reference was not run for this size.
   std::int64_t differing_assignments = -1;
+  std::int64_t rechecked_rows = 0;  // tiled: rows re-checked by direct sums (of N)
+  double recheck_ms = 0;            // tiled: the re-check pass (median; part of kernel_ms)
 };
 
 struct BenchmarkReport {
@@ -75,5 +78,24 @@ BenchmarkReport runBenchmark(const BenchmarkOptions& options,
 
 void printTable(std::ostream& out, const BenchmarkReport& report);
 nlohmann::json toJson(const BenchmarkReport& report);
+
+// `bovw bench --tune`: the tiled kernel with each candidate tile shape on one problem size.
+struct TuningReport {
+  DeviceInfo device;
+  DeviceCeilings ceilings;
+  std::string date;
+  ProblemSize size;
+  int dimension = 64;
+  std::vector<std::pair<TileSizes, Measurement>> candidates;  // in the order tried
+  TileSizes best;                                             // fastest with no differing assignment
+};
+
+// Tile shapes worth trying on GPUs and CPUs (each a multiple of 4 where the kernel needs it).
+std::vector<TileSizes> tuningCandidates();
+
+TuningReport runTuning(const BenchmarkOptions& options, ProblemSize size,
+                       const std::function<void(const TileSizes&, const Measurement&)>& progress = {});
+void printTuning(std::ostream& out, const TuningReport& report);
+nlohmann::json toJson(const TuningReport& report);
 
 }  // namespace bovw::bench

@@ -34,7 +34,7 @@
 #define BOVW_BK 16  // features per local-memory chunk (a multiple of 4)
 #endif
 #ifndef BOVW_MARGIN_SCALE
-#define BOVW_MARGIN_SCALE 8.0f  // slack over the rounding bound; 0 re-checks exact ties only (tests)
+#define BOVW_MARGIN_SCALE 1.25f  // slack over the rounding bound; 0 re-checks exact ties only (tests)
 #endif
 
 #define BOVW_BM (BOVW_WGR * BOVW_TM)
@@ -45,7 +45,7 @@
                                 // on the transposing store, still 16-byte aligned for vload4
 #define BOVW_A_FLOATS (BOVW_BK * BOVW_LDA)
 #define BOVW_B_FLOATS (BOVW_BK * BOVW_BN)
-#define BOVW_TILE_FLOATS (BOVW_A_FLOATS + BOVW_B_FLOATS)
+#define BOVW_TILE_FLOATS (2 * (BOVW_A_FLOATS + BOVW_B_FLOATS))  // two stages: see the main loop
 #define BOVW_REDUCE_FLOATS (3 * BOVW_BM * BOVW_WGC)
 #define BOVW_LOCAL_FLOATS \
   (BOVW_TILE_FLOATS > BOVW_REDUCE_FLOATS ? BOVW_TILE_FLOATS : BOVW_REDUCE_FLOATS)
@@ -127,13 +127,14 @@ inline void bovw_store_words(local float* bs, const float4 b[BOVW_B_LOADS], int 
   }
 }
 
-// The golden distance: (x_k - c_k)^2 summed in feature order in float, never fused, exactly as the
-// CPU reference computes it.
-inline float bovw_golden_distance(local const float* x, global const float* c) {
+// The golden distance to word j: (x_k - c_k)^2 summed in feature order in float, never fused,
+// exactly as the CPU reference computes it. The word is read from the transposed words, so that
+// neighbouring work-items (neighbouring words) read neighbouring addresses.
+inline float bovw_golden_distance(local const float* x, global const float* words_t, int k_padded, int j) {
 #pragma OPENCL FP_CONTRACT OFF
   float sum = 0.0f;
   for (int k = 0; k < BOVW_D; ++k) {
-    const float t = x[k] - c[k];
+    const float t = x[k] - words_t[(size_t)k * k_padded + j];
     sum += t * t;
   }
   return sum;
@@ -152,8 +153,6 @@ void histogram_tiled(global const float* restrict descriptors, const int n, cons
                      global int* restrict flagged, global int* restrict flag_count) {
   local float4 smem4[(BOVW_LOCAL_FLOATS + 3) / 4];  // float4 elements: 16-byte aligned
   local float* smem = (local float*)smem4;
-  local float* as = smem;
-  local float* bs = smem + BOVW_A_FLOATS;
 
   const int tid = get_local_id(0);
   const int tx = tid % BOVW_WGC;
@@ -172,21 +171,24 @@ void histogram_tiled(global const float* restrict descriptors, const int n, cons
     for (int j = 0; j < BOVW_TN; ++j) acc[i][j] = 0.0f;
   }
 
-  // One flat loop over (word block, feature chunk); the next chunk is fetched into registers while
-  // the current one is multiplied.
+  // One flat loop over (word block, feature chunk), double-buffered: while the work-items multiply
+  // the chunk in one stage of local memory, the next chunk goes from global memory through
+  // registers into the other stage, so one barrier per chunk suffices.
   const int chunks = BOVW_DPAD / BOVW_BK;
   const int steps = (k_padded / BOVW_BN) * chunks;
   float4 a_next[BOVW_A_LOADS], b_next[BOVW_B_LOADS];
   bovw_fetch_descriptors(a_next, descriptors, n, row0, 0, tid);
   bovw_fetch_words(b_next, words_t, k_padded, 0, 0, tid);
+  bovw_store_descriptors(smem, a_next, tid);
+  bovw_store_words(smem + BOVW_A_FLOATS, b_next, tid);
+  barrier(CLK_LOCAL_MEM_FENCE);
   for (int step = 0; step < steps; ++step) {
     const int chunk = step % chunks;
     const int word0 = (step / chunks) * BOVW_BN;
-    barrier(CLK_LOCAL_MEM_FENCE);  // everyone is done reading the previous chunk
-    bovw_store_descriptors(as, a_next, tid);
-    bovw_store_words(bs, b_next, tid);
-    barrier(CLK_LOCAL_MEM_FENCE);
-    if (step + 1 < steps) {
+    local const float* as = smem + (step % 2) * (BOVW_A_FLOATS + BOVW_B_FLOATS);
+    local const float* bs = as + BOVW_A_FLOATS;
+    const bool more = step + 1 < steps;
+    if (more) {
       const int next_chunk = (step + 1) % chunks;
       bovw_fetch_descriptors(a_next, descriptors, n, row0, next_chunk, tid);
       bovw_fetch_words(b_next, words_t, k_padded, ((step + 1) / chunks) * BOVW_BN, next_chunk, tid);
@@ -234,10 +236,17 @@ void histogram_tiled(global const float* restrict descriptors, const int n, cons
         }
       }
     }
+
+    if (more) {  // the other stage was last read before the previous barrier
+      local float* next = smem + ((step + 1) % 2) * (BOVW_A_FLOATS + BOVW_B_FLOATS);
+      bovw_store_descriptors(next, a_next, tid);
+      bovw_store_words(next + BOVW_A_FLOATS, b_next, tid);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
   }
 
-  // Combine the WGC work-items that share each row, in local memory (reusing the tiles).
-  barrier(CLK_LOCAL_MEM_FENCE);
+  // Combine the WGC work-items that share each row, in local memory (reusing the tiles; the loop
+  // ended on a barrier).
   local float* r1 = smem;
   local float* r2 = smem + BOVW_BM * BOVW_WGC;
   local int* rj = (local int*)(smem + 2 * BOVW_BM * BOVW_WGC);
@@ -263,17 +272,31 @@ void histogram_tiled(global const float* restrict descriptors, const int n, cons
         word = rj[r * BOVW_WGC + c];
       }
     }
-    // The bound (docs/KERNELS.md): with S = (2||x|| + ||c_best||)^2, the golden nearest word has
-    // e within 6 gamma_{D+2} S of the smallest e; BOVW_MARGIN_SCALE = 8 leaves room for the
-    // rounding of the bound itself. S_max (with the largest word norm) guards against overflow:
-    // while it is finite and far below FLT_MAX, no e is inf or NaN.
+    // ||x||^2 from the row in global memory (L2-resident: the group just read it).
     global const float* xr = descriptors + (size_t)row * BOVW_D;
     float xx = 0.0f;
+#if BOVW_VEC_A
+    for (int q = 0; q < BOVW_D / 4; ++q) {
+      const float4 v = ((global const float4*)xr)[q];
+      xx += dot(v, v);
+    }
+#else
     for (int k = 0; k < BOVW_D; ++k) xx += xr[k] * xr[k];
+#endif
+    // The margin (docs/KERNELS.md derives it). With g = gamma_{D+2} ~ (D+2)u: e_j is within
+    // g ||c_j|| (||c_j|| + 2||x||) of the exact ||c_j||^2 - 2x.c_j, and the golden sum within
+    // g d_j of the exact distance d_j. If the golden nearest word j* is not `word`, then
+    // e_{j*} - e_word <= 2g d_word + g R (R + 2||x||) + g nb (nb + 2||x||), with nb = ||c_word||,
+    // d_word <= db and ||c_{j*}|| <= R = min(max ||c||, ||x|| + sqrt(db)). BOVW_MARGIN_SCALE
+    // covers the rounding of this computation itself. s_max (with the largest word) guards
+    // overflow: while it is finite and far below FLT_MAX, no e is inf or NaN.
+    const float g = (float)(BOVW_D + 2) * 0x1.0p-24f;
     const float nx = sqrt(xx);
-    const float s = (2.0f * nx + sqrt(norms[word])) * (2.0f * nx + sqrt(norms[word]));
+    const float nb = sqrt(norms[word]);
+    const float db = fmax(xx + b1 + g * nb * (nb + 2.0f * nx), 0.0f);
+    const float r = fmin(max_norm, nx + sqrt(db) * (1.0f + 2.0f * g));
+    const float margin = BOVW_MARGIN_SCALE * g * (2.0f * db + r * (r + 2.0f * nx) + nb * (nb + 2.0f * nx));
     const float s_max = (2.0f * nx + max_norm) * (2.0f * nx + max_norm);
-    const float margin = BOVW_MARGIN_SCALE * (float)(BOVW_D + 2) * 0x1.0p-24f * s;
     if (s_max < 1e30f && b2 - b1 > margin) {
       best_word[row] = word;
       atomic_inc(&histograms[bovw_image_of(offsets, n_images, row_base + row) * n_words + word]);
@@ -288,7 +311,7 @@ void histogram_tiled(global const float* restrict descriptors, const int n, cons
 // keeps its nearest by the golden distance, and a tree in local memory keeps the smaller distance
 // or, on equal distances, the lower word: the CPU reference's tie rule.
 kernel void recheck_flagged(global const float* restrict descriptors, const int row_base,
-                            global const float* restrict centroids, const int n_words,
+                            global const float* restrict words_t, const int n_words, const int k_padded,
                             global const int* restrict offsets, const int n_images,
                             global int* restrict best_word, global int* restrict histograms,
                             global const int* restrict flagged, global const int* restrict flag_count,
@@ -303,7 +326,7 @@ kernel void recheck_flagged(global const float* restrict descriptors, const int 
     float best = INFINITY;
     int best_j = INT_MAX;  // "none yet": loses every comparison below
     for (int j = lid; j < n_words; j += size) {
-      const float d = bovw_golden_distance(x, centroids + (size_t)j * BOVW_D);
+      const float d = bovw_golden_distance(x, words_t, k_padded, j);
       if (d < best) {
         best = d;
         best_j = j;

@@ -1,6 +1,7 @@
 // `bovw bench`: every backend and kernel variant on the chapter's grid, with the device's ceilings.
 #include "commands.hpp"
 #include "histogrammer_options.hpp"
+#include "tuning_file.hpp"
 
 #include "histogram_benchmark.hpp"
 
@@ -21,6 +22,9 @@ struct BenchArguments {
   std::vector<std::string> sizes;
   std::vector<std::string> variants;
   std::string json;
+  std::string tiles;
+  std::string tune;         // NxK of the --tune run
+  std::string save_tuning;  // where --tune writes its best tile sizes
   bench::BenchmarkOptions options;
 } args;
 
@@ -40,9 +44,33 @@ bench::ProblemSize parseSize(const std::string& text) {
 }
 
 bench::Contender parseContender(const std::string& name) {
-  if (name == "serial") return {Backend::Serial, KernelVariant::Baseline};
-  if (name == "openmp") return {Backend::OpenMP, KernelVariant::Baseline};
+  for (Backend backend : allBackends())
+    if (backend != Backend::OpenCL && name == toString(backend)) return {backend, KernelVariant::Baseline};
   return {Backend::OpenCL, parseKernelVariant(name)};
+}
+
+int runTuning() {
+  const bench::ProblemSize size = parseSize(args.tune);
+  const auto report = bench::runTuning(args.options, size, [](const TileSizes& tiles, const bench::Measurement& m) {
+    if (m.skipped.empty())
+      spdlog::info("tiles {}: kernel {:.3f} ms, {:.1f} GFLOP/s, {} differing", toString(tiles), m.kernel_ms,
+                   m.gflops, m.differing_assignments);
+    else
+      spdlog::warn("tiles {}: skipped ({})", toString(tiles), m.skipped);
+  });
+  bench::printTuning(std::cout, report);
+  const nlohmann::json json = bench::toJson(report);
+  if (!args.json.empty()) {
+    writeFileAtomically(args.json, [&](std::ostream& out) { out << json.dump(2) << "\n"; });
+    std::cout << "wrote " << args.json << "\n";
+  }
+  if (!args.save_tuning.empty()) {
+    writeTuningFile(args.save_tuning, {{"device", report.device.name}, {"tiles", toString(report.best)},
+                                       {"n", size.n}, {"k", size.k}, {"d", report.dimension},
+                                       {"date", report.date}});
+    std::cout << "wrote " << args.save_tuning << " (use it with --tuning)\n";
+  }
+  return 0;
 }
 
 }  // namespace
@@ -50,7 +78,9 @@ bench::Contender parseContender(const std::string& name) {
 CLI::App* addBenchCommand(CLI::App& app) {
   auto* command = app.add_subcommand(
       "bench", "Time every backend and kernel variant (profiling events, medians) against the device's ceilings");
-  std::vector<std::string> contenders = {"serial", "openmp"};
+  std::vector<std::string> contenders;
+  for (Backend b : allBackends())
+    if (b != Backend::OpenCL) contenders.emplace_back(toString(b));
   for (const auto& v : variantNames()) contenders.push_back(v);
   command->add_option("--device", args.options.device, "OpenCL device spec (see bovw devices)");
   command->add_option("--sizes", args.sizes,
@@ -73,10 +103,18 @@ CLI::App* addBenchCommand(CLI::App& app) {
       ->capture_default_str();
   command->add_option("--seed", args.options.seed)->capture_default_str();
   command->add_option("--json", args.json, "also write the results as JSON");
+  command->add_option("--tiles", args.tiles, "tiled variant's tile sizes TM,TN,ROWS,WORDS,DEPTH");
+  auto* tune = command->add_option("--tune", args.tune,
+                                   "instead of the grid: time the tiled kernel with each candidate tile shape "
+                                   "on one NxK size (for example 1048576x1024)");
+  command->add_option("--save-tuning", args.save_tuning, "with --tune: write the fastest exact tile sizes here")
+      ->needs(tune);
   return command;
 }
 
 int runBenchCommand() {
+  if (!args.tiles.empty()) args.options.tiles = parseTileSizes(args.tiles);
+  if (!args.tune.empty()) return runTuning();
   for (const auto& s : args.sizes) args.options.sizes.push_back(parseSize(s));
   for (const auto& v : args.variants) args.options.contenders.push_back(parseContender(v));
   const auto report = bench::runBenchmark(args.options, [](const bench::Measurement& m) {

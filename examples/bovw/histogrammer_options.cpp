@@ -1,6 +1,10 @@
 // Shared histogrammer options of the bovw subcommands.
 #include "histogrammer_options.hpp"
 
+#include "tuning_file.hpp"
+
+#include <bovw/device.hpp>
+
 namespace bovw::cli {
 
 std::vector<std::string> backendNames() {
@@ -35,6 +39,10 @@ void HistogrammerOptions::addTo(CLI::App* command) {
   command->add_option("--build-options", build_options, "extra OpenCL compiler options");
   command->add_option("--device-memory-limit", device_memory_limit_mib,
                       "MiB of device memory bovw may use (0: all of it)");
+  auto* tiles_option = command->add_option(
+      "--tiles", tiles, "tiled variant's tile sizes TM,TN,ROWS,WORDS,DEPTH (default: the device's)");
+  command->add_option("--tuning", tuning, "tile sizes from a `bovw bench --tune --save-tuning` file")
+      ->excludes(tiles_option);
 }
 
 HistogrammerConfig HistogrammerOptions::config() const {
@@ -46,6 +54,8 @@ HistogrammerConfig HistogrammerOptions::config() const {
   config.threads = threads;
   config.build_options = build_options;
   config.device_memory_limit = device_memory_limit_mib << 20;
+  if (!tiles.empty()) config.tiles = parseTileSizes(tiles);
+  if (!tuning.empty()) config.tiles = readTuningFile(tuning, selectDevice(device).name);
   return config;
 }
 

@@ -67,6 +67,8 @@ struct StageTimes {
   double transpose_ms = 0;  // the on-device transpose (Coalesced, Float4, LocalDescriptors, ConstantCentroids)
   double kernel_ms = 0;     // nearest-word search and histogram (all vocabulary chunks)
   double download_ms = 0;   // device to host: assignments and histograms
+  double recheck_ms = 0;    // Tiled: the exact re-check pass, part of kernel_ms
+  std::int64_t rechecked_rows = 0;  // Tiled: rows whose nearest word was re-checked by direct sums
 };
 
 class Histogrammer {
@@ -106,6 +108,10 @@ std::string_view toString(KernelVariant variant);
 // Throw InvalidInput listing the valid names when `name` is not one of them.
 Backend parseBackend(std::string_view name);
 KernelVariant parseKernelVariant(std::string_view name);
+// "8,8,16,16,16": rows and words per work-item, work-items along rows and words, depth (the order
+// of TileSizes' fields). parseTileSizes throws InvalidInput unless it gets five positive integers.
+std::string toString(const TileSizes& tiles);
+TileSizes parseTileSizes(std::string_view text);
 // The concrete variants (every one but Auto), in the order above.
 const std::vector<KernelVariant>& allKernelVariants();
 const std::vector<Backend>& allBackends();

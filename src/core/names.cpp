@@ -2,7 +2,9 @@
 #include <bovw/error.hpp>
 #include <bovw/histogrammer.hpp>
 
+#include <algorithm>
 #include <array>
+#include <cstdio>
 #include <utility>
 
 namespace bovw {
@@ -49,6 +51,22 @@ std::string_view toString(KernelVariant variant) { return nameOf(kVariantNames, 
 Backend parseBackend(std::string_view name) { return parse(kBackendNames, name, "backend"); }
 KernelVariant parseKernelVariant(std::string_view name) {
   return parse(kVariantNames, name, "kernel variant");
+}
+
+std::string toString(const TileSizes& t) {
+  return std::to_string(t.rows_per_item) + "," + std::to_string(t.words_per_item) + "," +
+         std::to_string(t.group_rows) + "," + std::to_string(t.group_words) + "," + std::to_string(t.depth);
+}
+
+TileSizes parseTileSizes(std::string_view text) {
+  const std::string s(text);
+  int v[5];
+  char tail = 0;
+  if (std::sscanf(s.c_str(), "%d,%d,%d,%d,%d%c", &v[0], &v[1], &v[2], &v[3], &v[4], &tail) != 5 ||
+      *std::min_element(v, v + 5) < 1)
+    throw InvalidInput("tile sizes '" + s +
+                       "': expected five positive integers TM,TN,ROWS,WORDS,DEPTH (for example 8,8,16,16,16)");
+  return {v[0], v[1], v[2], v[3], v[4]};
 }
 
 const std::vector<KernelVariant>& allKernelVariants() {

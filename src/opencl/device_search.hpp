@@ -36,6 +36,7 @@ struct DeviceBatch {
 struct SearchEvents {
   std::vector<cl::Event> transpose;
   std::vector<cl::Event> kernels;
+  std::vector<cl::Event> recheck;  // also counted in the kernel time
 };
 
 class DeviceSearch {
@@ -54,6 +55,9 @@ class DeviceSearch {
   virtual void enqueue(cl::CommandQueue& queue, const DeviceBatch& batch, SearchEvents& events) = 0;
   // "constant (work-group 64)", "tiled 128x128 (8x8 per item, BK 16)": for descriptions.
   virtual std::string describe() const = 0;
+  // Rows of the last enqueued batch that were re-checked by direct sums (Tiled), valid once the
+  // queue has finished it.
+  virtual std::int64_t rechecked() const { return 0; }
 };
 
 // A buffer that only grows, so repeated calls of similar size allocate nothing.

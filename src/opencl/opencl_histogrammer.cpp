@@ -23,10 +23,11 @@ std::string megabytes(std::uint64_t bytes) {
   return std::to_string(bytes / (1024 * 1024)) + " MiB";
 }
 
-// Auto: the tiled kernel on GPUs, where it is the fastest by far (docs/PERFORMANCE.md); on CPU
-// devices (PoCL) too, where it is also the fastest kernel.
-HistogrammerConfig resolveAuto(HistogrammerConfig config, const DeviceInfo&) {
-  if (config.variant == KernelVariant::Auto) config.variant = KernelVariant::Tiled;
+// Auto: the tiled kernel on GPUs, where it is the fastest (docs/PERFORMANCE.md); Float4 on other
+// devices: on PoCL's CPU device its explicit vector arithmetic beats the tiled kernel.
+HistogrammerConfig resolveAuto(HistogrammerConfig config, const DeviceInfo& info) {
+  if (config.variant == KernelVariant::Auto)
+    config.variant = info.type == "GPU" ? KernelVariant::Tiled : KernelVariant::Float4;
   return config;
 }
 
@@ -105,7 +106,10 @@ class OpenCLHistogrammer final : public Histogrammer {
     for (const auto& e : upload) times.upload_ms += elapsedMs(e);
     for (const auto& e : events.transpose) times.transpose_ms += elapsedMs(e);
     for (const auto& e : events.kernels) times.kernel_ms += elapsedMs(e);
+    for (const auto& e : events.recheck) times.recheck_ms += elapsedMs(e);
+    times.kernel_ms += times.recheck_ms;
     for (const auto& e : download) times.download_ms += elapsedMs(e);
+    times.rechecked_rows = search_->rechecked();
   }
 
   // Checks the whole call's device memory against the limit before allocating anything.

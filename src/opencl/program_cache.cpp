@@ -3,7 +3,30 @@
 
 #include <bovw/error.hpp>
 
+#include <cstdlib>
+#include <fstream>
+#include <functional>
+
 namespace bovw::detail {
+
+namespace {
+
+// $BOVW_KERNEL_BINARIES=DIR: keep each compiled program as DIR/<file>-<hash of options>.bin, for
+// reading what the device compiler made of it (on NVIDIA the binary is PTX: registers, spills,
+// vector loads; `ptxas -v` reports the resources).
+void saveBinaryIfAsked(const cl::Program& program, const std::string& file, const std::string& options) {
+  const char* dir = std::getenv("BOVW_KERNEL_BINARIES");
+  if (!dir || !*dir) return;
+  const auto binaries = program.getInfo<CL_PROGRAM_BINARIES>();
+  if (binaries.empty()) return;
+  const std::string path = std::string(dir) + "/" + file + "-" +
+                           std::to_string(std::hash<std::string>{}(options) % 1000000) + ".bin";
+  std::ofstream out(path, std::ios::binary);
+  out.write(reinterpret_cast<const char*>(binaries[0].data()), static_cast<std::streamsize>(binaries[0].size()));
+  std::ofstream(path + ".options") << options << "\n";
+}
+
+}  // namespace
 
 cl::Kernel ProgramCache::kernel(const std::string& file, const std::string& kernel_name,
                                 const std::string& options) {
@@ -22,6 +45,7 @@ cl::Kernel ProgramCache::kernel(const std::string& file, const std::string& kern
       }
       throw KernelBuildError(file + ".cl", options, log);
     }
+    saveBinaryIfAsked(program, file, options);
     it = programs_.emplace(key, std::move(program)).first;
   }
   return cl::Kernel(it->second, kernel_name.c_str());

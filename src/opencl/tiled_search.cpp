@@ -1,6 +1,6 @@
 // bovw's tiled kernel on the host side: tile sizes (the device's defaults or the caller's), the
-// words in the layouts kernels/tiled.cl reads (transposed and padded, their squared norms, and the
-// plain rows for the exact re-check), and the two launches: the fused tiled pass, then the re-check
+// words in the layouts kernels/tiled.cl reads (transposed and padded, and their squared norms), and
+// the two launches: the fused tiled pass, then the re-check
 // of the rows it flagged.
 #include "opencl/device_search.hpp"
 
@@ -116,15 +116,13 @@ class TiledSearch final : public DeviceSearch {
     };
     words_t_ = upload(words_t.data(), words_t.size());
     norms_ = upload(norms.data(), norms.size());
-    rows_ = upload(c.data(), static_cast<std::size_t>(c.size()));
     n_words_ = k;
     vocabulary_id_ = vocabulary.id();
   }
 
   std::uint64_t extraBytes(int n, int d, const Vocabulary& vocabulary) const override {
     const std::uint64_t k_padded = roundUp(vocabulary.size(), block_words_);
-    const std::uint64_t words = sizeof(float) * (roundUp(d, tiles_.depth) * k_padded + k_padded +
-                                                 static_cast<std::uint64_t>(vocabulary.centroids().size()));
+    const std::uint64_t words = sizeof(float) * (roundUp(d, tiles_.depth) * k_padded + k_padded);
     return words + sizeof(cl_int) * (static_cast<std::uint64_t>(n) + 1);
   }
 
@@ -159,8 +157,9 @@ class TiledSearch final : public DeviceSearch {
     a = 0;
     recheck_.setArg(a++, batch.descriptors);
     recheck_.setArg(a++, cl_int{batch.row_base});
-    recheck_.setArg(a++, rows_);
+    recheck_.setArg(a++, words_t_);
     recheck_.setArg(a++, cl_int{n_words_});
+    recheck_.setArg(a++, cl_int{k_padded_});
     recheck_.setArg(a++, batch.offsets);
     recheck_.setArg(a++, cl_int{batch.images});
     recheck_.setArg(a++, batch.best_word);
@@ -172,16 +171,19 @@ class TiledSearch final : public DeviceSearch {
     recheck_.setArg(a++, cl::Local(sizeof(cl_int) * recheck_group_));
     const std::size_t recheck_groups =
         std::min<std::size_t>(n, std::size_t{8} * std::max(1u, device_.info().compute_units));
-    events.kernels.emplace_back();
+    events.recheck.emplace_back();
     queue.enqueueNDRangeKernel(recheck_, cl::NullRange, cl::NDRange(recheck_groups * recheck_group_),
-                               cl::NDRange(recheck_group_), nullptr, &events.kernels.back());
+                               cl::NDRange(recheck_group_), nullptr, &events.recheck.back());
+    queue.enqueueReadBuffer(count, CL_FALSE, 0, sizeof(cl_int), &rechecked_);
   }
 
+  std::int64_t rechecked() const override { return rechecked_; }
+
  private:
-  // kernels/tiled.cl's local array: the larger of the two chunks (descriptors with their padded
-  // pitch, words) and the per-row reduction of the two minima and the word.
+  // kernels/tiled.cl's local array: the larger of two stages of chunks (descriptors with their
+  // padded pitch, words) and the per-row reduction of the two minima and the word.
   std::uint64_t localBytes() const {
-    const std::uint64_t tiles = static_cast<std::uint64_t>(tiles_.depth) * (block_rows_ + 4 + block_words_);
+    const std::uint64_t tiles = 2ull * tiles_.depth * (block_rows_ + 4 + block_words_);  // two stages
     const std::uint64_t reduce = 3ull * block_rows_ * tiles_.group_words;
     return sizeof(float) * std::max(tiles, reduce);
   }
@@ -213,8 +215,9 @@ class TiledSearch final : public DeviceSearch {
   int n_words_ = 0;
   int k_padded_ = 0;
   float max_norm_ = 0;
-  cl::Buffer words_t_, norms_, rows_;
+  cl::Buffer words_t_, norms_;
   GrowingBuffer flagged_, count_;
+  cl_int rechecked_ = 0;  // read back with the results
 };
 
 }  // namespace
