@@ -7,6 +7,7 @@
 set -uo pipefail
 out=${1:?usage: gpu_suite.sh OUTDIR}
 work=$(mktemp -d)
+export PATH=$PATH:/usr/local/cuda/bin
 source .device/opencl-env.sh
 tar xJf .device/libs.tar.xz -C /tmp && export LD_LIBRARY_PATH=/tmp/libs
 export BOVW_DEVICE=NVIDIA PYTHONUNBUFFERED=1
@@ -24,8 +25,16 @@ $bovw bench --tune 1048576x1024 --json "$work/tune_d64.json" --save-tuning "$wor
   > "$work/tune_d64.txt" 2>&1
 tail -18 "$work/tune_d64.txt"
 
-# Every variant on the chapter's grid and 1M x 1,024 (D = 64), then the two large cases.
-$bovw bench --sizes "$grid" --json "$work/bench_grid.json" > "$work/bench_grid.txt" 2>&1
+# Every variant on the chapter's grid and 1M x 1,024 (D = 64), then the two large cases. The
+# compiled kernels (PTX) are kept, and ptxas reports their registers and spills.
+mkdir -p "$work/kernels"
+BOVW_KERNEL_BINARIES="$work/kernels" $bovw bench --sizes "$grid" --json "$work/bench_grid.json" \
+  > "$work/bench_grid.txt" 2>&1
+for ptx in "$work"/kernels/*.bin; do
+  echo "== $(basename "$ptx"): $(cat "$ptx.options")"
+  ptxas -arch=sm_90 -v -o /dev/null "$ptx" 2>&1 | grep -E "registers|spill|bytes stack" || echo "(ptxas not available)"
+done > "$work/ptxas.txt" 2>&1
+grep -A3 "tiled" "$work/ptxas.txt" | head -12
 grep -v "^\[" "$work/bench_grid.txt" | tail -120 | grep -E "variant|1048576|65536 +256|Measured"
 $bovw bench --sizes 1048576x4096 --variants openmp,local,tiled --warmup 1 --repetitions 5 \
   --json "$work/bench_k4096.json" > "$work/bench_k4096.txt" 2>&1

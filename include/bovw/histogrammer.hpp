@@ -59,11 +59,16 @@ struct HistogrammerConfig {
   // Device memory bovw may allocate, in bytes; 0: the device's global memory. Requests beyond it
   // fail with CapacityError before anything is allocated (useful on a shared GPU).
   std::uint64_t device_memory_limit = 0;
+  // OpenCL: descriptors go to the device in chunks of this many rows, through pinned staging
+  // buffers, so that copying chunk c+1 overlaps the search of chunk c. 0: about 64 MiB per chunk.
+  std::int64_t transfer_rows = 0;
 };
 
-// Where the time of one call went, in milliseconds. For OpenCL these come from profiling events.
+// Where the time of one call went, in milliseconds. For OpenCL these come from profiling events;
+// with the transfers overlapping the kernels, wall_ms is less than the sum of the stages.
 struct StageTimes {
-  double upload_ms = 0;     // host to device: descriptors and offsets
+  double wall_ms = 0;       // the whole call, as the caller waits for it (host clock)
+  double upload_ms = 0;     // host to device: descriptors (from pinned staging) and offsets
   double transpose_ms = 0;  // the on-device transpose (Coalesced, Float4, LocalDescriptors, ConstantCentroids)
   double kernel_ms = 0;     // nearest-word search and histogram (all vocabulary chunks)
   double download_ms = 0;   // device to host: assignments and histograms

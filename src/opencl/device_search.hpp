@@ -55,8 +55,9 @@ class DeviceSearch {
   virtual void enqueue(cl::CommandQueue& queue, const DeviceBatch& batch, SearchEvents& events) = 0;
   // "constant (work-group 64)", "tiled 128x128 (8x8 per item, BK 16)": for descriptions.
   virtual std::string describe() const = 0;
-  // Rows of the last enqueued batch that were re-checked by direct sums (Tiled), valid once the
-  // queue has finished it.
+  // Rows re-checked by direct sums (Tiled) in the batches enqueued since startCall(), valid once
+  // the queue has finished them.
+  virtual void startCall() {}
   virtual std::int64_t rechecked() const { return 0; }
 };
 

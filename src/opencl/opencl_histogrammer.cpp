@@ -1,7 +1,10 @@
-// OpenCLHistogrammer: the host side shared by every kernel variant. Per call: upload the descriptors
-// and image offsets, let the variant's DeviceSearch find the nearest words and count them, read the
-// assignments and histograms back. The search keeps the vocabulary on the device until a different
-// one is used.
+// OpenCLHistogrammer: the host side shared by every kernel variant. The descriptors go to the
+// device in chunks, through two pinned (page-locked) staging buffers and two device buffers, on a
+// copy queue of their own: while the variant's DeviceSearch runs chunk c on the compute queue, the
+// host fills the other staging buffer and the copy queue uploads chunk c+1 and reads back the
+// assignments of chunk c-1. Events order the two queues; the histograms accumulate on the device
+// and come back once. All buffers stay for the next call, and the search keeps the vocabulary on
+// the device until a different one is used.
 #include "opencl/opencl_histogrammer.hpp"
 
 #include "opencl/cl_errors.hpp"
@@ -12,6 +15,7 @@
 #include <bovw/error.hpp>
 
 #include <algorithm>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -31,6 +35,44 @@ HistogrammerConfig resolveAuto(HistogrammerConfig config, const DeviceInfo& info
   return config;
 }
 
+// Rows per chunk: the caller's, else about 64 MiB of descriptors (a 4 GiB batch flows through 64
+// chunks, so the one upload and the one search that cannot overlap are short).
+int chunkRows(std::int64_t asked, int n, int d) {
+  const std::int64_t automatic = std::max<std::int64_t>(1, (std::int64_t{64} << 20) / (sizeof(float) * d));
+  return static_cast<int>(std::clamp<std::int64_t>(asked > 0 ? asked : automatic, 1, std::max(n, 1)));
+}
+
+// Rows [first, first + count) of `view` into contiguous `out`, on all cores (one memcpy when the
+// view is contiguous): filling pinned memory at host-memory speed keeps up with the bus.
+void copyRows(const DescriptorsRef& view, std::int64_t first, std::int64_t count, float* out) {
+  const std::int64_t d = view.cols();
+  if (view.outerStride() == d) {
+    const float* from = view.data() + first * d;
+    const std::int64_t total = count * d;
+    const std::int64_t block = std::int64_t{1} << 18;  // 1 MiB of floats per task
+#pragma omp parallel for schedule(static)
+    for (std::int64_t at = 0; at < total; at += block)
+      std::memcpy(out + at, from + at, sizeof(float) * std::min(block, total - at));
+    return;
+  }
+#pragma omp parallel for schedule(static)
+  for (std::int64_t r = 0; r < count; ++r)
+    std::memcpy(out + r * d, view.row(first + r).data(), sizeof(float) * d);
+}
+
+// One of the two chunk slots: pinned staging on the host, descriptors and assignments on the
+// device, and the events that say when each may be reused.
+struct ChunkSlot {
+  cl::Buffer pinned;
+  float* staging = nullptr;  // `pinned`, mapped for the slot's lifetime
+  std::size_t capacity = 0;  // bytes of descriptors
+  cl::Buffer descriptors;
+  cl::Buffer best_word;
+  cl::Event uploaded;    // staging may be refilled
+  cl::Event searched;    // `descriptors` and `best_word` are free for the next chunk's search
+  cl::Event downloaded;  // `best_word` has reached the caller
+};
+
 class OpenCLHistogrammer final : public Histogrammer {
  public:
   explicit OpenCLHistogrammer(const HistogrammerConfig& asked)
@@ -39,7 +81,20 @@ class OpenCLHistogrammer final : public Histogrammer {
         config_(resolveAuto(asked, device_.info())),
         search_(config_.variant == KernelVariant::Tiled ? makeTiledSearch(device_, programs_, config_)
                                                         : makeChapterSearch(device_, programs_, config_)),
-        memory_limit_(config_.device_memory_limit ? config_.device_memory_limit : device_.info().global_memory) {}
+        memory_limit_(config_.device_memory_limit ? config_.device_memory_limit : device_.info().global_memory),
+        copy_queue_(device_.context(), device_.device(), CL_QUEUE_PROFILING_ENABLE) {
+    if (config_.transfer_rows < 0)
+      throw InvalidInput("transfer rows " + std::to_string(config_.transfer_rows) + " must be >= 0 (0: automatic)");
+  }
+
+  ~OpenCLHistogrammer() override {
+    try {
+      for (ChunkSlot& slot : slots_)
+        if (slot.staging) copy_queue_.enqueueUnmapMemObject(slot.pinned, slot.staging);
+      copy_queue_.finish();
+    } catch (const cl::Error&) {  // nothing to do about a failure while tearing down
+    }
+  }
 
   std::string description() const override {
     return "opencl " + search_->describe() + " on " + device_.info().name;
@@ -48,7 +103,16 @@ class OpenCLHistogrammer final : public Histogrammer {
  protected:
   void computeImpl(const DescriptorBatch& batch, const Vocabulary& vocabulary,
                    std::int32_t* assignments, Histograms& histograms, StageTimes& times) override {
-    withOpenCLErrors([&] { run(batch, vocabulary, assignments, histograms, times); });
+    withOpenCLErrors([&] {
+      try {
+        run(batch, vocabulary, assignments, histograms, times);
+      } catch (...) {
+        // No copy into the caller's memory may still be pending when the error reaches it.
+        device_.queue().finish();
+        copy_queue_.finish();
+        throw;
+      }
+    });
   }
 
  private:
@@ -58,75 +122,104 @@ class OpenCLHistogrammer final : public Histogrammer {
     const int n = static_cast<int>(batch.descriptors().rows());
     const int images = static_cast<int>(batch.imageCount());
     const int k_words = vocabulary.size();
+    const int chunk = chunkRows(config_.transfer_rows, n, d);
     search_->prepare(d);
-    reserveMemory(vocabulary, n, images);
+    reserveMemory(vocabulary, chunk, images);
     search_->setVocabulary(vocabulary);
+    search_->startCall();
+    const std::size_t chunk_bytes = sizeof(float) * static_cast<std::size_t>(chunk) * d;
+    for (ChunkSlot& slot : slots_) prepareSlot(slot, chunk_bytes, chunk);
 
-    // Device buffers need contiguous rows; a strided view is copied once here.
-    const auto& view = batch.descriptors();
-    Descriptors contiguous;
-    const float* rows = view.data();
-    if (view.outerStride() != view.cols()) {
-      contiguous = view;
-      rows = contiguous.data();
-    }
-    const std::vector<cl_int> offsets(batch.offsets().begin(), batch.offsets().end());
-
-    auto& queue = device_.queue();
+    auto& compute = device_.queue();
     const auto& context = device_.context();
-    const std::size_t descriptor_bytes = sizeof(float) * static_cast<std::size_t>(n) * d;
+    const std::vector<cl_int> offsets(batch.offsets().begin(), batch.offsets().end());
     const std::size_t histogram_bytes = sizeof(cl_int) * static_cast<std::size_t>(images) * k_words;
-    DeviceBatch device_batch;
-    device_batch.descriptors = descriptors_.ensure(context, descriptor_bytes, CL_MEM_READ_ONLY);
-    device_batch.n = n;
-    device_batch.d = d;
-    device_batch.offsets = offsets_.ensure(context, sizeof(cl_int) * offsets.size(), CL_MEM_READ_ONLY);
-    device_batch.images = images;
-    device_batch.best_word = best_word_.ensure(context, sizeof(cl_int) * n, CL_MEM_READ_WRITE);
-    device_batch.histograms = histograms_.ensure(context, histogram_bytes, CL_MEM_READ_WRITE);
+    cl::Buffer& offsets_buffer = offsets_.ensure(context, sizeof(cl_int) * offsets.size(), CL_MEM_READ_ONLY);
+    cl::Buffer& histograms_buffer = histograms_.ensure(context, histogram_bytes, CL_MEM_READ_WRITE);
+    std::vector<cl::Event> upload(2), download(1), kernels;
+    SearchEvents search_events;
+    // Blocking: `offsets` is a local vector.
+    compute.enqueueWriteBuffer(offsets_buffer, CL_TRUE, 0, sizeof(cl_int) * offsets.size(), offsets.data(),
+                               nullptr, &upload[0]);
+    compute.enqueueFillBuffer(histograms_buffer, cl_int{0}, 0, histogram_bytes, nullptr, &upload[1]);
 
-    // Blocking writes: the host memory (a local vector among it) must not be released while a
-    // failed call leaves a copy pending. The queue is in order, so nothing overlaps them anyway.
-    std::vector<cl::Event> upload(3);
-    queue.enqueueWriteBuffer(device_batch.descriptors, CL_TRUE, 0, descriptor_bytes, rows, nullptr, &upload[0]);
-    queue.enqueueWriteBuffer(device_batch.offsets, CL_TRUE, 0, sizeof(cl_int) * offsets.size(), offsets.data(),
-                             nullptr, &upload[1]);
-    queue.enqueueFillBuffer(device_batch.histograms, cl_int{0}, 0, histogram_bytes, nullptr, &upload[2]);
+    for (int first = 0, c = 0; first < n; first += chunk, ++c) {
+      ChunkSlot& slot = slots_[c % 2];
+      const int rows = std::min(chunk, n - first);
+      const std::size_t bytes = sizeof(float) * static_cast<std::size_t>(rows) * d;
+      if (slot.uploaded()) slot.uploaded.wait();
+      copyRows(batch.descriptors(), first, rows, slot.staging);
+      const std::vector<cl::Event> free_descriptors = waitList({slot.searched});
+      copy_queue_.enqueueWriteBuffer(slot.descriptors, CL_FALSE, 0, bytes, slot.staging, &free_descriptors,
+                                     &slot.uploaded);
+      upload.push_back(slot.uploaded);
 
-    SearchEvents events;
-    search_->enqueue(queue, device_batch, events);
+      const std::vector<cl::Event> ready = waitList({slot.uploaded, slot.downloaded});
+      compute.enqueueMarkerWithWaitList(&ready);
+      DeviceBatch device_batch{slot.descriptors, rows, d, first, offsets_buffer, images, slot.best_word,
+                               histograms_buffer};
+      search_->enqueue(compute, device_batch, search_events);
+      compute.enqueueMarkerWithWaitList(nullptr, &slot.searched);
 
-    std::vector<cl::Event> download(2);
-    queue.enqueueReadBuffer(device_batch.best_word, CL_FALSE, 0, sizeof(cl_int) * n, assignments, nullptr,
-                            &download[0]);
-    // Blocking: when it returns, both reads (in order) are done and no copy into caller memory is pending.
-    queue.enqueueReadBuffer(device_batch.histograms, CL_TRUE, 0, histogram_bytes, histograms.data(), nullptr,
-                            &download[1]);
+      const std::vector<cl::Event> searched = {slot.searched};
+      copy_queue_.enqueueReadBuffer(slot.best_word, CL_FALSE, 0, sizeof(cl_int) * rows, assignments + first,
+                                    &searched, &slot.downloaded);
+      download.push_back(slot.downloaded);
+    }
+    // Blocking, and after every search on the in-order compute queue; then the last assignments.
+    compute.enqueueReadBuffer(histograms_buffer, CL_TRUE, 0, histogram_bytes, histograms.data(), nullptr,
+                              &download[0]);
+    copy_queue_.finish();
 
     for (const auto& e : upload) times.upload_ms += elapsedMs(e);
-    for (const auto& e : events.transpose) times.transpose_ms += elapsedMs(e);
-    for (const auto& e : events.kernels) times.kernel_ms += elapsedMs(e);
-    for (const auto& e : events.recheck) times.recheck_ms += elapsedMs(e);
+    for (const auto& e : search_events.transpose) times.transpose_ms += elapsedMs(e);
+    for (const auto& e : search_events.kernels) times.kernel_ms += elapsedMs(e);
+    for (const auto& e : search_events.recheck) times.recheck_ms += elapsedMs(e);
     times.kernel_ms += times.recheck_ms;
     for (const auto& e : download) times.download_ms += elapsedMs(e);
     times.rechecked_rows = search_->rechecked();
   }
 
-  // Checks the whole call's device memory against the limit before allocating anything.
-  void reserveMemory(const Vocabulary& vocabulary, int n, int images) {
+  static std::vector<cl::Event> waitList(std::initializer_list<cl::Event> events) {
+    std::vector<cl::Event> list;
+    for (const cl::Event& e : events)
+      if (e()) list.push_back(e);
+    return list;
+  }
+
+  // Grows a slot to `bytes` of descriptors (pinned staging included); the events of the previous
+  // call are complete (each call ends with both queues drained).
+  void prepareSlot(ChunkSlot& slot, std::size_t bytes, int rows) {
+    slot.uploaded = slot.searched = slot.downloaded = cl::Event();
+    slot.best_word = best_words_[&slot - slots_].ensure(device_.context(), sizeof(cl_int) * rows, CL_MEM_READ_WRITE);
+    if (slot.capacity >= bytes) return;
+    if (slot.staging) copy_queue_.enqueueUnmapMemObject(slot.pinned, slot.staging);
+    slot.staging = nullptr;
+    slot.capacity = 0;
+    copy_queue_.finish();
+    slot.pinned = cl::Buffer(device_.context(), CL_MEM_ALLOC_HOST_PTR | CL_MEM_READ_WRITE, bytes);
+    slot.staging = static_cast<float*>(
+        copy_queue_.enqueueMapBuffer(slot.pinned, CL_TRUE, CL_MAP_WRITE, 0, bytes));
+    slot.descriptors = cl::Buffer(device_.context(), CL_MEM_READ_ONLY, bytes);
+    slot.capacity = bytes;
+  }
+
+  // Checks the call's device memory against the limit before allocating anything: two chunks of
+  // descriptors and assignments, the histograms, the offsets, and what the search needs per chunk.
+  void reserveMemory(const Vocabulary& vocabulary, int chunk, int images) {
     const int d = vocabulary.dimension();
-    const std::uint64_t descriptors = sizeof(float) * static_cast<std::uint64_t>(n) * d;
+    const std::uint64_t descriptors = sizeof(float) * static_cast<std::uint64_t>(chunk) * d;
     const std::uint64_t words = sizeof(float) * static_cast<std::uint64_t>(vocabulary.centroids().size());
     const std::uint64_t bins = sizeof(cl_int) * static_cast<std::uint64_t>(images) * vocabulary.size();
-    const std::uint64_t total = descriptors + bins + sizeof(cl_int) * static_cast<std::uint64_t>(n) +
-                                sizeof(cl_int) * (images + 1ull) + search_->extraBytes(n, d, vocabulary);
+    const std::uint64_t total = 2 * (descriptors + sizeof(cl_int) * static_cast<std::uint64_t>(chunk)) + bins +
+                                sizeof(cl_int) * (images + 1ull) + search_->extraBytes(chunk, d, vocabulary);
     const auto& info = device_.info();
     const std::uint64_t largest = std::max({descriptors, words, bins});
     if (total > memory_limit_ || largest > info.max_allocation)
       throw CapacityError("this call needs " + megabytes(total) + " of device memory (largest buffer " +
                           megabytes(largest) + "); " + info.name + " allows " + megabytes(memory_limit_) +
                           " in all and " + megabytes(info.max_allocation) +
-                          " per buffer: split the batch into smaller ones");
+                          " per buffer: split the batch into smaller ones or set smaller transfer chunks");
   }
 
   DeviceContext device_;
@@ -134,7 +227,9 @@ class OpenCLHistogrammer final : public Histogrammer {
   HistogrammerConfig config_;
   std::unique_ptr<DeviceSearch> search_;
   std::uint64_t memory_limit_;
-  GrowingBuffer descriptors_, offsets_, histograms_, best_word_;
+  cl::CommandQueue copy_queue_;
+  ChunkSlot slots_[2];
+  GrowingBuffer best_words_[2], offsets_, histograms_;
 };
 
 }  // namespace

@@ -8,17 +8,19 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <limits>
 
 namespace bovw::detail {
 
 namespace {
 
-// Defaults per device type, from `bovw bench --tune` runs (docs/PERFORMANCE.md): 128 x 128 tiles of
-// 8 x 8 per work-item on GPUs; smaller groups for CPU devices, which run a work-group as a loop.
+// Defaults per device type, from `bovw bench --tune` runs (docs/PERFORMANCE.md): on the H100, 64 x 128
+// tiles of 8 x 8 per work-item (128 work-items of ~170 registers: two groups per SM, so one group's
+// barrier overlaps the other's arithmetic); on PoCL, 64 x 64 tiles (a work-group runs as a loop).
 TileSizes defaultTiles(const DeviceInfo& info) {
-  if (info.type == "GPU") return {8, 8, 16, 16, 16};
-  return {4, 4, 8, 8, 16};
+  if (info.type == "GPU") return {8, 8, 8, 16, 16};
+  return {8, 8, 8, 8, 16};
 }
 
 TileSizes resolveTiles(const TileSizes& asked, const DeviceInfo& info) {
@@ -174,10 +176,15 @@ class TiledSearch final : public DeviceSearch {
     events.recheck.emplace_back();
     queue.enqueueNDRangeKernel(recheck_, cl::NullRange, cl::NDRange(recheck_groups * recheck_group_),
                                cl::NDRange(recheck_group_), nullptr, &events.recheck.back());
-    queue.enqueueReadBuffer(count, CL_FALSE, 0, sizeof(cl_int), &rechecked_);
+    queue.enqueueReadBuffer(count, CL_FALSE, 0, sizeof(cl_int), &rechecked_.emplace_back(0));
   }
 
-  std::int64_t rechecked() const override { return rechecked_; }
+  void startCall() override { rechecked_.clear(); }
+  std::int64_t rechecked() const override {
+    std::int64_t total = 0;
+    for (cl_int count : rechecked_) total += count;
+    return total;
+  }
 
  private:
   // kernels/tiled.cl's local array: the larger of two stages of chunks (descriptors with their
@@ -217,7 +224,7 @@ class TiledSearch final : public DeviceSearch {
   float max_norm_ = 0;
   cl::Buffer words_t_, norms_;
   GrowingBuffer flagged_, count_;
-  cl_int rechecked_ = 0;  // read back with the results
+  std::deque<cl_int> rechecked_;  // one count per batch of the call (a deque: stable addresses)
 };
 
 }  // namespace
