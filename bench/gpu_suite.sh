@@ -24,6 +24,11 @@ $bovw devices > "$work/devices.txt" 2>&1
 $bovw bench --tune 1048576x1024 --json "$work/tune_d64.json" --save-tuning "$work/tuning.json" \
   > "$work/tune_d64.txt" 2>&1
 tail -18 "$work/tune_d64.txt"
+$bovw bench --tune 1048576x4096 --warmup 1 --repetitions 5 --json "$work/tune_k4096.json" > "$work/tune_k4096.txt" 2>&1
+tail -17 "$work/tune_k4096.txt"
+$bovw bench --tune 1048576x1024 --dimension 128 --warmup 1 --repetitions 5 --json "$work/tune_d128.json" \
+  > "$work/tune_d128.txt" 2>&1
+tail -17 "$work/tune_d128.txt"
 
 # Every variant on the chapter's grid and 1M x 1,024 (D = 64), then the two large cases. The
 # compiled kernels (PTX) are kept, and ptxas reports their registers and spills.
@@ -49,6 +54,23 @@ tail -20 "$work/pytorch_d64.txt"
 python3 bench/pytorch_peer.py --dimension 128 --sizes 1048576x1024 --json "$work/pytorch_d128.json" \
   > "$work/pytorch_d128.txt" 2>&1
 tail -3 "$work/pytorch_d128.txt"
+
+# Transfers: 16,777,216 x 64 descriptors (4 GiB) through `bovw histogram`, K = 1,024; three runs
+# (the first compiles), then one with a single chunk (no overlap) for contrast. The pinned-copy
+# ceiling of the same bus is in bench_grid.txt's header.
+python3 -c "
+import numpy as np
+rng = np.random.default_rng(1)
+np.save('/tmp/x16m.npy', rng.random((16777216, 64), dtype=np.float32))
+np.save('/tmp/c1024.npy', rng.random((1024, 64), dtype=np.float32))
+" > "$work/transfers.txt" 2>&1
+for run in 1 2 3; do
+  $bovw histogram --descriptors /tmp/x16m.npy --vocabulary /tmp/c1024.npy --output /tmp/h16m.npy --backend opencl
+done >> "$work/transfers.txt" 2>&1
+$bovw histogram --descriptors /tmp/x16m.npy --vocabulary /tmp/c1024.npy --output /tmp/h16m.npy --backend opencl \
+  --transfer-rows 16777216 >> "$work/transfers.txt" 2>&1
+grep -E "call|Error|error" "$work/transfers.txt"
+grep -E "Measured ceilings|first in the process" "$work/bench_grid.txt"
 
 # The golden suites on the GPU (every variant, the tiled exactness tests included).
 if [ -x build-gpu/tests/bovw_core_tests ]; then

@@ -64,6 +64,10 @@ struct Measurement {
 struct BenchmarkReport {
   DeviceInfo device;
   DeviceCeilings ceilings;
+  // makeHistogrammer (OpenCL, default variant) + one query of 1,000 x D against 64 words, wall
+  // time: the first in the process (context, compilation) and a second one (process-wide cache).
+  double first_histogrammer_ms = 0;
+  double later_histogrammer_ms = 0;
   int cpu_threads = 0;
   std::string date;
   std::vector<Measurement> measurements;

@@ -109,8 +109,10 @@ int runHistogramCommand() {
   std::cout << "bovw histogram: " << batch.imageCount() << " image(s), " << descriptors.rows()
             << " descriptors, K = " << vocabulary.size() << ", D = " << vocabulary.dimension() << " on "
             << histogrammer->description() << "\n"
-            << "  kernel " << times.kernel_ms << " ms, transpose " << times.transpose_ms << " ms, upload "
-            << times.upload_ms << " ms, download " << times.download_ms << " ms\n"
+            << "  call " << times.wall_ms << " ms (wall); device events: kernel " << times.kernel_ms
+            << " ms (re-check " << times.recheck_ms << " ms, " << times.rechecked_rows << " rows), transpose "
+            << times.transpose_ms << " ms, upload " << times.upload_ms << " ms, download " << times.download_ms
+            << " ms\n"
             << "  wrote " << args.output << (args.assignments.empty() ? "" : " and " + args.assignments)
             << "\n";
   return 0;

@@ -39,6 +39,10 @@ void HistogrammerOptions::addTo(CLI::App* command) {
   command->add_option("--build-options", build_options, "extra OpenCL compiler options");
   command->add_option("--device-memory-limit", device_memory_limit_mib,
                       "MiB of device memory bovw may use (0: all of it)");
+  command->add_option("--transfer-rows", transfer_rows,
+                      "OpenCL: descriptors per pinned transfer chunk (0: about 64 MiB)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   auto* tiles_option = command->add_option(
       "--tiles", tiles, "tiled variant's tile sizes TM,TN,ROWS,WORDS,DEPTH (default: the device's)");
   command->add_option("--tuning", tuning, "tile sizes from a `bovw bench --tune --save-tuning` file")
@@ -54,6 +58,7 @@ HistogrammerConfig HistogrammerOptions::config() const {
   config.threads = threads;
   config.build_options = build_options;
   config.device_memory_limit = device_memory_limit_mib << 20;
+  config.transfer_rows = transfer_rows;
   if (!tiles.empty()) config.tiles = parseTileSizes(tiles);
   if (!tuning.empty()) config.tiles = readTuningFile(tuning, selectDevice(device).name);
   return config;

@@ -18,6 +18,7 @@ struct HistogrammerOptions {
   int threads = 0;
   std::string build_options;
   std::uint64_t device_memory_limit_mib = 0;
+  std::int64_t transfer_rows = 0;
   std::string tiles;   // "TM,TN,ROWS,WORDS,DEPTH" for the tiled variant
   std::string tuning;  // a tuning file from `bovw bench --tune --save-tuning`
 

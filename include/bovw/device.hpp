@@ -37,6 +37,8 @@ DeviceInfo selectDevice(const std::string& spec);
 struct DeviceCeilings {
   double fp32_gflops = 0;     // an FMA-bound microkernel
   double copy_gb_per_s = 0;   // a device-to-device buffer copy (bytes read + written)
+  double pinned_upload_gb_per_s = 0;    // host to device from pinned (page-locked) memory: the bus
+  double pageable_upload_gb_per_s = 0;  // host to device from ordinary (pageable) memory
 };
 DeviceCeilings measureDeviceCeilings(const std::string& spec);
 

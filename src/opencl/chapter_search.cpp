@@ -20,9 +20,9 @@ struct VocabularyChunk {
 
 class ChapterSearch final : public DeviceSearch {
  public:
-  ChapterSearch(DeviceContext& device, ProgramCache& programs, const HistogrammerConfig& config)
+  ChapterSearch(DeviceContext& device, const HistogrammerConfig& config)
       : device_(device),
-        programs_(programs),
+        programs_(device.programs()),
         variant_(config.variant),
         traits_(traitsOf(config.variant)),
         work_group_size_(config.work_group_size),
@@ -149,9 +149,8 @@ class ChapterSearch final : public DeviceSearch {
 
 }  // namespace
 
-std::unique_ptr<DeviceSearch> makeChapterSearch(DeviceContext& device, ProgramCache& programs,
-                                                const HistogrammerConfig& config) {
-  return std::make_unique<ChapterSearch>(device, programs, config);
+std::unique_ptr<DeviceSearch> makeChapterSearch(DeviceContext& device, const HistogrammerConfig& config) {
+  return std::make_unique<ChapterSearch>(device, config);
 }
 
 }  // namespace bovw::detail

@@ -1,9 +1,9 @@
-// Measures a device's FP32 and copy ceilings in the same process as the kernels they judge.
+// Measures a device's FP32, copy and host-to-device ceilings in the same process as the kernels they judge.
 #include "opencl/cl_errors.hpp"
 #include "opencl/device_context.hpp"
-#include "opencl/program_cache.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <vector>
 
 namespace bovw {
@@ -20,8 +20,7 @@ double median(std::vector<double> values) {
 }
 
 double fp32Gflops(detail::DeviceContext& device) {
-  detail::ProgramCache programs(device.context(), device.device());
-  cl::Kernel kernel = programs.kernel("peak_fma", "peak_fma", "-DBOVW_FMA_CHAINS=" + std::to_string(kChains));
+  cl::Kernel kernel = device.programs().kernel("peak_fma", "peak_fma", "-DBOVW_FMA_CHAINS=" + std::to_string(kChains));
   const std::size_t items = std::size_t{device.info().compute_units} * 2048;
   cl::Buffer out(device.context(), CL_MEM_WRITE_ONLY, sizeof(float) * items);
   auto launch = [&](int iterations) {
@@ -59,6 +58,37 @@ double copyGbPerS(detail::DeviceContext& device) {
   return 2.0 * static_cast<double>(bytes) / (median(ms) * 1e-3) * 1e-9;
 }
 
+// Host to device, 256 MiB (or half the largest allocation) per copy, from a pinned buffer mapped
+// into the host's address space or from ordinary memory: the bus, and what pageable memory costs.
+double uploadGbPerS(detail::DeviceContext& device, bool pinned) {
+  const std::size_t bytes = static_cast<std::size_t>(
+      std::min<std::uint64_t>(256ull << 20, device.info().max_allocation / 2));
+  auto& queue = device.queue();
+  cl::Buffer dst(device.context(), CL_MEM_READ_WRITE, bytes);
+  cl::Buffer host_buffer;
+  std::vector<char> pageable;
+  void* source = nullptr;
+  if (pinned) {
+    host_buffer = cl::Buffer(device.context(), CL_MEM_ALLOC_HOST_PTR | CL_MEM_READ_WRITE, bytes);
+    source = queue.enqueueMapBuffer(host_buffer, CL_TRUE, CL_MAP_WRITE, 0, bytes);
+  } else {
+    pageable.resize(bytes);
+    source = pageable.data();
+  }
+  std::memset(source, 1, bytes);
+  std::vector<double> ms;
+  for (int r = 0; r < kRepeats + 1; ++r) {
+    cl::Event event;
+    queue.enqueueWriteBuffer(dst, CL_TRUE, 0, bytes, source, nullptr, &event);
+    if (r > 0) ms.push_back(detail::elapsedMs(event));  // the first is a warm-up
+  }
+  if (pinned) {
+    queue.enqueueUnmapMemObject(host_buffer, source);
+    queue.finish();
+  }
+  return static_cast<double>(bytes) / (median(ms) * 1e-3) * 1e-9;
+}
+
 }  // namespace
 
 DeviceCeilings measureDeviceCeilings(const std::string& spec) {
@@ -67,6 +97,8 @@ DeviceCeilings measureDeviceCeilings(const std::string& spec) {
     DeviceCeilings ceilings;
     ceilings.fp32_gflops = fp32Gflops(device);
     ceilings.copy_gb_per_s = copyGbPerS(device);
+    ceilings.pinned_upload_gb_per_s = uploadGbPerS(device, true);
+    ceilings.pageable_upload_gb_per_s = uploadGbPerS(device, false);
     return ceilings;
   });
 }

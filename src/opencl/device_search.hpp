@@ -7,7 +7,6 @@
 
 #include "opencl/cl.hpp"
 #include "opencl/device_context.hpp"
-#include "opencl/program_cache.hpp"
 
 #include <bovw/histogrammer.hpp>
 
@@ -81,9 +80,8 @@ inline std::size_t roundUp(std::size_t value, std::size_t multiple) {
   return (value + multiple - 1) / multiple * multiple;
 }
 
-std::unique_ptr<DeviceSearch> makeChapterSearch(DeviceContext& device, ProgramCache& programs,
-                                                const HistogrammerConfig& config);
-std::unique_ptr<DeviceSearch> makeTiledSearch(DeviceContext& device, ProgramCache& programs,
-                                              const HistogrammerConfig& config);
+// Both compile through the device's process-wide program cache.
+std::unique_ptr<DeviceSearch> makeChapterSearch(DeviceContext& device, const HistogrammerConfig& config);
+std::unique_ptr<DeviceSearch> makeTiledSearch(DeviceContext& device, const HistogrammerConfig& config);
 
 }  // namespace bovw::detail

@@ -10,7 +10,6 @@
 #include "opencl/cl_errors.hpp"
 #include "opencl/device_context.hpp"
 #include "opencl/device_search.hpp"
-#include "opencl/program_cache.hpp"
 
 #include <bovw/error.hpp>
 
@@ -77,10 +76,9 @@ class OpenCLHistogrammer final : public Histogrammer {
  public:
   explicit OpenCLHistogrammer(const HistogrammerConfig& asked)
       : device_(asked.device),
-        programs_(device_.context(), device_.device()),
         config_(resolveAuto(asked, device_.info())),
-        search_(config_.variant == KernelVariant::Tiled ? makeTiledSearch(device_, programs_, config_)
-                                                        : makeChapterSearch(device_, programs_, config_)),
+        search_(config_.variant == KernelVariant::Tiled ? makeTiledSearch(device_, config_)
+                                                        : makeChapterSearch(device_, config_)),
         memory_limit_(config_.device_memory_limit ? config_.device_memory_limit : device_.info().global_memory),
         copy_queue_(device_.context(), device_.device(), CL_QUEUE_PROFILING_ENABLE) {
     if (config_.transfer_rows < 0)
@@ -223,7 +221,6 @@ class OpenCLHistogrammer final : public Histogrammer {
   }
 
   DeviceContext device_;
-  ProgramCache programs_;
   HistogrammerConfig config_;
   std::unique_ptr<DeviceSearch> search_;
   std::uint64_t memory_limit_;

@@ -31,6 +31,7 @@ void saveBinaryIfAsked(const cl::Program& program, const std::string& file, cons
 cl::Kernel ProgramCache::kernel(const std::string& file, const std::string& kernel_name,
                                 const std::string& options) {
   const auto key = std::make_pair(file, options);
+  std::lock_guard<std::mutex> lock(*mutex_);
   auto it = programs_.find(key);
   if (it == programs_.end()) {
     cl::Program program(context_, embeddedKernel(file));

@@ -52,9 +52,9 @@ std::string tileText(const TileSizes& t) {
 
 class TiledSearch final : public DeviceSearch {
  public:
-  TiledSearch(DeviceContext& device, ProgramCache& programs, const HistogrammerConfig& config)
+  TiledSearch(DeviceContext& device, const HistogrammerConfig& config)
       : device_(device),
-        programs_(programs),
+        programs_(device.programs()),
         tiles_(resolveTiles(config.tiles, device.info())),
         threads_(tiles_.group_rows * tiles_.group_words),
         block_rows_(tiles_.group_rows * tiles_.rows_per_item),
@@ -229,9 +229,8 @@ class TiledSearch final : public DeviceSearch {
 
 }  // namespace
 
-std::unique_ptr<DeviceSearch> makeTiledSearch(DeviceContext& device, ProgramCache& programs,
-                                              const HistogrammerConfig& config) {
-  return std::make_unique<TiledSearch>(device, programs, config);
+std::unique_ptr<DeviceSearch> makeTiledSearch(DeviceContext& device, const HistogrammerConfig& config) {
+  return std::make_unique<TiledSearch>(device, config);
 }
 
 }  // namespace bovw::detail
