@@ -4,6 +4,7 @@
 #include <bovw/histogrammer.hpp>
 
 #include "cpu/cpu_histogrammer.hpp"
+#include "cpu/tiled_cpu_histogrammer.hpp"
 #include "opencl/opencl_histogrammer.hpp"
 
 #include <algorithm>
@@ -69,6 +70,8 @@ std::unique_ptr<Histogrammer> makeHistogrammer(const HistogrammerConfig& config)
       return detail::makeCpuHistogrammer(1);
     case Backend::OpenMP:
       return detail::makeCpuHistogrammer(config.threads);
+    case Backend::OpenMPTiled:
+      return detail::makeTiledCpuHistogrammer(config.threads);
     case Backend::OpenCL:
       return detail::makeOpenCLHistogrammer(config);
   }
