@@ -268,6 +268,26 @@ TEST(CpuTiledCache, VocabularyChangesBetweenCalls) {
   EXPECT_TRUE(equalsGolden(*tiled, x64, b));
 }
 
+// The fast path must decide nearly every row of ordinary data (otherwise the backend is exact but no
+// faster than the golden path), and StageTimes reports the re-checks.
+TEST(CpuTiledBackend, FastPathDecidesMostRows) {
+  BOVW_SEEDED_RNG(rng);
+  const Descriptors x = randomMatrix(rng, 20000, 64);
+  const Vocabulary vocabulary(randomMatrix(rng, 1000, 64));
+  StageTimes times;
+  const auto words = tiledHistogrammer()->assign(x, vocabulary, &times);
+  EXPECT_TRUE(assignmentsEqual(openmpAssign(x, vocabulary), words));
+  EXPECT_LT(times.rechecked_rows, x.rows() / 50) << "more than 2% of uniform random rows re-checked";
+  RecordProperty("rechecked_rows", static_cast<int>(times.rechecked_rows));
+
+  Descriptors far = randomMatrix(rng, 500, 64, 0.0f, 0.01f);
+  Descriptors far_words = randomMatrix(rng, 100, 64, 0.0f, 0.01f);
+  far.array() += 100.0f;
+  far_words.array() += 100.0f;
+  tiledHistogrammer()->assign(far, Vocabulary(far_words), &times);
+  EXPECT_GT(times.rechecked_rows, 0) << "near-ties far from the origin must be re-checked";
+}
+
 TEST(CpuTiledBackend, NameDescriptionAndKernelChoice) {
   EXPECT_EQ(parseBackend("openmp-tiled"), Backend::OpenMPTiled);
   EXPECT_EQ(toString(Backend::OpenMPTiled), "openmp-tiled");
