@@ -41,10 +41,10 @@ for ptx in "$work"/kernels/*.bin; do
 done > "$work/ptxas.txt" 2>&1
 grep -A3 "tiled" "$work/ptxas.txt" | head -12
 grep -v "^\[" "$work/bench_grid.txt" | tail -120 | grep -E "variant|1048576|65536 +256|Measured"
-$bovw bench --sizes 1048576x4096 --variants openmp,local,tiled --warmup 1 --repetitions 5 \
+$bovw bench --sizes 1048576x4096 --variants openmp,openmp-tiled,local,tiled --warmup 1 --repetitions 5 \
   --json "$work/bench_k4096.json" > "$work/bench_k4096.txt" 2>&1
 grep -v "^\[" "$work/bench_k4096.txt" | tail -5
-$bovw bench --dimension 128 --sizes 1048576x1024 --variants openmp,local,tiled --warmup 1 --repetitions 5 \
+$bovw bench --dimension 128 --sizes 1048576x1024 --variants openmp,openmp-tiled,local,tiled --warmup 1 --repetitions 5 \
   --json "$work/bench_d128.json" > "$work/bench_d128.txt" 2>&1
 grep -v "^\[" "$work/bench_d128.txt" | tail -5
 

@@ -8,6 +8,7 @@
 #include "opencl/opencl_histogrammer.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <limits>
 #include <string>
 
@@ -47,7 +48,10 @@ Histograms Histogrammer::compute(const DescriptorBatch& batch, const Vocabulary&
   Histograms histograms = Histograms::Zero(batch.imageCount(), vocabulary.size());
   std::vector<std::int32_t> words(static_cast<std::size_t>(batch.descriptors().rows()));
   StageTimes stage_times;
+  const auto start = std::chrono::steady_clock::now();
   if (!words.empty()) computeImpl(batch, vocabulary, words.data(), histograms, stage_times);
+  stage_times.wall_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   if (assignments) *assignments = std::move(words);
   if (times) *times = stage_times;
   return histograms;

@@ -34,15 +34,17 @@ HistogrammerConfig resolveAuto(HistogrammerConfig config, const DeviceInfo& info
   return config;
 }
 
-// Rows per chunk: the caller's, else about 64 MiB of descriptors (a 4 GiB batch flows through 64
-// chunks, so the one upload and the one search that cannot overlap are short).
+// Rows per chunk: the caller's, else about 64 MiB of descriptors: a 4 GiB batch flows through 64
+// chunks, so the one upload and the one search that cannot overlap are short, and the pinned staging
+// a process allocates on its first call stays small (256 MiB chunks made a one-call `bovw histogram`
+// of 4 GiB twice as slow on the H100 machine: docs/PERFORMANCE.md).
 int chunkRows(std::int64_t asked, int n, int d) {
   const std::int64_t automatic = std::max<std::int64_t>(1, (std::int64_t{64} << 20) / (sizeof(float) * d));
   return static_cast<int>(std::clamp<std::int64_t>(asked > 0 ? asked : automatic, 1, std::max(n, 1)));
 }
 
-// Rows [first, first + count) of `view` into contiguous `out`, on all cores (one memcpy when the
-// view is contiguous): filling pinned memory at host-memory speed keeps up with the bus.
+// Rows [first, first + count) of `view` into contiguous pinned `out`, on all cores: the host side of
+// the transfer must keep up with the bus (it does not yet: docs/PERFORMANCE.md, "Transfers").
 void copyRows(const DescriptorsRef& view, std::int64_t first, std::int64_t count, float* out) {
   const std::int64_t d = view.cols();
   if (view.outerStride() == d) {
