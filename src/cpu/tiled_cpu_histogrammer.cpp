@@ -123,6 +123,7 @@ inline __attribute__((always_inline)) void scanPanels(const float* xs, const Pac
   constexpr int kWidth = sizeof(V) / sizeof(float);
   constexpr int kNV = kVectorsPerPanel;
   constexpr int kPanelWords = kWidth * kNV;
+  static_assert(MR <= kMaxRows && kPanelWords <= kMaxPanelWords, "LaneBests is too small for this kernel");
   const int d = w.d;
   V best1[MR][kNV], best2[MR][kNV];
   VI panel_of[MR][kNV];
