@@ -34,22 +34,20 @@ import argparse
 import datetime
 import json
 import os
-import platform
 import re
 import subprocess
 import sys
 import tempfile
 import time
 
-try:
-    import numpy as np
-except ImportError:  # a Python without numpy (pyenv, venv): Debian's has numpy and faiss
-    if os.path.exists("/usr/bin/python3") and os.path.realpath(sys.executable) != os.path.realpath("/usr/bin/python3"):
-        os.execv("/usr/bin/python3", ["/usr/bin/python3"] + sys.argv)
-    raise
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "retrieval"))
+# Shared with the k-means comparison: /proc/stat accounting, the OpenBLAS environment for FAISS, the
+# BLAS a process mapped, the machine description and finding a Python with faiss. (Importing it also
+# re-executes this script under Debian's /usr/bin/python3 when this Python has no numpy.)
+import faiss_kmeans_compare as peer  # noqa: E402
+import numpy as np  # noqa: E402
 
-OPENBLAS_DIRS = ["/usr/lib/x86_64-linux-gnu/openblas-pthread", "/usr/lib/x86_64-linux-gnu/openblas-openmp",
-                 "/usr/lib/aarch64-linux-gnu/openblas-pthread"]
 KERNEL_LINE = re.compile(r"kernel ([0-9.]+) ms")
 RECHECK_LINE = re.compile(r"re-check ([0-9.]+) ms, (\d+) rows")
 CONTENDERS = ["openmp-tiled", "openmp", "faiss"]
@@ -57,61 +55,6 @@ CONTENDERS = ["openmp-tiled", "openmp", "faiss"]
 
 def log(message):
     print(f"[faiss_peer] {message}", file=sys.stderr, flush=True)
-
-
-def system_busy_s():
-    """CPU seconds all processes have used so far (from /proc/stat)."""
-    with open("/proc/stat") as f:
-        fields = [int(v) for v in f.readline().split()[1:]]
-    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)  # idle + iowait
-    return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
-
-
-def children_cpu_s():
-    usage = os.times()
-    return usage.children_user + usage.children_system
-
-
-def openblas_dir():
-    for d in OPENBLAS_DIRS:
-        if os.path.exists(os.path.join(d, "libblas.so.3")):
-            return d
-    return None
-
-
-def faiss_env(threads):
-    env = dict(os.environ)
-    paths = [p for p in env.get("LD_LIBRARY_PATH", "").split(":") if p and "openblas" not in p]
-    d = openblas_dir()
-    if d:
-        paths.insert(0, d)
-    env["LD_LIBRARY_PATH"] = ":".join(paths)
-    for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
-        env[name] = str(threads)
-    return env
-
-
-def faiss_python(choice):
-    """A Python that can import faiss: --python, this one, else Debian's."""
-    if choice:
-        return choice
-    import importlib.util
-    if importlib.util.find_spec("faiss") is not None:
-        return sys.executable
-    if os.path.exists("/usr/bin/python3"):
-        return "/usr/bin/python3"
-    raise SystemExit("faiss_peer: no Python with the faiss module (apt-get install python3-faiss)")
-
-
-def machine():
-    model = ""
-    try:
-        model = next((l.split(":", 1)[1].strip() for l in subprocess.run(["lscpu"], capture_output=True, text=True)
-                      .stdout.splitlines() if l.startswith("Model name")), "")
-    except OSError:
-        pass
-    return {"cpu": model, "cores": os.cpu_count(), "platform": platform.platform(),
-            "load_average_at_start": os.getloadavg()}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -132,8 +75,7 @@ def faiss_worker(args):
     t2 = time.perf_counter()
     if args.faiss_output:
         np.save(args.faiss_output, nearest[:, 0].astype(np.int32))
-    with open("/proc/self/maps") as maps:
-        blas = sorted({line.split()[-1] for line in maps if "blas" in line.split()[-1]})
+    blas = peer.loaded_blas()
     json.dump({"search_ms": (t2 - t1) * 1e3, "add_ms": (t1 - t0) * 1e3, "load_ms": (t0 - start) * 1e3,
                "faiss_version": faiss.__version__, "blas": blas, "omp_max_threads": faiss.omp_get_max_threads()},
               sys.stdout)
@@ -143,14 +85,15 @@ def faiss_worker(args):
 # Timed runs
 
 def timed_process(command, env=None):
-    usage, busy = children_cpu_s(), system_busy_s()
+    usage, busy = peer.children_cpu_s(), peer.system_busy_s()
     start = time.perf_counter()
     done = subprocess.run(command, capture_output=True, text=True, env=env)
     wall = time.perf_counter() - start
-    cpu = children_cpu_s() - usage
+    cpu = peer.children_cpu_s() - usage
     if done.returncode != 0:
         raise SystemExit(f"faiss_peer: {' '.join(command)} failed:\n{done.stdout}{done.stderr}")
-    return done, {"wall_ms": wall * 1e3, "cpu_s": cpu, "other_processes_cpu_s": max(0.0, system_busy_s() - busy - cpu)}
+    return done, {"wall_ms": wall * 1e3, "cpu_s": cpu,
+                  "other_processes_cpu_s": max(0.0, peer.system_busy_s() - busy - cpu)}
 
 
 def bovw_command(args, backend, descriptors, output, assignments=None):
@@ -178,7 +121,8 @@ def run_faiss(args, output=None):
                "--vocabulary", args.vocabulary, "--threads", str(args.threads)]
     if output:
         command += ["--faiss-output", output]
-    done, result = timed_process(command, env=faiss_env(args.threads))
+    done, result = timed_process(command, env=peer.blas_env("openblas" if peer.openblas_dir() else "system",
+                                                            args.threads))
     result.update(json.loads(done.stdout))
     result["process_wall_ms"] = result.pop("wall_ms")
     result["ms"] = result["search_ms"]
@@ -250,8 +194,8 @@ def main():
     if (args.descriptors is None) != (args.vocabulary is None):
         raise SystemExit("faiss_peer: give both --descriptors and --vocabulary, or neither")
 
-    args.python = faiss_python(args.python)
-    repository = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    args.python = args.python or peer.faiss_python()
+    repository = os.path.dirname(os.path.dirname(HERE))
     args.bovw = os.path.abspath(args.bovw or os.path.join(repository, "build", "bovw"))
     if not os.access(args.bovw, os.X_OK):
         raise SystemExit(f"faiss_peer: no bovw program at {args.bovw} (use --bovw)")
@@ -273,7 +217,7 @@ def main():
     tiny = os.path.join(args.workdir, "X1.npy")
     np.save(tiny, np.ascontiguousarray(np.load(args.descriptors, mmap_mode="r")[:1]))
 
-    results = {"date": datetime.datetime.now().isoformat(timespec="seconds"), "machine": machine(),
+    results = {"date": datetime.datetime.now().isoformat(timespec="seconds"), "machine": peer.machine(),
                "threads": args.threads, "repeats": args.repeats, "bovw": args.bovw, "python": args.python,
                "data": {"n": int(x_shape[0]), "d": int(x_shape[1]), "k": int(c_shape[0]), "source": source},
                "commands": {c: " ".join(bovw_command(args, c, args.descriptors, "H.npy")) for c in CONTENDERS[:2]}}
