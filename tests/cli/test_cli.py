@@ -36,8 +36,8 @@ except ImportError:  # pragma: no cover - environment problem, not a test failur
 
 BOVW = None  # path of the binary, set in main()
 SEED = None  # base seed of this run, set in main()
-VARIANTS = ["baseline", "coalesced", "float4", "local", "constant"]
-BACKENDS = ["serial", "openmp", "opencl"]
+VARIANTS = ["baseline", "coalesced", "float4", "local", "constant", "tiled", "auto"]
+BACKENDS = ["serial", "openmp", "openmp-tiled", "opencl"]
 TIMEOUT = 120  # seconds for one command; the whole file should take well under two minutes
 NEAR_TIE_RELATIVE = 1e-5
 
@@ -276,7 +276,7 @@ class HistogramCorrectness(CliTestCase):
         o_path = self.save("O.npy", offsets) if offsets is not None else None
         reference, distances = float64_brute_force(x, c)
         if configs is None:
-            configs = [("serial", None, ()), ("openmp", None, ())]
+            configs = [("serial", None, ()), ("openmp", None, ()), ("openmp-tiled", None, ())]
             if has_opencl_device():
                 configs += [("opencl", v, ()) for v in VARIANTS]
             else:
