@@ -60,34 +60,6 @@ testing::AssertionResult equalsGolden(Histogrammer& tiled, const Descriptors& x,
   return equalsGolden(tiled, x, vocabulary, {0, x.rows()});
 }
 
-// The nearest word by the expanded form alone, ||c||^2 - 2 x.c in plain float loops, lowest index on
-// ties: what a GEMM without the re-check would answer.
-std::vector<std::int32_t> expandedFormArgmin(const Descriptors& x, const Descriptors& c) {
-  std::vector<std::int32_t> nearest(static_cast<std::size_t>(x.rows()), 0);
-  for (Eigen::Index i = 0; i < x.rows(); ++i) {
-    float best = std::numeric_limits<float>::infinity();
-    for (Eigen::Index j = 0; j < c.rows(); ++j) {
-      float norm = 0, dot = 0;
-      for (Eigen::Index f = 0; f < c.cols(); ++f) {
-        norm += c(j, f) * c(j, f);
-        dot += x(i, f) * c(j, f);
-      }
-      const float e = norm - 2 * dot;
-      if (e < best) {
-        best = e;
-        nearest[i] = static_cast<std::int32_t>(j);
-      }
-    }
-  }
-  return nearest;
-}
-
-int differences(const std::vector<std::int32_t>& a, const std::vector<std::int32_t>& b) {
-  int count = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) count += a[i] != b[i];
-  return count;
-}
-
 // ---------------------------------------------------------------------------------------------
 // Fresh random data of odd shapes: every N x K x D of the grid, random images (some empty), on each
 // kernel this CPU runs (AVX-512: panels of 32 words, AVX2: 16, SSE2: 8; K = 15 and 31 leave exactly

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <ostream>
 #include <random>
 #include <sstream>
@@ -286,6 +287,35 @@ inline testing::AssertionResult agreeExceptNearTies(const Descriptors& x, const 
   if (near_ties) *near_ties = ties;
   if (bad) return testing::AssertionFailure() << bad << " of " << actual.size() << " assignments differ beyond near-ties:" << report.str();
   return testing::AssertionSuccess() << ties << " near-ties";
+}
+
+// The nearest word by the expanded form alone, ||c||^2 - 2 x.c in plain float loops, lowest index
+// on ties: what a GEMM + argmin without a re-check (PyTorch's addmm + argmin) answers. The tiled
+// backends' tests show, with it, that their data defeat the expanded form.
+inline std::vector<std::int32_t> expandedFormArgmin(const Descriptors& x, const Descriptors& c) {
+  std::vector<std::int32_t> nearest(static_cast<std::size_t>(x.rows()), 0);
+  for (Eigen::Index i = 0; i < x.rows(); ++i) {
+    float best = std::numeric_limits<float>::infinity();
+    for (Eigen::Index j = 0; j < c.rows(); ++j) {
+      float norm = 0, dot = 0;
+      for (Eigen::Index f = 0; f < c.cols(); ++f) {
+        norm += c(j, f) * c(j, f);
+        dot += x(i, f) * c(j, f);
+      }
+      const float e = norm - 2 * dot;
+      if (e < best) {
+        best = e;
+        nearest[i] = static_cast<std::int32_t>(j);
+      }
+    }
+  }
+  return nearest;
+}
+
+inline int differences(const std::vector<std::int32_t>& a, const std::vector<std::int32_t>& b) {
+  int count = 0;
+  for (std::size_t i = 0; i < a.size() && i < b.size(); ++i) count += a[i] != b[i];
+  return count;
 }
 
 // Histograms are I x K, each row the bincount of its image's assignments (so each row sums to the

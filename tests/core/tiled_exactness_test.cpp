@@ -33,34 +33,6 @@ void expectExact(Histogrammer& histogrammer, const Descriptors& x, const Vocabul
   EXPECT_TRUE(histogramsConsistent(offsets, vocabulary.size(), words, h));
 }
 
-// The expanded form's argmin, in float, written independently of the kernel: what a GEMM + argmin
-// (PyTorch's addmm + argmin) computes.
-std::vector<std::int32_t> expandedFormArgmin(const Descriptors& x, const Descriptors& c) {
-  std::vector<std::int32_t> words(static_cast<std::size_t>(x.rows()));
-  for (Eigen::Index i = 0; i < x.rows(); ++i) {
-    float best = std::numeric_limits<float>::infinity();
-    for (Eigen::Index j = 0; j < c.rows(); ++j) {
-      float dot = 0.0f, norm = 0.0f;
-      for (Eigen::Index f = 0; f < x.cols(); ++f) {
-        dot += x(i, f) * c(j, f);
-        norm += c(j, f) * c(j, f);
-      }
-      const float e = norm - 2.0f * dot;
-      if (e < best) {
-        best = e;
-        words[i] = static_cast<std::int32_t>(j);
-      }
-    }
-  }
-  return words;
-}
-
-int differences(const std::vector<std::int32_t>& a, const std::vector<std::int32_t>& b) {
-  int count = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) count += a[i] != b[i];
-  return count;
-}
-
 class TiledExact : public testing::Test {
  protected:
   void SetUp() override { BOVW_REQUIRE_OPENCL(); }
