@@ -65,7 +65,8 @@ std::vector<ProblemSize> defaultSizes() {
 
 std::vector<Contender> defaultContenders() {
   std::vector<Contender> contenders = {{Backend::Serial, KernelVariant::Baseline},
-                                       {Backend::OpenMP, KernelVariant::Baseline}};
+                                       {Backend::OpenMP, KernelVariant::Baseline},
+                                       {Backend::OpenMPTiled, KernelVariant::Baseline}};
   for (KernelVariant v : allKernelVariants()) contenders.push_back({Backend::OpenCL, v});
   return contenders;
 }
@@ -301,13 +302,13 @@ void printTable(std::ostream& out, const BenchmarkReport& report) {
       << fixed(report.first_histogrammer_ms, 1) << " ms, a later one " << fixed(report.later_histogrammer_ms, 1)
       << " ms\n"
       << "Times in ms, medians; kernel = nearest word + histogram; GFLOP/s of 2*N*K*D.\n\n";
-  out << std::left << std::setw(10) << "variant" << std::right << std::setw(9) << "N" << std::setw(6) << "K"
+  out << std::left << std::setw(13) << "variant" << std::right << std::setw(9) << "N" << std::setw(6) << "K"
       << std::setw(5) << "D" << std::setw(12) << "kernel" << std::setw(22) << "[min, max]" << std::setw(11)
       << "transpose" << std::setw(10) << "upload" << std::setw(10) << "download" << std::setw(10) << "GFLOP/s"
       << std::setw(8) << "%peak" << std::setw(7) << "diff" << std::setw(9) << "recheck" << std::setw(10)
       << "(rows)" << "\n";
   for (const Measurement& m : report.measurements) {
-    out << std::left << std::setw(10) << m.contender << std::right << std::setw(9) << m.size.n << std::setw(6)
+    out << std::left << std::setw(13) << m.contender << std::right << std::setw(9) << m.size.n << std::setw(6)
         << m.size.k << std::setw(5) << m.dimension;
     if (!m.skipped.empty()) {
       out << "  skipped: " << m.skipped << "\n";

@@ -31,7 +31,7 @@ struct Contender {
 struct BenchmarkOptions {
   std::string device;                  // OpenCL device spec
   std::vector<ProblemSize> sizes;      // default: the chapter's grid plus 1,048,576 x 1,024
-  std::vector<Contender> contenders;   // default: serial, openmp, the five variants
+  std::vector<Contender> contenders;   // default: the CPU backends and every concrete variant
   int dimension = 64;
   int work_group_size = 64;
   TileSizes tiles;                     // for the tiled contender (0s: the device's defaults)
