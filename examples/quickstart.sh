@@ -23,7 +23,8 @@ done
 
 echo
 echo "Top matches (rank 1 is the query itself: it is in the indexed folder too):"
-column -s, -t < "$out/results.csv" | head -40
+# awk (in every Debian) rather than column(1), which a minimal install lacks.
+awk -F, '{ printf "%-22s %-5s %-24s %s\n", $1, $2, $3, $4 }' "$out/results.csv" | head -40
 echo
 echo "Results: $out/results.csv, and $out/results.html (open it in a browser: thumbnails with scores)."
 echo "Vocabulary: $out/vocabulary.bovw; searchable index: $out/index.bovwdb"
