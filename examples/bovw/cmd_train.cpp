@@ -123,6 +123,8 @@ int runTrainCommand() {
   options.descriptor_type = type;
   options.assignment = args.histogrammer.config();
   options.progress = [](const KMeansIteration& it) {
+    if (!args.quiet && it.iteration == 1)
+      spdlog::info("k-means on {}; k-means++ seeding {:.2f} s", it.assignment, it.seeding_seconds);
     if (!args.quiet)
       spdlog::info("k-means iteration {}: inertia {:.6g}, improvement {:.3g}{}, {:.2f} s", it.iteration, it.inertia,
                    it.relative_improvement, it.reseeded ? ", " + std::to_string(it.reseeded) + " empty words re-seeded" : "",

@@ -1,5 +1,6 @@
-// Vocabulary training: k-means with k-means++ seeding and Lloyd iterations, the assignment step
-// running through a Histogrammer (so an OpenCL device accelerates training).
+// Vocabulary training: k-means with k-means++ seeding and Lloyd iterations. With an OpenCL
+// assignment the sample is uploaded once and both the seeding distances and the assignments run on
+// the device; the result is the same vocabulary as on the CPU for the same seed.
 #pragma once
 
 #include <bovw/histogrammer.hpp>
@@ -17,6 +18,9 @@ struct KMeansIteration {
   double relative_improvement = 0;   // (previous - inertia) / previous; +inf on the first iteration
   int reseeded = 0;                  // empty clusters re-seeded after this iteration
   double seconds = 0;                // wall time of the iteration
+  double seeding_seconds = 0;        // wall time of k-means++ seeding (the same in every report)
+  std::string assignment;            // where the passes ran: the histogrammer's description, with
+                                     // "(sample resident)" when the sample stays on the device
 };
 
 struct KMeansOptions {

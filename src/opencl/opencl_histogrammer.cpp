@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -100,6 +101,29 @@ class OpenCLHistogrammer final : public Histogrammer {
     return "opencl " + search_->describe() + " on " + device_.info().name;
   }
 
+  // Rows already on the device: one batch of one image, only the assignments come back.
+  void assignResident(const cl::Buffer& rows, int n, int d, const Vocabulary& words, std::int32_t* out) {
+    withOpenCLErrors([&] {
+      search_->prepare(d);
+      reserveMemory(words, n, 1, 1);
+      search_->setVocabulary(words);
+      search_->startCall();
+      auto& compute = device_.queue();
+      const auto& context = device_.context();
+      const cl_int offsets[2] = {0, n};
+      const std::size_t histogram_bytes = sizeof(cl_int) * static_cast<std::size_t>(words.size());
+      cl::Buffer& offsets_buffer = offsets_.ensure(context, sizeof(offsets), CL_MEM_READ_ONLY);
+      cl::Buffer& histograms_buffer = histograms_.ensure(context, histogram_bytes, CL_MEM_READ_WRITE);
+      cl::Buffer& best_word = best_words_[0].ensure(context, sizeof(cl_int) * static_cast<std::size_t>(n),
+                                                    CL_MEM_READ_WRITE);
+      compute.enqueueWriteBuffer(offsets_buffer, CL_TRUE, 0, sizeof(offsets), offsets);
+      compute.enqueueFillBuffer(histograms_buffer, cl_int{0}, 0, histogram_bytes);
+      SearchEvents events;
+      search_->enqueue(compute, DeviceBatch{rows, n, d, 0, offsets_buffer, 1, best_word, histograms_buffer}, events);
+      compute.enqueueReadBuffer(best_word, CL_TRUE, 0, sizeof(cl_int) * static_cast<std::size_t>(n), out);
+    });
+  }
+
  protected:
   void computeImpl(const DescriptorBatch& batch, const Vocabulary& vocabulary,
                    std::int32_t* assignments, Histograms& histograms, StageTimes& times) override {
@@ -124,7 +148,7 @@ class OpenCLHistogrammer final : public Histogrammer {
     const int k_words = vocabulary.size();
     const int chunk = chunkRows(config_.transfer_rows, n, d);
     search_->prepare(d);
-    reserveMemory(vocabulary, chunk, images);
+    reserveMemory(vocabulary, chunk, images, 2);
     search_->setVocabulary(vocabulary);
     search_->startCall();
     const std::size_t chunk_bytes = sizeof(float) * static_cast<std::size_t>(chunk) * d;
@@ -204,14 +228,15 @@ class OpenCLHistogrammer final : public Histogrammer {
     slot.capacity = bytes;
   }
 
-  // Checks the call's device memory against the limit before allocating anything: two chunks of
-  // descriptors and assignments, the histograms, the offsets, and what the search needs per chunk.
-  void reserveMemory(const Vocabulary& vocabulary, int chunk, int images) {
+  // Checks the call's device memory against the limit before allocating anything: `copies` chunks of
+  // descriptors and assignments (two while transfers overlap the search; one resident sample), the
+  // histograms, the offsets, and what the search needs per chunk.
+  void reserveMemory(const Vocabulary& vocabulary, int chunk, int images, int copies) {
     const int d = vocabulary.dimension();
     const std::uint64_t descriptors = sizeof(float) * static_cast<std::uint64_t>(chunk) * d;
     const std::uint64_t words = sizeof(float) * static_cast<std::uint64_t>(vocabulary.centroids().size());
     const std::uint64_t bins = sizeof(cl_int) * static_cast<std::uint64_t>(images) * vocabulary.size();
-    const std::uint64_t total = 2 * (descriptors + sizeof(cl_int) * static_cast<std::uint64_t>(chunk)) + bins +
+    const std::uint64_t total = copies * (descriptors + sizeof(cl_int) * static_cast<std::uint64_t>(chunk)) + bins +
                                 sizeof(cl_int) * (images + 1ull) + search_->extraBytes(chunk, d, vocabulary);
     const auto& info = device_.info();
     const std::uint64_t largest = std::max({descriptors, words, bins});
@@ -235,6 +260,13 @@ class OpenCLHistogrammer final : public Histogrammer {
 
 std::unique_ptr<Histogrammer> makeOpenCLHistogrammer(const HistogrammerConfig& config) {
   return withOpenCLErrors([&] { return std::make_unique<OpenCLHistogrammer>(config); });
+}
+
+void assignResident(Histogrammer& histogrammer, const cl::Buffer& rows, int n, int d, const Vocabulary& words,
+                    std::int32_t* out) {
+  auto* opencl = dynamic_cast<OpenCLHistogrammer*>(&histogrammer);
+  if (!opencl) throw std::logic_error("assignResident needs an OpenCL histogrammer");
+  opencl->assignResident(rows, n, d, words, out);
 }
 
 }  // namespace bovw::detail

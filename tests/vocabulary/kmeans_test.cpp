@@ -81,6 +81,43 @@ TEST(KMeans, OpenCLTrainingAgreesWithOpenMP) {
   }
 }
 
+// With an OpenCL assignment the sample stays on the device, which computes the seeding distances and
+// their block sums itself: the CPU's numbers, bit for bit. Uniform data (near-ties everywhere), a
+// sample that ends in a partial seeding block, an odd width; every iteration's inertia must match.
+TEST(KMeans, DeviceTrainingEqualsCpuTrainingIterationByIteration) {
+  BOVW_REQUIRE_OPENCL();
+  BOVW_SEEDED_RNG(rng);
+  const Descriptors x = randomMatrix(rng, 2777, 37);
+  KMeansOptions options;
+  options.words = 50;
+  options.max_iterations = 5;
+  options.tolerance = -1;
+  options.seed = rng();
+  std::vector<KMeansIteration> cpu_iterations, device_iterations;
+  options.progress = [&](const KMeansIteration& it) { cpu_iterations.push_back(it); };
+  const Vocabulary cpu = trainVocabulary(x, options);
+  EXPECT_EQ(cpu_iterations.front().assignment.find("resident"), std::string::npos);
+
+  options.progress = [&](const KMeansIteration& it) { device_iterations.push_back(it); };
+  HistogrammerConfig resident = openclConfig(KernelVariant::Tiled);
+  HistogrammerConfig too_small = resident;  // the sample cannot stay: CPU seeding, uploads per iteration
+  too_small.device_memory_limit = 3 * sizeof(float) * x.size() + 16 * x.rows() - 1;
+  too_small.transfer_rows = 300;
+  for (const HistogrammerConfig& config : {resident, too_small}) {
+    const bool expect_resident = config.device_memory_limit == 0;
+    SCOPED_TRACE(expect_resident ? "sample resident" : "sample uploaded per iteration");
+    device_iterations.clear();
+    options.assignment = config;
+    const Vocabulary device = trainVocabulary(x, options);
+    EXPECT_TRUE(cpu.centroids() == device.centroids());
+    ASSERT_EQ(device_iterations.size(), cpu_iterations.size());
+    for (std::size_t i = 0; i < cpu_iterations.size(); ++i)
+      EXPECT_EQ(device_iterations[i].inertia, cpu_iterations[i].inertia) << "iteration " << i + 1;
+    EXPECT_EQ(device_iterations.front().assignment.find("sample resident") != std::string::npos, expect_resident)
+        << device_iterations.front().assignment;
+  }
+}
+
 TEST(KMeans, ReportsEachIterationAndTheObjectiveIsRight) {
   BOVW_SEEDED_RNG(rng);
   const Descriptors x = randomMatrix(rng, 2000, 16);
@@ -96,7 +133,9 @@ TEST(KMeans, ReportsEachIterationAndTheObjectiveIsRight) {
   for (std::size_t i = 0; i < iterations.size(); ++i) {
     EXPECT_EQ(iterations[i].iteration, static_cast<int>(i) + 1);
     // Lloyd never increases the objective (no empty clusters on this data).
-    if (i > 0 && iterations[i - 1].reseeded == 0) EXPECT_LE(iterations[i].inertia, iterations[i - 1].inertia * (1 + 1e-12));
+    if (i > 0 && iterations[i - 1].reseeded == 0) {
+      EXPECT_LE(iterations[i].inertia, iterations[i - 1].inertia * (1 + 1e-12));
+    }
   }
   auto histogrammer = makeHistogrammer({});
   const double inertia = kmeansInertia(x, v, *histogrammer);
@@ -125,16 +164,21 @@ TEST(KMeans, EmptyClustersAreReseeded) {
   KMeansOptions options;
   options.words = 5;
   options.max_iterations = 4;
-  for (unsigned long long seed = 0; seed < 10; ++seed) {
-    int reseeded = 0;
-    options.seed = seed;
-    options.progress = [&](const KMeansIteration& it) { reseeded += it.reseeded; };
-    const Vocabulary v = trainVocabulary(x, options);
-    EXPECT_EQ(v.size(), 5);
-    EXPECT_GT(reseeded, 0) << "seed " << seed;
-    // Every distinct point is a word, so the objective is 0.
-    auto histogrammer = makeHistogrammer({});
-    EXPECT_EQ(kmeansInertia(x, v, *histogrammer), 0.0) << "seed " << seed;
+  std::vector<HistogrammerConfig> configs = {HistogrammerConfig{}};
+  if (openclAvailable()) configs.push_back(openclConfig(KernelVariant::Tiled));  // seeding on the device
+  for (const auto& config : configs) {
+    for (unsigned long long seed = 0; seed < 10; ++seed) {
+      int reseeded = 0;
+      options.assignment = config;
+      options.seed = seed;
+      options.progress = [&](const KMeansIteration& it) { reseeded += it.reseeded; };
+      const Vocabulary v = trainVocabulary(x, options);
+      EXPECT_EQ(v.size(), 5);
+      EXPECT_GT(reseeded, 0) << "seed " << seed << ", " << toString(config.backend);
+      // Every distinct point is a word, so the objective is 0.
+      auto histogrammer = makeHistogrammer({});
+      EXPECT_EQ(kmeansInertia(x, v, *histogrammer), 0.0) << "seed " << seed;
+    }
   }
 }
 
