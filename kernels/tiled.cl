@@ -127,14 +127,20 @@ inline void bovw_store_words(local float* bs, const float4 b[BOVW_B_LOADS], int 
   }
 }
 
-// The golden distance to word j: (x_k - c_k)^2 summed in feature order in float, never fused,
-// exactly as the CPU reference computes it. The word is read from the transposed words, so that
-// neighbouring work-items (neighbouring words) read neighbouring addresses.
-inline float bovw_golden_distance(local const float* x, global const float* words_t, int k_padded, int j) {
+// The golden distances to words j + m * step (m = 0..3) at once: each is (x_k - c_k)^2 summed in
+// feature order in float, never fused, exactly as the CPU reference computes it; four independent sums
+// keep four loads in flight where one sum would wait on every load. The words are read from the
+// transposed words, so that neighbouring work-items (neighbouring words) read neighbouring addresses;
+// indices past the padded words are clamped (the caller ignores words >= n_words).
+inline float4 bovw_golden_distances4(local const float* x, global const float* words_t, int k_padded, int j,
+                                     int step) {
 #pragma OPENCL FP_CONTRACT OFF
-  float sum = 0.0f;
+  const int j1 = min(j + step, k_padded - 1), j2 = min(j + 2 * step, k_padded - 1),
+            j3 = min(j + 3 * step, k_padded - 1);
+  float4 sum = (float4)(0.0f);
   for (int k = 0; k < BOVW_D; ++k) {
-    const float t = x[k] - words_t[(size_t)k * k_padded + j];
+    global const float* row = words_t + (size_t)k * k_padded;
+    const float4 t = (float4)(x[k]) - (float4)(row[j], row[j1], row[j2], row[j3]);
     sum += t * t;
   }
   return sum;
@@ -325,12 +331,15 @@ kernel void recheck_flagged(global const float* restrict descriptors, const int 
     barrier(CLK_LOCAL_MEM_FENCE);
     float best = INFINITY;
     int best_j = INT_MAX;  // "none yet": loses every comparison below
-    for (int j = lid; j < n_words; j += size) {
-      const float d = bovw_golden_distance(x, words_t, k_padded, j);
-      if (d < best) {
-        best = d;
-        best_j = j;
-      }
+    for (int j = lid; j < n_words; j += 4 * size) {  // this item's words, in increasing order
+      const float4 d4 = bovw_golden_distances4(x, words_t, k_padded, j, size);
+      const float d[4] = {d4.x, d4.y, d4.z, d4.w};
+#pragma unroll
+      for (int m = 0; m < 4; ++m)
+        if (j + m * size < n_words && d[m] < best) {
+          best = d[m];
+          best_j = j + m * size;
+        }
     }
     dist[lid] = best;
     word[lid] = best_j;
