@@ -127,25 +127,6 @@ inline void bovw_store_words(local float* bs, const float4 b[BOVW_B_LOADS], int 
   }
 }
 
-// The golden distances to words j + m * step (m = 0..3) at once: each is (x_k - c_k)^2 summed in
-// feature order in float, never fused, exactly as the CPU reference computes it; four independent sums
-// keep four loads in flight where one sum would wait on every load. The words are read from the
-// transposed words, so that neighbouring work-items (neighbouring words) read neighbouring addresses;
-// indices past the padded words are clamped (the caller ignores words >= n_words).
-inline float4 bovw_golden_distances4(local const float* x, global const float* words_t, int k_padded, int j,
-                                     int step) {
-#pragma OPENCL FP_CONTRACT OFF
-  const int j1 = min(j + step, k_padded - 1), j2 = min(j + 2 * step, k_padded - 1),
-            j3 = min(j + 3 * step, k_padded - 1);
-  float4 sum = (float4)(0.0f);
-  for (int k = 0; k < BOVW_D; ++k) {
-    global const float* row = words_t + (size_t)k * k_padded;
-    const float4 t = (float4)(x[k]) - (float4)(row[j], row[j1], row[j2], row[j3]);
-    sum += t * t;
-  }
-  return sum;
-}
-
 // Arguments: descriptors (n x D rows of this batch; row_base is the batch's first row in the image
 // offsets), the words transposed and padded (words_t), their squared norms (+inf for padding),
 // max_norm = max_j ||c_j||, the image offsets, and the outputs: best_word per row, histograms
@@ -165,16 +146,16 @@ void histogram_tiled(global const float* restrict descriptors, const int n, cons
   const int ty = tid / BOVW_WGC;
   const int row0 = get_group_id(0) * BOVW_BM;
 
+  // acc holds s = x.c - ||c||^2 / 2 = -e / 2: each word block's sums start from -||c||^2 / 2, so the
+  // epilogue compares them as they are (the largest s is the smallest e) instead of computing e.
   float acc[BOVW_TM][BOVW_TN];
-  float best1[BOVW_TM], best2[BOVW_TM];
+  float best1[BOVW_TM], best2[BOVW_TM];  // the largest and second-largest s of each row
   int best_j[BOVW_TM];
 #pragma unroll
   for (int i = 0; i < BOVW_TM; ++i) {
-    best1[i] = INFINITY;
-    best2[i] = INFINITY;
+    best1[i] = -INFINITY;
+    best2[i] = -INFINITY;
     best_j[i] = 0;
-#pragma unroll
-    for (int j = 0; j < BOVW_TN; ++j) acc[i][j] = 0.0f;
   }
 
   // One flat loop over (word block, feature chunk), double-buffered: while the work-items multiply
@@ -198,6 +179,15 @@ void histogram_tiled(global const float* restrict descriptors, const int n, cons
       const int next_chunk = (step + 1) % chunks;
       bovw_fetch_descriptors(a_next, descriptors, n, row0, next_chunk, tid);
       bovw_fetch_words(b_next, words_t, k_padded, ((step + 1) / chunks) * BOVW_BN, next_chunk, tid);
+    }
+
+    if (chunk == 0) {  // a new word block: its sums start from -||c||^2 / 2 (-inf for padding words)
+#pragma unroll
+      for (int j = 0; j < BOVW_TN; ++j) {
+        const float start = -0.5f * norms[word0 + BOVW_COL(j, tx)];
+#pragma unroll
+        for (int i = 0; i < BOVW_TM; ++i) acc[i][j] = start;
+      }
     }
 
 #pragma unroll
@@ -225,18 +215,16 @@ void histogram_tiled(global const float* restrict descriptors, const int n, cons
         for (int j = 0; j < BOVW_TN; ++j) acc[i][j] += a[i] * b[j];
     }
 
-    if (chunk == chunks - 1) {  // the word block is complete: fold its scores into the two minima
+    if (chunk == chunks - 1) {  // the word block is complete: fold its scores into the two maxima
 #pragma unroll
       for (int j = 0; j < BOVW_TN; ++j) {
         const int word = word0 + BOVW_COL(j, tx);
-        const float norm = norms[word];
 #pragma unroll
         for (int i = 0; i < BOVW_TM; ++i) {
-          const float e = norm - 2.0f * acc[i][j];
-          acc[i][j] = 0.0f;
-          best2[i] = fmin(best2[i], fmax(best1[i], e));
-          if (e < best1[i]) {
-            best1[i] = e;
+          const float score = acc[i][j];
+          best2[i] = fmax(best2[i], fmin(best1[i], score));
+          if (score > best1[i]) {
+            best1[i] = score;
             best_j[i] = word;
           }
         }
@@ -257,10 +245,10 @@ void histogram_tiled(global const float* restrict descriptors, const int n, cons
   local float* r2 = smem + BOVW_BM * BOVW_WGC;
   local int* rj = (local int*)(smem + 2 * BOVW_BM * BOVW_WGC);
 #pragma unroll
-  for (int i = 0; i < BOVW_TM; ++i) {
+  for (int i = 0; i < BOVW_TM; ++i) {  // as e = -2 s (exact), the two smallest e
     const int slot = BOVW_ROW(i, ty) * BOVW_WGC + tx;
-    r1[slot] = best1[i];
-    r2[slot] = best2[i];
+    r1[slot] = -2.0f * best1[i];
+    r2[slot] = -2.0f * best2[i];
     rj[slot] = best_j[i];
   }
   barrier(CLK_LOCAL_MEM_FENCE);
@@ -312,56 +300,99 @@ void histogram_tiled(global const float* restrict descriptors, const int n, cons
   }
 }
 
-// The second pass: one work-group per flagged row (groups loop while rows remain, so the host
-// launches a fixed grid without reading the count back). The work-items split the words, each
-// keeps its nearest by the golden distance, and a tree in local memory keeps the smaller distance
-// or, on equal distances, the lower word: the CPU reference's tie rule.
+// The second pass: each work-group takes BOVW_RECHECK_ROWS flagged rows at a time (groups loop while
+// rows remain, so the host launches a fixed grid without reading the count back). The work-items split
+// the words; each word value read from the transposed words (neighbouring work-items, neighbouring
+// words: coalesced) serves all the group's rows, and each work-item sums four words side by side, so
+// four loads are in flight. Every distance is the golden one: (x_k - c_k)^2 summed in feature order in
+// float, never fused, exactly as the CPU reference computes it. Each work-item keeps its nearest word
+// per row, and a tree in local memory keeps the smaller distance or, on equal distances, the lower
+// word: the CPU reference's tie rule.
+#ifndef BOVW_RECHECK_ROWS
+#define BOVW_RECHECK_ROWS 4
+#endif
+
 kernel void recheck_flagged(global const float* restrict descriptors, const int row_base,
                             global const float* restrict words_t, const int n_words, const int k_padded,
                             global const int* restrict offsets, const int n_images,
                             global int* restrict best_word, global int* restrict histograms,
                             global const int* restrict flagged, global const int* restrict flag_count,
                             local float* x, local float* dist, local int* word) {
+#pragma OPENCL FP_CONTRACT OFF
   const int lid = get_local_id(0);
   const int size = get_local_size(0);
   const int count = *flag_count;
-  for (int f = get_group_id(0); f < count; f += get_num_groups(0)) {
-    const int row = flagged[f];
-    for (int k = lid; k < BOVW_D; k += size) x[k] = descriptors[(size_t)row * BOVW_D + k];
-    barrier(CLK_LOCAL_MEM_FENCE);
-    float best = INFINITY;
-    int best_j = INT_MAX;  // "none yet": loses every comparison below
-    for (int j = lid; j < n_words; j += 4 * size) {  // this item's words, in increasing order
-      const float4 d4 = bovw_golden_distances4(x, words_t, k_padded, j, size);
-      const float d[4] = {d4.x, d4.y, d4.z, d4.w};
-#pragma unroll
-      for (int m = 0; m < 4; ++m)
-        if (j + m * size < n_words && d[m] < best) {
-          best = d[m];
-          best_j = j + m * size;
-        }
+  for (int first = get_group_id(0) * BOVW_RECHECK_ROWS; first < count;
+       first += get_num_groups(0) * BOVW_RECHECK_ROWS) {
+    const int rows = min(BOVW_RECHECK_ROWS, count - first);
+    for (int e = lid; e < BOVW_RECHECK_ROWS * BOVW_D; e += size) {  // missing rows: zeros, ignored
+      const int r = e / BOVW_D;
+      x[e] = r < rows ? descriptors[(size_t)flagged[first + r] * BOVW_D + e % BOVW_D] : 0.0f;
     }
-    dist[lid] = best;
-    word[lid] = best_j;
+    barrier(CLK_LOCAL_MEM_FENCE);
+
+    float best[BOVW_RECHECK_ROWS];
+    int best_j[BOVW_RECHECK_ROWS];
+#pragma unroll
+    for (int r = 0; r < BOVW_RECHECK_ROWS; ++r) {
+      best[r] = INFINITY;
+      best_j[r] = INT_MAX;  // "none yet": loses every comparison below
+    }
+    for (int j = lid; j < n_words; j += 4 * size) {  // this item's words, in increasing order
+      // Words past the padding are clamped to a valid address; words >= n_words are ignored.
+      const int j1 = min(j + size, k_padded - 1), j2 = min(j + 2 * size, k_padded - 1),
+                j3 = min(j + 3 * size, k_padded - 1);
+      float4 sum[BOVW_RECHECK_ROWS];
+#pragma unroll
+      for (int r = 0; r < BOVW_RECHECK_ROWS; ++r) sum[r] = (float4)(0.0f);
+      for (int k = 0; k < BOVW_D; ++k) {
+        global const float* row = words_t + (size_t)k * k_padded;
+        const float4 c = (float4)(row[j], row[j1], row[j2], row[j3]);
+#pragma unroll
+        for (int r = 0; r < BOVW_RECHECK_ROWS; ++r) {
+          const float4 t = (float4)(x[r * BOVW_D + k]) - c;
+          sum[r] += t * t;
+        }
+      }
+#pragma unroll
+      for (int r = 0; r < BOVW_RECHECK_ROWS; ++r) {
+        const float d[4] = {sum[r].x, sum[r].y, sum[r].z, sum[r].w};
+#pragma unroll
+        for (int m = 0; m < 4; ++m)
+          if (j + m * size < n_words && d[m] < best[r]) {
+            best[r] = d[m];
+            best_j[r] = j + m * size;
+          }
+      }
+    }
+#pragma unroll
+    for (int r = 0; r < BOVW_RECHECK_ROWS; ++r) {
+      dist[r * size + lid] = best[r];
+      word[r * size + lid] = best_j[r];
+    }
     for (int stride = 1; stride < size; stride *= 2) {
       barrier(CLK_LOCAL_MEM_FENCE);
       const int other = lid + stride;
       if (lid % (2 * stride) == 0 && other < size) {
-        const float d = dist[other];
-        const int j = word[other];
-        if (d < dist[lid] || (d == dist[lid] && j < word[lid])) {
-          dist[lid] = d;
-          word[lid] = j;
+#pragma unroll
+        for (int r = 0; r < BOVW_RECHECK_ROWS; ++r) {
+          const float d = dist[r * size + other];
+          const int j = word[r * size + other];
+          if (d < dist[r * size + lid] || (d == dist[r * size + lid] && j < word[r * size + lid])) {
+            dist[r * size + lid] = d;
+            word[r * size + lid] = j;
+          }
         }
       }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    if (lid == 0) {
+    if (lid < rows) {
       // Every distance +inf (overflow): the CPU keeps word 0, its starting point.
-      const int nearest = word[0] == INT_MAX ? 0 : word[0];
+      const int nearest = word[lid * size] == INT_MAX ? 0 : word[lid * size];
+      const int row = flagged[first + lid];
       best_word[row] = nearest;
       atomic_inc(&histograms[bovw_image_of(offsets, n_images, row_base + row) * n_words + nearest]);
     }
-    barrier(CLK_LOCAL_MEM_FENCE);  // x, dist and word are reused by the next flagged row
+    barrier(CLK_LOCAL_MEM_FENCE);  // x, dist and word are reused by the next rows
   }
 }

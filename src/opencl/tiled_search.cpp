@@ -15,6 +15,8 @@ namespace bovw::detail {
 
 namespace {
 
+constexpr int kRecheckRows = 4;  // flagged rows per re-check work-group: each word read serves them all
+
 // Defaults per device type, from `bovw bench --tune` runs (docs/PERFORMANCE.md): on the H100, 64 x 128
 // tiles of 8 x 8 per work-item (128 work-items of ~170 registers: two groups per SM, so one group's
 // barrier overlaps the other's arithmetic); on PoCL, 64 x 64 tiles (a work-group runs as a loop).
@@ -80,7 +82,8 @@ class TiledSearch final : public DeviceSearch {
     const std::string options =
         "-cl-std=CL1.2 -DBOVW_D=" + std::to_string(d) + " -DBOVW_TM=" + std::to_string(tiles_.rows_per_item) +
         " -DBOVW_TN=" + std::to_string(tiles_.words_per_item) + " -DBOVW_WGR=" + std::to_string(tiles_.group_rows) +
-        " -DBOVW_WGC=" + std::to_string(tiles_.group_words) + " -DBOVW_BK=" + std::to_string(tiles_.depth) + " " +
+        " -DBOVW_WGC=" + std::to_string(tiles_.group_words) + " -DBOVW_BK=" + std::to_string(tiles_.depth) +
+        " -DBOVW_RECHECK_ROWS=" + std::to_string(kRecheckRows) + " " +
         extra_options_;
     tiled_ = programs_.kernel("tiled", "histogram_tiled", options);
     recheck_ = programs_.kernel("tiled", "recheck_flagged", options);
@@ -154,9 +157,9 @@ class TiledSearch final : public DeviceSearch {
     queue.enqueueNDRangeKernel(tiled_, cl::NullRange, cl::NDRange(groups * threads_), cl::NDRange(threads_),
                                nullptr, &events.kernels.back());
 
-    // A fixed grid that loops over the flagged rows: the count stays on the device. Usually few
-    // rows are flagged (0.2% of uniform random rows: ~2,000 of 1M), and groups beyond the count
-    // return at once; 32 groups per compute unit give each of those rows a group of its own.
+    // A fixed grid that loops over the flagged rows, kRecheckRows at a time: the count stays on the
+    // device. Usually few rows are flagged (0.2% of uniform random rows: ~2,000 of 1M), and groups
+    // beyond the count return at once; 32 groups per compute unit give each group one turn.
     a = 0;
     recheck_.setArg(a++, batch.descriptors);
     recheck_.setArg(a++, cl_int{batch.row_base});
@@ -169,11 +172,11 @@ class TiledSearch final : public DeviceSearch {
     recheck_.setArg(a++, batch.histograms);
     recheck_.setArg(a++, flagged);
     recheck_.setArg(a++, count);
-    recheck_.setArg(a++, cl::Local(sizeof(float) * batch.d));
-    recheck_.setArg(a++, cl::Local(sizeof(float) * recheck_group_));
-    recheck_.setArg(a++, cl::Local(sizeof(cl_int) * recheck_group_));
-    const std::size_t recheck_groups =
-        std::min<std::size_t>(n, std::size_t{32} * std::max(1u, device_.info().compute_units));
+    recheck_.setArg(a++, cl::Local(sizeof(float) * kRecheckRows * batch.d));
+    recheck_.setArg(a++, cl::Local(sizeof(float) * kRecheckRows * recheck_group_));
+    recheck_.setArg(a++, cl::Local(sizeof(cl_int) * kRecheckRows * recheck_group_));
+    const std::size_t recheck_groups = std::min<std::size_t>(
+        (n + kRecheckRows - 1) / kRecheckRows, std::size_t{32} * std::max(1u, device_.info().compute_units));
     events.recheck.emplace_back();
     queue.enqueueNDRangeKernel(recheck_, cl::NullRange, cl::NDRange(recheck_groups * recheck_group_),
                                cl::NDRange(recheck_group_), nullptr, &events.recheck.back());
