@@ -55,17 +55,14 @@ class Pinned : public testing::Test {
 
 TEST_F(Pinned, AnswersEqualTheGoldenPathWithNothingStaged) {
   BOVW_SEEDED_RNG(rng);
-  const std::int64_t n = 1001;
-  const Descriptors x = randomMatrix(rng, n, 64);
-  const Vocabulary vocabulary(randomMatrix(rng, 37, 64));
-  const auto offsets = randomOffsets(rng, n, 9);
-  const PinnedDescriptors pinned = pinnedCopy(x);
+  const RandomProblem p = randomProblem(rng, 1001, 37, 64, 9);
+  const PinnedDescriptors pinned = pinnedCopy(p.x);
   // Ragged last chunks (97 and 250 rows: 11 and 5 chunks), one chunk exactly, one larger than N.
   for (std::int64_t rows : {97, 250, 1001, 5000}) {
     SCOPED_TRACE("transfer rows " + std::to_string(rows));
     auto h = makeHistogrammer(tiledConfig(rows));
-    const Result r = run(*h, pinned.matrix(), vocabulary, offsets);
-    expectGolden(r, x, vocabulary, offsets);
+    const Result r = run(*h, pinned.matrix(), p.vocabulary, p.offsets);
+    expectGolden(r, p.x, p.vocabulary, p.offsets);
     EXPECT_EQ(r.times.staged_rows, 0);
     EXPECT_GT(r.times.upload_ms, 0.0);
   }
@@ -208,19 +205,17 @@ TEST_F(Pinned, AnotherDevicesPinnedMemoryIsStaged) {
   if (devices.size() < 2) GTEST_SKIP() << "needs two OpenCL devices (e.g. POCL_DEVICES=\"pthread pthread\")";
   auto spec = [](const DeviceInfo& d) { return std::to_string(d.platform_index) + ":" + std::to_string(d.device_index); };
   BOVW_SEEDED_RNG(rng);
-  const Descriptors x = randomMatrix(rng, 501, 64);
-  const Vocabulary vocabulary(randomMatrix(rng, 23, 64));
-  const auto offsets = randomOffsets(rng, 501, 3);
+  const RandomProblem p = randomProblem(rng, 501, 23, 64, 3);
   HistogrammerConfig config = tiledConfig(200);
   config.device = spec(devices[0]);
   auto h = makeHistogrammer(config);
-  const PinnedDescriptors other = pinnedCopy(x, spec(devices[1]));
-  const PinnedDescriptors own = pinnedCopy(x, spec(devices[0]));
-  Result r = run(*h, other.matrix(), vocabulary, offsets);
-  expectGolden(r, x, vocabulary, offsets);
+  const PinnedDescriptors other = pinnedCopy(p.x, spec(devices[1]));
+  const PinnedDescriptors own = pinnedCopy(p.x, spec(devices[0]));
+  Result r = run(*h, other.matrix(), p.vocabulary, p.offsets);
+  expectGolden(r, p.x, p.vocabulary, p.offsets);
   EXPECT_EQ(r.times.staged_rows, 501);
-  r = run(*h, own.matrix(), vocabulary, offsets);
-  expectGolden(r, x, vocabulary, offsets);
+  r = run(*h, own.matrix(), p.vocabulary, p.offsets);
+  expectGolden(r, p.x, p.vocabulary, p.offsets);
   EXPECT_EQ(r.times.staged_rows, 0);
 }
 
