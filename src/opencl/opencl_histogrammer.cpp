@@ -71,6 +71,7 @@ struct ChunkSlot {
   cl::Buffer pinned;
   float* staging = nullptr;  // `pinned`, mapped for the slot's lifetime; allocated on first use
   std::size_t capacity = 0;  // bytes of staging
+  std::size_t chunk_bytes = 0;  // the current call's full chunk of descriptors
   cl::Buffer descriptors;
   cl::Buffer best_word;
   cl::Event uploaded;    // staging may be refilled
@@ -138,7 +139,7 @@ class OpenCLHistogrammer final : public Histogrammer {
     reserveMemory(vocabulary, chunk, images);
     search_->setVocabulary(vocabulary);
     search_->startCall();
-    for (int i = 0; i < 2; ++i) prepareSlot(slots_[i], best_words_[i], chunk, d);
+    for (int i = 0; i < 2; ++i) prepareSlot(i, chunk, d);
 
     auto& compute = device_.queue();
     const auto& context = device_.context();
@@ -218,7 +219,7 @@ class OpenCLHistogrammer final : public Histogrammer {
     if ((view.outerStride() == d || rows == 1) && device_.pinnedRanges().contains(caller, bytes)) return caller;
 
     if (slot.uploaded()) slot.uploaded.wait();
-    ensureStaging(slot, bytes);
+    ensureStaging(slot);
     const auto start = std::chrono::steady_clock::now();
     copyRows(view, first, rows, slot.staging);
     times.staging_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
@@ -226,19 +227,21 @@ class OpenCLHistogrammer final : public Histogrammer {
     return slot.staging;
   }
 
-  // Sizes a slot's device buffers for `rows` rows of width d; the events of the previous call are
-  // complete (each call ends with both queues drained).
-  void prepareSlot(ChunkSlot& slot, GrowingBuffer& best_word, int rows, int d) {
+  // Sizes slot i's device buffers for chunks of `rows` rows of width d; the events of the previous
+  // call are complete (each call ends with both queues drained).
+  void prepareSlot(int i, int rows, int d) {
+    ChunkSlot& slot = slots_[i];
     slot.uploaded = slot.searched = slot.downloaded = cl::Event();
-    slot.best_word = best_word.ensure(device_.context(), sizeof(cl_int) * rows, CL_MEM_READ_WRITE);
-    slot.descriptors = descriptors_[&slot - slots_].ensure(
-        device_.context(), sizeof(float) * static_cast<std::size_t>(rows) * d, CL_MEM_READ_ONLY);
+    slot.chunk_bytes = sizeof(float) * static_cast<std::size_t>(rows) * d;
+    slot.best_word = best_words_[i].ensure(device_.context(), sizeof(cl_int) * rows, CL_MEM_READ_WRITE);
+    slot.descriptors = descriptors_[i].ensure(device_.context(), slot.chunk_bytes, CL_MEM_READ_ONLY);
   }
 
-  // Grows a slot's pinned staging to `bytes`, on the first chunk that needs it: a call whose
-  // descriptors are all in PinnedDescriptors allocates none. The slot's last upload has finished;
-  // OpenCL keeps the old buffer until its unmap has run.
-  void ensureStaging(ChunkSlot& slot, std::size_t bytes) {
+  // Grows a slot's pinned staging to the call's chunk size, on the first chunk that needs it: a call
+  // whose descriptors are all in PinnedDescriptors allocates none. The slot's last upload has
+  // finished; OpenCL keeps the old buffer until its unmap has run.
+  void ensureStaging(ChunkSlot& slot) {
+    const std::size_t bytes = slot.chunk_bytes;
     if (slot.capacity >= bytes) return;
     if (slot.staging) copy_queue_.enqueueUnmapMemObject(slot.pinned, slot.staging);
     slot.staging = nullptr;
