@@ -66,9 +66,9 @@ Header readHeader(detail::InputFile& file, const std::string& path) {
   static const std::regex fortran(R"('fortran_order'\s*:\s*(True|False))");
   static const std::regex shape(R"('shape'\s*:\s*\(([^)]*)\))");
   std::smatch m;
-  Header array;
+  Header parsed;
   if (!std::regex_search(header, m, descr)) malformed(path, "header has no 'descr'");
-  array.dtype = m[1];
+  parsed.dtype = m[1];
   if (!std::regex_search(header, m, fortran)) malformed(path, "header has no 'fortran_order'");
   if (m[1] == "True") malformed(path, "Fortran (column-major) order is not supported; save with order='C'");
   if (!std::regex_search(header, m, shape)) malformed(path, "header has no 'shape'");
@@ -83,7 +83,7 @@ Header readHeader(detail::InputFile& file, const std::string& path) {
     std::smatch e;
     if (!std::regex_match(token, e, extent)) malformed(path, "shape extent '" + token + "' is not a non-negative integer");
     try {
-      array.shape.push_back(std::stoll(e[1]));
+      parsed.shape.push_back(std::stoll(e[1]));
     } catch (const std::out_of_range&) {
       malformed(path, "shape extent " + e[1].str() + " is out of range");
     }
@@ -91,24 +91,24 @@ Header readHeader(detail::InputFile& file, const std::string& path) {
 
   static const std::regex type(R"([<>|=][a-zA-Z](\d{1,2}))");
   std::smatch t;
-  if (!std::regex_match(array.dtype, t, type)) malformed(path, "unsupported dtype '" + array.dtype + "'");
+  if (!std::regex_match(parsed.dtype, t, type)) malformed(path, "unsupported dtype '" + parsed.dtype + "'");
   const std::uint64_t item = std::stoul(t[1]);
   const std::uint64_t actual = file.size - preamble - header_length;
   // Compare element counts, not byte counts, so that no product can overflow.
-  const bool empty = std::find(array.shape.begin(), array.shape.end(), 0) != array.shape.end();
+  const bool empty = std::find(parsed.shape.begin(), parsed.shape.end(), 0) != parsed.shape.end();
   std::uint64_t count = empty ? 0 : 1;
   bool too_large = item == 0;
-  for (auto n : array.shape) {
+  for (auto n : parsed.shape) {
     const auto u = static_cast<std::uint64_t>(n);
     if (empty || too_large) break;
     if (count > (actual / item) / u) too_large = true;
     else count *= u;
   }
   if (too_large || count * item != actual)
-    malformed(path, "the header's shape " + shapeText(array.shape) + " and dtype " + array.dtype +
+    malformed(path, "the header's shape " + shapeText(parsed.shape) + " and dtype " + parsed.dtype +
                         " do not match the " + std::to_string(actual) + " data bytes in the file");
-  array.data_bytes = actual;
-  return array;
+  parsed.data_bytes = actual;
+  return parsed;
 }
 
 // A float32 2-D file, open at its data.
@@ -149,7 +149,7 @@ struct Array {
 
 Array readArray(const std::string& path) {
   detail::InputFile file = detail::openInputFile(path);
-  Array array{readHeader(file, path)};
+  Array array{readHeader(file, path), {}};
   array.data.resize(static_cast<std::size_t>(array.header.data_bytes));
   detail::readExactly(file, path, array.data.data(), array.data.size());
   return array;

@@ -119,7 +119,10 @@ class OpenCLHistogrammer final : public Histogrammer {
       try {
         run(batch, vocabulary, assignments, histograms, times);
       } catch (...) {
-        // No copy into the caller's memory may still be pending when the error reaches it.
+        // No copy from or into the caller's memory may still be pending when the error reaches it.
+        // Each queue waits on the other's events, so both are flushed before either is waited for.
+        device_.queue().flush();
+        copy_queue_.flush();
         device_.queue().finish();
         copy_queue_.finish();
         throw;
