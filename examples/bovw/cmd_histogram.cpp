@@ -10,12 +10,15 @@
 #include <bovw/atomic_file.hpp>
 #include <bovw/histogrammer.hpp>
 #include <bovw/npy.hpp>
+#include <bovw/pinned_descriptors.hpp>
 #include <bovw/vocabulary_io.hpp>
 
 #include <spdlog/spdlog.h>
 
+#include <chrono>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
 namespace bovw::cli {
 
@@ -38,6 +41,44 @@ struct HistogramArguments {
 std::string namesPathFor(const std::string& output) {
   std::filesystem::path path(output);
   return (path.parent_path() / (path.stem().string() + ".names.txt")).string();
+}
+
+double millisecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+// The descriptors file in memory: with the OpenCL backend, in pinned memory of the histogrammer's
+// device, which its uploads read over the bus with no host copy (docs/PERFORMANCE.md, "Transfers");
+// otherwise, or when the device cannot pin that much, in ordinary memory.
+struct LoadedDescriptors {
+  std::optional<PinnedDescriptors> pinned;
+  Descriptors ordinary;
+  double allocate_ms = 0;  // allocating (page-locking) the pinned memory
+  double read_ms = 0;      // reading the file into memory
+
+  DescriptorsRef view() const { return pinned ? DescriptorsRef(pinned->matrix()) : DescriptorsRef(ordinary); }
+  std::int64_t rows() const { return view().rows(); }
+};
+
+LoadedDescriptors loadDescriptors(const std::string& path, const HistogrammerConfig& config) {
+  LoadedDescriptors loaded;
+  if (config.backend == Backend::OpenCL) {
+    const npy::MatrixShape shape = npy::readFloat32MatrixShape(path);
+    const auto start = std::chrono::steady_clock::now();
+    try {
+      loaded.pinned.emplace(shape.rows, shape.cols, config.device);
+    } catch (const Error& e) {  // beyond the device's largest allocation, or refused by the driver
+      spdlog::warn("histogram: '{}' goes to the device through staging: {}", path, e.what());
+    }
+    loaded.allocate_ms = millisecondsSince(start);
+  }
+  const auto start = std::chrono::steady_clock::now();
+  if (loaded.pinned)
+    npy::readFloat32MatrixInto(path, loaded.pinned->matrix());
+  else
+    loaded.ordinary = npy::readFloat32Matrix(path);
+  loaded.read_ms = millisecondsSince(start);
+  return loaded;
 }
 
 #ifdef BOVW_CLI_WITH_FEATURES
@@ -86,14 +127,15 @@ int runHistogramCommand() {
 #ifdef BOVW_CLI_WITH_FEATURES
   if (!args.images.empty()) return runOnImages(vocabulary);
 #endif
-  const Descriptors descriptors = npy::readFloat32Matrix(args.descriptors);
+  const HistogrammerConfig config = args.histogrammer.config();
+  auto histogrammer = makeHistogrammer(config);
+  const LoadedDescriptors descriptors = loadDescriptors(args.descriptors, config);
   std::vector<std::int64_t> offsets = {0, descriptors.rows()};
   if (!args.offsets.empty()) offsets = npy::readInt64Vector(args.offsets);
   const std::string& offsets_source = args.offsets.empty() ? args.descriptors : args.offsets;
   const DescriptorBatch batch =
-      namingInput(offsets_source, [&] { return DescriptorBatch(descriptors, offsets); });
+      namingInput(offsets_source, [&] { return DescriptorBatch(descriptors.view(), offsets); });
 
-  auto histogrammer = makeHistogrammer(args.histogrammer.config());
   std::vector<std::int32_t> assignments;
   StageTimes times;
   const Histograms histograms = namingInput(args.descriptors + "' with '" + args.vocabulary, [&] {
@@ -109,7 +151,14 @@ int runHistogramCommand() {
   std::cout << "bovw histogram: " << batch.imageCount() << " image(s), " << descriptors.rows()
             << " descriptors, K = " << vocabulary.size() << ", D = " << vocabulary.dimension() << " on "
             << histogrammer->description() << "\n"
-            << "  call " << times.wall_ms << " ms (wall); device events: kernel " << times.kernel_ms
+            << "  read " << args.descriptors << " in " << descriptors.read_ms << " ms into ";
+  if (descriptors.pinned)
+    std::cout << "pinned memory of " << descriptors.pinned->device().name << " (allocated in "
+              << descriptors.allocate_ms << " ms)\n";
+  else
+    std::cout << "ordinary memory\n";
+  std::cout << "  call " << times.wall_ms << " ms (wall), host copy into pinned staging " << times.staging_ms
+            << " ms (" << times.staged_rows << " rows); device events: kernel " << times.kernel_ms
             << " ms (re-check " << times.recheck_ms << " ms, " << times.rechecked_rows << " rows), transpose "
             << times.transpose_ms << " ms, upload " << times.upload_ms << " ms, download " << times.download_ms
             << " ms\n"

@@ -59,8 +59,10 @@ struct HistogrammerConfig {
   // Device memory bovw may allocate, in bytes; 0: the device's global memory. Requests beyond it
   // fail with CapacityError before anything is allocated (useful on a shared GPU).
   std::uint64_t device_memory_limit = 0;
-  // OpenCL: descriptors go to the device in chunks of this many rows, through pinned staging
-  // buffers, so that copying chunk c+1 overlaps the search of chunk c. 0: about 64 MiB per chunk.
+  // OpenCL: descriptors go to the device in chunks of this many rows, so that uploading chunk c+1
+  // overlaps the search of chunk c: straight from the caller's memory when it is PinnedDescriptors
+  // of this device (bovw/pinned_descriptors.hpp), else through pinned staging buffers that the host
+  // fills first. 0: about 64 MiB per chunk.
   std::int64_t transfer_rows = 0;
 };
 
@@ -68,7 +70,9 @@ struct HistogrammerConfig {
 // with the transfers overlapping the kernels, wall_ms is less than the sum of the stages.
 struct StageTimes {
   double wall_ms = 0;       // the whole call, as the caller waits for it (host clock)
-  double upload_ms = 0;     // host to device: descriptors (from pinned staging) and offsets
+  double upload_ms = 0;     // host to device: descriptors (from pinned memory) and offsets
+  double staging_ms = 0;    // host clock: copying descriptors into pinned staging (in wall_ms)
+  std::int64_t staged_rows = 0;  // descriptors that went through staging: 0 from PinnedDescriptors
   double transpose_ms = 0;  // the on-device transpose (Coalesced, Float4, LocalDescriptors, ConstantCentroids)
   double kernel_ms = 0;     // nearest-word search and histogram (all vocabulary chunks)
   double download_ms = 0;   // device to host: assignments and histograms

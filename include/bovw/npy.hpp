@@ -14,6 +14,17 @@ namespace bovw::npy {
 // Float32 2-D array (N x D). A 1-D array is refused: a width cannot be guessed.
 Descriptors readFloat32Matrix(const std::string& path);
 
+// The same file in two steps, for memory the caller allocates (PinnedDescriptors, a mapped
+// buffer): the shape, from the header alone (checked against the file's size like the full read),
+// then the data straight into `out`, which must have that shape (InvalidInput naming the file and
+// both shapes otherwise). `out` may be a block of a larger matrix; its other elements are untouched.
+struct MatrixShape {
+  std::int64_t rows = 0;
+  std::int64_t cols = 0;
+};
+MatrixShape readFloat32MatrixShape(const std::string& path);
+void readFloat32MatrixInto(const std::string& path, Eigen::Ref<Descriptors> out);
+
 // Integer 1-D array (int64 or int32, little-endian), widened to int64.
 std::vector<std::int64_t> readInt64Vector(const std::string& path);
 

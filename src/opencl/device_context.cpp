@@ -1,12 +1,35 @@
-// DeviceContext: the process-wide context and program cache of a device, and a queue of one's own.
+// DeviceContext: the process-wide context, program cache and pinned-memory registry of a device,
+// and a queue of one's own.
 #include "opencl/device_context.hpp"
 
 #include "opencl/cl_errors.hpp"
 
-#include <map>
-#include <mutex>
+#include <iterator>
+#include <utility>
 
 namespace bovw::detail {
+
+void PinnedRanges::add(const void* begin, std::size_t bytes) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  ranges_[reinterpret_cast<std::uintptr_t>(begin)] = bytes;
+}
+
+void PinnedRanges::remove(const void* begin) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  ranges_.erase(reinterpret_cast<std::uintptr_t>(begin));
+}
+
+bool PinnedRanges::contains(const void* begin, std::size_t bytes) const {
+  const auto first = reinterpret_cast<std::uintptr_t>(begin);
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto after = ranges_.upper_bound(first);  // the first range starting beyond `begin`
+  if (after == ranges_.begin()) return false;
+  const auto& [start, size] = *std::prev(after);
+  return first - start <= size && bytes <= size - (first - start);
+}
+
+SharedDevice::SharedDevice(DeviceInfo device_info, cl::Device cl_device)
+    : info(std::move(device_info)), device(std::move(cl_device)), context(device), programs(context, device) {}
 
 namespace {
 
@@ -17,11 +40,7 @@ std::shared_ptr<SharedDevice> sharedDevice(const DeviceHandle& handle) {
   static auto* registry = new std::map<cl_device_id, std::shared_ptr<SharedDevice>>();
   std::lock_guard<std::mutex> lock(mutex);
   auto& shared = (*registry)[handle.device()];
-  if (!shared) {
-    cl::Context context(handle.device);
-    shared = std::make_shared<SharedDevice>(
-        SharedDevice{handle.info, handle.device, context, ProgramCache(context, handle.device)});
-  }
+  if (!shared) shared = std::make_shared<SharedDevice>(handle.info, handle.device);
   return shared;
 }
 

@@ -1,6 +1,7 @@
-// One selected OpenCL device as a histogrammer uses it: the device's process-wide context and
-// program cache (shared by every histogrammer on that device, so an application that makes one per
-// request compiles each kernel once per process), and a profiling-enabled in-order queue of its own.
+// One selected OpenCL device as a histogrammer uses it: the device's process-wide context, program
+// cache (shared by every histogrammer on that device, so an application that makes one per request
+// compiles each kernel once per process) and registry of pinned descriptor memory, and a
+// profiling-enabled in-order queue of its own.
 #pragma once
 
 #include "opencl/cl.hpp"
@@ -8,7 +9,11 @@
 
 #include <bovw/device.hpp>
 
+#include <cstddef>
+#include <cstdint>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 
 namespace bovw::detail {
@@ -21,12 +26,30 @@ struct DeviceHandle {
 // Resolves a spec ("" -> $BOVW_DEVICE -> first GPU -> first CPU); throws InvalidInput if none matches.
 DeviceHandle findDevice(const std::string& spec);
 
+// The host ranges of the PinnedDescriptors allocated on one device, so that a histogrammer can
+// tell that a batch's rows are already page-locked and upload them without copying them into its
+// staging first. Thread-safe: allocations come and go on any thread while histogrammers look up.
+class PinnedRanges {
+ public:
+  void add(const void* begin, std::size_t bytes);
+  void remove(const void* begin);
+  // True when [begin, begin + bytes) lies inside one registered range.
+  bool contains(const void* begin, std::size_t bytes) const;
+
+ private:
+  mutable std::mutex mutex_;
+  std::map<std::uintptr_t, std::size_t> ranges_;  // first byte -> size; ranges never overlap
+};
+
 // What all users of one device share for the life of the process.
 struct SharedDevice {
+  SharedDevice(DeviceInfo device_info, cl::Device cl_device);
+
   DeviceInfo info;
   cl::Device device;
   cl::Context context;
   ProgramCache programs;
+  PinnedRanges pinned;
 };
 
 class DeviceContext {
@@ -37,6 +60,7 @@ class DeviceContext {
   const cl::Device& device() const { return shared_->device; }
   const cl::Context& context() const { return shared_->context; }
   ProgramCache& programs() { return shared_->programs; }
+  PinnedRanges& pinnedRanges() { return shared_->pinned; }
   cl::CommandQueue& queue() { return queue_; }
 
  private:

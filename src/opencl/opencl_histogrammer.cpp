@@ -1,10 +1,11 @@
 // OpenCLHistogrammer: the host side shared by every kernel variant. The descriptors go to the
-// device in chunks, through two pinned (page-locked) staging buffers and two device buffers, on a
-// copy queue of their own: while the variant's DeviceSearch runs chunk c on the compute queue, the
-// host fills the other staging buffer and the copy queue uploads chunk c+1 and reads back the
-// assignments of chunk c-1. Events order the two queues; the histograms accumulate on the device
-// and come back once. All buffers stay for the next call, and the search keeps the vocabulary on
-// the device until a different one is used.
+// device in chunks, two device buffers in turn, on a copy queue of their own: while the variant's
+// DeviceSearch runs chunk c on the compute queue, the copy queue uploads chunk c+1 and reads back
+// the assignments of chunk c-1. Each chunk is uploaded straight from the caller's memory when that is
+// pinned memory of this device (PinnedDescriptors), else through one of two pinned (page-locked)
+// staging buffers that the host fills first. Events order the two queues; the histograms accumulate
+// on the device and come back once. All buffers stay for the next call, and the search keeps the
+// vocabulary on the device until a different one is used.
 #include "opencl/opencl_histogrammer.hpp"
 
 #include "opencl/cl_errors.hpp"
@@ -14,7 +15,9 @@
 #include <bovw/error.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -45,7 +48,8 @@ int chunkRows(std::int64_t asked, int n, int d) {
 }
 
 // Rows [first, first + count) of `view` into contiguous pinned `out`, on all cores: the host side of
-// the transfer must keep up with the bus (it does not yet: docs/PERFORMANCE.md, "Transfers").
+// the transfer must keep up with the bus (it does not on the H100 machine, hence PinnedDescriptors:
+// docs/PERFORMANCE.md, "Transfers").
 void copyRows(const DescriptorsRef& view, std::int64_t first, std::int64_t count, float* out) {
   const std::int64_t d = view.cols();
   if (view.outerStride() == d) {
@@ -66,13 +70,21 @@ void copyRows(const DescriptorsRef& view, std::int64_t first, std::int64_t count
 // device, and the events that say when each may be reused.
 struct ChunkSlot {
   cl::Buffer pinned;
-  float* staging = nullptr;  // `pinned`, mapped for the slot's lifetime
-  std::size_t capacity = 0;  // bytes of descriptors
+  float* staging = nullptr;  // `pinned`, mapped for the slot's lifetime; allocated on first use
+  std::size_t capacity = 0;  // bytes of staging
+  std::size_t chunk_bytes = 0;  // the current call's full chunk of descriptors
   cl::Buffer descriptors;
   cl::Buffer best_word;
   cl::Event uploaded;    // staging may be refilled
   cl::Event searched;    // `descriptors` and `best_word` are free for the next chunk's search
   cl::Event downloaded;  // `best_word` has reached the caller
+};
+
+// A chunk whose search is enqueued and whose assignments are still to be read back.
+struct SearchedChunk {
+  ChunkSlot* slot;
+  int first;
+  int rows;
 };
 
 class OpenCLHistogrammer final : public Histogrammer {
@@ -131,7 +143,10 @@ class OpenCLHistogrammer final : public Histogrammer {
       try {
         run(batch, vocabulary, assignments, histograms, times);
       } catch (...) {
-        // No copy into the caller's memory may still be pending when the error reaches it.
+        // No copy from or into the caller's memory may still be pending when the error reaches it.
+        // Each queue waits on the other's events, so both are flushed before either is waited for.
+        device_.queue().flush();
+        copy_queue_.flush();
         device_.queue().finish();
         copy_queue_.finish();
         throw;
@@ -151,8 +166,7 @@ class OpenCLHistogrammer final : public Histogrammer {
     reserveMemory(vocabulary, chunk, images, 2);
     search_->setVocabulary(vocabulary);
     search_->startCall();
-    const std::size_t chunk_bytes = sizeof(float) * static_cast<std::size_t>(chunk) * d;
-    for (ChunkSlot& slot : slots_) prepareSlot(slot, chunk_bytes, chunk);
+    for (int i = 0; i < 2; ++i) prepareSlot(i, chunk, d);
 
     auto& compute = device_.queue();
     const auto& context = device_.context();
@@ -167,16 +181,25 @@ class OpenCLHistogrammer final : public Histogrammer {
                                nullptr, &upload[0]);
     compute.enqueueFillBuffer(histograms_buffer, cl_int{0}, 0, histogram_bytes, nullptr, &upload[1]);
 
+    // Chunk c-1's assignments are read back after chunk c's upload is enqueued: the copy queue is in
+    // order, and a read enqueued first would hold the upload back until the search of c-1 ended.
+    auto readBack = [&](const SearchedChunk& done) {
+      const std::vector<cl::Event> searched = {done.slot->searched};
+      copy_queue_.enqueueReadBuffer(done.slot->best_word, CL_FALSE, 0, sizeof(cl_int) * done.rows,
+                                    assignments + done.first, &searched, &done.slot->downloaded);
+      download.push_back(done.slot->downloaded);
+    };
+    std::optional<SearchedChunk> previous;
     for (int first = 0, c = 0; first < n; first += chunk, ++c) {
       ChunkSlot& slot = slots_[c % 2];
       const int rows = std::min(chunk, n - first);
       const std::size_t bytes = sizeof(float) * static_cast<std::size_t>(rows) * d;
-      if (slot.uploaded()) slot.uploaded.wait();
-      copyRows(batch.descriptors(), first, rows, slot.staging);
+      const float* source = uploadSource(batch.descriptors(), first, rows, slot, times);
       const std::vector<cl::Event> free_descriptors = waitList({slot.searched});
-      copy_queue_.enqueueWriteBuffer(slot.descriptors, CL_FALSE, 0, bytes, slot.staging, &free_descriptors,
+      copy_queue_.enqueueWriteBuffer(slot.descriptors, CL_FALSE, 0, bytes, source, &free_descriptors,
                                      &slot.uploaded);
       upload.push_back(slot.uploaded);
+      if (previous) readBack(*previous);
 
       const std::vector<cl::Event> ready = waitList({slot.uploaded, slot.downloaded});
       compute.enqueueMarkerWithWaitList(&ready);
@@ -184,12 +207,13 @@ class OpenCLHistogrammer final : public Histogrammer {
                                histograms_buffer};
       search_->enqueue(compute, device_batch, search_events);
       compute.enqueueMarkerWithWaitList(nullptr, &slot.searched);
-
-      const std::vector<cl::Event> searched = {slot.searched};
-      copy_queue_.enqueueReadBuffer(slot.best_word, CL_FALSE, 0, sizeof(cl_int) * rows, assignments + first,
-                                    &searched, &slot.downloaded);
-      download.push_back(slot.downloaded);
+      previous = SearchedChunk{&slot, first, rows};
+      // Submit both queues now: each waits on the other's events, which OpenCL only guarantees to
+      // work once flushed, and nothing else in the loop blocks when no chunk goes through staging.
+      copy_queue_.flush();
+      compute.flush();
     }
+    if (previous) readBack(*previous);
     // Blocking, and after every search on the in-order compute queue; then the last assignments.
     compute.enqueueReadBuffer(histograms_buffer, CL_TRUE, 0, histogram_bytes, histograms.data(), nullptr,
                               &download[0]);
@@ -211,20 +235,47 @@ class OpenCLHistogrammer final : public Histogrammer {
     return list;
   }
 
-  // Grows a slot to `bytes` of descriptors (pinned staging included); the events of the previous
+  // Where chunk rows [first, first + rows) are uploaded from, the one place that decides: the
+  // caller's memory itself when those rows are contiguous inside PinnedDescriptors of this device
+  // (the bus reads them directly), else the slot's staging, filled here once its previous upload
+  // has finished.
+  const float* uploadSource(const DescriptorsRef& view, int first, int rows, ChunkSlot& slot, StageTimes& times) {
+    const std::int64_t d = view.cols();
+    const float* caller = view.data() + static_cast<std::int64_t>(first) * view.outerStride();
+    const std::size_t bytes = sizeof(float) * static_cast<std::size_t>(rows) * d;
+    if ((view.outerStride() == d || rows == 1) && device_.pinnedRanges().contains(caller, bytes)) return caller;
+
+    if (slot.uploaded()) slot.uploaded.wait();
+    ensureStaging(slot);
+    const auto start = std::chrono::steady_clock::now();
+    copyRows(view, first, rows, slot.staging);
+    times.staging_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    times.staged_rows += rows;
+    return slot.staging;
+  }
+
+  // Sizes slot i's device buffers for chunks of `rows` rows of width d; the events of the previous
   // call are complete (each call ends with both queues drained).
-  void prepareSlot(ChunkSlot& slot, std::size_t bytes, int rows) {
+  void prepareSlot(int i, int rows, int d) {
+    ChunkSlot& slot = slots_[i];
     slot.uploaded = slot.searched = slot.downloaded = cl::Event();
-    slot.best_word = best_words_[&slot - slots_].ensure(device_.context(), sizeof(cl_int) * rows, CL_MEM_READ_WRITE);
+    slot.chunk_bytes = sizeof(float) * static_cast<std::size_t>(rows) * d;
+    slot.best_word = best_words_[i].ensure(device_.context(), sizeof(cl_int) * rows, CL_MEM_READ_WRITE);
+    slot.descriptors = descriptors_[i].ensure(device_.context(), slot.chunk_bytes, CL_MEM_READ_ONLY);
+  }
+
+  // Grows a slot's pinned staging to the call's chunk size, on the first chunk that needs it: a call
+  // whose descriptors are all in PinnedDescriptors allocates none. The slot's last upload has
+  // finished; OpenCL keeps the old buffer until its unmap has run.
+  void ensureStaging(ChunkSlot& slot) {
+    const std::size_t bytes = slot.chunk_bytes;
     if (slot.capacity >= bytes) return;
     if (slot.staging) copy_queue_.enqueueUnmapMemObject(slot.pinned, slot.staging);
     slot.staging = nullptr;
     slot.capacity = 0;
-    copy_queue_.finish();
     slot.pinned = cl::Buffer(device_.context(), CL_MEM_ALLOC_HOST_PTR | CL_MEM_READ_WRITE, bytes);
     slot.staging = static_cast<float*>(
         copy_queue_.enqueueMapBuffer(slot.pinned, CL_TRUE, CL_MAP_WRITE, 0, bytes));
-    slot.descriptors = cl::Buffer(device_.context(), CL_MEM_READ_ONLY, bytes);
     slot.capacity = bytes;
   }
 
@@ -253,7 +304,7 @@ class OpenCLHistogrammer final : public Histogrammer {
   std::uint64_t memory_limit_;
   cl::CommandQueue copy_queue_;
   ChunkSlot slots_[2];
-  GrowingBuffer best_words_[2], offsets_, histograms_;
+  GrowingBuffer best_words_[2], descriptors_[2], offsets_, histograms_;
 };
 
 }  // namespace

@@ -231,7 +231,7 @@ class HistogramCorrectness(CliTestCase):
         if variant:
             args += ["--variant", variant]
         args += list(extra)
-        self.run_ok(*args)
+        self.last_stdout = self.run_ok(*args).stdout
         self.assert_no_temporaries(self.outdir)
         return np.load(h_path), np.load(a_path)
 
@@ -325,6 +325,25 @@ class HistogramCorrectness(CliTestCase):
                 self.assertFalse(h.any())
                 self.assertEqual(a.shape, (0,))
                 self.assertEqual(a.dtype, np.dtype("<i4"))
+
+    def test_opencl_uploads_descriptors_from_pinned_memory(self):
+        # With the OpenCL backend the .npy data is read into pinned memory of the device and uploaded
+        # from there in place, over several transfer chunks (97 rows: N is not a multiple): no row goes
+        # through the host's staging copy. The CPU backends read into ordinary memory.
+        self.require_opencl()
+        x, c, offsets = self.make_problem(1001, 37, 64)
+        x_path, c_path, o_path = self.save("X.npy", x), self.save("C.npy", c), self.save("O.npy", offsets)
+        reference, distances = float64_brute_force(x, c)
+        for backend, variant, extra, memory in [
+                ("opencl", "tiled", ("--transfer-rows", "97"), r"into pinned memory of .+ \(allocated in [0-9.e+-]+ ms\)"),
+                ("opencl", "float4", (), r"into pinned memory of"),
+                ("openmp", None, (), r"into ordinary memory")]:
+            label = "%s %s %s" % (backend, variant or "", " ".join(extra))
+            with self.subTest(config=label):
+                h, a = self.run_histogram(x_path, c_path, o_path, backend, variant, extra)
+                self.check_result(x, c, offsets, h, a, reference, distances, label)
+                self.assertRegex(self.last_stdout, r"read \S*X\.npy in [0-9.e+-]+ ms " + memory)
+                self.assertRegex(self.last_stdout, r"host copy into pinned staging [0-9.e+-]+ ms \(0 rows\)")
 
     def test_device_selected_by_spec_and_environment(self):
         spec, info = pocl_device()

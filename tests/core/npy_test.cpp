@@ -1,6 +1,7 @@
 // bovw::npy against an independent writer and reader: .npy bytes composed by hand here (the format
 // is a magic string, a version, a Python-dict header padded to 64 bytes, raw little-endian data),
-// numpy itself when python3 with numpy is installed, and every malformed file of issue 2.
+// numpy itself when python3 with numpy is installed, every malformed file of issue 2, and the
+// two-step read (shape, then data) into memory the caller provides.
 #include "io_test_support.hpp"
 #include "test_support.hpp"
 
@@ -135,6 +136,58 @@ TEST_F(Npy, ReadsInt64AndInt32VectorsWidened) {
 
   writeBytes(path("none.npy"), npyFile(dict("<i8", "(0,)"), ""));
   EXPECT_TRUE(npy::readInt64Vector(path("none.npy")).empty());
+}
+
+// --- Reading into the caller's memory -------------------------------------------------------------
+
+TEST_F(Npy, ReadsShapeThenDataIntoCallerMemory) {
+  BOVW_SEEDED_RNG(rng);
+  const Descriptors expected = randomMatrix(rng, 13, 64, -1e3f, 1e3f);
+  const std::string file = path("m.npy");
+  writeBytes(file, npyFile(dict("<f4", "(13, 64)"), dataBytes(std::vector<float>(expected.data(), expected.data() + expected.size()))));
+  const npy::MatrixShape shape = npy::readFloat32MatrixShape(file);
+  EXPECT_EQ(shape.rows, 13);
+  EXPECT_EQ(shape.cols, 64);
+
+  // Foreign memory behind a map, as a pinned buffer would be.
+  std::vector<float> memory(13 * 64, -7.0f);
+  Eigen::Map<Descriptors> mapped(memory.data(), 13, 64);
+  npy::readFloat32MatrixInto(file, mapped);
+  EXPECT_TRUE((mapped.array() == expected.array()).all());
+
+  // A row block and a (strided) column block of larger matrices: the rest stays as it was.
+  Descriptors tall = Descriptors::Constant(20, 64, 42.0f);
+  npy::readFloat32MatrixInto(file, tall.middleRows(4, 13));
+  EXPECT_TRUE((tall.middleRows(4, 13).array() == expected.array()).all());
+  EXPECT_TRUE((tall.topRows(4).array() == 42.0f).all() && (tall.bottomRows(3).array() == 42.0f).all());
+  Descriptors wide = Descriptors::Constant(13, 70, 42.0f);
+  npy::readFloat32MatrixInto(file, wide.rightCols(64));
+  EXPECT_TRUE((wide.rightCols(64).array() == expected.array()).all());
+  EXPECT_TRUE((wide.leftCols(6).array() == 42.0f).all());
+
+  writeBytes(path("empty.npy"), npyFile(dict("<f4", "(0, 64)"), ""));
+  Descriptors empty(0, 64);
+  npy::readFloat32MatrixInto(path("empty.npy"), empty);
+  EXPECT_EQ(npy::readFloat32MatrixShape(path("empty.npy")).rows, 0);
+}
+
+TEST_F(Npy, ReadingIntoAMatrixOfAnotherShapeIsInvalidInputNamingBoth) {
+  BOVW_SEEDED_RNG(rng);
+  const std::string file = path("m.npy");
+  npy::writeFloat32Matrix(file, randomMatrix(rng, 10, 64));
+  for (auto [rows, cols] : {std::pair{11, 64}, std::pair{10, 63}, std::pair{640, 1}, std::pair{0, 64}}) {
+    Descriptors out = Descriptors::Constant(rows, cols, 5.0f);
+    try {
+      npy::readFloat32MatrixInto(file, out);
+      ADD_FAILURE() << "read a (10, 64) file into " << rows << " x " << cols;
+    } catch (const InvalidInput& e) {
+      const std::string message = e.what();
+      EXPECT_NE(message.find(file), std::string::npos) << message;
+      EXPECT_NE(message.find("(10, 64)"), std::string::npos) << message;
+      EXPECT_NE(message.find(std::to_string(rows) + " x " + std::to_string(cols)), std::string::npos) << message;
+    }
+    EXPECT_TRUE((out.array() == 5.0f).all()) << "nothing may be written before the shape is checked";
+  }
 }
 
 // --- What the library writes, parsed by hand ---------------------------------------------------------
@@ -355,7 +408,34 @@ TEST_P(NpyMalformed, IsInvalidInputNamingThePath) {
   }
 }
 
+// The two-step reader checks as strictly: its header step alone refuses every malformed matrix
+// file (the data size included), and so does reading into memory of the header's claimed shape.
+class NpyMalformedMatrix : public NpyMalformed {};
+
+std::vector<Malformed> malformedMatrixFiles() {
+  std::vector<Malformed> matrices;
+  for (const Malformed& m : malformedFiles())
+    if (!m.vector) matrices.push_back(m);
+  return matrices;
+}
+
+TEST_P(NpyMalformedMatrix, IsRefusedByTheTwoStepReader) {
+  const Malformed& m = GetParam();
+  const std::string file = path(m.name + ".npy");
+  writeBytes(file, m.bytes);
+  try {
+    const npy::MatrixShape shape = npy::readFloat32MatrixShape(file);
+    ADD_FAILURE() << "header accepted as a " << shape.rows << " x " << shape.cols << " matrix";
+  } catch (const InvalidInput& e) {
+    EXPECT_NE(std::string(e.what()).find(file), std::string::npos) << e.what();
+  }
+  Descriptors out = Descriptors::Zero(10, 64);
+  EXPECT_THROW(npy::readFloat32MatrixInto(file, out), InvalidInput);
+}
+
 INSTANTIATE_TEST_SUITE_P(Files, NpyMalformed, testing::ValuesIn(malformedFiles()),
+                         [](const auto& info) { return info.param.name; });
+INSTANTIATE_TEST_SUITE_P(Files, NpyMalformedMatrix, testing::ValuesIn(malformedMatrixFiles()),
                          [](const auto& info) { return info.param.name; });
 
 TEST_F(Npy, MissingFileIsAnIoErrorNamingThePath) {
@@ -367,6 +447,9 @@ TEST_F(Npy, MissingFileIsAnIoErrorNamingThePath) {
     EXPECT_NE(std::string(e.what()).find(file), std::string::npos) << e.what();
   }
   EXPECT_THROW(npy::readInt64Vector(file), IoError);
+  EXPECT_THROW(npy::readFloat32MatrixShape(file), IoError);
+  Descriptors out(2, 2);
+  EXPECT_THROW(npy::readFloat32MatrixInto(file, out), IoError);
   // A directory is not a file either.
   EXPECT_THROW(npy::readFloat32Matrix(dir_.string()), IoError);
 }

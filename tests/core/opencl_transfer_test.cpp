@@ -38,15 +38,12 @@ class TransferChunks : public testing::TestWithParam<KernelVariant> {
 
 TEST_P(TransferChunks, AnyChunkSizeGivesTheGoldenAnswer) {
   BOVW_SEEDED_RNG(rng);
-  const std::int64_t n = 1001;
-  const Descriptors x = randomMatrix(rng, n, 64);
-  const Vocabulary vocabulary(randomMatrix(rng, 37, 64));
-  const auto offsets = randomOffsets(rng, n, 9);
+  const RandomProblem p = randomProblem(rng, 1001, 37, 64, 9);
   for (std::int64_t rows : {1000, 97, 500, 1, 1001, 5000}) {
     SCOPED_TRACE("transfer rows " + std::to_string(rows));
     if (rows == 1 && GetParam() != KernelVariant::Tiled) continue;  // 1,001 launches: slow on PoCL
     auto h = makeHistogrammer(chunkedConfig(GetParam(), rows));
-    expectGoldenChunked(*h, GetParam(), x, vocabulary, offsets);
+    expectGoldenChunked(*h, GetParam(), p.x, p.vocabulary, p.offsets);
   }
 }
 

@@ -20,6 +20,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 // Readable parameter values in test names' failure output ("GetParam() = float4").
@@ -120,6 +121,19 @@ inline std::vector<std::int64_t> randomOffsets(std::mt19937_64& rng, std::int64_
   offsets.insert(offsets.end(), cuts.begin(), cuts.end());
   offsets.push_back(n);
   return offsets;
+}
+
+// A random histogram problem: n x d descriptors and k words uniform in [0, 1), `images` images at
+// random cut points (drawn in that order).
+struct RandomProblem {
+  Descriptors x;
+  Vocabulary vocabulary;
+  std::vector<std::int64_t> offsets;
+};
+inline RandomProblem randomProblem(std::mt19937_64& rng, std::int64_t n, int k, int d, int images) {
+  Descriptors x = randomMatrix(rng, n, d);
+  Vocabulary vocabulary(randomMatrix(rng, k, d));
+  return {std::move(x), std::move(vocabulary), randomOffsets(rng, n, images)};
 }
 
 // Descriptors with an unambiguous nearest word (OpenCV's matcher tests do the same): row i is a
