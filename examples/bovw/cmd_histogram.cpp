@@ -42,6 +42,7 @@ std::string namesPathFor(const std::string& output) {
 
 #ifdef BOVW_CLI_WITH_FEATURES
 int runOnImages(const Vocabulary& vocabulary) {
+  args.features.useThreads(args.histogrammer.threads);
   const auto extractor = args.features.extractor();
   checkCompatible(vocabulary, extractor->descriptorType(), extractor->descriptorSize(), args.vocabulary);
   auto histogrammer = makeHistogrammer(args.histogrammer.config());
