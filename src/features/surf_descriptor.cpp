@@ -356,20 +356,21 @@ __attribute__((target("avx2"))) void patchVector(const cv::Mat& img, const cv::M
     const int top = static_cast<int>(g.row_y[0]);
     // resizeArea's horizontal sums, buf[dst] += value * alpha in table order; the sum of the current
     // dst stays in a register (dst never decreases along the table).
-    std::size_t t = 0;
-    int current = taps.front().dst;
+    const AreaTap* t = taps.data();
+    const AreaTap* const t_end = t + taps.size();
+    int current = t->dst;
     __m256 sum = _mm256_setzero_ps();
     for (int j = 0; j < g.size; ++j) {
-      if (t < taps.size() && taps[t].src == j) {
+      if (t != t_end && t->src == j) {
         const __m256 v = g.upright ? sampleUpright(base, step, ncols1, nrows1, columns, top - j)
                                    : sampleOriented(base, quads, step, ncols1, nrows1, px_lo, px_hi, py_lo, py_hi);
-        for (; t < taps.size() && taps[t].src == j; ++t) {
-          if (taps[t].dst != current) {
+        for (; t != t_end && t->src == j; ++t) {
+          if (t->dst != current) {
             acc[current] = sum;
             sum = _mm256_setzero_ps();
-            current = taps[t].dst;
+            current = t->dst;
           }
-          sum = _mm256_add_ps(sum, _mm256_mul_ps(v, _mm256_set1_ps(taps[t].alpha)));
+          sum = _mm256_add_ps(sum, _mm256_mul_ps(v, _mm256_set1_ps(t->alpha)));
         }
       }
       // Next column: pixel_x += cos_dir, pixel_y -= sin_dir, in double, as sampleWindow does.
