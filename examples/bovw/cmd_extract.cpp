@@ -1,6 +1,8 @@
 // `bovw extract`: SURF keypoints and descriptors of images, written per image in the schema of
 // OpenCV's SURF reference outputs (FileStorage .yml.gz) or as float32 descriptor .npy files.
 #include "commands.hpp"
+#include "feature_options.hpp"
+#include "thread_count.hpp"
 
 #include <bovw/atomic_file.hpp>
 #include <bovw/error.hpp>
@@ -29,6 +31,7 @@ struct ExtractArguments {
   std::string format = "auto";
   std::string backend = "auto";
   bool strict = false;
+  int threads = 0;  // 0: not given, all cores
 } args;
 
 // One image to extract and where its result goes.
@@ -182,10 +185,14 @@ CLI::App* addExtractCommand(CLI::App& app) {
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
   command->add_flag("--strict", args.strict, "stop at the first image that fails (default: report it and go on)");
+  command->add_option("--threads", args.threads,
+                      "threads for extraction (OpenCV's and OpenMP's thread count; default: all cores)")
+      ->check(threadCount(false));
   return command;
 }
 
 int runExtractCommand() {
+  applyThreadCount(args.threads);
   const auto surf = SurfExtractor::create(args.surf, parseSurfBackend(args.backend));
   spdlog::debug("extract: SURF backend {}", surfBackendName(surf->backend()));
   std::vector<std::string> failures;

@@ -83,6 +83,7 @@ LoadedDescriptors loadDescriptors(const std::string& path, const HistogrammerCon
 
 #ifdef BOVW_CLI_WITH_FEATURES
 int runOnImages(const Vocabulary& vocabulary) {
+  args.features.useThreads(args.histogrammer.threads);
   const auto extractor = args.features.extractor();
   checkCompatible(vocabulary, extractor->descriptorType(), extractor->descriptorSize(), args.vocabulary);
   auto histogrammer = makeHistogrammer(args.histogrammer.config());

@@ -36,6 +36,7 @@ CLI::App* addIndexCommand(CLI::App& app) {
 }
 
 int runIndexCommand() {
+  args.features.useThreads(args.histogrammer.threads);
   const Vocabulary vocabulary = loadVocabulary(args.vocabulary);
   ImageDatabase database = namingInput(args.vocabulary, [&] { return ImageDatabase(vocabulary, args.features.settings()); });
   auto histogrammer = makeHistogrammer(args.histogrammer.config());

@@ -77,6 +77,7 @@ namespace {
 std::pair<Descriptors, std::string> sampleImages() {
   const auto images = listImages(args.images);
   if (images.empty()) throw InvalidInput("'" + args.images + "' holds no image files");
+  args.features.useThreads(args.histogrammer.threads);
   const auto extractor = args.features.extractor();
   DescriptorSample sample;
   {

@@ -3,6 +3,8 @@
 
 #include <bovw/error.hpp>
 
+#include <omp.h>
+#include <opencv2/core/utility.hpp>
 #include <spdlog/spdlog.h>
 
 namespace bovw::cli {
@@ -20,7 +22,7 @@ void FeatureOptions::addTo(CLI::App* command) {
       ->check(CLI::IsMember({"builtin", "opencv", "auto"}))
       ->capture_default_str();
   command->add_option("--max-pixels", surf.max_pixels, "refuse images with more pixels")->capture_default_str();
-  command->add_option("--workers", workers, "extraction threads (0: all cores)")
+  command->add_option("--workers", workers, "images extracted at once (0: as many as --threads, itself 0 for all cores)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   command->add_option("--batch", batch_images, "images per histogram pass on the device")
@@ -38,7 +40,7 @@ FeatureSettings FeatureOptions::settings() const { return {parseFeatureKind(feat
 
 PipelineOptions FeatureOptions::pipeline(ProgressBar& bar) const {
   PipelineOptions options;
-  options.workers = workers;
+  options.workers = workers > 0 ? workers : threads;
   options.batch_images = batch_images;
   options.strict = strict;
   options.max_pixels = surf.max_pixels;
@@ -58,6 +60,17 @@ ImageHistograms FeatureOptions::histogramFolder(const std::string& directory, co
   reportFailures(result.failures, images.size());
   if (result.names.empty()) throw InvalidInput("no readable image in '" + directory + "'");
   return result;
+}
+
+void FeatureOptions::useThreads(int count) {
+  threads = count;
+  applyThreadCount(count);
+}
+
+void applyThreadCount(int threads) {
+  if (threads <= 0) return;
+  cv::setNumThreads(threads);
+  omp_set_num_threads(threads);
 }
 
 std::size_t reportFailures(const std::vector<ImageFailure>& failures, std::size_t total) {

@@ -21,6 +21,7 @@ struct FeatureOptions {
   std::string surf_backend = "auto";
   SurfParams surf;
   int workers = 0;
+  int threads = 0;  // the command's --threads (useThreads); 0: all cores
   int batch_images = 256;
   bool strict = false;
   bool quiet = false;
@@ -28,14 +29,22 @@ struct FeatureOptions {
   void addTo(CLI::App* command);
   std::unique_ptr<FeatureExtractor> extractor() const;
   FeatureSettings settings() const;
-  // Pipeline options reporting to `bar` (which must outlive the run).
+  // Pipeline options reporting to `bar` (which must outlive the run); `--workers` 0 follows the
+  // command's thread count (useThreads), itself 0 for all cores.
   PipelineOptions pipeline(ProgressBar& bar) const;
+  // The command's --threads: applied to OpenCV and OpenMP (applyThreadCount) and the default for --workers.
+  void useThreads(int count);
 
   // Histograms of every image of a folder, with a progress bar labelled `label`; bad images are
   // reported and skipped. Throws InvalidInput if the folder has no image or none could be read.
   ImageHistograms histogramFolder(const std::string& directory, const Vocabulary& vocabulary,
                                   Histogrammer& histogrammer, const char* label) const;
 };
+
+// Sets OpenCV's thread count (cv::setNumThreads: the SURF stages run in cv::parallel_for_, whose TBB
+// backend in Debian's build ignores OPENCV_FOR_THREADS_NUM) and OpenMP's (omp_set_num_threads) to
+// `threads`; 0 leaves both at their defaults (all cores).
+void applyThreadCount(int threads);
 
 // One warning line per failed image, then a summary; returns the number of failures.
 std::size_t reportFailures(const std::vector<ImageFailure>& failures, std::size_t total);

@@ -1,6 +1,7 @@
 // Shared histogrammer options of the bovw subcommands.
 #include "histogrammer_options.hpp"
 
+#include "thread_count.hpp"
 #include "tuning_file.hpp"
 
 #include <bovw/device.hpp>
@@ -33,8 +34,10 @@ void HistogrammerOptions::addTo(CLI::App* command) {
   command->add_option("--work-group", work_group_size, "OpenCL work-group size")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  command->add_option("--threads", threads, "OpenMP threads (0: all cores)")
-      ->check(CLI::NonNegativeNumber)
+  command->add_option("--threads", threads,
+                      "threads (0: all cores): OpenMP (CPU histogrammer, k-means) and, where images are read, "
+                      "feature extraction (OpenCV's threads and the extraction workers)")
+      ->check(threadCount(true))
       ->capture_default_str();
   command->add_option("--build-options", build_options, "extra OpenCL compiler options");
   command->add_option("--device-memory-limit", device_memory_limit_mib,

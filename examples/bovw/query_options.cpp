@@ -1,6 +1,7 @@
 // Shared options and query histograms of search and evaluate.
 #include "query_options.hpp"
 
+#include "feature_options.hpp"
 #include "progress_bar.hpp"
 
 namespace bovw::cli {
@@ -16,8 +17,10 @@ void QueryOptions::addTo(CLI::App* command) {
 ImageHistograms QueryOptions::histogramQueries(const ImageDatabase& database, const std::vector<std::string>& paths,
                                                bool strict, const char* label) const {
   auto device = makeHistogrammer(histogrammer.config());
+  applyThreadCount(histogrammer.threads);
   ProgressBar bar(label, quiet);
   PipelineOptions options;
+  options.workers = histogrammer.threads;  // 0: all cores
   options.strict = strict;
   options.progress = [&bar](const PipelineProgress& p) { bar.update(p); };
   return histogramImages(paths, *database.makeExtractor(), database.vocabulary(), *device, options);

@@ -42,10 +42,18 @@ inline std::int32_t boxSum(const std::int32_t* origin, int p0, int p1, int p2, i
   return static_cast<std::int32_t>(u[p0] + u[p3] - u[p1] - u[p2]);
 }
 
+// One box-filter term in OpenCV's types: the integer sum converted to float and multiplied by the
+// float weight, so the product is rounded to float (calcHaarPattern's `int * float`).
+inline float boxTerm(std::int32_t sum, float w) { return static_cast<float>(sum) * w; }
+
+// The weighted sum of the pattern's boxes in OpenCV's order of operations: each term rounded to
+// float (boxTerm), the terms added in pattern order in double, the total rounded to float. Any
+// other order (multiplying in double, or factoring the weight out of an integer combination of
+// boxes) changes the last bits, and those decide exact ties in the extremum test.
 template <int N>
 inline float applyBoxPattern(const std::int32_t* origin, const Box (&f)[N]) {
-  double d = 0;  // OpenCV accumulates in double; kept for identical rounding of the result
-  for (int k = 0; k < N; ++k) d += boxSum(origin, f[k].p0, f[k].p1, f[k].p2, f[k].p3) * static_cast<double>(f[k].w);
+  double d = 0;
+  for (int k = 0; k < N; ++k) d += boxTerm(boxSum(origin, f[k].p0, f[k].p1, f[k].p2, f[k].p3), f[k].w);
   return static_cast<float>(d);
 }
 

@@ -1,8 +1,8 @@
-// Box-filter Hessian determinants with OpenCV's calcLayerDetAndTrace geometry and weights. The three
-// lobes of Dxx (Dyy) have equal areas at every SURF filter size, so Dxx = (whole - 3 * middle) / area:
-// one box fewer per derivative, and an exact integer times the lobe weight, which is what OpenCV's
-// double accumulation computes before rounding to float. (OpenCV's reference outputs still differ in
-// the last bit of some responses: builds differ in vector code and contraction.)
+// Box-filter Hessian determinants with OpenCV's calcLayerDetAndTrace geometry, weights and rounding:
+// each lobe's integer sum times its float weight is rounded to float, the lobes are added in double
+// in OpenCV's order (left, middle, right; top, middle, bottom; the four Dxy quadrants) and the total
+// is rounded to float (box_pattern.hpp's applyBoxPattern, unrolled here). The three lobes of Dxx (Dyy)
+// share their corners, so 8 loads give all three sums.
 #include "hessian_pyramid.hpp"
 
 #include "box_pattern.hpp"
@@ -23,11 +23,13 @@ constexpr int kDx[3][5] = {{0, 2, 3, 7, 1}, {3, 2, 6, 7, -2}, {6, 2, 9, 7, 1}};
 constexpr int kDy[3][5] = {{2, 0, 7, 3, 1}, {2, 3, 7, 6, -2}, {2, 6, 7, 9, 1}};
 constexpr int kDxy[4][5] = {{1, 1, 4, 4, 1}, {5, 1, 8, 4, -1}, {1, 5, 4, 8, -1}, {5, 5, 8, 8, 1}};
 
-// The filter of one layer reduced to the boxes the inner loop reads.
+// The filter of one layer as the offsets the inner loop reads. Dxx's lobes are contiguous in x and
+// share their rows: corner k of the top (bottom) edge is at x boundary k. Dyy likewise with columns.
 struct LayerFilter {
-  // Dxx: whole span and middle lobe; Dyy likewise; Dxy: four quadrants (+, -, -, +).
-  int xw[4], xm[4], yw[4], ym[4], q[4][4];
-  float wx, wy, wxy;
+  int x_top[4], x_bottom[4];  // Dxx: integral offsets of the 4 x boundaries on the lobes' top and bottom rows
+  int y_left[4], y_right[4];  // Dyy: the 4 y boundaries on the lobes' left and right columns
+  int q[4][4];                // Dxy: the four quadrants' corners (p0, p1, p2, p3), OpenCV's order
+  float wx[3], wy[3], wxy[4];  // each box's weight, as resizeBoxPattern computes it
 };
 
 LayerFilter makeFilter(int size, int row_step) {
@@ -36,19 +38,27 @@ LayerFilter makeFilter(int size, int row_step) {
   resizeBoxPattern(kDy, dy, kHaarSize0, size, row_step);
   resizeBoxPattern(kDxy, dxy, kHaarSize0, size, row_step);
   LayerFilter f{};
-  // whole span of Dxx: left edge of lobe 0 to right edge of lobe 2, same rows
-  f.xw[0] = dx[0].p0; f.xw[1] = dx[0].p1; f.xw[2] = dx[2].p2; f.xw[3] = dx[2].p3;
-  f.xm[0] = dx[1].p0; f.xm[1] = dx[1].p1; f.xm[2] = dx[1].p2; f.xm[3] = dx[1].p3;
-  f.yw[0] = dy[0].p0; f.yw[1] = dy[2].p1; f.yw[2] = dy[0].p2; f.yw[3] = dy[2].p3;
-  f.ym[0] = dy[1].p0; f.ym[1] = dy[1].p1; f.ym[2] = dy[1].p2; f.ym[3] = dy[1].p3;
+  for (int k = 0; k < 3; ++k) {
+    // Box corners: p0 (y1, x1), p1 (y2, x1), p2 (y1, x2), p3 (y2, x2).
+    f.x_top[k] = dx[k].p0;
+    f.x_bottom[k] = dx[k].p1;
+    f.y_left[k] = dy[k].p0;
+    f.y_right[k] = dy[k].p2;
+    f.wx[k] = dx[k].w;
+    f.wy[k] = dy[k].w;
+  }
+  f.x_top[3] = dx[2].p2;
+  f.x_bottom[3] = dx[2].p3;
+  f.y_left[3] = dy[2].p1;
+  f.y_right[3] = dy[2].p3;
   for (int k = 0; k < 4; ++k) {
     f.q[k][0] = dxy[k].p0; f.q[k][1] = dxy[k].p1; f.q[k][2] = dxy[k].p2; f.q[k][3] = dxy[k].p3;
+    f.wxy[k] = dxy[k].w;
   }
-  f.wx = dx[0].w;  // lobe weights are +-w, -2w with w = 1 / lobe area
-  f.wy = dy[0].w;
-  f.wxy = dxy[0].w;
-  // The (whole - 3 * middle) form needs equal lobes; SURF sizes (9 + 6 l) << o always give them.
-  CV_Assert(dx[1].w == -2 * dx[0].w && dx[2].w == dx[0].w && dy[1].w == -2 * dy[0].w && dy[2].w == dy[0].w);
+  // The shared-corner form needs contiguous lobes: SURF's patterns scale their common edges alike.
+  for (int k = 0; k < 2; ++k)
+    CV_Assert(dx[k].p2 == dx[k + 1].p0 && dx[k].p3 == dx[k + 1].p1 && dy[k].p1 == dy[k + 1].p0 &&
+              dy[k].p3 == dy[k + 1].p2);
   return f;
 }
 
@@ -56,15 +66,26 @@ inline std::int32_t box(const std::uint32_t* o, const int (&p)[4]) {
   return static_cast<std::int32_t>(o[p[0]] + o[p[3]] - o[p[1]] - o[p[2]]);
 }
 
+// Three contiguous lobes from their 8 corners: lobe k = (a[k] - b[k]) - (a[k + 1] - b[k + 1]), exact
+// in wrapping 32-bit arithmetic, then weighted and summed in OpenCV's order.
+inline float threeLobes(const std::uint32_t* o, const int (&a)[4], const int (&b)[4], const float (&w)[3]) {
+  std::uint32_t edge[4];
+  for (int k = 0; k < 4; ++k) edge[k] = o[a[k]] - o[b[k]];
+  double d = 0;
+  for (int k = 0; k < 3; ++k) d += boxTerm(static_cast<std::int32_t>(edge[k] - edge[k + 1]), w[k]);
+  return static_cast<float>(d);
+}
+
 // One row of samples of one layer.
 void detRow(const std::uint32_t* __restrict origin, int samples, int step, const LayerFilter& f,
             float* __restrict out) {
   for (int j = 0; j < samples; ++j, origin += step) {
-    const float dx = static_cast<float>(box(origin, f.xw) - 3 * box(origin, f.xm)) * f.wx;
-    const float dy = static_cast<float>(box(origin, f.yw) - 3 * box(origin, f.ym)) * f.wy;
-    const float dxy =
-        static_cast<float>(box(origin, f.q[0]) - box(origin, f.q[1]) - box(origin, f.q[2]) + box(origin, f.q[3])) * f.wxy;
-    out[j] = dx * dy - 0.81f * dxy * dxy;  // 0.81 = 0.9^2, Bay et al.'s box-filter correction
+    const float dx = threeLobes(origin, f.x_top, f.x_bottom, f.wx);
+    const float dy = threeLobes(origin, f.y_left, f.y_right, f.wy);
+    double d = 0;
+    for (int k = 0; k < 4; ++k) d += boxTerm(box(origin, f.q[k]), f.wxy[k]);
+    const float dxy = static_cast<float>(d);
+    out[j] = dx * dy - 0.81f * dxy * dxy;  // 0.81 = 0.9^2, Bay et al.'s box-filter correction; no FMA
   }
 }
 

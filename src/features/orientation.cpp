@@ -83,16 +83,22 @@ void orient(const cv::Mat& sum, const Sampling& smp, cv::KeyPoint& kp, bool upri
   cv::phase(mx, my, ma, true);
 
   // OpenCV's window test on whole degrees: sample k is in the window starting at `start` when
-  // |round(angle_k) - start| < 30 or > 330. Summing every window over every sample (72 x 109) is
-  // most of this stage's cost in OpenCV; per-degree bins and prefix sums find the best window in
-  // 361 + 72 steps. Its sums are then recomputed in OpenCV's order, so the angle follows OpenCV's
-  // arithmetic; only two windows tied to within float rounding could be chosen differently.
+  // |round(angle_k) - start| < 30 or > 330. OpenCV sums every window over every sample (72 x 109, in
+  // float, in sample order) and keeps the first window of largest float sumx^2 + sumy^2; that is most
+  // of this stage's cost in OpenCV. Here per-degree bins and prefix sums (double) give every window's
+  // sums in 361 + 72 steps; the float sums differ from them by at most kFloatSumError * (sum of |X| +
+  // sum of |Y|), so only windows within twice that bound of the best can be OpenCV's choice. Those
+  // few are summed again exactly as OpenCV sums them and compared by OpenCV's rule, so the chosen
+  // window, and its sums, are OpenCV's even when windows tie to the last bit.
   int deg[kBound];
   double bin_x[362] = {0}, bin_y[362] = {0};  // bin d + 1 holds samples at d degrees (0..360)
+  double abs_x = 0, abs_y = 0;
   for (int k = 0; k < n; ++k) {
     deg[k] = cvRound(angle[k]);
     bin_x[deg[k] + 1] += X[k];
     bin_y[deg[k] + 1] += Y[k];
+    abs_x += std::fabs(X[k]);
+    abs_y += std::fabs(Y[k]);
   }
   for (int d = 1; d < 362; ++d) {  // prefix sums: bin_*[d] = samples at degrees < d
     bin_x[d] += bin_x[d - 1];
@@ -107,27 +113,40 @@ void orient(const cv::Mat& sum, const Sampling& smp, cv::KeyPoint& kp, bool upri
     sy += bin_y[hi + 1] - bin_y[lo];
   };
   const int half_win = kWindowDeg / 2;
-  int best_start = -1;
-  float best_mod = 0;
-  for (int start = 0; start < 360; start += kSearchStepDeg) {
+  constexpr int kWindows = 360 / kSearchStepDeg;
+  double mod[kWindows];
+  double best_mod = 0;
+  for (int w = 0; w < kWindows; ++w) {
+    const int start = w * kSearchStepDeg;
     double sx = 0, sy = 0;
-    range_sum(start - half_win + 1, start + half_win - 1, sx, sy);          // |d - start| < 30
-    range_sum(start + 360 - half_win + 1, 360, sx, sy);                  // d - start > 330
-    range_sum(0, start - 360 + half_win - 1, sx, sy);                    // start - d > 330
-    const float mod = static_cast<float>(sx * sx + sy * sy);
-    if (mod > best_mod) {
-      best_mod = mod;
-      best_start = start;
-    }
+    range_sum(start - half_win + 1, start + half_win - 1, sx, sy);  // |d - start| < 30
+    range_sum(start + 360 - half_win + 1, 360, sx, sy);             // d - start > 330
+    range_sum(0, start - 360 + half_win - 1, sx, sy);               // start - d > 330
+    mod[w] = sx * sx + sy * sy;
+    best_mod = std::max(best_mod, mod[w]);
   }
-  float best_x = 0, best_y = 0;
-  if (best_start >= 0) {
+  // A float sum of at most 109 terms is within 109 * 2^-24 (relative to the sum of |terms|) of the
+  // exact sum; with the squares' and the double sums' rounding, each window's float modulus is within
+  // kFloatSumError * (abs_x^2 + abs_y^2) of `mod` (3 x 109 x 2^-24, a generous bound).
+  constexpr double kFloatSumError = 3.0 * kBound / 16777216.0;
+  const double margin = 2 * kFloatSumError * (abs_x * abs_x + abs_y * abs_y);
+  float best_x = 0, best_y = 0, best_float_mod = 0;
+  for (int w = 0; w < kWindows; ++w) {
+    if (mod[w] < best_mod - margin) continue;
+    const int start = w * kSearchStepDeg;
+    float sx = 0, sy = 0;
     for (int k = 0; k < n; ++k) {
-      const int d = std::abs(deg[k] - best_start);
+      const int d = std::abs(deg[k] - start);
       if (d < half_win || d > 360 - half_win) {
-        best_x += X[k];
-        best_y += Y[k];
+        sx += X[k];
+        sy += Y[k];
       }
+    }
+    const float m = sx * sx + sy * sy;
+    if (m > best_float_mod) {  // OpenCV's rule: the first window of the largest float modulus
+      best_float_mod = m;
+      best_x = sx;
+      best_y = sy;
     }
   }
   kp.angle = cv::fastAtan2(-best_y, best_x);

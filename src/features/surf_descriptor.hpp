@@ -11,9 +11,17 @@
 
 namespace bovw::surf {
 
+// How the 21x21 patch of a keypoint is made (surf_descriptor.cpp): the same bytes either way.
+// Reference: OpenCV's window, then cv::resize(INTER_AREA). Vector: both in one AVX2 pass. Auto: the
+// vector path where the CPU and the image allow it (vectorPatchAvailable), else the reference path.
+enum class PatchPath { Auto, Reference, Vector };
+
+bool vectorPatchAvailable(const cv::Mat& gray);
+
 // One row of `descriptors` (N x 64 or N x 128 CV_32F, allocated by the caller) per keypoint;
-// rows of keypoints with size <= 0 (marked for removal) are left untouched.
+// rows of keypoints with size <= 0 (marked for removal) are left untouched. PatchPath::Vector where
+// it is not available fails a CV_Assert.
 void computeDescriptors(const cv::Mat& gray, const std::vector<cv::KeyPoint>& keypoints, bool extended,
-                        bool upright, cv::Mat& descriptors);
+                        bool upright, cv::Mat& descriptors, PatchPath path = PatchPath::Auto);
 
 }  // namespace bovw::surf

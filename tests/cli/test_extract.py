@@ -115,6 +115,28 @@ class Extract(unittest.TestCase):
             self.assertFalse(os.path.exists(args[2]))
         self.assertEqual([n for n in os.listdir(self.dir) if n.startswith(".bovw-tmp")], [])
 
+    def test_threads(self):
+        """--threads N sets the extraction's thread count: the output does not depend on it; anything but
+        a whole number >= 1 is a usage error (exit 2) naming the option."""
+        outputs = []
+        for threads in (1, 2):
+            out = self.path("box%d.yml.gz" % threads)
+            result = run(self.box, "-o", out, "--threads", threads)
+            self.assertEqual(result.returncode, 0, result.stderr)
+            outputs.append(read_yml(out))
+        self.assertGreater(outputs[0][0].shape[0], 100)
+        for a, b in zip(outputs[0], outputs[1]):
+            np.testing.assert_array_equal(a, b)
+        for bad in ("0", "-1", "two", "1.5", ""):
+            with self.subTest(threads=bad):
+                out = self.path("bad.yml.gz")
+                result = run(self.box, "-o", out, "--threads", bad)
+                self.assertEqual(result.returncode, 2, result.stderr)
+                self.assertIn("--threads", result.stderr)
+                if bad:
+                    self.assertIn("thread count must be a whole number >= 1, got '%s'" % bad, result.stderr)
+                self.assertFalse(os.path.exists(out))
+
     def test_usage_errors(self):
         self.assertEqual(run(self.box).returncode, 2)  # no --output
         self.assertEqual(run(self.box, "-o", self.path("x.yml"), "--backend", "fast").returncode, 2)

@@ -346,6 +346,35 @@ class Histogram(RetrievalTestCase):
         with open(self.path("I1"), "rb") as a, open(SET.index, "rb") as b:
             self.assertEqual(a.read(), b.read())
 
+    def test_threads_option_of_the_commands_that_extract(self):
+        """--threads (OpenMP and, where images are read, OpenCV's threads and the extraction workers)
+        gives the same results with 1 and 2 threads; a negative or non-number count is a usage error."""
+        for threads in (1, 2):
+            out = self.path("H%d.npy" % threads)
+            self.ok("histogram", "--images", SET.images, "--vocabulary", SET.vocabulary, "--output", out,
+                    "--threads", threads)
+            self.ok("index", SET.images, "--vocabulary", SET.vocabulary, "--output", self.path("I%d" % threads),
+                    "--threads", threads)
+            self.ok("train", SET.images, "--words", 8, "--max-descriptors", 3000, "--seed", 3, "--quiet",
+                    "--output", self.path("V%d.npy" % threads), "--threads", threads)
+            result = self.ok("search", "--index", SET.index, "--top", 3, "--format", "csv", "--threads", threads,
+                             *SET.paths[:4])
+            if threads == 1:
+                search_1 = result.stdout
+        np.testing.assert_array_equal(np.load(self.path("H1.npy")), np.load(self.path("H2.npy")))
+        for name in ("I", "V"):
+            suffix = ".npy" if name == "V" else ""
+            with open(self.path(name + "1" + suffix), "rb") as a, open(self.path(name + "2" + suffix), "rb") as b:
+                self.assertEqual(a.read(), b.read(), name)
+        self.assertEqual(result.stdout, search_1)
+        for bad in ("-1", "two", "1.5"):
+            with self.subTest(threads=bad):
+                out = self.path("bad.npy")
+                result = self.fails("histogram", "--images", SET.images, "--vocabulary", SET.vocabulary, "--output",
+                                    out, "--threads", bad, status=2, names=["--threads"], outputs=[out])
+                self.assertIn("thread count must be a whole number >= 0 (0: all cores), got '%s'" % bad,
+                              result.stderr)
+
     def test_an_image_without_features_gives_a_zero_row(self):
         folder = self.folder_with("imgs", [SET.paths[0]])
         cv2.imwrite(os.path.join(folder, "flat.png"), np.full((200, 260), 128, np.uint8))

@@ -1,14 +1,16 @@
 // Agreement with OpenCV 4.6 xfeatures2d SURF on reference outputs kept in tests/data/surf, with the
 // issue's targets: recall and precision >= 0.90, median descriptor distance <= 0.10, median angle
-// difference <= 2 degrees. The builtin SURF reproduces OpenCV's arithmetic: here it finds every
-// reference keypoint with median distances of 0 (responses agree to float rounding), so the
-// targets leave room for other compilers' and CPUs' floating-point choices.
+// difference <= 2 degrees. The builtin SURF reproduces OpenCV's arithmetic, order of operations
+// included: on these files its output is identical to OpenCV's bit for bit (the *Identical tests);
+// the targets leave room for other compilers', CPUs' and OpenCV versions' floating-point choices.
 #include <bovw/image_io.hpp>
 #include <bovw/surf.hpp>
 
 #include "surf_test_support.hpp"
 
 #include <gtest/gtest.h>
+
+#include <cstring>
 
 namespace bovw::test {
 namespace {
@@ -75,6 +77,48 @@ TEST(SurfGolden, Graf1ExtendedStrongest) {
   const Agreement a = compare(asReference(strong, strong_desc), ref);
   expectTargets(a);
   std::cout << "graf1 extended (600 strongest): " << a << "\n";
+}
+
+// Bit for bit: the same keypoint rows in the same order (x, y, size, angle, response, octave) and the
+// same descriptors as OpenCV's reference. Fails where the order of floating-point operations departs
+// from OpenCV's (docs/SURF.md, "Rounding"); the first differing row says where.
+void expectIdentical(const std::string& image, const std::string& reference, const SurfParams& params, int rows = -1) {
+  const cv::Mat img = loadImage(surfData(image));
+  auto surf = SurfExtractor::create(params, SurfBackend::Builtin);
+  std::vector<cv::KeyPoint> kps;
+  cv::Mat desc;
+  surf->detectAndCompute(img, cv::noArray(), kps, desc);
+  const SurfReference mine = asReference(kps, desc);
+  const SurfReference ref = loadReference(surfData(reference));
+  if (rows < 0) {
+    ASSERT_EQ(mine.keypoints.rows, ref.keypoints.rows);
+    rows = ref.keypoints.rows;
+  }
+  ASSERT_GE(mine.keypoints.rows, rows);
+  ASSERT_EQ(mine.descriptors.cols, ref.descriptors.cols);
+  for (int i = 0; i < rows; ++i) {
+    const bool same_keypoint = std::memcmp(mine.keypoints.ptr(i), ref.keypoints.ptr(i), 6 * sizeof(float)) == 0;
+    const bool same_descriptor =
+        std::memcmp(mine.descriptors.ptr(i), ref.descriptors.ptr(i), ref.descriptors.cols * sizeof(float)) == 0;
+    ASSERT_TRUE(same_keypoint && same_descriptor)
+        << image << " row " << i << ": bovw " << mine.keypoints.row(i) << ", OpenCV " << ref.keypoints.row(i)
+        << (same_keypoint ? " (descriptor differs)" : "");
+  }
+}
+
+TEST(SurfGolden, BoxDefaultIdentical) { expectIdentical("box.png", "box.default.yml.gz", SurfParams()); }
+
+TEST(SurfGolden, BoxUprightIdentical) {
+  SurfParams p;
+  p.upright = true;
+  expectIdentical("box.png", "box.upright.yml.gz", p);
+}
+
+TEST(SurfGolden, Graf1ExtendedStrongestIdentical) {
+  SurfParams p;
+  p.extended = true;
+  expectIdentical("graf1_gray.png", "graf1.extended.top600.yml.gz", p,
+                  loadReference(surfData("graf1.extended.top600.yml.gz")).keypoints.rows);
 }
 
 }  // namespace
