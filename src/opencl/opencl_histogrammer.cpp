@@ -1,10 +1,11 @@
 // OpenCLHistogrammer: the host side shared by every kernel variant. The descriptors go to the
-// device in chunks, two device buffers in turn, on a copy queue of their own: while the variant's
-// DeviceSearch runs chunk c on the compute queue, the copy queue uploads chunk c+1 and reads back
-// the assignments of chunk c-1. Each chunk is uploaded straight from the caller's memory when that is
-// pinned memory of this device (PinnedDescriptors), else through one of two pinned (page-locked)
-// staging buffers that the host fills first. Events order the two queues; the histograms accumulate
-// on the device and come back once. All buffers stay for the next call, and the search keeps the
+// device in chunks, two device buffers in turn, on an upload queue of their own: while the variant's
+// DeviceSearch runs chunk c on the compute queue, the upload queue sends chunk c+1 and a third queue
+// reads back the assignments of chunk c-1 (uploads and read-backs use separate copy engines, and the
+// read-backs into the caller's ordinary memory, slower than the uploads, never hold an upload back).
+// Each chunk is uploaded straight from the caller's memory when that is pinned memory of this device
+// (PinnedDescriptors), else through one of two pinned (page-locked) staging buffers that the host
+// fills first. Events order the queues; the histograms accumulate on the device and come back once. All buffers stay for the next call, and the search keeps the
 // vocabulary on the device until a different one is used.
 #include "opencl/opencl_histogrammer.hpp"
 
@@ -17,7 +18,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
-#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -81,12 +81,6 @@ struct ChunkSlot {
 };
 
 // A chunk whose search is enqueued and whose assignments are still to be read back.
-struct SearchedChunk {
-  ChunkSlot* slot;
-  int first;
-  int rows;
-};
-
 class OpenCLHistogrammer final : public Histogrammer {
  public:
   explicit OpenCLHistogrammer(const HistogrammerConfig& asked)
@@ -95,7 +89,8 @@ class OpenCLHistogrammer final : public Histogrammer {
         search_(config_.variant == KernelVariant::Tiled ? makeTiledSearch(device_, config_)
                                                         : makeChapterSearch(device_, config_)),
         memory_limit_(config_.device_memory_limit ? config_.device_memory_limit : device_.info().global_memory),
-        copy_queue_(device_.context(), device_.device(), CL_QUEUE_PROFILING_ENABLE) {
+        copy_queue_(device_.context(), device_.device(), CL_QUEUE_PROFILING_ENABLE),
+        download_queue_(device_.context(), device_.device(), CL_QUEUE_PROFILING_ENABLE) {
     if (config_.transfer_rows < 0)
       throw InvalidInput("transfer rows " + std::to_string(config_.transfer_rows) + " must be >= 0 (0: automatic)");
   }
@@ -105,6 +100,7 @@ class OpenCLHistogrammer final : public Histogrammer {
       for (ChunkSlot& slot : slots_)
         if (slot.staging) copy_queue_.enqueueUnmapMemObject(slot.pinned, slot.staging);
       copy_queue_.finish();
+      download_queue_.finish();
     } catch (const cl::Error&) {  // nothing to do about a failure while tearing down
     }
   }
@@ -144,11 +140,11 @@ class OpenCLHistogrammer final : public Histogrammer {
         run(batch, vocabulary, assignments, histograms, times);
       } catch (...) {
         // No copy from or into the caller's memory may still be pending when the error reaches it.
-        // Each queue waits on the other's events, so both are flushed before either is waited for.
-        device_.queue().flush();
-        copy_queue_.flush();
+        // Each queue waits on the others' events, so all are flushed before any is waited for.
+        flushAll();
         device_.queue().finish();
         copy_queue_.finish();
+        download_queue_.finish();
         throw;
       }
     });
@@ -181,15 +177,6 @@ class OpenCLHistogrammer final : public Histogrammer {
                                nullptr, &upload[0]);
     compute.enqueueFillBuffer(histograms_buffer, cl_int{0}, 0, histogram_bytes, nullptr, &upload[1]);
 
-    // Chunk c-1's assignments are read back after chunk c's upload is enqueued: the copy queue is in
-    // order, and a read enqueued first would hold the upload back until the search of c-1 ended.
-    auto readBack = [&](const SearchedChunk& done) {
-      const std::vector<cl::Event> searched = {done.slot->searched};
-      copy_queue_.enqueueReadBuffer(done.slot->best_word, CL_FALSE, 0, sizeof(cl_int) * done.rows,
-                                    assignments + done.first, &searched, &done.slot->downloaded);
-      download.push_back(done.slot->downloaded);
-    };
-    std::optional<SearchedChunk> previous;
     for (int first = 0, c = 0; first < n; first += chunk, ++c) {
       ChunkSlot& slot = slots_[c % 2];
       const int rows = std::min(chunk, n - first);
@@ -199,7 +186,6 @@ class OpenCLHistogrammer final : public Histogrammer {
       copy_queue_.enqueueWriteBuffer(slot.descriptors, CL_FALSE, 0, bytes, source, &free_descriptors,
                                      &slot.uploaded);
       upload.push_back(slot.uploaded);
-      if (previous) readBack(*previous);
 
       const std::vector<cl::Event> ready = waitList({slot.uploaded, slot.downloaded});
       compute.enqueueMarkerWithWaitList(&ready);
@@ -207,16 +193,19 @@ class OpenCLHistogrammer final : public Histogrammer {
                                histograms_buffer};
       search_->enqueue(compute, device_batch, search_events);
       compute.enqueueMarkerWithWaitList(nullptr, &slot.searched);
-      previous = SearchedChunk{&slot, first, rows};
-      // Submit both queues now: each waits on the other's events, which OpenCL only guarantees to
+
+      const std::vector<cl::Event> searched = {slot.searched};
+      download_queue_.enqueueReadBuffer(slot.best_word, CL_FALSE, 0, sizeof(cl_int) * rows, assignments + first,
+                                        &searched, &slot.downloaded);
+      download.push_back(slot.downloaded);
+      // Submit every queue now: each waits on the others' events, which OpenCL only guarantees to
       // work once flushed, and nothing else in the loop blocks when no chunk goes through staging.
-      copy_queue_.flush();
-      compute.flush();
+      flushAll();
     }
-    if (previous) readBack(*previous);
     // Blocking, and after every search on the in-order compute queue; then the last assignments.
     compute.enqueueReadBuffer(histograms_buffer, CL_TRUE, 0, histogram_bytes, histograms.data(), nullptr,
                               &download[0]);
+    download_queue_.finish();
     copy_queue_.finish();
 
     for (const auto& e : upload) times.upload_ms += elapsedMs(e);
@@ -226,6 +215,12 @@ class OpenCLHistogrammer final : public Histogrammer {
     times.kernel_ms += times.recheck_ms;
     for (const auto& e : download) times.download_ms += elapsedMs(e);
     times.rechecked_rows = search_->rechecked();
+  }
+
+  void flushAll() {
+    copy_queue_.flush();
+    device_.queue().flush();
+    download_queue_.flush();
   }
 
   static std::vector<cl::Event> waitList(std::initializer_list<cl::Event> events) {
@@ -302,7 +297,8 @@ class OpenCLHistogrammer final : public Histogrammer {
   HistogrammerConfig config_;
   std::unique_ptr<DeviceSearch> search_;
   std::uint64_t memory_limit_;
-  cl::CommandQueue copy_queue_;
+  cl::CommandQueue copy_queue_;      // uploads (and the staging's map/unmap)
+  cl::CommandQueue download_queue_;  // assignments back to the caller
   ChunkSlot slots_[2];
   GrowingBuffer best_words_[2], descriptors_[2], offsets_, histograms_;
 };
