@@ -1,7 +1,7 @@
 // Index files: round trips that answer identically, and every corrupt or truncated file refused
 // with InvalidInput naming the file (structural damage behind a valid checksum included).
 #include "core/io_test_support.hpp"
-#include "index/checksum.hpp"
+#include "io/checksum.hpp"
 #include "index/index_test_support.hpp"
 
 #include <bovw/error.hpp>
@@ -37,7 +37,7 @@ void putU64(std::string& bytes, std::size_t offset, std::uint64_t v) {
 // Recomputes the closing checksum, so that damage inside reaches the structural checks.
 std::string reseal(std::string bytes) {
   bytes.resize(bytes.size() - 8);
-  index_detail::Checksum64 checksum;
+  detail::Checksum64 checksum;
   checksum.update(bytes.data(), bytes.size());
   bytes.resize(bytes.size() + 8);
   putU64(bytes, bytes.size() - 8, checksum.digest());
