@@ -37,6 +37,26 @@ HistogramRef view(const std::vector<std::int32_t>& h) {
   return Eigen::Map<const Eigen::Matrix<std::int32_t, 1, Eigen::Dynamic>>(h.data(), static_cast<Eigen::Index>(h.size()));
 }
 
+// The feature settings the round-trip test saves (and the version-1 fixture holds).
+FeatureSettings testSettings() {
+  FeatureSettings settings;
+  settings.surf.hessian_threshold = 321.5;
+  settings.surf.octaves = 3;
+  settings.surf.octave_layers = 2;
+  settings.surf.upright = true;
+  return settings;
+}
+
+void expectTestSettings(const FeatureSettings& loaded) {
+  const FeatureSettings expected = testSettings();
+  EXPECT_EQ(loaded.kind, expected.kind);
+  EXPECT_EQ(loaded.surf.hessian_threshold, expected.surf.hessian_threshold);
+  EXPECT_EQ(loaded.surf.octaves, expected.surf.octaves);
+  EXPECT_EQ(loaded.surf.octave_layers, expected.surf.octave_layers);
+  EXPECT_EQ(loaded.surf.extended, expected.surf.extended);
+  EXPECT_EQ(loaded.surf.upright, expected.surf.upright);
+}
+
 // Loading must fail with InvalidInput naming the file; returns the message.
 std::string loadFailure(const std::string& path) {
   try {
@@ -56,12 +76,7 @@ TEST(ImageDatabase, SaveLoadKeepsVocabularySettingsAndAnswers) {
   BOVW_SEEDED_RNG(rng);
   TempDir dir;
   const int k = 40;
-  FeatureSettings settings;
-  settings.surf.hessian_threshold = 321.5;
-  settings.surf.octaves = 3;
-  settings.surf.octave_layers = 2;
-  settings.surf.upright = true;
-  ImageDatabase database(Vocabulary(randomMatrix(rng, k, 64), "surf64"), settings);
+  ImageDatabase database(Vocabulary(randomMatrix(rng, k, 64), "surf64"), testSettings());
   std::vector<std::vector<std::int32_t>> histograms;
   for (int i = 0; i < 12; ++i) {
     histograms.push_back(randomHistogram(rng, k, 30 + i * 7));
@@ -79,12 +94,7 @@ TEST(ImageDatabase, SaveLoadKeepsVocabularySettingsAndAnswers) {
   EXPECT_EQ(b.descriptorType(), "surf64");
   EXPECT_EQ(std::memcmp(a.centroids().data(), b.centroids().data(), sizeof(float) * a.centroids().size()), 0);
   EXPECT_EQ(a.fingerprint(), b.fingerprint());
-  EXPECT_EQ(loaded.features().kind, FeatureKind::Surf);
-  EXPECT_EQ(loaded.features().surf.hessian_threshold, 321.5);
-  EXPECT_EQ(loaded.features().surf.octaves, 3);
-  EXPECT_EQ(loaded.features().surf.octave_layers, 2);
-  EXPECT_FALSE(loaded.features().surf.extended);
-  EXPECT_TRUE(loaded.features().surf.upright);
+  expectTestSettings(loaded.features());
   EXPECT_EQ(loaded.index().size(), 11u);
   EXPECT_EQ(loaded.index().ids(), database.index().ids());
   EXPECT_FALSE(loaded.index().find("image_4.png").has_value());
@@ -334,12 +344,7 @@ TEST(ImageDatabaseFile, AChangedVocabularyWordDoesNotMatchTheIndex) {
 TEST(ImageDatabaseFile, AVersion1FileStillLoads) {
   const std::string v1 = std::string(BOVW_TEST_DATA) + "/formats/v1.bovwdb";
   const ImageDatabase loaded = ImageDatabase::load(v1);
-  EXPECT_EQ(loaded.features().kind, FeatureKind::Surf);
-  EXPECT_EQ(loaded.features().surf.hessian_threshold, 321.5);
-  EXPECT_EQ(loaded.features().surf.octaves, 3);
-  EXPECT_EQ(loaded.features().surf.octave_layers, 2);
-  EXPECT_FALSE(loaded.features().surf.extended);
-  EXPECT_TRUE(loaded.features().surf.upright);
+  expectTestSettings(loaded.features());
   ASSERT_EQ(loaded.vocabulary().size(), 5);
   EXPECT_EQ(loaded.vocabulary().descriptorType(), "surf64");
   EXPECT_EQ(loaded.vocabulary().centroids()(4, 63), 4 * 0.5f - 63 * 0.125f);
