@@ -11,7 +11,10 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <csignal>
 
 #include <cerrno>
 #include <stdexcept>
@@ -97,6 +100,28 @@ TEST_F(AtomicFile, TheNextWriteRemovesTheTemporariesOfKilledRuns) {
   EXPECT_EQ(entries(), (std::set<std::string>{"out.bin", ".bovw-tmp-x-0-out.bin", "notes.txt",
                                               ".bovw-tmp-999998-0-out.bin"}));
   EXPECT_EQ(readBytes(path("out.bin")), "new");
+}
+
+// The real thing: a process killed in the middle of a write (no destructor, no cleanup) leaves its
+// temporary; the next write removes it.
+TEST_F(AtomicFile, AWriterKilledMidWriteLeavesATemporaryThatTheNextWriteRemoves) {
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    detail::TemporaryFile temporary(path("out.bin"));
+    temporary.stream() << std::string(200000, 'x');
+    temporary.stream().flush();
+    ::kill(::getpid(), SIGKILL);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFSIGNALED(status));
+  const auto left = entries();
+  ASSERT_EQ(left.size(), 1u);
+  EXPECT_TRUE(detail::isTemporaryName(*left.begin())) << *left.begin();
+  writeFileAtomically(path("out.bin"), [](std::ostream& out) { out << "complete"; });
+  EXPECT_EQ(entries(), std::set<std::string>{"out.bin"});
+  EXPECT_EQ(readBytes(path("out.bin")), "complete");
 }
 
 TEST_F(AtomicFile, AFullDeviceIsAnErrorWithTheSystemsReason) {
