@@ -58,12 +58,15 @@ void removeAbandonedTemporaries(const fs::path& folder) {
   static std::mutex mutex;
   static std::set<std::string> cleaned;
   std::error_code error;
-  const fs::path key = fs::weakly_canonical(folder, error);
+  fs::directory_iterator it(folder, error);
+  if (error) return;  // no folder (yet): creating the temporary will say so
+  std::error_code unresolved;
+  const fs::path key = fs::weakly_canonical(folder, unresolved);
   {
     std::lock_guard<std::mutex> lock(mutex);
-    if (!cleaned.insert(error ? folder.string() : key.string()).second) return;
+    if (!cleaned.insert(unresolved ? folder.string() : key.string()).second) return;
   }
-  for (fs::directory_iterator it(folder, error), end; !error && it != end; it.increment(error))
+  for (const fs::directory_iterator end; !error && it != end; it.increment(error))
     if (isTemporaryName(it->path().filename().string())) removeIfAbandoned(it->path());
 }
 
