@@ -6,6 +6,7 @@
 //
 // Usage: bovw_vocabulary_load_bench [--words 1000000] [--dims 64,128] [--formats bovw,npy,yml.gz]
 //          [--filestorage-words 100000] [--repeats 5] [--warmup 1] [--dir DIR] [--keep] [--cold] [--json FILE]
+#include <bovw/atomic_file.hpp>
 #include <bovw/error.hpp>
 #include <bovw/vocabulary.hpp>
 #include <bovw/vocabulary_io.hpp>
@@ -20,7 +21,6 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <random>
 #include <sstream>
@@ -199,9 +199,8 @@ int main(int argc, char** argv) {
                        {"round_trip_identical", r.identical}});
   }
   if (!json_path.empty()) {
-    std::ofstream out(json_path);
-    out << nlohmann::json{{"repeats", repeats}, {"warmup", warmup}, {"cold", cold}, {"results", results}}.dump(2)
-        << "\n";
+    const nlohmann::json report{{"repeats", repeats}, {"warmup", warmup}, {"cold", cold}, {"results", results}};
+    bovw::writeFileAtomically(json_path, [&](std::ostream& out) { out << report.dump(2) << "\n"; });
   }
   return 0;
 }

@@ -4,8 +4,8 @@
 #include "feature_options.hpp"
 #include "thread_count.hpp"
 
-#include <bovw/atomic_file.hpp>
 #include <bovw/error.hpp>
+#include <bovw/file_storage.hpp>
 #include <bovw/image_io.hpp>
 #include <bovw/npy.hpp>
 #include <bovw/surf.hpp>
@@ -63,25 +63,19 @@ cv::Mat keypointMatrix(const std::vector<cv::KeyPoint>& keypoints) {
 
 void writeFileStorage(const std::string& path, const std::string& image, const std::vector<cv::KeyPoint>& keypoints,
                       const cv::Mat& descriptors) {
-  writePathAtomically(path, [&](const std::string& temporary) {
-    cv::FileStorage out;
-    try {
-      out.open(temporary, cv::FileStorage::WRITE | cv::FileStorage::BASE64);
-    } catch (const cv::Exception& e) {
-      throw IoError("cannot write '" + path + "': " + e.what());
-    }
-    if (!out.isOpened())
-      throw IoError("cannot write '" + path + "' (unknown extension? use .yml, .yml.gz, .xml or .json)");
-    out << "image" << image;
-    out << "hessianThreshold" << args.surf.hessian_threshold;
-    out << "nOctaves" << args.surf.octaves;
-    out << "nOctaveLayers" << args.surf.octave_layers;
-    out << "extended" << static_cast<int>(args.surf.extended);
-    out << "upright" << static_cast<int>(args.surf.upright);
-    out << "keypoints_x_y_size_angle_response_octave" << keypointMatrix(keypoints);
-    out << "descriptors" << descriptors;
-    out.release();
-  });
+  bovw::writeFileStorage(
+      path,
+      [&](cv::FileStorage& out) {
+        out << "image" << image;
+        out << "hessianThreshold" << args.surf.hessian_threshold;
+        out << "nOctaves" << args.surf.octaves;
+        out << "nOctaveLayers" << args.surf.octave_layers;
+        out << "extended" << static_cast<int>(args.surf.extended);
+        out << "upright" << static_cast<int>(args.surf.upright);
+        out << "keypoints_x_y_size_angle_response_octave" << keypointMatrix(keypoints);
+        out << "descriptors" << descriptors;
+      },
+      cv::FileStorage::BASE64);
 }
 
 bool npyOutput(const std::string& path) {
@@ -202,13 +196,9 @@ int runExtractCommand() {
   int failed = static_cast<int>(failures.size());
   for (const Job& job : jobs) {
     try {
-      extract(*surf, job);
-    } catch (const Error& e) {
-      const std::string message = e.what();
-      if (message.find(job.image) != std::string::npos || message.find(job.output) != std::string::npos)
-        spdlog::error("extract: {}", message);
-      else
-        spdlog::error("extract: '{}': {}", job.image, message);
+      namingFile(job.image, [&] { extract(*surf, job); });
+    } catch (const Error& e) {  // names its file: InvalidInput through namingFile, IoError always
+      spdlog::error("extract: {}", e.what());
       ++failed;
       if (args.strict) return 1;
     } catch (const std::exception& e) {  // an OpenCV failure on one image must not end the others

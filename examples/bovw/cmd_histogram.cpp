@@ -2,12 +2,12 @@
 // image (.npy), with the image names beside it for folders.
 #include "commands.hpp"
 #include "histogrammer_options.hpp"
-#include "input_errors.hpp"
 #ifdef BOVW_CLI_WITH_FEATURES
 #include "feature_options.hpp"
 #endif
 
 #include <bovw/atomic_file.hpp>
+#include <bovw/error.hpp>
 #include <bovw/histogrammer.hpp>
 #include <bovw/npy.hpp>
 #include <bovw/pinned_descriptors.hpp>
@@ -112,7 +112,7 @@ CLI::App* addHistogramCommand(CLI::App& app) {
   input->require_option(1);
   command->add_option("--offsets", args.offsets,
                       "int64 .npy of I+1 row offsets: image i owns rows [O[i], O[i+1]) (default: one image)");
-  command->add_option("--vocabulary", args.vocabulary, "vocabulary: .bovw, .npy, .yml, .yml.gz or .xml")->required();
+  command->add_option("--vocabulary", args.vocabulary, "vocabulary file: " + vocabularyFormatNames())->required();
   command->add_option("--output", args.output,
                       "int32 I x K .npy of histograms (with --images also <stem>.names.txt)")->required();
   command->add_option("--assignments", args.assignments, "also write the int32 N .npy of nearest words");
@@ -135,11 +135,11 @@ int runHistogramCommand() {
   if (!args.offsets.empty()) offsets = npy::readInt64Vector(args.offsets);
   const std::string& offsets_source = args.offsets.empty() ? args.descriptors : args.offsets;
   const DescriptorBatch batch =
-      namingInput(offsets_source, [&] { return DescriptorBatch(descriptors.view(), offsets); });
+      namingFile(offsets_source, [&] { return DescriptorBatch(descriptors.view(), offsets); });
 
   std::vector<std::int32_t> assignments;
   StageTimes times;
-  const Histograms histograms = namingInput(args.descriptors + "' with '" + args.vocabulary, [&] {
+  const Histograms histograms = namingFiles({args.descriptors, args.vocabulary}, [&] {
     return histogrammer->compute(batch, vocabulary, &assignments, &times);
   });
 

@@ -3,7 +3,6 @@
 #include "commands.hpp"
 #include "feature_options.hpp"
 #include "histogrammer_options.hpp"
-#include "input_errors.hpp"
 
 #include <bovw/error.hpp>
 #include <bovw/image_database.hpp>
@@ -28,7 +27,7 @@ struct IndexArguments {
 CLI::App* addIndexCommand(CLI::App& app) {
   auto* command = app.add_subcommand("index", "Index a folder of images for search (TF-IDF inverted index)");
   command->add_option("IMAGES_DIR", args.images, "folder of images")->required();
-  command->add_option("--vocabulary", args.vocabulary, "vocabulary: .bovw, .npy, .yml, .yml.gz or .xml")->required();
+  command->add_option("--vocabulary", args.vocabulary, "vocabulary file: " + vocabularyFormatNames())->required();
   command->add_option("--output", args.output, "database file to write (vocabulary, settings and index)")->required();
   args.features.addTo(command);
   args.histogrammer.addTo(command);
@@ -38,7 +37,7 @@ CLI::App* addIndexCommand(CLI::App& app) {
 int runIndexCommand() {
   args.features.useThreads(args.histogrammer.threads);
   const Vocabulary vocabulary = loadVocabulary(args.vocabulary);
-  ImageDatabase database = namingInput(args.vocabulary, [&] { return ImageDatabase(vocabulary, args.features.settings()); });
+  ImageDatabase database = namingFile(args.vocabulary, [&] { return ImageDatabase(vocabulary, args.features.settings()); });
   auto histogrammer = makeHistogrammer(args.histogrammer.config());
   const ImageHistograms result = args.features.histogramFolder(args.images, vocabulary, *histogrammer, "index");
   for (std::size_t i = 0; i < result.names.size(); ++i)

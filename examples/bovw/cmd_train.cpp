@@ -4,7 +4,6 @@
 #include "feature_options.hpp"
 #endif
 #include "histogrammer_options.hpp"
-#include "input_errors.hpp"
 
 #include <bovw/error.hpp>
 #include <bovw/kmeans.hpp>
@@ -50,7 +49,9 @@ CLI::App* addTrainCommand(CLI::App& app) {
                       "with --descriptors: the type to record in the vocabulary (surf64, surf128, sift128, ...)")
       ->capture_default_str();
   command->add_option("--words", args.words, "vocabulary size K")->required()->check(CLI::PositiveNumber);
-  command->add_option("--output", args.output, "vocabulary file: .bovw, .npy, .yml, .yml.gz or .xml")->required();
+  command->add_option("--output", args.output,
+                      "vocabulary file to write, in the format its extension names:" + vocabularyFormatsHelp())
+      ->required();
   command->add_option("--max-descriptors", args.max_descriptors, "uniform sample of at most this many descriptors")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
@@ -131,7 +132,7 @@ int runTrainCommand() {
                    it.relative_improvement, it.reseeded ? ", " + std::to_string(it.reseeded) + " empty words re-seeded" : "",
                    it.seconds);
   };
-  const Vocabulary vocabulary = namingInput(source, [&] { return trainVocabulary(sample, options); });
+  const Vocabulary vocabulary = namingFile(source, [&] { return trainVocabulary(sample, options); });
   saveVocabulary(args.output, vocabulary);
   std::cout << "bovw train: " << vocabulary.size() << " " << vocabulary.descriptorType() << " words from "
             << sample.rows() << " descriptors of '" << source << "'; wrote " << args.output << "\n";

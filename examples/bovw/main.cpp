@@ -7,7 +7,11 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <functional>
+#include <iostream>
 #include <map>
 
 namespace {
@@ -56,7 +60,12 @@ int main(int argc, char** argv) {
   for (auto& [command, run] : runs) {
     if (!command->parsed()) continue;
     try {
-      return run();
+      const int status = run();
+      // What a command prints is output too (search's results): a full disk there is a failure.
+      std::cout.flush();
+      if (std::fflush(stdout) != 0 || std::ferror(stdout) || !std::cout)
+        throw bovw::IoError(std::string("cannot write standard output: ") + std::strerror(errno));
+      return status;
     } catch (const bovw::Error& e) {
       spdlog::error("{}: {}", command->get_name(), e.what());
     } catch (const std::exception& e) {

@@ -1,4 +1,8 @@
-// Writes that never leave a half-written file behind: write a temporary beside the target, then rename.
+// Outputs that are all or nothing: each is written to a temporary file beside its target, every
+// write is checked (a full disk is an error, not a short file), the temporary is synced to disk and
+// only then renamed over the target. A failed or killed write leaves the target as it was; the
+// temporary of a killed run (".bovw-tmp-<pid>-<n>-<name>") is removed by the next write of a bovw
+// process into that folder. docs/FORMATS.md, "Writing files".
 #pragma once
 
 #include <functional>
@@ -13,17 +17,14 @@ struct StreamWrite {
   std::function<void(std::ostream&)> write;
 };
 
-// Several outputs of one job, all or nothing: every temporary is written first, and only when all
-// succeeded are they renamed over their targets. If any writer fails, no target is touched.
+// Several outputs of one job, all or nothing: every temporary is written and synced first, and only
+// when all succeeded are they renamed over their targets. If any writer fails, no target is touched.
 void writeFilesAtomically(const std::vector<StreamWrite>& writes);
 
-// Calls `write` with a stream to a temporary file in the target's directory, flushes it, and
-// renames it to `path`. If `write` throws or any step fails, the temporary is removed, `path` is
-// untouched, and the exception propagates (IoError for the file system's failures).
+// Calls `write` with a stream to a temporary file in the target's folder, checks that every byte
+// reached the disk, and renames it to `path`. If `write` throws or any step fails, the temporary
+// is removed, `path` is untouched, and the exception propagates (IoError naming `path`, with the
+// system's reason, for the file system's failures).
 void writeFileAtomically(const std::string& path, const std::function<void(std::ostream&)>& write);
-
-// For writers that need a file name (cv::FileStorage, image encoders): `write` receives the
-// temporary path to create; it is renamed to `path` on success and removed on failure.
-void writePathAtomically(const std::string& path, const std::function<void(const std::string&)>& write);
 
 }  // namespace bovw

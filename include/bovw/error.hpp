@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace bovw {
 
@@ -15,10 +17,40 @@ class Error : public std::runtime_error {
 };
 
 // Bad data from the caller: NaN descriptors, mismatched widths, malformed files, bad offsets.
+// When the data came from files, files() names them and the message starts with them:
+// "'X.npy': problem", or "'X.npy' with 'C.npy': problem" for data that is wrong only together.
 class InvalidInput : public Error {
  public:
-  using Error::Error;
+  // About no file (yet): a check on data in memory. namingFile() below adds the file.
+  explicit InvalidInput(const std::string& problem);
+  InvalidInput(const std::string& file, const std::string& problem);
+  InvalidInput(std::vector<std::string> files, const std::string& problem);
+
+  const std::vector<std::string>& files() const noexcept { return files_; }
+  // The message without the file names.
+  const std::string& problem() const noexcept { return problem_; }
+
+ private:
+  std::vector<std::string> files_;
+  std::string problem_;
 };
+
+// Runs `function`; an InvalidInput it throws that names no file is thrown again naming `files`,
+// so that a check deep in the library (a NaN, a width) reports the input the data came from.
+template <typename Function>
+decltype(auto) namingFiles(const std::vector<std::string>& files, Function&& function) {
+  try {
+    return function();
+  } catch (const InvalidInput& e) {
+    if (!e.files().empty()) throw;
+    throw InvalidInput(files, e.problem());
+  }
+}
+
+template <typename Function>
+decltype(auto) namingFile(const std::string& file, Function&& function) {
+  return namingFiles({file}, std::forward<Function>(function));
+}
 
 // A file could not be opened, read, written or renamed.
 class IoError : public Error {

@@ -33,10 +33,12 @@ class ImageDatabase {
   // An extractor that makes descriptors this database's vocabulary accepts.
   std::unique_ptr<FeatureExtractor> makeExtractor(SurfBackend backend = SurfBackend::Auto) const;
 
-  // File layout (little-endian): magic "BOVWDB\0\0", u32 version 1, u32 byte-order mark 0x01020304,
-  // u32 feature kind (0 SURF, 1 SIFT), f64 hessian threshold, i32 octaves, i32 layers, u32 extended,
-  // u32 upright, u64 length + a .bovw vocabulary, u64 length + an inverted index (its own format,
-  // checksummed), nothing after. Saving is atomic; loading checks every length against the file.
+  // File layout (little-endian; docs/FORMATS.md): magic "BOVWDB\0\0", u32 version 2, u32 byte-order
+  // mark 0x01020304, u32 feature kind (0 SURF, 1 SIFT), f64 hessian threshold, i32 octaves, i32
+  // layers, u32 extended, u32 upright, u64 length + a .bovw vocabulary, u64 length + an inverted
+  // index, u64 checksum of every byte before it. Saving is atomic; loading checks the checksum and
+  // every length against the file, and still reads version 1 (no checksum). Throws IoError if the
+  // file cannot be read or written, InvalidInput naming the file if it is damaged.
   void save(const std::string& path) const;
   static ImageDatabase load(const std::string& path);
 

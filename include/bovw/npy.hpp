@@ -1,5 +1,8 @@
 // Reading and writing numpy .npy files (format 1.0-3.0), the exchange format with numpy, FAISS and
-// scikit-learn. Strict: the header's dtype, order and shape must match the file's size exactly.
+// scikit-learn. Strict: the header is parsed as the Python dict literal it is and accepted only
+// where numpy would accept it (exactly its three keys, once each), and its dtype, order and shape
+// must match the file's size exactly (docs/FORMATS.md). Every problem is an InvalidInput naming
+// the file; a file that cannot be read is an IoError.
 #pragma once
 
 #include <bovw/descriptors.hpp>

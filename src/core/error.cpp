@@ -5,6 +5,24 @@
 
 namespace bovw {
 
+namespace {
+
+std::string aboutFiles(const std::vector<std::string>& files, const std::string& problem) {
+  std::string message;
+  for (const std::string& file : files) message += (message.empty() ? "'" : " with '") + file + "'";
+  return message.empty() ? problem : message + ": " + problem;
+}
+
+}  // namespace
+
+InvalidInput::InvalidInput(const std::string& problem) : Error(problem), problem_(problem) {}
+
+InvalidInput::InvalidInput(const std::string& file, const std::string& problem)
+    : InvalidInput(std::vector<std::string>{file}, problem) {}
+
+InvalidInput::InvalidInput(std::vector<std::string> files, const std::string& problem)
+    : Error(aboutFiles(files, problem)), files_(std::move(files)), problem_(problem) {}
+
 OpenCLError::OpenCLError(const std::string& call, int code)
     : Error("OpenCL call " + call + " failed with " + openclErrorName(code)), code_(code) {}
 

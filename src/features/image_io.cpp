@@ -75,7 +75,7 @@ cv::Mat loadImage(const std::string& path, std::int64_t max_pixels, int flags) {
     throw IoError("cannot read image file '" + path + "': " + e.what());
   }
   if (in.bad()) throw IoError("cannot read image file '" + path + "'");
-  if (bytes.empty()) throw InvalidInput("image file '" + path + "' is empty");
+  if (bytes.empty()) throw InvalidInput(path, "the image file is empty");
 
   std::optional<cv::Size> header = pngSize(bytes);
   if (!header && isJpeg(bytes)) header = jpegSize(bytes);
@@ -86,15 +86,15 @@ cv::Mat loadImage(const std::string& path, std::int64_t max_pixels, int flags) {
                           " pixels, above the limit of " + std::to_string(max_pixels));
   };
   if (header) check(*header);
-  if (isJpeg(bytes) && !jpegHasEnd(bytes)) throw InvalidInput("image file '" + path + "' is truncated (no JPEG end marker)");
+  if (isJpeg(bytes) && !jpegHasEnd(bytes)) throw InvalidInput(path, "the image file is truncated (no JPEG end marker)");
 
   cv::Mat img;
   try {
     img = cv::imdecode(bytes, flags);
   } catch (const cv::Exception& e) {
-    throw InvalidInput("cannot decode image file '" + path + "': " + e.what());
+    throw InvalidInput(path, std::string("cannot decode the image: ") + e.what());
   }
-  if (img.empty()) throw InvalidInput("cannot decode image file '" + path + "' (not an image, or truncated)");
+  if (img.empty()) throw InvalidInput(path, "cannot decode the image (not an image, or truncated)");
   check(img.size());
   return img;
 }

@@ -2,112 +2,18 @@
 // nothing: every count is checked against the bytes left before anything is allocated for it.
 #include "index/index_file.hpp"
 
-#include "index/checksum.hpp"
 #include "io/file_bytes.hpp"
+#include "io/file_header.hpp"
 
 #include <bovw/error.hpp>
 
-#include <algorithm>
 #include <climits>
-#include <cstring>
-#include <unordered_map>
 
 namespace bovw::index_detail {
 
 namespace {
 
-constexpr char kMagic[8] = {'B', 'O', 'V', 'W', 'I', 'N', 'D', 'X'};
-constexpr std::uint32_t kVersion = 1;
-constexpr std::uint32_t kByteOrderMark = 0x01020304u;
-constexpr std::uint32_t kSwappedByteOrderMark = 0x04030201u;
-
-// Buffers the output so that the checksum and the stream see large pieces.
-class Encoder {
- public:
-  explicit Encoder(std::ostream& out) : out_(out) { buffer_.reserve(kChunk); }
-
-  void u32(std::uint32_t v) {
-    for (int i = 0; i < 4; ++i) buffer_.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
-    spill();
-  }
-  void u64(std::uint64_t v) {
-    for (int i = 0; i < 8; ++i) buffer_.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
-    spill();
-  }
-  void bytes(const std::string& s) {
-    buffer_ += s;
-    spill();
-  }
-  // Writes the checksum of everything before it.
-  void finish() {
-    flush();
-    const std::uint64_t digest = checksum_.digest();
-    u64(digest);
-    flush();
-  }
-
- private:
-  static constexpr std::size_t kChunk = 1 << 20;
-  void spill() {
-    if (buffer_.size() >= kChunk) flush();
-  }
-  void flush() {
-    checksum_.update(buffer_.data(), buffer_.size());
-    out_.write(buffer_.data(), static_cast<std::streamsize>(buffer_.size()));
-    buffer_.clear();
-  }
-
-  std::ostream& out_;
-  std::string buffer_;
-  Checksum64 checksum_;
-};
-
-class Decoder {
- public:
-  Decoder(const std::string& path, const std::vector<char>& file, std::size_t end)
-      : path_(path), bytes_(reinterpret_cast<const unsigned char*>(file.data())), end_(end) {}
-
-  [[noreturn]] void fail(const std::string& problem) const {
-    throw InvalidInput("'" + path_ + "' is not a valid bovw index: " + problem);
-  }
-
-  std::size_t position() const { return position_; }
-  std::size_t remaining() const { return end_ - position_; }
-
-  std::uint32_t u32(const char* what) {
-    need(4, what);
-    std::uint32_t v = 0;
-    for (int i = 3; i >= 0; --i) v = (v << 8) | bytes_[position_ + i];
-    position_ += 4;
-    return v;
-  }
-  std::uint64_t u64(const char* what) {
-    need(8, what);
-    std::uint64_t v = 0;
-    for (int i = 7; i >= 0; --i) v = (v << 8) | bytes_[position_ + i];
-    position_ += 8;
-    return v;
-  }
-  std::string text(std::size_t length, const char* what) {
-    need(length, what);
-    std::string s(reinterpret_cast<const char*>(bytes_ + position_), length);
-    position_ += length;
-    return s;
-  }
-
- private:
-  void need(std::size_t size, const char* what) const {
-    if (remaining() < size)
-      fail(std::string("the file ends inside ") + what + " at byte " + std::to_string(position_) +
-           " (truncated?)");
-  }
-
-  const std::string& path_;
-  const unsigned char* bytes_;
-  std::size_t end_;
-  std::size_t position_ = 0;
-};
-
+constexpr detail::BinaryFormat kFormat{"bovw index", {'B', 'O', 'V', 'W', 'I', 'N', 'D', 'X'}, 1, 1, 1};
 
 }  // namespace
 
@@ -119,10 +25,8 @@ void writeIndex(std::ostream& out, const IndexData& data) {
     total += list.size();
     lists += list.empty() ? 0 : 1;
   }
-  Encoder e(out);
-  e.bytes(std::string(kMagic, sizeof kMagic));
-  e.u32(kVersion);
-  e.u32(kByteOrderMark);
+  detail::ByteWriter e(out);
+  detail::writeFileHeader(e, kFormat);
   e.u32(static_cast<std::uint32_t>(v.words));
   e.u32(static_cast<std::uint32_t>(v.dimension));
   e.u64(v.fingerprint);
@@ -131,10 +35,10 @@ void writeIndex(std::ostream& out, const IndexData& data) {
   e.u64(total);
   e.u32(lists);
   e.u32(static_cast<std::uint32_t>(v.descriptor_type.size()));
-  e.bytes(v.descriptor_type);
+  e.text(v.descriptor_type);
   for (const auto& name : data.names) {
     e.u32(static_cast<std::uint32_t>(name.size()));
-    e.bytes(name);
+    e.text(name);
   }
   for (std::size_t w = 0; w < data.postings.size(); ++w) {
     const auto& list = data.postings[w];
@@ -146,33 +50,18 @@ void writeIndex(std::ostream& out, const IndexData& data) {
       e.u32(static_cast<std::uint32_t>(p.count));
     }
   }
-  e.finish();
+  e.checksum();
 }
 
 IndexData readIndex(const std::string& path) { return decodeIndex(detail::readFileBytes(path), path); }
 
 IndexData decodeIndex(const std::vector<char>& file, const std::string& path) {
   const std::size_t size = file.size();
-
-  // Magic first (on whatever prefix exists), so that a wrong file is called that, not "truncated".
-  const std::size_t magic_bytes = std::min(size, sizeof kMagic);
-  Decoder whole(path, file, size);
-  if (size == 0) whole.fail("the file is empty");
-  if (std::memcmp(file.data(), kMagic, magic_bytes) != 0) whole.fail("wrong magic (expected \"BOVWINDX\")");
-  if (size < kHeaderSize + kChecksumSize)
-    whole.fail("the file has " + std::to_string(size) + " bytes, fewer than the " +
-               std::to_string(kHeaderSize + kChecksumSize) + " of an empty index (truncated?)");
-
-  Decoder d(path, file, size - kChecksumSize);
-  d.text(sizeof kMagic, "the magic");
-  const std::uint32_t version = d.u32("the version");
-  if (version != kVersion)
-    d.fail("format version " + std::to_string(version) + "; this build reads version " +
-           std::to_string(kVersion));
-  const std::uint32_t mark = d.u32("the byte order mark");
-  if (mark == kSwappedByteOrderMark)
-    d.fail("it was written in big-endian byte order; this build reads little-endian files");
-  if (mark != kByteOrderMark) d.fail("bad byte order mark");
+  detail::ByteReader d(file.data(), size, path, kFormat.name);
+  detail::readFileHeader(d, kFormat);
+  if (size < kHeaderSize + detail::kChecksumSize)
+    d.fail("the file has " + std::to_string(size) + " bytes, fewer than the " +
+           std::to_string(kHeaderSize + detail::kChecksumSize) + " of an empty index (truncated?)");
 
   const std::uint32_t words = d.u32("K");
   const std::uint32_t dimension = d.u32("D");
@@ -198,19 +87,14 @@ IndexData decodeIndex(const std::vector<char>& file, const std::string& path) {
     d.fail(std::to_string(lists) + " non-empty posting lists but " + std::to_string(total) + " postings");
   // The least the counts need: 4 bytes per id plus 1 per live name, 8 per list and per posting.
   // `total` is checked against the size first so that 8 * total cannot overflow.
-  const std::uint64_t least = kHeaderSize + type_length + 4ull * slots + live + 8ull * lists + kChecksumSize;
+  const std::uint64_t least = kHeaderSize + type_length + 4ull * slots + live + 8ull * lists + detail::kChecksumSize;
   if (total > size / 8 || least + 8 * total > size)
     d.fail("the header declares " + std::to_string(slots) + " ids, " + std::to_string(live) + " images and " +
            std::to_string(total) + " postings in " + std::to_string(lists) + " lists, more than its " +
            std::to_string(size) + " bytes can hold (truncated or corrupt)");
 
   // All counts are plausible; now the whole content must match its checksum before it is parsed.
-  Checksum64 checksum;
-  checksum.update(file.data(), size - kChecksumSize);
-  std::uint64_t stored = 0;
-  for (int i = 7; i >= 0; --i)
-    stored = (stored << 8) | static_cast<unsigned char>(file[size - kChecksumSize + static_cast<std::size_t>(i)]);
-  if (stored != checksum.digest()) d.fail("checksum mismatch (the file is corrupt or truncated)");
+  detail::readTrailingChecksum(d);
 
   IndexData data;
   data.vocabulary.words = static_cast<int>(words);

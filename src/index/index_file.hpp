@@ -3,7 +3,7 @@
 //   offset  size  field
 //        0     8  magic "BOVWINDX"
 //        8     4  version (1)
-//       12     4  byte order mark 0x01020304 (reads 0x04030201 if written big-endian)
+//       12     4  byte-order mark 0x01020304 (the header of io/file_header.hpp)
 //       16     4  K, words in the vocabulary (1 .. 2^24)
 //       20     4  D, descriptor width (>= 1)
 //       24     8  vocabulary fingerprint (0: not recorded)
@@ -30,7 +30,6 @@
 namespace bovw::index_detail {
 
 constexpr std::size_t kHeaderSize = 56;  // up to the descriptor type
-constexpr std::size_t kChecksumSize = 8;
 
 void writeIndex(std::ostream& out, const IndexData& data);
 

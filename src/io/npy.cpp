@@ -1,18 +1,18 @@
-// numpy .npy reader and writer. The reader trusts nothing: magic, version, header syntax, dtype,
-// byte order, memory order and the data size implied by the shape are all checked, from the header
-// and the file's size, before the data is read straight into its destination (no whole-file copy).
+// numpy .npy reader and writer. The reader trusts nothing: magic, version, the header's dict
+// (a real parser, io/npy_header.hpp), dtype, byte order, memory order and the data size implied by
+// the shape are all checked, from the header and the file's size, before the data is read straight
+// into its destination (no whole-file copy).
 #include <bovw/atomic_file.hpp>
 #include <bovw/error.hpp>
 #include <bovw/npy.hpp>
 
+#include "io/byte_order.hpp"
+#include "io/byte_writer.hpp"
 #include "io/file_bytes.hpp"
+#include "io/npy_header.hpp"
 
 #include <algorithm>
 #include <cstring>
-#include <iterator>
-#include <limits>
-#include <numeric>
-#include <regex>
 
 namespace bovw::npy {
 
@@ -21,21 +21,25 @@ namespace {
 constexpr char kMagic[] = "\x93NUMPY";
 constexpr std::size_t kMagicSize = 6;
 
+// A dtype this reader accepts: its descr as numpy writes it, and the size of one element.
+struct Dtype {
+  const char* descr;
+  std::uint64_t item_size;
+};
+// "=" is the host's order, little-endian on every host bovw reads .npy files on.
+constexpr Dtype kFloat32[] = {{"<f4", 4}, {"=f4", 4}};
+constexpr Dtype kIntegers[] = {{"<i8", 8}, {"=i8", 8}, {"<i4", 4}, {"=i4", 4}};
+
 // A checked header: the data that follows it is exactly the shape's elements of the dtype.
 struct Header {
-  std::string dtype;  // e.g. "<f4"
+  std::string dtype;  // one of the accepted descrs
+  std::uint64_t item_size = 0;
   std::vector<std::int64_t> shape;
   std::uint64_t data_bytes = 0;
 };
 
 [[noreturn]] void malformed(const std::string& path, const std::string& what) {
-  throw InvalidInput("'" + path + "' is not a valid .npy file: " + what);
-}
-
-std::uint32_t littleEndian(const unsigned char* bytes, int count) {
-  std::uint32_t value = 0;
-  for (int i = count - 1; i >= 0; --i) value = (value << 8) | bytes[i];
-  return value;
+  throw InvalidInput(path, "not a valid .npy file: " + what);
 }
 
 std::string shapeText(const std::vector<std::int64_t>& shape) {
@@ -44,71 +48,61 @@ std::string shapeText(const std::vector<std::int64_t>& shape) {
   return text + ")";
 }
 
-// Reads and checks the preamble and header of `file`, which is left at the first data byte.
-Header readHeader(detail::InputFile& file, const std::string& path) {
+// Reads and checks the preamble and header of `file`, which is left at the first data byte. The
+// dtype must be one of `accepted` (`expected` describes them), the shape's `dimensions` as given.
+template <std::size_t N>
+Header readHeader(detail::InputFile& file, const std::string& path, const Dtype (&accepted)[N],
+                  const std::string& expected, std::size_t dimensions) {
   unsigned char bytes[kMagicSize + 2 + 4] = {};  // magic, version, header length (2 or 4 bytes)
   detail::readExactly(file, path, reinterpret_cast<char*>(bytes),
                       static_cast<std::size_t>(std::min<std::uint64_t>(file.size, kMagicSize + 2)));
   if (file.size < kMagicSize + 4 || std::memcmp(bytes, kMagic, kMagicSize) != 0)
     malformed(path, "missing the \\x93NUMPY magic");
   const int major = bytes[6];
-  if (major < 1 || major > 3) malformed(path, "unsupported format version " + std::to_string(major));
+  const int minor = bytes[7];
+  if (major < 1 || major > 3 || minor != 0)
+    malformed(path, "unsupported format version " + std::to_string(major) + "." + std::to_string(minor) +
+                        " (numpy writes 1.0, 2.0 and 3.0)");
   const std::size_t length_bytes = major == 1 ? 2 : 4;
   const std::size_t preamble = kMagicSize + 2 + length_bytes;
   if (file.size < preamble) malformed(path, "truncated header");
   detail::readExactly(file, path, reinterpret_cast<char*>(bytes) + kMagicSize + 2, length_bytes);
-  const std::size_t header_length = littleEndian(bytes + 8, static_cast<int>(length_bytes));
+  const std::uint64_t header_length = length_bytes == 2 ? detail::decodeLittleEndian<std::uint16_t>(bytes + 8)
+                                                        : detail::decodeLittleEndian<std::uint32_t>(bytes + 8);
   if (file.size < preamble + header_length) malformed(path, "truncated header");
-  std::string header(header_length, '\0');
-  detail::readExactly(file, path, header.data(), header_length);
+  if (header_length > detail::kMaxNpyHeaderSize)
+    malformed(path, "a header of " + std::to_string(header_length) + " bytes (numpy reads at most " +
+                        std::to_string(detail::kMaxNpyHeaderSize) + ")");
+  std::string text(static_cast<std::size_t>(header_length), '\0');
+  detail::readExactly(file, path, text.data(), text.size());
+  detail::NpyHeader parsed = detail::parseNpyHeader(text, major, path);
 
-  static const std::regex descr(R"('descr'\s*:\s*'([^']*)')");
-  static const std::regex fortran(R"('fortran_order'\s*:\s*(True|False))");
-  static const std::regex shape(R"('shape'\s*:\s*\(([^)]*)\))");
-  std::smatch m;
-  Header parsed;
-  if (!std::regex_search(header, m, descr)) malformed(path, "header has no 'descr'");
-  parsed.dtype = m[1];
-  if (!std::regex_search(header, m, fortran)) malformed(path, "header has no 'fortran_order'");
-  if (m[1] == "True") malformed(path, "Fortran (column-major) order is not supported; save with order='C'");
-  if (!std::regex_search(header, m, shape)) malformed(path, "header has no 'shape'");
-  const std::string dims = m[1];
-  static const std::regex extent(R"(\s*(\d+)\s*)");
-  std::size_t begin = 0;
-  while (begin <= dims.size()) {
-    const std::size_t comma = std::min(dims.find(',', begin), dims.size());
-    const std::string token = dims.substr(begin, comma - begin);
-    begin = comma + 1;
-    if (token.find_first_not_of(" \t") == std::string::npos) continue;  // "(3,)" and "()"
-    std::smatch e;
-    if (!std::regex_match(token, e, extent)) malformed(path, "shape extent '" + token + "' is not a non-negative integer");
-    try {
-      parsed.shape.push_back(std::stoll(e[1]));
-    } catch (const std::out_of_range&) {
-      malformed(path, "shape extent " + e[1].str() + " is out of range");
-    }
-  }
+  const Dtype* dtype = std::find_if(std::begin(accepted), std::end(accepted), [&](const Dtype& d) {
+    return parsed.descr == d.descr && (parsed.descr[0] != '=' || detail::kHostIsLittleEndian);
+  });
+  if (dtype == std::end(accepted)) throw InvalidInput(path, "dtype " + parsed.descr + ", expected " + expected);
+  if (parsed.fortran_order) malformed(path, "Fortran (column-major) order is not supported; save with order='C'");
+  if (parsed.shape.size() != dimensions)
+    throw InvalidInput(path, "shape " + shapeText(parsed.shape) + ", expected " +
+                                 (dimensions == 2 ? "2-D (N, D)" : "1-D"));
 
-  static const std::regex type(R"([<>|=][a-zA-Z](\d{1,2}))");
-  std::smatch t;
-  if (!std::regex_match(parsed.dtype, t, type)) malformed(path, "unsupported dtype '" + parsed.dtype + "'");
-  const std::uint64_t item = std::stoul(t[1]);
+  Header header{parsed.descr, dtype->item_size, std::move(parsed.shape), 0};
   const std::uint64_t actual = file.size - preamble - header_length;
   // Compare element counts, not byte counts, so that no product can overflow.
-  const bool empty = std::find(parsed.shape.begin(), parsed.shape.end(), 0) != parsed.shape.end();
+  const bool empty = std::find(header.shape.begin(), header.shape.end(), 0) != header.shape.end();
   std::uint64_t count = empty ? 0 : 1;
-  bool too_large = item == 0;
-  for (auto n : parsed.shape) {
+  bool too_large = false;
+  for (auto n : header.shape) {
     const auto u = static_cast<std::uint64_t>(n);
     if (empty || too_large) break;
-    if (count > (actual / item) / u) too_large = true;
+    if (count > (actual / header.item_size) / u) too_large = true;
     else count *= u;
   }
-  if (too_large || count * item != actual)
-    malformed(path, "the header's shape " + shapeText(parsed.shape) + " and dtype " + parsed.dtype +
+  if (too_large || count * header.item_size != actual)
+    malformed(path, "the header's shape " + shapeText(header.shape) + " and dtype " + header.dtype +
                         " do not match the " + std::to_string(actual) + " data bytes in the file");
-  parsed.data_bytes = actual;
-  return parsed;
+  header.data_bytes = actual;
+  return header;
 }
 
 // A float32 2-D file, open at its data.
@@ -120,48 +114,29 @@ struct Float32MatrixFile {
 
 Float32MatrixFile openFloat32Matrix(const std::string& path) {
   Float32MatrixFile matrix{detail::openInputFile(path)};
-  const Header header = readHeader(matrix.file, path);
-  if (header.dtype != "<f4" && header.dtype != "=f4")
-    throw InvalidInput("'" + path + "': dtype " + header.dtype + ", expected little-endian float32 ('<f4')");
-  if (header.shape.size() != 2)
-    throw InvalidInput("'" + path + "': shape " + shapeText(header.shape) + ", expected 2-D (N, D)");
+  const Header header = readHeader(matrix.file, path, kFloat32, "little-endian float32 ('<f4')", 2);
   matrix.rows = header.shape[0];
   matrix.cols = header.shape[1];
   return matrix;
 }
 
 // The file's data straight into `out` (already of the file's shape): one read when its rows are
-// contiguous, one per row otherwise.
+// contiguous, one per row otherwise; then into the host's byte order (nothing to do on most).
 void readRows(Float32MatrixFile& matrix, const std::string& path, Eigen::Ref<Descriptors> out) {
-  const std::size_t row_bytes = sizeof(float) * static_cast<std::size_t>(matrix.cols);
+  const std::size_t cols = static_cast<std::size_t>(matrix.cols);
+  const std::size_t row_bytes = sizeof(float) * cols;
   if (out.outerStride() == out.cols() || out.rows() <= 1) {
     detail::readExactly(matrix.file, path, reinterpret_cast<char*>(out.data()), row_bytes * out.rows());
+    detail::swapToOrFromLittleEndian(out.data(), cols * static_cast<std::size_t>(out.rows()));
     return;
   }
-  for (Eigen::Index r = 0; r < out.rows(); ++r)
+  for (Eigen::Index r = 0; r < out.rows(); ++r) {
     detail::readExactly(matrix.file, path, reinterpret_cast<char*>(out.row(r).data()), row_bytes);
+    detail::swapToOrFromLittleEndian(out.row(r).data(), cols);
+  }
 }
 
-struct Array {
-  Header header;
-  std::vector<char> data;
-};
-
-Array readArray(const std::string& path) {
-  detail::InputFile file = detail::openInputFile(path);
-  Array array{readHeader(file, path), {}};
-  array.data.resize(static_cast<std::size_t>(array.header.data_bytes));
-  detail::readExactly(file, path, array.data.data(), array.data.size());
-  return array;
-}
-
-bool littleEndianOrder(const std::string& dtype) {
-  return !dtype.empty() && (dtype[0] == '<' || dtype[0] == '|' || dtype[0] == '=');
-}
-
-
-void writeArray(std::ostream& out, const std::string& dtype, const std::vector<std::int64_t>& shape,
-                const void* data, std::size_t bytes) {
+void writeArray(std::ostream& out, const std::string& dtype, const std::vector<std::int64_t>& shape) {
   std::string dict = "{'descr': '" + dtype + "', 'fortran_order': False, 'shape': (";
   for (std::size_t i = 0; i < shape.size(); ++i)
     dict += std::to_string(shape[i]) + (shape.size() == 1 || i + 1 < shape.size() ? ", " : "");
@@ -176,7 +151,15 @@ void writeArray(std::ostream& out, const std::string& dtype, const std::vector<s
   const char length[2] = {static_cast<char>(dict.size() & 0xff), static_cast<char>(dict.size() >> 8)};
   out.write(length, 2);
   out << dict;
-  out.write(static_cast<const char*>(data), static_cast<std::streamsize>(bytes));
+}
+
+template <typename T>
+void writeArray(std::ostream& out, const std::string& dtype, const std::vector<std::int64_t>& shape,
+                const T* data, std::size_t count) {
+  writeArray(out, dtype, shape);
+  detail::ByteWriter writer(out);
+  writer.array(data, count);
+  writer.flush();
 }
 
 }  // namespace
@@ -196,44 +179,35 @@ MatrixShape readFloat32MatrixShape(const std::string& path) {
 void readFloat32MatrixInto(const std::string& path, Eigen::Ref<Descriptors> out) {
   Float32MatrixFile file = openFloat32Matrix(path);
   if (out.rows() != file.rows || out.cols() != file.cols)
-    throw InvalidInput("'" + path + "': shape (" + std::to_string(file.rows) + ", " + std::to_string(file.cols) +
-                       ") does not match the " + std::to_string(out.rows()) + " x " + std::to_string(out.cols()) +
-                       " matrix it is to be read into");
+    throw InvalidInput(path, "shape (" + std::to_string(file.rows) + ", " + std::to_string(file.cols) +
+                                 ") does not match the " + std::to_string(out.rows()) + " x " +
+                                 std::to_string(out.cols()) + " matrix it is to be read into");
   readRows(file, path, out);
 }
 
 std::vector<std::int64_t> readInt64Vector(const std::string& path) {
-  const Array read = readArray(path);
-  const Header& array = read.header;
-  if (array.shape.size() != 1)
-    throw InvalidInput("'" + path + "': shape " + shapeText(array.shape) + ", expected 1-D");
-  const std::string kind = array.dtype.size() >= 2 ? array.dtype.substr(1) : "";
-  if (!littleEndianOrder(array.dtype) || (kind != "i8" && kind != "i4"))
-    throw InvalidInput("'" + path + "': dtype " + array.dtype + ", expected little-endian int64 or int32");
-  std::vector<std::int64_t> values(static_cast<std::size_t>(array.shape[0]));
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    if (kind == "i8") {
-      std::memcpy(&values[i], read.data.data() + 8 * i, 8);
-    } else {
-      std::int32_t v;
-      std::memcpy(&v, read.data.data() + 4 * i, 4);
-      values[i] = v;
-    }
-  }
+  detail::InputFile file = detail::openInputFile(path);
+  const Header header = readHeader(file, path, kIntegers, "little-endian int64 or int32", 1);
+  std::vector<char> data(static_cast<std::size_t>(header.data_bytes));
+  detail::readExactly(file, path, data.data(), data.size());
+  const auto* bytes = reinterpret_cast<const unsigned char*>(data.data());
+  std::vector<std::int64_t> values(static_cast<std::size_t>(header.shape[0]));
+  for (std::size_t i = 0; i < values.size(); ++i)
+    values[i] = header.item_size == 8 ? detail::decodeLittleEndian<std::int64_t>(bytes + 8 * i)
+                                      : detail::decodeLittleEndian<std::int32_t>(bytes + 4 * i);
   return values;
 }
 
 void writeFloat32Matrix(std::ostream& out, const Descriptors& matrix) {
-  writeArray(out, "<f4", {matrix.rows(), matrix.cols()}, matrix.data(), sizeof(float) * matrix.size());
+  writeArray(out, "<f4", {matrix.rows(), matrix.cols()}, matrix.data(), static_cast<std::size_t>(matrix.size()));
 }
 
 void writeInt32Matrix(std::ostream& out, const Histograms& matrix) {
-  writeArray(out, "<i4", {matrix.rows(), matrix.cols()}, matrix.data(), sizeof(std::int32_t) * matrix.size());
+  writeArray(out, "<i4", {matrix.rows(), matrix.cols()}, matrix.data(), static_cast<std::size_t>(matrix.size()));
 }
 
 void writeInt32Vector(std::ostream& out, const std::vector<std::int32_t>& values) {
-  writeArray(out, "<i4", {static_cast<std::int64_t>(values.size())}, values.data(),
-             sizeof(std::int32_t) * values.size());
+  writeArray(out, "<i4", {static_cast<std::int64_t>(values.size())}, values.data(), values.size());
 }
 
 void writeFloat32Matrix(const std::string& path, const Descriptors& matrix) {

@@ -1,71 +1,39 @@
-// Vocabulary save/load: choose the format by extension, check compatibility with descriptors.
+// Vocabulary save/load through the format table, the formats' help text, and the compatibility
+// check with descriptors.
 #include <bovw/error.hpp>
-#include <bovw/npy.hpp>
 #include <bovw/vocabulary_io.hpp>
 
 #include "io/vocabulary_formats.hpp"
 
-#include <algorithm>
-#include <cctype>
-
 namespace bovw {
 
-namespace {
-
-enum class Format { Binary, Npy, FileStorage };
-
-bool endsWith(const std::string& text, const std::string& suffix) {
-  return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-Format formatOf(const std::string& path) {
-  std::string lower = path;
-  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
-  if (endsWith(lower, ".bovw")) return Format::Binary;
-  if (endsWith(lower, ".npy")) return Format::Npy;
-  for (const char* ext : {".yml", ".yaml", ".xml", ".yml.gz", ".yaml.gz", ".xml.gz", ".json"})
-    if (endsWith(lower, ext)) return Format::FileStorage;
-  throw InvalidInput("'" + path + "': unknown vocabulary format; use .bovw, .npy, .yml, .yml.gz, .xml or .xml.gz");
-}
-
-}  // namespace
-
-void checkVocabularyPath(const std::string& path) {
-  const Format format = formatOf(path);
-#ifndef BOVW_HAVE_OPENCV
-  if (format == Format::FileStorage)
-    throw InvalidInput("'" + path + "': OpenCV FileStorage needs a bovw built with OpenCV; use .bovw or .npy");
-#endif
-  (void)format;
-}
+void checkVocabularyPath(const std::string& path) { detail::vocabularyFormatOf(path); }
 
 void saveVocabulary(const std::string& path, const Vocabulary& vocabulary) {
-  switch (formatOf(path)) {
-    case Format::Binary:
-      return detail::saveVocabularyBinary(path, vocabulary);
-    case Format::Npy:
-      return npy::writeFloat32Matrix(path, vocabulary.centroids());
-    case Format::FileStorage:
-      return detail::saveVocabularyFileStorage(path, vocabulary);
-  }
+  detail::vocabularyFormatOf(path).save(path, vocabulary);
 }
 
-Vocabulary loadVocabulary(const std::string& path) {
-  switch (formatOf(path)) {
-    case Format::Binary:
-      return detail::loadVocabularyBinary(path);
-    case Format::Npy:
-      try {
-        return Vocabulary(npy::readFloat32Matrix(path), kUnspecifiedDescriptorType);
-      } catch (const InvalidInput& e) {
-        const std::string message = e.what();
-        if (message.find(path) != std::string::npos) throw;
-        throw InvalidInput("'" + path + "': " + message);
-      }
-    case Format::FileStorage:
-      return detail::loadVocabularyFileStorage(path);
+Vocabulary loadVocabulary(const std::string& path) { return detail::vocabularyFormatOf(path).load(path); }
+
+std::string vocabularyFormatNames() {
+  std::vector<std::string> names;
+  for (const auto& format : detail::vocabularyFormats())
+    if (format.save) names.insert(names.end(), format.extensions.begin(), format.extensions.end());
+  std::string text;
+  for (std::size_t i = 0; i < names.size(); ++i)
+    text += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+  return text;
+}
+
+std::string vocabularyFormatsHelp() {
+  std::string text;
+  for (const auto& format : detail::vocabularyFormats()) {
+    if (!format.save) continue;
+    std::string extensions;
+    for (const auto& extension : format.extensions) extensions += (extensions.empty() ? "" : " ") + extension;
+    text += "\n  " + extensions + ": " + format.description;
   }
-  throw InvalidInput("'" + path + "': unknown vocabulary format");
+  return text;
 }
 
 void checkCompatible(const Vocabulary& vocabulary, const std::string& descriptor_type, int dimension,

@@ -1,63 +1,56 @@
-// ImageDatabase: the container file around a vocabulary and an inverted index.
+// ImageDatabase: the container file around a vocabulary and an inverted index (format in
+// docs/FORMATS.md; fields below).
 #include <bovw/atomic_file.hpp>
 #include <bovw/error.hpp>
 #include <bovw/image_database.hpp>
 #include <bovw/vocabulary_io.hpp>
 
 #include "io/file_bytes.hpp"
+#include "io/file_header.hpp"
 #include "io/vocabulary_formats.hpp"
 
-#include <cstring>
 #include <sstream>
 
 namespace bovw {
 
 namespace {
 
-constexpr char kMagic[8] = {'B', 'O', 'V', 'W', 'D', 'B', '\0', '\0'};
-constexpr std::uint32_t kVersion = 1;
-constexpr std::uint32_t kByteOrderMark = 0x01020304;
+// Version 1 had no checksum (its feature settings were checked by nothing) and was written in the
+// host's byte order: little-endian on every machine that wrote one, so version 2's reader reads it.
+constexpr detail::BinaryFormat kFormat{"bovw database", {'B', 'O', 'V', 'W', 'D', 'B', '\0', '\0'}, 2, 1, 2};
 
-template <typename T>
-void put(std::ostream& out, T value) {
-  out.write(reinterpret_cast<const char*>(&value), sizeof(value));
+//   16  4  feature kind (0 SURF, 1 SIFT)
+//   20  8  f64 Hessian threshold
+//   28  4  i32 octaves
+//   32  4  i32 layers per octave
+//   36  4  u32 extended (0 or 1)
+//   40  4  u32 upright (0 or 1)
+void writeFeatures(detail::ByteWriter& out, const FeatureSettings& features) {
+  out.u32(features.kind == FeatureKind::Sift ? 1 : 0);
+  out.f64(features.surf.hessian_threshold);
+  out.i32(features.surf.octaves);
+  out.i32(features.surf.octave_layers);
+  out.u32(features.surf.extended ? 1 : 0);
+  out.u32(features.surf.upright ? 1 : 0);
 }
 
-// Reads fixed-size fields and length-prefixed blocks from a file held in memory, failing with the
-// file's name instead of reading past its end.
-class Reader {
- public:
-  Reader(const std::vector<char>& bytes, std::string path) : bytes_(bytes), path_(std::move(path)) {}
-  template <typename T>
-  T get(const char* what) {
-    need(sizeof(T), what);
-    T value;
-    std::memcpy(&value, bytes_.data() + position_, sizeof(T));
-    position_ += sizeof(T);
-    return value;
-  }
-  std::vector<char> block(const char* what) {
-    const auto length = get<std::uint64_t>(what);
-    need(length, what);
-    std::vector<char> out(bytes_.begin() + static_cast<std::ptrdiff_t>(position_),
-                          bytes_.begin() + static_cast<std::ptrdiff_t>(position_ + length));
-    position_ += length;
-    return out;
-  }
-  bool atEnd() const { return position_ == bytes_.size(); }
-  [[noreturn]] void fail(const std::string& what) const {
-    throw InvalidInput("'" + path_ + "' is not a valid bovw database: " + what);
-  }
-
- private:
-  void need(std::uint64_t count, const char* what) const {
-    if (count > bytes_.size() - position_) fail(std::string("truncated in ") + what);
-  }
-  const std::vector<char>& bytes_;
-  std::string path_;
-  std::size_t position_ = 0;
-};
-
+FeatureSettings readFeatures(detail::ByteReader& in) {
+  FeatureSettings features;
+  const auto kind = in.u32("the feature kind");
+  if (kind > 1) in.fail("unknown feature kind " + std::to_string(kind));
+  features.kind = kind == 1 ? FeatureKind::Sift : FeatureKind::Surf;
+  features.surf.hessian_threshold = in.f64("the SURF parameters");
+  features.surf.octaves = in.i32("the SURF parameters");
+  features.surf.octave_layers = in.i32("the SURF parameters");
+  auto flag = [&](const char* name) {
+    const auto value = in.u32("the SURF parameters");
+    if (value > 1) in.fail(std::string("SURF flag '") + name + "' is " + std::to_string(value) + ", not 0 or 1");
+    return value == 1;
+  };
+  features.surf.extended = flag("extended");
+  features.surf.upright = flag("upright");
+  return features;
+}
 
 }  // namespace
 
@@ -80,50 +73,34 @@ void ImageDatabase::save(const std::string& path) const {
   detail::writeVocabularyBinary(vocabulary, vocabulary_);
   index_.write(index);
   writeFileAtomically(path, [&](std::ostream& out) {
-    out.write(kMagic, sizeof(kMagic));
-    put(out, kVersion);
-    put(out, kByteOrderMark);
-    put(out, static_cast<std::uint32_t>(features_.kind == FeatureKind::Sift ? 1 : 0));
-    put(out, features_.surf.hessian_threshold);
-    put(out, static_cast<std::int32_t>(features_.surf.octaves));
-    put(out, static_cast<std::int32_t>(features_.surf.octave_layers));
-    put(out, static_cast<std::uint32_t>(features_.surf.extended));
-    put(out, static_cast<std::uint32_t>(features_.surf.upright));
+    detail::ByteWriter w(out);
+    detail::writeFileHeader(w, kFormat);
+    writeFeatures(w, features_);
     for (const std::string& block : {vocabulary.str(), index.str()}) {
-      put(out, static_cast<std::uint64_t>(block.size()));
-      out.write(block.data(), static_cast<std::streamsize>(block.size()));
+      w.u64(block.size());
+      w.text(block);
     }
+    w.checksum();
   });
 }
 
 ImageDatabase ImageDatabase::load(const std::string& path) {
   const std::vector<char> bytes = detail::readFileBytes(path);
-  Reader r(bytes, path);
-  char magic[sizeof(kMagic)];
-  for (char& c : magic) c = r.get<char>("the magic");
-  if (std::memcmp(magic, kMagic, sizeof(kMagic)) != 0) r.fail("wrong magic (expected BOVWDB)");
-  if (const auto version = r.get<std::uint32_t>("the version"); version != kVersion)
-    r.fail("format version " + std::to_string(version) + ", this build reads version 1");
-  if (r.get<std::uint32_t>("the byte-order mark") != kByteOrderMark) r.fail("bad byte-order mark");
-  FeatureSettings features;
-  const auto kind = r.get<std::uint32_t>("the feature kind");
-  if (kind > 1) r.fail("unknown feature kind " + std::to_string(kind));
-  features.kind = kind == 1 ? FeatureKind::Sift : FeatureKind::Surf;
-  features.surf.hessian_threshold = r.get<double>("the SURF parameters");
-  features.surf.octaves = r.get<std::int32_t>("the SURF parameters");
-  features.surf.octave_layers = r.get<std::int32_t>("the SURF parameters");
-  features.surf.extended = r.get<std::uint32_t>("the SURF parameters") != 0;
-  features.surf.upright = r.get<std::uint32_t>("the SURF parameters") != 0;
-  const auto vocabulary_bytes = r.block("the vocabulary");
-  const auto index_bytes = r.block("the index");
-  if (!r.atEnd()) r.fail("unexpected bytes after the index");
-  Vocabulary vocabulary = detail::decodeVocabularyBinary(vocabulary_bytes.data(), vocabulary_bytes.size(),
-                                                         path + " (vocabulary)");
-  InvertedIndex index = InvertedIndex::read(index_bytes, path + " (index)");
+  detail::ByteReader r(bytes.data(), bytes.size(), path, kFormat.name);
+  if (detail::readFileHeader(r, kFormat) >= kFormat.first_summed) detail::readTrailingChecksum(r);
+  const FeatureSettings features = readFeatures(r);
+  const std::uint64_t vocabulary_length = r.u64("the vocabulary's length");
+  const char* vocabulary_bytes = r.take(vocabulary_length, "the vocabulary");
+  const std::uint64_t index_length = r.u64("the index's length");
+  const char* index_bytes = r.take(index_length, "the index");
+  if (r.remaining() != 0) r.fail("unexpected bytes after the index");
+  Vocabulary vocabulary =
+      detail::decodeVocabularyBinary(vocabulary_bytes, vocabulary_length, path + " (vocabulary)");
+  InvertedIndex index = InvertedIndex::read(std::vector<char>(index_bytes, index_bytes + index_length), path + " (index)");
   try {
     return ImageDatabase(std::move(vocabulary), features, std::move(index));
   } catch (const InvalidInput& e) {
-    r.fail(e.what());
+    r.fail(e.problem());
   }
 }
 

@@ -70,14 +70,34 @@ def describe(result):
         result.returncode, " ".join(result.args), result.stdout[-3000:], result.stderr[-3000:])
 
 
+def checksum64(data):
+    """bovw's Checksum64 (docs/FORMATS.md), written again from its description."""
+    mask = (1 << 64) - 1
+    state = 0x243f6a8885a308d3
+
+    def mix(state, word):
+        state = ((state ^ word) * 0x9e3779b97f4a7c15) & mask
+        return state ^ (state >> 29)
+
+    for (word,) in struct.iter_unpack("<Q", data + b"\0" * (-len(data) % 8)):
+        state = mix(state, word)
+    h = mix(state, len(data))
+    h = ((h ^ (h >> 30)) * 0xbf58476d1ce4e5b9) & mask
+    h = ((h ^ (h >> 27)) * 0x94d049bb133111eb) & mask
+    return h ^ (h >> 31)
+
+
 def read_bovw_vocabulary(path):
-    """(descriptor type, K x D float32) of a .bovw file, parsed from its documented layout."""
+    """(descriptor type, K x D float32) of a .bovw file (version 2), parsed from its documented
+    layout, its closing checksum recomputed."""
     with open(path, "rb") as f:
         data = f.read()
     magic, version, bom, dtype, k, d, type_length = struct.unpack_from("<8s6I", data, 0)
-    assert magic == b"BOVWVOC\0" and version == 1 and bom == 0x01020304 and dtype == 1, path
+    assert magic == b"BOVWVOC\0" and version == 2 and bom == 0x01020304 and dtype == 1, path
+    end = 32 + type_length + 4 * k * d
+    assert len(data) == end + 8 and struct.unpack_from("<Q", data, end)[0] == checksum64(data[:end]), path
     descriptor_type = data[32:32 + type_length].decode("ascii")
-    centroids = np.frombuffer(data, dtype="<f4", offset=32 + type_length).reshape(k, d)
+    centroids = np.frombuffer(data, dtype="<f4", count=k * d, offset=32 + type_length).reshape(k, d)
     return descriptor_type, centroids
 
 

@@ -1,10 +1,22 @@
-// writeFileAtomically / writePathAtomically: a failed write leaves neither the target nor a
-// temporary behind, and an existing target is untouched; a successful one leaves exactly the target.
+// writeFileAtomically / writeFilesAtomically: a failed write leaves neither the target nor a
+// temporary behind, and an existing target is untouched; a successful one leaves exactly the target;
+// a full device is an IoError with the system's reason; the temporaries of killed runs are removed.
 #include "io_test_support.hpp"
+
+#include "io/checked_file_buffer.hpp"
+#include "io/temporary_file.hpp"
 
 #include <bovw/atomic_file.hpp>
 #include <bovw/error.hpp>
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <csignal>
+
+#include <cerrno>
 #include <stdexcept>
 
 namespace bovw::test {
@@ -50,34 +62,80 @@ TEST_F(AtomicFile, ThrowingWriterLeavesAnExistingTargetUntouched) {
   EXPECT_EQ(entries(), std::set<std::string>{"out.bin"});
 }
 
-TEST_F(AtomicFile, PathWriterGetsATemporaryBesideTheTarget) {
-  std::string temporary;
-  writePathAtomically(path("model.yml"), [&](const std::string& p) {
-    temporary = p;
-    writeBytes(p, "%YAML:1.0\n");
+TEST_F(AtomicFile, WhileWritingTheTemporaryIsBesideTheTargetAndNamedForIt) {
+  std::set<std::string> during;
+  writeFileAtomically(path("model.yml"), [&](std::ostream& out) {
+    out << "%YAML:1.0\n";
+    during = entries();
   });
-  EXPECT_NE(temporary, path("model.yml"));
-  EXPECT_EQ(std::filesystem::path(temporary).parent_path(), dir_) << "rename is atomic only within a file system";
-  EXPECT_EQ(std::filesystem::path(temporary).extension(), ".yml") << "writers that pick a format by extension";
-  EXPECT_EQ(readBytes(path("model.yml")), "%YAML:1.0\n");
+  ASSERT_EQ(during.size(), 1u);
+  const std::string temporary = *during.begin();
+  EXPECT_TRUE(detail::isTemporaryName(temporary)) << temporary;
+  EXPECT_EQ(temporary.rfind(".bovw-tmp-" + std::to_string(::getpid()) + "-", 0), 0u) << temporary;
+  EXPECT_EQ(temporary.substr(temporary.size() - 10), "-model.yml") << temporary;
   EXPECT_EQ(entries(), std::set<std::string>{"model.yml"});
 }
 
-TEST_F(AtomicFile, ThrowingPathWriterLeavesNothingAndKeepsTheOldFile) {
-  writeBytes(path("model.yml"), "old");
-  EXPECT_THROW(writePathAtomically(path("model.yml"),
-                                   [&](const std::string& p) {
-                                     writeBytes(p, "partial");
-                                     throw WriterFailed();
-                                   }),
-               WriterFailed);
-  EXPECT_EQ(readBytes(path("model.yml")), "old");
-  EXPECT_EQ(entries(), std::set<std::string>{"model.yml"});
+TEST_F(AtomicFile, TemporaryNamesAreRecognisedExactly) {
+  for (const char* name : {".bovw-tmp-1-0-a", ".bovw-tmp-123-45-v.yml.gz", ".bovw-tmp-9-9-x-1-2"})
+    EXPECT_TRUE(detail::isTemporaryName(name)) << name;
+  for (const char* name : {".bovw-tmp-1-0-", ".bovw-tmp--0-a", ".bovw-tmp-1--a", ".bovw-tmp-x-0-a", "bovw-tmp-1-0-a",
+                           ".bovw-tmp-1-a", "v.bovw", ".bovw-tmp-1"})
+    EXPECT_FALSE(detail::isTemporaryName(name)) << name;
 }
 
-TEST_F(AtomicFile, PathWriterThatCreatesNothingIsAnIoError) {
-  EXPECT_THROW(writePathAtomically(path("nothing.bin"), [](const std::string&) {}), IoError);
-  EXPECT_TRUE(entries().empty());
+// A killed run leaves its temporary, unlocked; a live writer's is locked. The next write into the
+// folder removes the first and keeps the second, and nothing that only looks like one.
+TEST_F(AtomicFile, TheNextWriteRemovesTheTemporariesOfKilledRuns) {
+  writeBytes(path(".bovw-tmp-999999-0-out.bin"), "abandoned by a killed run");
+  writeBytes(path(".bovw-tmp-999999-1-other.npy"), "abandoned too, for another target");
+  writeBytes(path(".bovw-tmp-x-0-out.bin"), "not bovw's name");
+  writeBytes(path("notes.txt"), "the user's");
+  writeBytes(path(".bovw-tmp-999998-0-out.bin"), "being written");
+  const int live = ::open(path(".bovw-tmp-999998-0-out.bin").c_str(), O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(live, 0);
+  ASSERT_EQ(::flock(live, LOCK_EX | LOCK_NB), 0);
+  writeFileAtomically(path("out.bin"), [](std::ostream& out) { out << "new"; });
+  ::close(live);
+  EXPECT_EQ(entries(), (std::set<std::string>{"out.bin", ".bovw-tmp-x-0-out.bin", "notes.txt",
+                                              ".bovw-tmp-999998-0-out.bin"}));
+  EXPECT_EQ(readBytes(path("out.bin")), "new");
+}
+
+// The real thing: a process killed in the middle of a write (no destructor, no cleanup) leaves its
+// temporary; the next write removes it.
+TEST_F(AtomicFile, AWriterKilledMidWriteLeavesATemporaryThatTheNextWriteRemoves) {
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    detail::TemporaryFile temporary(path("out.bin"));
+    temporary.stream() << std::string(200000, 'x');
+    temporary.stream().flush();
+    ::kill(::getpid(), SIGKILL);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFSIGNALED(status));
+  const auto left = entries();
+  ASSERT_EQ(left.size(), 1u);
+  EXPECT_TRUE(detail::isTemporaryName(*left.begin())) << *left.begin();
+  writeFileAtomically(path("out.bin"), [](std::ostream& out) { out << "complete"; });
+  EXPECT_EQ(entries(), std::set<std::string>{"out.bin"});
+  EXPECT_EQ(readBytes(path("out.bin")), "complete");
+}
+
+TEST_F(AtomicFile, AFullDeviceIsAnErrorWithTheSystemsReason) {
+  const int fd = ::open("/dev/full", O_WRONLY | O_CLOEXEC);
+  if (fd < 0) GTEST_SKIP() << "no /dev/full on this system";
+  detail::CheckedFileBuffer buffer(fd);
+  std::ostream out(&buffer);
+  out << "a few bytes stay in the buffer";
+  EXPECT_EQ(buffer.error(), 0);
+  out << std::string(1 << 17, 'x');  // more than the buffer: written, and refused
+  EXPECT_FALSE(out.good());
+  EXPECT_FALSE(buffer.drain());
+  EXPECT_EQ(buffer.error(), ENOSPC);
+  ::close(fd);
 }
 
 TEST_F(AtomicFile, MissingDirectoryOrEmptyPathIsAnIoError) {

@@ -438,6 +438,106 @@ INSTANTIATE_TEST_SUITE_P(Files, NpyMalformed, testing::ValuesIn(malformedFiles()
 INSTANTIATE_TEST_SUITE_P(Files, NpyMalformedMatrix, testing::ValuesIn(malformedMatrixFiles()),
                          [](const auto& info) { return info.param.name; });
 
+// --- The header's dict, against numpy's own reader ---------------------------------------------------
+
+// A header and whether numpy and bovw read it (all describe 3 x 4 float32 with 48 data bytes).
+struct HeaderCase {
+  std::string name;
+  std::string dict;
+  int major;
+  bool numpy_reads;
+  bool bovw_reads;
+};
+
+std::vector<HeaderCase> headerCases() {
+  const std::string keys = "'fortran_order': False, 'shape': (3, 4)";
+  return {
+      // What numpy and other writers produce, in their spacing variants: read by both.
+      {"NumpyStyle", "{'descr': '<f4', 'fortran_order': False, 'shape': (3, 4), }", 1, true, true},
+      {"Version2", "{'descr': '<f4', 'fortran_order': False, 'shape': (3, 4), }", 2, true, true},
+      {"Version3", "{'descr': '<f4', 'fortran_order': False, 'shape': (3, 4), }", 3, true, true},
+      {"DoubleQuotes", "{\"descr\": \"<f4\", \"fortran_order\": False, \"shape\": (3, 4)}", 1, true, true},
+      {"NoSpaces", "{'descr':'<f4','fortran_order':False,'shape':(3,4)}", 1, true, true},
+      {"KeysReordered", "{'shape': (3, 4), 'fortran_order': False, 'descr': '<f4'}", 1, true, true},
+      {"LineBreaksInside", "{'descr': '<f4',\n 'fortran_order': False,\n 'shape': (3, 4)}", 1, true, true},
+      {"TrailingCommaInShape", "{'descr': '<f4', 'fortran_order': False, 'shape': (3, 4,), }", 1, true, true},
+      {"LeadingSpace", " {'descr': '<f4', " + keys + "}", 1, true, true},
+      {"Python2Longs", "{'descr': '<f4', 'fortran_order': False, 'shape': (3L, 4L), }", 1, true, true},
+      // Refused by both.
+      {"Python2LongsInVersion3", "{'descr': '<f4', 'fortran_order': False, 'shape': (3L, 4L), }", 3, false, false},
+      {"EmptyDict", "{}", 1, false, false},
+      {"NotADict", "('<f4', False, (3, 4))", 1, false, false},
+      {"MissingDescr", "{" + keys + "}", 1, false, false},
+      {"MissingFortranOrder", "{'descr': '<f4', 'shape': (3, 4)}", 1, false, false},
+      {"MissingShape", "{'descr': '<f4', 'fortran_order': False}", 1, false, false},
+      {"ExtraKey", "{'descr': '<f4', " + keys + ", 'version': 1}", 1, false, false},
+      {"MissingComma", "{'descr': '<f4' 'fortran_order': False, 'shape': (3, 4)}", 1, false, false},
+      {"MissingColon", "{'descr' '<f4', " + keys + "}", 1, false, false},
+      {"UnclosedDict", "{'descr': '<f4', " + keys, 1, false, false},
+      {"UnterminatedString", "{'descr: '<f4', " + keys + "}", 1, false, false},
+      {"TextAfterTheDict", "{'descr': '<f4', " + keys + "} x", 1, false, false},
+      {"UnquotedKey", "{descr: '<f4', " + keys + "}", 1, false, false},
+      {"FortranOrderAsInteger", "{'descr': '<f4', 'fortran_order': 0, 'shape': (3, 4)}", 1, false, false},
+      {"FortranOrderAsString", "{'descr': '<f4', 'fortran_order': 'False', 'shape': (3, 4)}", 1, false, false},
+      {"ShapeAsList", "{'descr': '<f4', 'fortran_order': False, 'shape': [3, 4]}", 1, false, false},
+      {"ShapeAsInteger", "{'descr': '<f4', 'fortran_order': False, 'shape': (12)}", 1, false, false},
+      {"ShapeAsString", "{'descr': '<f4', 'fortran_order': False, 'shape': '3, 4'}", 1, false, false},
+      {"ShapeWithAFloat", "{'descr': '<f4', 'fortran_order': False, 'shape': (3.0, 4)}", 1, false, false},
+      {"DescrAsInteger", "{'descr': 4, " + keys + "}", 1, false, false},
+      {"HeaderLongerThanNumpyReads", "{'descr': '<f4', " + keys + "}" + std::string(10000, ' '), 1, false, false},
+      // numpy reads these, bovw refuses: two values for one key (numpy keeps the last: int32 here,
+      // where a pattern match took float32), and Python syntax no writer produces.
+      {"DuplicateDescr", "{'descr': '<f4', 'descr': '<i4', " + keys + "}", 1, true, false},
+      {"Comment", "{'descr': '<f4', # float32\n " + keys + "}", 1, true, false},
+  };
+}
+
+TEST_F(Npy, HeadersAreReadOnlyWhereNumpyReadsThem) {
+  const std::string data(3 * 4 * 4, '\0');
+  std::string listing;
+  for (const HeaderCase& c : headerCases()) {
+    SCOPED_TRACE(c.name);
+    const std::string file = path(c.name + ".npy");
+    writeBytes(file, npyFile(c.dict, data, c.major));
+    listing += c.name + (c.numpy_reads ? " read\n" : " refused\n");
+    try {
+      const Descriptors m = npy::readFloat32Matrix(file);
+      EXPECT_TRUE(c.bovw_reads) << "read a header numpy or bovw should refuse";
+      EXPECT_EQ(m.rows(), 3);
+      EXPECT_EQ(m.cols(), 4);
+    } catch (const InvalidInput& e) {
+      EXPECT_FALSE(c.bovw_reads) << e.what();
+      EXPECT_NE(std::string(e.what()).find(file), std::string::npos) << e.what();
+    }
+  }
+  // A minor version numpy does not write is refused by both too.
+  std::string minor = npyFile("{'descr': '<f4', 'fortran_order': False, 'shape': (3, 4), }", data);
+  minor[7] = 1;
+  writeBytes(path("MinorVersion.npy"), minor);
+  listing += "MinorVersion refused\n";
+  EXPECT_THROW(npy::readFloat32Matrix(path("MinorVersion.npy")), InvalidInput);
+
+  // numpy's verdicts, from numpy itself.
+  const std::string python = findPythonWithNumpy();
+  if (python.empty()) GTEST_SKIP() << "python3 with numpy not available: numpy's verdicts not checked";
+  writeBytes(path("expected.txt"), listing);
+  writeBytes(path("check.py"),
+             "import numpy as np, sys\n"
+             "d = sys.argv[1]\n"
+             "wrong = []\n"
+             "for line in open(d + '/expected.txt'):\n"
+             "    name, verdict = line.split()\n"
+             "    try:\n"
+             "        np.load(d + '/' + name + '.npy'); got = 'read'\n"
+             "    except Exception:\n"
+             "        got = 'refused'\n"
+             "    if got != verdict: wrong.append(name + ': numpy ' + got)\n"
+             "if wrong: print('\\n'.join(wrong))\n"
+             "sys.exit(1 if wrong else 0)\n");
+  EXPECT_EQ(std::system((python + " " + path("check.py") + " " + dir_.string()).c_str()), 0)
+      << "numpy's verdict differs from the table (printed above)";
+}
+
 TEST_F(Npy, MissingFileIsAnIoErrorNamingThePath) {
   const std::string file = path("does-not-exist.npy");
   try {

@@ -1,7 +1,7 @@
 // Index files: round trips that answer identically, and every corrupt or truncated file refused
 // with InvalidInput naming the file (structural damage behind a valid checksum included).
 #include "core/io_test_support.hpp"
-#include "index/checksum.hpp"
+#include "core/resealing.hpp"
 #include "index/index_test_support.hpp"
 
 #include <bovw/error.hpp>
@@ -34,16 +34,6 @@ void putU32(std::string& bytes, std::size_t offset, std::uint32_t v) {
 void putU64(std::string& bytes, std::size_t offset, std::uint64_t v) {
   for (int i = 0; i < 8; ++i) bytes[offset + i] = static_cast<char>((v >> (8 * i)) & 0xff);
 }
-// Recomputes the closing checksum, so that damage inside reaches the structural checks.
-std::string reseal(std::string bytes) {
-  bytes.resize(bytes.size() - 8);
-  index_detail::Checksum64 checksum;
-  checksum.update(bytes.data(), bytes.size());
-  bytes.resize(bytes.size() + 8);
-  putU64(bytes, bytes.size() - 8, checksum.digest());
-  return bytes;
-}
-
 class IndexFile : public ScratchDirTest {
  protected:
   // Loads `bytes` from a file and expects InvalidInput naming the file and containing `problem`.
@@ -147,7 +137,7 @@ TEST_F(IndexFile, KnownLayout) {
   EXPECT_EQ(u32(kFirstWord), 1u);
   EXPECT_EQ(u32(kFirstCount), 2u);
   EXPECT_EQ(u32(kSecondWord), 3u);
-  EXPECT_EQ(reseal(bytes), bytes);
+  EXPECT_EQ(resealed(bytes), bytes);
 }
 
 TEST_F(IndexFile, TruncatedAtEveryOffsetIsRefused) {
@@ -161,7 +151,7 @@ TEST_F(IndexFile, TruncatedAtEveryOffsetIsRefused) {
   for (std::size_t length = 0; length < bytes.size(); ++length)
     expectRefused(bytes.substr(0, length), "", "truncated to " + std::to_string(length) + " bytes");
   expectRefused(bytes + std::string(1, '\0'), "checksum", "one byte appended");
-  expectRefused(reseal(bytes.substr(0, bytes.size() - 8) + std::string(8, 'x') + std::string(8, '\0')),
+  expectRefused(resealed(bytes.substr(0, bytes.size() - 8) + std::string(8, 'x') + std::string(8, '\0')),
                 "unexpected bytes", "bytes after the lists, sealed");
 }
 
@@ -197,7 +187,7 @@ TEST_F(IndexFile, HeaderProblemsAreNamed) {
   expectRefused(bad, "big-endian", "other byte order");
   bad = good;
   putU32(bad, 12, 0x12345678u);
-  expectRefused(bad, "byte order mark", "garbage byte order mark");
+  expectRefused(bad, "byte-order mark", "garbage byte-order mark");
   expectRefused(good.substr(0, 40), "truncated", "header cut");
 }
 
@@ -243,7 +233,7 @@ TEST_F(IndexFile, StructuralDamageBehindAValidChecksum) {
       putU64(bad, c.offset, c.value);
     else
       putU32(bad, c.offset, static_cast<std::uint32_t>(c.value));
-    expectRefused(reseal(bad), c.problem, c.label);
+    expectRefused(resealed(bad), c.problem, c.label);
   }
 }
 
@@ -258,11 +248,11 @@ TEST_F(IndexFile, DuplicateNamesAndUnsortedImagesBehindAValidChecksum) {
   std::string bad = good;
   bad[67] = 'a';
   bad[68] = 'b';
-  expectRefused(reseal(bad), "the name 'ab' appears twice", "duplicate name");
+  expectRefused(resealed(bad), "the name 'ab' appears twice", "duplicate name");
   bad = good;
   putU32(bad, 77, 1);
   putU32(bad, 85, 0);
-  expectRefused(reseal(bad), "not strictly increasing", "image ids out of order");
+  expectRefused(resealed(bad), "not strictly increasing", "image ids out of order");
 }
 
 TEST_F(IndexFile, MissingFilesAndUnwritablePathsAreIoErrors) {
@@ -271,6 +261,26 @@ TEST_F(IndexFile, MissingFilesAndUnwritablePathsAreIoErrors) {
   InvertedIndex index(signature(3));
   EXPECT_THROW(index.save(path("no-such-dir/index.bovwidx")), IoError);
   EXPECT_TRUE(entries().empty());
+}
+
+// An index written before the format toolkit (tests/data/formats/README.md) loads and answers as
+// the index it was made from: the format is unchanged, and stays readable.
+TEST_F(IndexFile, AFileWrittenByTheFirstVersionLoads) {
+  const InvertedIndex loaded = InvertedIndex::load(std::string(BOVW_TEST_DATA) + "/formats/v1.bovwidx");
+  InvertedIndex expected(VocabularySignature{5, 64, "surf64", 10107324123145791692ull});
+  for (int i = 0; i < 4; ++i) {
+    Counts counts(5);
+    for (int w = 0; w < 5; ++w) counts[static_cast<std::size_t>(w)] = (i + w) % 3;
+    expected.add("image_" + std::to_string(i) + ".png", view(counts));
+  }
+  expected.remove("image_2.png");
+  EXPECT_EQ(loaded.vocabulary().descriptor_type, "surf64");
+  EXPECT_EQ(loaded.vocabulary().fingerprint, 10107324123145791692ull);
+  EXPECT_EQ(loaded.ids(), expected.ids());
+  expectSameResults(expected, loaded, {Counts{1, 0, 2, 0, 1}, Counts{0, 3, 0, 0, 0}});
+  // And this build writes it byte for byte as it was written then.
+  expected.save(path("again.bovwidx"));
+  EXPECT_EQ(readBytes(path("again.bovwidx")), readBytes(std::string(BOVW_TEST_DATA) + "/formats/v1.bovwidx"));
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 // ImageDatabase: save/load round trips (vocabulary bits, feature settings, query results), every
-// truncation and forged header fields of a small file (clear InvalidInput, never a crash),
-// feature/vocabulary mismatches, and extractors that make descriptors the vocabulary accepts.
+// truncation, every flipped byte and forged header fields of a small file (clear InvalidInput,
+// never a crash), a file of the first format version, feature/vocabulary mismatches, and
+// extractors that make descriptors the vocabulary accepts.
+#include "core/resealing.hpp"
 #include "retrieval/retrieval_test_support.hpp"
 
 #include <bovw/error.hpp>
@@ -35,6 +37,26 @@ HistogramRef view(const std::vector<std::int32_t>& h) {
   return Eigen::Map<const Eigen::Matrix<std::int32_t, 1, Eigen::Dynamic>>(h.data(), static_cast<Eigen::Index>(h.size()));
 }
 
+// The feature settings the round-trip test saves (and the version-1 fixture holds).
+FeatureSettings testSettings() {
+  FeatureSettings settings;
+  settings.surf.hessian_threshold = 321.5;
+  settings.surf.octaves = 3;
+  settings.surf.octave_layers = 2;
+  settings.surf.upright = true;
+  return settings;
+}
+
+void expectTestSettings(const FeatureSettings& loaded) {
+  const FeatureSettings expected = testSettings();
+  EXPECT_EQ(loaded.kind, expected.kind);
+  EXPECT_EQ(loaded.surf.hessian_threshold, expected.surf.hessian_threshold);
+  EXPECT_EQ(loaded.surf.octaves, expected.surf.octaves);
+  EXPECT_EQ(loaded.surf.octave_layers, expected.surf.octave_layers);
+  EXPECT_EQ(loaded.surf.extended, expected.surf.extended);
+  EXPECT_EQ(loaded.surf.upright, expected.surf.upright);
+}
+
 // Loading must fail with InvalidInput naming the file; returns the message.
 std::string loadFailure(const std::string& path) {
   try {
@@ -54,12 +76,7 @@ TEST(ImageDatabase, SaveLoadKeepsVocabularySettingsAndAnswers) {
   BOVW_SEEDED_RNG(rng);
   TempDir dir;
   const int k = 40;
-  FeatureSettings settings;
-  settings.surf.hessian_threshold = 321.5;
-  settings.surf.octaves = 3;
-  settings.surf.octave_layers = 2;
-  settings.surf.upright = true;
-  ImageDatabase database(Vocabulary(randomMatrix(rng, k, 64), "surf64"), settings);
+  ImageDatabase database(Vocabulary(randomMatrix(rng, k, 64), "surf64"), testSettings());
   std::vector<std::vector<std::int32_t>> histograms;
   for (int i = 0; i < 12; ++i) {
     histograms.push_back(randomHistogram(rng, k, 30 + i * 7));
@@ -77,12 +94,7 @@ TEST(ImageDatabase, SaveLoadKeepsVocabularySettingsAndAnswers) {
   EXPECT_EQ(b.descriptorType(), "surf64");
   EXPECT_EQ(std::memcmp(a.centroids().data(), b.centroids().data(), sizeof(float) * a.centroids().size()), 0);
   EXPECT_EQ(a.fingerprint(), b.fingerprint());
-  EXPECT_EQ(loaded.features().kind, FeatureKind::Surf);
-  EXPECT_EQ(loaded.features().surf.hessian_threshold, 321.5);
-  EXPECT_EQ(loaded.features().surf.octaves, 3);
-  EXPECT_EQ(loaded.features().surf.octave_layers, 2);
-  EXPECT_FALSE(loaded.features().surf.extended);
-  EXPECT_TRUE(loaded.features().surf.upright);
+  expectTestSettings(loaded.features());
   EXPECT_EQ(loaded.index().size(), 11u);
   EXPECT_EQ(loaded.index().ids(), database.index().ids());
   EXPECT_FALSE(loaded.index().find("image_4.png").has_value());
@@ -200,10 +212,14 @@ TEST(ImageDatabaseFile, EveryTruncationIsInvalidInput) {
     loadFailure(path);
     if (HasFailure()) break;  // one report is enough
   }
-  // One byte too many.
+  // One byte too many: the checksum is not where it was; sealed again, the byte is still extra.
   std::vector<char> longer = bytes;
   longer.push_back('\0');
   writeBytes(path, longer);
+  EXPECT_TRUE(contains(loadFailure(path), "checksum"));
+  longer.insert(longer.end() - 9, '\0');
+  longer.pop_back();
+  writeBytes(path, resealed(longer));
   EXPECT_TRUE(contains(loadFailure(path), "after"));
 }
 
@@ -221,14 +237,17 @@ TEST(ImageDatabaseFile, BadMagicVersionByteOrderAndKind) {
   bytes[0] = 'X';
   expectRefused(bytes, "magic");
   bytes = good;
-  poke<std::uint32_t>(bytes, 8, 2);
-  expectRefused(bytes, "version");
+  poke<std::uint32_t>(bytes, 8, 3);
+  expectRefused(bytes, "version 3");
+  bytes = good;
+  poke<std::uint32_t>(bytes, 8, 0);
+  expectRefused(bytes, "version 0");
   bytes = good;
   poke<std::uint32_t>(bytes, 12, 0x04030201);
-  expectRefused(bytes, "byte-order");
+  expectRefused(bytes, "big-endian");
   bytes = good;
   poke<std::uint32_t>(bytes, kKindOffset, 7);
-  expectRefused(bytes, "kind");
+  expectRefused(resealed(bytes), "kind");
   // A vocabulary file, an index file or an image is not a database.
   ImageDatabase::load(dir.file("good.db")).vocabulary();  // still fine
   const std::vector<char> png = readBytes(dataFile("box.png"));
@@ -241,9 +260,10 @@ TEST(ImageDatabaseFile, ForgedFeatureSettingsAreRefused) {
   TempDir dir;
   const std::vector<char> good = smallDatabase(rng, dir.file("good.db"));  // SURF-64 words
   const std::string path = dir.file("bad.db");
+  // Resealed, so that each forged field reaches the check behind the checksum.
   auto refused = [&](const std::vector<char>& bytes, const char* what) {
     SCOPED_TRACE(what);
-    writeBytes(path, bytes);
+    writeBytes(path, resealed(bytes));
     loadFailure(path);
   };
   std::vector<char> bytes = good;
@@ -252,6 +272,9 @@ TEST(ImageDatabaseFile, ForgedFeatureSettingsAreRefused) {
   bytes = good;
   poke<std::uint32_t>(bytes, kExtendedOffset, 1);  // 128-D SURF with 64-D words
   refused(bytes, "extended");
+  bytes = good;
+  poke<std::uint32_t>(bytes, kExtendedOffset + 4, 2);  // a flag that is neither 0 nor 1
+  refused(bytes, "upright = 2");
   for (double hessian : {-1.0, std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity()}) {
     bytes = good;
     poke<double>(bytes, kHessianOffset, hessian);
@@ -275,25 +298,69 @@ TEST(ImageDatabaseFile, ForgedFeatureSettingsAreRefused) {
   }
 }
 
+TEST(ImageDatabaseFile, EveryFlippedByteIsRefused) {
+  // Version 2 checksums every byte: the feature settings (which version 1 left unchecked, so that
+  // a flipped bit changed the ranking silently) as much as the vocabulary and the index.
+  BOVW_SEEDED_RNG(rng);
+  TempDir dir;
+  const std::vector<char> good = smallDatabase(rng, dir.file("good.db"));
+  const std::string path = dir.file("bad.db");
+  std::uniform_int_distribution<int> bit(0, 7);
+  for (std::size_t offset = 0; offset < good.size(); ++offset) {
+    SCOPED_TRACE("bit flipped in byte " + std::to_string(offset) + " of " + std::to_string(good.size()));
+    std::vector<char> bytes = good;
+    bytes[offset] = static_cast<char>(bytes[offset] ^ (1 << bit(rng)));
+    writeBytes(path, bytes);
+    loadFailure(path);
+    if (HasFailure()) break;
+  }
+}
+
 TEST(ImageDatabaseFile, AChangedVocabularyWordDoesNotMatchTheIndex) {
   // The index records the vocabulary's fingerprint: a word changed in the file is caught even
-  // though the vocabulary block itself carries no checksum.
+  // with both checksums (the vocabulary's own and the database's) made to match the change.
   BOVW_SEEDED_RNG(rng);
   TempDir dir;
   const std::vector<char> good = smallDatabase(rng, dir.file("good.db"));
   std::uint64_t length;
   std::memcpy(&length, good.data() + kVocabularyLengthOffset, sizeof(length));
-  const std::size_t centroids_end = kVocabularyOffset + static_cast<std::size_t>(length);
+  const std::size_t vocabulary_end = kVocabularyOffset + static_cast<std::size_t>(length);
+  const std::size_t centroids_end = vocabulary_end - 8;
   const std::size_t centroids_begin = centroids_end - 4 * 64 * sizeof(float);
   const std::string path = dir.file("bad.db");
   for (std::size_t offset = centroids_begin; offset < centroids_end; offset += 37) {
     SCOPED_TRACE("byte " + std::to_string(offset));
     std::vector<char> bytes = good;
     bytes[offset] ^= 0x10;
-    writeBytes(path, bytes);
-    loadFailure(path);
+    reseal(bytes, kVocabularyOffset, vocabulary_end);
+    writeBytes(path, resealed(bytes));
+    EXPECT_TRUE(contains(loadFailure(path), "fingerprint"));
     if (HasFailure()) break;
   }
+}
+
+// A database written before the format toolkit (tests/data/formats/README.md): its settings, its
+// vocabulary and its index load as they were saved, and saving it again writes version 2.
+TEST(ImageDatabaseFile, AVersion1FileStillLoads) {
+  const std::string v1 = std::string(BOVW_TEST_DATA) + "/formats/v1.bovwdb";
+  const ImageDatabase loaded = ImageDatabase::load(v1);
+  expectTestSettings(loaded.features());
+  ASSERT_EQ(loaded.vocabulary().size(), 5);
+  EXPECT_EQ(loaded.vocabulary().descriptorType(), "surf64");
+  EXPECT_EQ(loaded.vocabulary().centroids()(4, 63), 4 * 0.5f - 63 * 0.125f);
+  EXPECT_EQ(loaded.index().size(), 3u);
+  EXPECT_FALSE(loaded.index().find("image_2.png").has_value());
+  EXPECT_EQ(*loaded.index().find("image_3.png"), 3u);
+  const std::vector<std::int32_t> query = {0, 1, 2, 0, 1};  // image_0's counts
+  EXPECT_EQ(loaded.index().query(view(query), 1).front().name, "image_0.png");
+
+  TempDir dir;
+  loaded.save(dir.file("v2.bovwdb"));
+  const std::vector<char> bytes = readBytes(dir.file("v2.bovwdb"));
+  std::uint32_t version;
+  std::memcpy(&version, bytes.data() + 8, sizeof(version));
+  EXPECT_EQ(version, 2u);
+  EXPECT_EQ(ImageDatabase::load(dir.file("v2.bovwdb")).index().ids(), loaded.index().ids());
 }
 
 TEST(ImageDatabaseFile, UnreadablePathsAreIoErrors) {

@@ -48,7 +48,7 @@ TEST_F(VocabularyFiles, RoundTripInEveryFormat) {
   const Vocabulary original(randomMatrix(rng, 37, 64, -1.0f, 1.0f), "surf64");
   std::vector<std::string> names = {"v.bovw", "v.npy"};
 #ifdef BOVW_TEST_FILESTORAGE
-  for (const char* n : {"v.yml", "v.yml.gz", "v.xml"}) names.emplace_back(n);
+  for (const char* n : {"v.yml", "v.yml.gz", "v.xml", "v.xml.gz", "v.json"}) names.emplace_back(n);
 #endif
   for (const auto& name : names) {
     saveVocabulary(path(name), original);
@@ -96,6 +96,39 @@ TEST_F(VocabularyFiles, EveryTruncationOfABinaryFileIsRejected) {
   expectInvalid(path("long.bovw"), "trailing byte");
 }
 
+// Version 2 checksums every byte: no flipped bit anywhere (the header, the type, a word) loads.
+TEST_F(VocabularyFiles, EveryFlippedByteOfABinaryFileIsRejected) {
+  BOVW_SEEDED_RNG(rng);
+  saveVocabulary(path("v.bovw"), Vocabulary(randomMatrix(rng, 5, 8), "surf64"));
+  const auto bytes = bytesOf(path("v.bovw"));
+  std::uniform_int_distribution<int> bit(0, 7);
+  for (std::size_t offset = 0; offset < bytes.size(); ++offset) {
+    auto damaged = bytes;
+    damaged[offset] = static_cast<char>(damaged[offset] ^ (1 << bit(rng)));
+    writeBytes(path("flipped.bovw"), damaged);
+    expectInvalid(path("flipped.bovw"), "bit flipped in byte " + std::to_string(offset));
+  }
+}
+
+// A vocabulary written before the format toolkit (tests/data/formats/README.md) still loads.
+TEST_F(VocabularyFiles, AVersion1FileStillLoads) {
+  const Vocabulary loaded = loadVocabulary(std::string(BOVW_TEST_DATA) + "/formats/v1.bovw");
+  ASSERT_EQ(loaded.size(), 5);
+  ASSERT_EQ(loaded.dimension(), 64);
+  EXPECT_EQ(loaded.descriptorType(), "surf64");
+  for (int i = 0; i < 5; ++i)
+    for (int j = 0; j < 64; ++j)
+      ASSERT_EQ(loaded.centroids()(i, j), static_cast<float>(i) * 0.5f - static_cast<float>(j) * 0.125f);
+  EXPECT_EQ(loaded.fingerprint(), 10107324123145791692ull);
+  // Saved again, it is a version 2 file: the same bytes and a checksum after them.
+  saveVocabulary(path("v2.bovw"), loaded);
+  const auto v1 = bytesOf(std::string(BOVW_TEST_DATA) + "/formats/v1.bovw");
+  const auto v2 = bytesOf(path("v2.bovw"));
+  ASSERT_EQ(v2.size(), v1.size() + 8);
+  EXPECT_EQ(v2[8], 2);
+  EXPECT_TRUE(std::equal(v1.begin() + 12, v1.end(), v2.begin() + 12));
+}
+
 TEST_F(VocabularyFiles, CorruptBinaryHeadersAreRejected) {
   BOVW_SEEDED_RNG(rng);
   saveVocabulary(path("v.bovw"), Vocabulary(randomMatrix(rng, 5, 8), "surf64"));
@@ -107,7 +140,8 @@ TEST_F(VocabularyFiles, CorruptBinaryHeadersAreRejected) {
   };
   const std::vector<std::pair<std::string, std::vector<char>>> cases = {
       {"bad magic", patched(0, 0x12345678)},
-      {"future version", patched(8, 2)},
+      {"future version", patched(8, 3)},
+      {"version 1 (no checksum) over a version 2 file", patched(8, 1)},
       {"other byte order", patched(12, 0x04030201)},
       {"float64 dtype code", patched(16, 2)},
       {"K larger than the data", patched(20, 6)},

@@ -1,11 +1,15 @@
-// The 64-bit checksum that closes an index file: detects truncation and accidental corruption (not
-// tampering). Fed in any pieces; the result depends only on the bytes, not on how they were split.
+// The 64-bit checksum that closes every binary file bovw writes (docs/FORMATS.md): detects
+// truncation and accidental corruption (not tampering). Fed in any pieces; the result depends only
+// on the bytes, not on how they were split.
 #pragma once
+
+#include "io/byte_order.hpp"
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
-namespace bovw::index_detail {
+namespace bovw::detail {
 
 class Checksum64 {
  public:
@@ -21,7 +25,9 @@ class Checksum64 {
       }
     }
     for (; size >= 8; size -= 8, bytes += 8) mix(load(bytes));
-    for (; size > 0; --size) pending_[pending_size_++] = *bytes++;
+    // Fewer than 8 bytes left, and nothing pending if any are (the first loop emptied it).
+    std::memcpy(pending_ + pending_size_, bytes, size);
+    pending_size_ += size;
   }
 
   std::uint64_t digest() const {
@@ -39,11 +45,7 @@ class Checksum64 {
 
  private:
   // Little-endian whatever the host, so a file's checksum is the same everywhere.
-  static std::uint64_t load(const unsigned char* p) {
-    std::uint64_t v = 0;
-    for (int i = 7; i >= 0; --i) v = (v << 8) | p[i];
-    return v;
-  }
+  static std::uint64_t load(const unsigned char* p) { return decodeLittleEndian<std::uint64_t>(p); }
   // Each step is a bijection of the state for a fixed word and of the word for a fixed state, so
   // a change confined to one 8-byte word always changes the digest.
   void mix(std::uint64_t word) {
@@ -58,4 +60,4 @@ class Checksum64 {
   std::size_t pending_size_ = 0;
 };
 
-}  // namespace bovw::index_detail
+}  // namespace bovw::detail

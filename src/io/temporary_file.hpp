@@ -1,0 +1,51 @@
+// The temporary file behind an atomic write (include/bovw/atomic_file.hpp): created beside its
+// target (same file system, so the rename is atomic), every write checked, synced to disk before
+// it is renamed over the target, removed if anything fails.
+//
+// Name: ".bovw-tmp-<pid>-<n>-<target's file name>", hidden and recognisable. While it is written
+// the file holds an exclusive flock(2), which the kernel drops when the process ends however it
+// ends: a temporary that can be locked belongs to nobody, it is the leftover of a killed run. The
+// first atomic write of a process into a folder removes such leftovers there (once per folder, so
+// that writing 100,000 files into one folder does not list it 100,000 times).
+#pragma once
+
+#include "io/checked_file_buffer.hpp"
+
+#include <memory>
+#include <ostream>
+#include <string>
+
+namespace bovw::detail {
+
+class TemporaryFile {
+ public:
+  // Creates and locks the temporary for `target`. Throws IoError naming `target` if it cannot.
+  explicit TemporaryFile(std::string target);
+  // Removes the temporary unless it was committed.
+  ~TemporaryFile();
+  TemporaryFile(const TemporaryFile&) = delete;
+  TemporaryFile& operator=(const TemporaryFile&) = delete;
+
+  std::ostream& stream() { return stream_; }
+  const std::string& target() const { return target_; }
+
+  // Checks that every write reached the file and syncs it to disk. Throws IoError naming the
+  // target (with the system's reason: "No space left on device") if anything failed.
+  void finish();
+  // Renames the finished temporary over the target and syncs the folder. Throws IoError.
+  void commit();
+
+ private:
+  void discard() noexcept;
+
+  std::string target_;
+  std::string path_;
+  int fd_ = -1;
+  std::unique_ptr<CheckedFileBuffer> buffer_;
+  std::ostream stream_;
+};
+
+// True for a name that TemporaryFile gives: ".bovw-tmp-<digits>-<digits>-<non-empty name>".
+bool isTemporaryName(const std::string& name);
+
+}  // namespace bovw::detail
