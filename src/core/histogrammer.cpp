@@ -1,11 +1,7 @@
-// Histogrammer's public operations: validation, the empty cases and the factory live here once;
-// backends implement only computeImpl.
+// Histogrammer's public operations: validation and the empty cases live here once; backends
+// implement only computeImpl (and src/backends/make_histogrammer.cpp picks one).
 #include <bovw/error.hpp>
 #include <bovw/histogrammer.hpp>
-
-#include "cpu/cpu_histogrammer.hpp"
-#include "cpu/tiled_cpu_histogrammer.hpp"
-#include "opencl/opencl_histogrammer.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -62,24 +58,6 @@ std::vector<std::int32_t> Histogrammer::assign(DescriptorsRef descriptors,
   std::vector<std::int32_t> assignments;
   compute(DescriptorBatch::singleImage(descriptors), vocabulary, &assignments, times);
   return assignments;
-}
-
-std::unique_ptr<Histogrammer> makeHistogrammer(const HistogrammerConfig& config) {
-  if (config.work_group_size < 1)
-    throw InvalidInput("work-group size " + std::to_string(config.work_group_size) + " must be >= 1");
-  if (config.threads < 0)
-    throw InvalidInput("threads " + std::to_string(config.threads) + " must be >= 0 (0: all cores)");
-  switch (config.backend) {
-    case Backend::Serial:
-      return detail::makeCpuHistogrammer(1);
-    case Backend::OpenMP:
-      return detail::makeCpuHistogrammer(config.threads);
-    case Backend::OpenMPTiled:
-      return detail::makeTiledCpuHistogrammer(config.threads);
-    case Backend::OpenCL:
-      return detail::makeOpenCLHistogrammer(config);
-  }
-  throw InvalidInput("unknown backend");
 }
 
 }  // namespace bovw
