@@ -30,6 +30,14 @@ void FeatureOptions::addTo(CLI::App* command) {
       ->capture_default_str();
   command->add_flag("--strict", strict, "stop at the first unreadable image");
   command->add_flag("--quiet", quiet, "no progress bar");
+  // Out-of-range SURF settings are usage errors (exit 2), reported before any file is read.
+  command->parse_complete_callback([this] {
+    try {
+      validateSurfParams(surf);
+    } catch (const InvalidInput& e) {
+      throw CLI::ValidationError(e.what());
+    }
+  });
 }
 
 std::unique_ptr<FeatureExtractor> FeatureOptions::extractor() const {

@@ -1,6 +1,8 @@
 // Shared options and query histograms of search and evaluate.
 #include "query_options.hpp"
 
+#include <spdlog/spdlog.h>
+
 #include "feature_options.hpp"
 #include "progress_bar.hpp"
 
@@ -23,7 +25,12 @@ ImageHistograms QueryOptions::histogramQueries(const ImageDatabase& database, co
   options.workers = histogrammer.threads;  // 0: all cores
   options.strict = strict;
   options.progress = [&bar](const PipelineProgress& p) { bar.update(p); };
-  return histogramImages(paths, *database.makeExtractor(), database.vocabulary(), *device, options);
+  ImageHistograms queries = histogramImages(paths, *database.makeExtractor(), database.vocabulary(), *device, options);
+  // An empty result list would otherwise be the only sign that a query had nothing to match with.
+  for (std::size_t i = 0; i < queries.names.size(); ++i)
+    if (queries.descriptor_counts[i] == 0)
+      spdlog::warn("{}: no features found in the image, so it matches nothing", queries.names[i]);
+  return queries;
 }
 
 }  // namespace bovw::cli

@@ -61,6 +61,9 @@ struct SurfStageTimes {
 // Errors: empty or unsupported images and masks throw InvalidInput; an image above
 // SurfParams::max_pixels throws CapacityError. An image smaller than the smallest filter, or
 // without structure, gives zero keypoints.
+// Throws InvalidInput naming the first SurfParams field out of range (what create() checks).
+void validateSurfParams(const SurfParams& params);
+
 class SurfExtractor {
  public:
   // Throws InvalidInput for out-of-range parameters or an unavailable backend.

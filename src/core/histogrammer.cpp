@@ -15,7 +15,8 @@ namespace {
 void validate(const DescriptorBatch& batch, const Vocabulary& vocabulary) {
   const auto& x = batch.descriptors();
   const std::int64_t n = x.rows();
-  if (n > 0 && x.cols() != vocabulary.dimension())
+  // No rows at all may come without a width (OpenCV's empty Mat is 0 x 0); any other width must match.
+  if (x.cols() != vocabulary.dimension() && !(n == 0 && x.cols() == 0))
     throw InvalidInput("descriptors have width D = " + std::to_string(x.cols()) +
                        " but the vocabulary's words have D = " + std::to_string(vocabulary.dimension()));
   constexpr std::int64_t kIndexLimit = std::numeric_limits<std::int32_t>::max();

@@ -20,7 +20,9 @@ std::string describeMat(const cv::Mat& m) {
   return s.str();
 }
 
-void validate(const SurfParams& p) {
+}  // namespace
+
+void validateSurfParams(const SurfParams& p) {
   auto fail = [](const std::string& what) { throw InvalidInput("SURF parameters: " + what); };
   if (!std::isfinite(p.hessian_threshold) || p.hessian_threshold < 0)
     fail("hessian_threshold must be finite and >= 0, got " + std::to_string(p.hessian_threshold));
@@ -30,8 +32,6 @@ void validate(const SurfParams& p) {
     fail("octave_layers must be in [1, 64], got " + std::to_string(p.octave_layers));
   if (p.max_pixels < 1) fail("max_pixels must be positive, got " + std::to_string(p.max_pixels));
 }
-
-}  // namespace
 
 std::string surfBackendName(SurfBackend backend) {
   switch (backend) {
@@ -58,7 +58,7 @@ bool openCvSurfAvailable() {
 }
 
 std::unique_ptr<SurfExtractor> SurfExtractor::create(const SurfParams& params, SurfBackend backend) {
-  validate(params);
+  validateSurfParams(params);
   if (backend == SurfBackend::Auto) backend = openCvSurfAvailable() ? SurfBackend::OpenCV : SurfBackend::Builtin;
   if (backend == SurfBackend::OpenCV) return surf::makeOpenCvSurf(params);
   return surf::makeBuiltinSurf(params);

@@ -498,6 +498,8 @@ class Search(RetrievalTestCase):
         cv2.imwrite(flat, np.full((200, 260), 128, np.uint8))
         result = self.ok("search", "--index", SET.index, flat)
         self.assertEqual(self.parse_csv(result.stdout), [])
+        self.assertIn("no features", result.stderr, describe(result))  # said, not silent
+        self.assertIn(flat, result.stderr, describe(result))
         result = self.ok("search", "--index", SET.index, "--format", "json", flat)
         self.assertEqual(json.loads(result.stdout), [{"query": flat, "results": []}])
 
@@ -629,6 +631,16 @@ class BadInput(RetrievalTestCase):
                    names=["empty"], outputs=[self.path("H.npy"), self.path("H.names.txt")])
         self.fails("index", empty, "--vocabulary", SET.vocabulary, "--output", self.path("I"), names=["empty"],
                    outputs=[self.path("I")])
+
+    def test_out_of_range_surf_settings_are_usage_errors_before_any_file_is_read(self):
+        for option, value, field in (("--hessian", -5, "hessian"), ("--octaves", 0, "octaves"),
+                                     ("--layers", 65, "octave_layers")):
+            result = run("index", self.path("missing"), "--vocabulary", self.path("missing.bovw"), "--output",
+                         self.path("I"), option, value)
+            self.assertEqual(result.returncode, 2, describe(result))
+            self.assertIn(field, result.stderr, describe(result))
+            self.assertNotIn("missing.bovw", result.stderr, describe(result))  # the settings, not a file, are blamed
+            self.assertFalse(os.path.exists(self.path("I")))
 
     def test_missing_folder(self):
         missing = self.path("missing")

@@ -71,6 +71,13 @@ TEST_P(BadData, DescriptorWidthDiffersFromTheVocabulary) {
   EXPECT_TRUE(throwsWith<InvalidInput>([&] { h->assign(x, vocabulary); }, {"64", "128"}));
   EXPECT_TRUE(throwsWith<InvalidInput>([&] { h->compute(DescriptorBatch(x, {0, 4, 10}), vocabulary); },
                                        {"64", "128"}));
+  // An empty array is checked too: 0 x 64 against 128-D words is the wrong file, not "no features".
+  EXPECT_TRUE(throwsWith<InvalidInput>([&] { h->assign(Descriptors(0, 64), vocabulary); }, {"64", "128"}));
+  // No descriptors at all (an image without features: OpenCV's empty Mat is 0 x 0) and 0 x D are fine.
+  EXPECT_TRUE(h->assign(Descriptors(0, 0), vocabulary).empty());
+  const Histograms none = h->compute(DescriptorBatch(Descriptors(0, 128), {0, 0}), vocabulary);
+  EXPECT_EQ(none.rows(), 1);
+  EXPECT_EQ(none.sum(), 0);
 }
 
 TEST_P(BadData, NaNOrInfInDescriptorsNamesTheRow) {
