@@ -139,7 +139,11 @@ class Extract(unittest.TestCase):
 
     def test_usage_errors(self):
         self.assertEqual(run(self.box).returncode, 2)  # no --output
-        self.assertEqual(run(self.box, "-o", self.path("x.yml"), "--backend", "fast").returncode, 2)
+        self.assertEqual(run(self.box, "-o", self.path("x.yml"), "--surf-backend", "fast").returncode, 2)
+        # --backend names the histogram backend in every other command; extract has none.
+        self.assertEqual(run(self.box, "-o", self.path("x.yml"), "--backend", "builtin").returncode, 2)
+        self.assertFalse(os.path.exists(self.path("x.yml")))
+        self.assertEqual(run(self.box, "-o", self.path("x.yml"), "--surf-backend", "builtin").returncode, 0)
 
 
 def main():
