@@ -23,7 +23,7 @@ class OpenCLSamplePasses final : public SamplePasses {
  public:
   OpenCLSamplePasses(DescriptorsRef sample, const HistogrammerConfig& assignment)
       : device_(assignment.device),
-        histogrammer_(makeOpenCLHistogrammer(assignment)),
+        histogrammer_(makeHistogrammer(assignment)),  // validates the configuration
         n_(static_cast<int>(sample.rows())),
         d_(static_cast<int>(sample.cols())),
         blocks_((n_ + kSeedBlock - 1) / kSeedBlock),
