@@ -5,8 +5,10 @@
 // read-backs into the caller's ordinary memory, slower than the uploads, never hold an upload back).
 // Each chunk is uploaded straight from the caller's memory when that is pinned memory of this device
 // (PinnedDescriptors), else through one of two pinned (page-locked) staging buffers that the host
-// fills first. Events order the queues; the histograms accumulate on the device and come back once. All buffers stay for the next call, and the search keeps the
-// vocabulary on the device until a different one is used.
+// fills first. Events order the queues; the histograms accumulate on the device and come back once.
+// All buffers stay for the next call, and the search keeps the vocabulary on the device until a
+// different one is used. k-means uses one more entry point: assignResident, for rows already on the
+// device.
 #include "opencl/opencl_histogrammer.hpp"
 
 #include "opencl/cl_errors.hpp"
@@ -80,7 +82,6 @@ struct ChunkSlot {
   cl::Event downloaded;  // `best_word` has reached the caller
 };
 
-// A chunk whose search is enqueued and whose assignments are still to be read back.
 class OpenCLHistogrammer final : public Histogrammer {
  public:
   explicit OpenCLHistogrammer(const HistogrammerConfig& asked)
