@@ -1,10 +1,17 @@
 # Script mode (cmake -P): writes OUTPUT, a C++ file defining bovw::detail::embeddedKernel(name).
-file(READ "${HEADER}" common)
+# Every `#include "<name>.h"` of a kernel is replaced by that header of the kernels folder (one level:
+# the headers include nothing themselves).
 set(entries "")
 foreach(src IN LISTS SOURCES)
   get_filename_component(name "${src}" NAME_WE)
   file(READ "${src}" text)
-  string(REPLACE "#include \"common.h\"" "${common}" text "${text}")
+  string(REGEX MATCHALL "#include \"[a-z_]+\\.h\"" includes "${text}")
+  list(REMOVE_DUPLICATES includes)
+  foreach(line IN LISTS includes)
+    string(REGEX REPLACE "#include \"([a-z_]+\\.h)\"" "\\1" header "${line}")
+    file(READ "${KERNEL_DIR}/${header}" header_text)
+    string(REPLACE "${line}" "${header_text}" text "${text}")
+  endforeach()
   string(APPEND entries "    {\"${name}\", R\"bovw_cl(${text})bovw_cl\"},\n")
 endforeach()
 file(WRITE "${OUTPUT}.tmp"

@@ -1,0 +1,48 @@
+// Shared by the SURF kernels: the keypoint record the host reads and writes
+// (src/features/opencl/device_keypoint.hpp mirrors it), and box filters over the 32-bit integral image
+// with OpenCV's geometry and rounding (the device twin of src/features/box_pattern.hpp).
+
+// Rounding order is part of the result (docs/SURF.md): no contraction into fused multiply-adds.
+#pragma OPENCL FP_CONTRACT OFF
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+
+typedef struct {
+  float x, y;      // centre, pixels
+  float size;      // filter size in pixels; <= 0 marks a keypoint to drop (OpenCV's convention)
+  float angle;     // degrees in [0, 360), OpenCV's convention; -1 before orientation
+  float response;  // Hessian determinant
+  int octave;
+  int class_id;    // sign of the Laplacian
+  int pad;         // keeps the record 32 bytes on every device
+} surf_keypoint;
+
+// One box of a pattern: corner offsets (elements of the integral image) from the filter origin and
+// the weight divided by the box area. p0 (y1, x1), p1 (y2, x1), p2 (y1, x2), p3 (y2, x2).
+typedef struct {
+  int p0, p1, p2, p3;
+  float w;
+} surf_box;
+
+// resizeBoxPattern for one {x1, y1, x2, y2, weight} row: corners scaled by new_size / old_size in
+// float and rounded half to even (cvRound), weight / area in float.
+inline surf_box surf_resize_box(int x1, int y1, int x2, int y2, int weight, int old_size, int new_size,
+                                int row_step) {
+  const float ratio = (float)new_size / old_size;
+  const int dx1 = (int)rint(ratio * x1), dy1 = (int)rint(ratio * y1);
+  const int dx2 = (int)rint(ratio * x2), dy2 = (int)rint(ratio * y2);
+  surf_box b;
+  b.p0 = dy1 * row_step + dx1;
+  b.p1 = dy2 * row_step + dx1;
+  b.p2 = dy1 * row_step + dx2;
+  b.p3 = dy2 * row_step + dx2;
+  b.w = weight / ((float)(dx2 - dx1) * (dy2 - dy1));
+  return b;
+}
+
+// The box's integer sum; the integral wraps modulo 2^32 and unsigned arithmetic keeps that exact.
+inline int surf_box_sum(global const uint* origin, surf_box b) {
+  return (int)(origin[b.p0] + origin[b.p3] - origin[b.p1] - origin[b.p2]);
+}
+
+// One weighted term as OpenCV rounds it: int to float, times the float weight, rounded to float.
+inline float surf_box_term(int sum, float w) { return (float)sum * w; }

@@ -1,0 +1,2 @@
+// SURF extrema on the device (issue 8): being written.
+#include "surf_common.h"

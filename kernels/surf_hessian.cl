@@ -1,0 +1,2 @@
+// SURF hessian on the device (issue 8): being written.
+#include "surf_common.h"
