@@ -36,15 +36,6 @@ bool interpolate(const float n[3][9], int dxy_step, int ds, cv::KeyPoint& kp) {
   return ok;
 }
 
-// OpenCV's KeypointGreater: response, size, octave descending, then y descending, x ascending.
-bool keypointGreater(const cv::KeyPoint& a, const cv::KeyPoint& b) {
-  if (a.response != b.response) return a.response > b.response;
-  if (a.size != b.size) return a.size > b.size;
-  if (a.octave != b.octave) return a.octave > b.octave;
-  if (a.pt.y != b.pt.y) return a.pt.y > b.pt.y;
-  return a.pt.x < b.pt.x;
-}
-
 struct RowBlock {
   int octave, layer, row_begin, row_end;
 };
@@ -106,6 +97,14 @@ void findInRows(const cv::Mat& sum, const cv::Mat& mask_sum, const HessianPyrami
 }
 
 }  // namespace
+
+bool keypointGreater(const cv::KeyPoint& a, const cv::KeyPoint& b) {
+  if (a.response != b.response) return a.response > b.response;
+  if (a.size != b.size) return a.size > b.size;
+  if (a.octave != b.octave) return a.octave > b.octave;
+  if (a.pt.y != b.pt.y) return a.pt.y > b.pt.y;
+  return a.pt.x < b.pt.x;
+}
 
 std::vector<cv::KeyPoint> findHessianExtrema(const cv::Mat& sum, const cv::Mat& mask_sum,
                                              const HessianPyramid& pyramid, float threshold) {

@@ -17,6 +17,10 @@ namespace bovw::surf {
 std::vector<cv::KeyPoint> findHessianExtrema(const cv::Mat& sum, const cv::Mat& mask_sum,
                                              const HessianPyramid& pyramid, float threshold);
 
+// OpenCV's KeypointGreater, the order of findHessianExtrema's result: response, size, octave
+// descending, then y descending, x ascending.
+bool keypointGreater(const cv::KeyPoint& a, const cv::KeyPoint& b);
+
 // OpenCV's final mask test: drops keypoints whose (rounded) centre falls on a zero mask pixel.
 void removeMaskedKeypoints(const cv::Mat& mask, std::vector<cv::KeyPoint>& keypoints);
 

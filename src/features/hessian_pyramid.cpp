@@ -15,24 +15,16 @@
 namespace bovw::surf {
 namespace {
 
-constexpr int kHaarSize0 = 9;    // filter size of the first layer of the first octave
-constexpr int kHaarSizeInc = 6;  // growth per layer: keeps all sizes of an octave odd and aligned
+constexpr int kHaarSize0 = 9;  // filter size of the first layer of the first octave (layerFilterSize)
 
 // Second-derivative patterns of the 9x9 filter, {x1, y1, x2, y2, weight}, as in OpenCV.
 constexpr int kDx[3][5] = {{0, 2, 3, 7, 1}, {3, 2, 6, 7, -2}, {6, 2, 9, 7, 1}};
 constexpr int kDy[3][5] = {{2, 0, 7, 3, 1}, {2, 3, 7, 6, -2}, {2, 6, 7, 9, 1}};
 constexpr int kDxy[4][5] = {{1, 1, 4, 4, 1}, {5, 1, 8, 4, -1}, {1, 5, 4, 8, -1}, {5, 5, 8, 8, 1}};
 
-// The filter of one layer as the offsets the inner loop reads. Dxx's lobes are contiguous in x and
-// share their rows: corner k of the top (bottom) edge is at x boundary k. Dyy likewise with columns.
-struct LayerFilter {
-  int x_top[4], x_bottom[4];  // Dxx: integral offsets of the 4 x boundaries on the lobes' top and bottom rows
-  int y_left[4], y_right[4];  // Dyy: the 4 y boundaries on the lobes' left and right columns
-  int q[4][4];                // Dxy: the four quadrants' corners (p0, p1, p2, p3), OpenCV's order
-  float wx[3], wy[3], wxy[4];  // each box's weight, as resizeBoxPattern computes it
-};
+}  // namespace
 
-LayerFilter makeFilter(int size, int row_step) {
+LayerFilter makeLayerFilter(int size, int row_step) {
   Box dx[3], dy[3], dxy[4];
   resizeBoxPattern(kDx, dx, kHaarSize0, size, row_step);
   resizeBoxPattern(kDy, dy, kHaarSize0, size, row_step);
@@ -61,6 +53,8 @@ LayerFilter makeFilter(int size, int row_step) {
               dy[k].p3 == dy[k + 1].p2);
   return f;
 }
+
+namespace {
 
 inline std::int32_t box(const std::uint32_t* o, const int (&p)[4]) {
   return static_cast<std::int32_t>(o[p[0]] + o[p[3]] - o[p[1]] - o[p[2]]);
@@ -105,7 +99,7 @@ HessianPyramid planHessianPyramid(cv::Size image_size, int octaves, int octave_l
     for (int l = 0; l < octave_layers + 2; ++l) {
       HessianLayer layer;
       layer.octave = o;
-      layer.size = (kHaarSize0 + kHaarSizeInc * l) << o;
+      layer.size = layerFilterSize(o, l);
       layer.step = step;
       layer.det = cv::Mat::zeros(image_size.height / step, image_size.width / step, CV_32F);
       p.layers.push_back(std::move(layer));
@@ -125,7 +119,7 @@ void computeHessianDeterminants(const cv::Mat& sum, HessianPyramid& pyramid) {
   for (int li = 0; li < static_cast<int>(pyramid.layers.size()); ++li) {
     const HessianLayer& layer = pyramid.layers[li];
     if (layer.size > rows || layer.size > cols) continue;
-    filters[li] = makeFilter(layer.size, static_cast<int>(sum.step1()));
+    filters[li] = makeLayerFilter(layer.size, static_cast<int>(sum.step1()));
     const int samples_i = 1 + (rows - layer.size) / layer.step;
     const int samples_j = 1 + (cols - layer.size) / layer.step;
     const int rows_per_block = std::max(1, 32768 / samples_j);

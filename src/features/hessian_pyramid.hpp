@@ -29,6 +29,22 @@ struct HessianPyramid {
   const HessianLayer& layer(int octave, int l) const { return layers[octave * (octave_layers + 2) + l]; }
 };
 
+// The filter of one layer as the offsets the inner loop reads (and the OpenCL kernels, through
+// opencl/device_layers.hpp). Dxx's lobes are contiguous in x and share their rows: corner k of the top
+// (bottom) edge is at x boundary k. Dyy likewise with columns.
+struct LayerFilter {
+  int x_top[4], x_bottom[4];  // Dxx: integral offsets of the 4 x boundaries on the lobes' top and bottom rows
+  int y_left[4], y_right[4];  // Dyy: the 4 y boundaries on the lobes' left and right columns
+  int q[4][4];                // Dxy: the four quadrants' corners (p0, p1, p2, p3), OpenCV's order
+  float wx[3], wy[3], wxy[4];  // each box's weight, as resizeBoxPattern computes it
+};
+
+// Filter side of layer l of octave o: (9 + 6 l) << o (OpenCV's sizes: 9, 15, 21, 27 at octave 0).
+inline int layerFilterSize(int octave, int layer) { return (9 + 6 * layer) << octave; }
+
+// The filter of side `size` over an integral image of `row_step` elements per row.
+LayerFilter makeLayerFilter(int size, int row_step);
+
 // Allocates the layers (zeroed) for an image of `image_size`.
 HessianPyramid planHessianPyramid(cv::Size image_size, int octaves, int octave_layers);
 

@@ -1,0 +1,56 @@
+#include "device_layers.hpp"
+
+#include "features/hessian_pyramid.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+namespace bovw::surf {
+
+DeviceScaleSpace planDeviceScaleSpace(cv::Size image_size, int octaves, int octave_layers) {
+  const int rows = image_size.height, cols = image_size.width, row_step = cols + 1;
+  DeviceScaleSpace plan;
+  for (int o = 0; o < octaves; ++o) {
+    const int step = 1 << o;
+    for (int l = 0; l < octave_layers + 2; ++l) {
+      DeviceLayer d{};
+      d.size = layerFilterSize(o, l);
+      d.step = step;
+      d.det_rows = rows / step;
+      d.det_cols = cols / step;
+      d.margin = (d.size / 2) / step;
+      const bool fits = d.size <= rows && d.size <= cols;
+      d.samples_i = fits ? 1 + (rows - d.size) / step : 0;
+      d.samples_j = fits ? 1 + (cols - d.size) / step : 0;
+      d.det_offset = static_cast<std::int32_t>(plan.det_elements);
+      d.first_item = d.det_offset;  // one work-item per stored determinant
+      const LayerFilter f = makeLayerFilter(d.size, row_step);
+      std::memcpy(d.x_top, f.x_top, sizeof f.x_top);
+      std::memcpy(d.x_bottom, f.x_bottom, sizeof f.x_bottom);
+      std::memcpy(d.y_left, f.y_left, sizeof f.y_left);
+      std::memcpy(d.y_right, f.y_right, sizeof f.y_right);
+      std::memcpy(d.q, f.q, sizeof f.q);
+      std::memcpy(d.wx, f.wx, sizeof f.wx);
+      std::memcpy(d.wy, f.wy, sizeof f.wy);
+      std::memcpy(d.wxy, f.wxy, sizeof f.wxy);
+      plan.det_elements += static_cast<std::int64_t>(d.det_rows) * d.det_cols;
+      plan.layers.push_back(d);
+    }
+  }
+  plan.hessian_items = plan.det_elements;
+  // As findHessianExtrema: rows and columns [margin, n - margin) of every middle layer.
+  for (int o = 0; o < octaves; ++o) {
+    for (int l = 1; l <= octave_layers; ++l) {
+      const int mid = o * (octave_layers + 2) + l;
+      const DeviceLayer& m = plan.layers[mid];
+      const int margin = (plan.layers[mid + 1].size / 2) / m.step + 1;
+      const int search_rows = m.det_rows - 2 * margin, search_cols = m.det_cols - 2 * margin;
+      if (search_rows <= 0 || search_cols <= 0) continue;
+      plan.searches.push_back({mid, o, margin, search_cols, static_cast<std::int32_t>(plan.search_items)});
+      plan.search_items += static_cast<std::int64_t>(search_rows) * search_cols;
+    }
+  }
+  return plan;
+}
+
+}  // namespace bovw::surf

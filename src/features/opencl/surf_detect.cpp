@@ -1,0 +1,125 @@
+#include "surf_detect.hpp"
+
+#include "device_keypoint.hpp"
+#include "device_layers.hpp"
+#include "features/extremum_detection.hpp"
+
+#include <bovw/error.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+
+namespace bovw::surf {
+namespace {
+
+constexpr int kRowGroup = 256;   // surf_integral_rows' SURF_ROW_WG
+constexpr int kGroup = 128;      // work-group size of the element-wise launches
+constexpr int kMinCapacity = 4096;  // keypoints the first extremum launch has room for
+
+cl::NDRange roundedUp(std::int64_t items) {
+  return cl::NDRange(static_cast<std::size_t>((items + kGroup - 1) / kGroup * kGroup));
+}
+
+template <typename Record>
+cl::Buffer tableBuffer(detail::DeviceContext& device, const std::vector<Record>& table) {
+  return cl::Buffer(device.context(), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof(Record) * table.size(),
+                    const_cast<Record*>(table.data()));
+}
+
+}  // namespace
+
+cl::Event enqueueIntegralImage(detail::DeviceContext& device, const cl::Buffer& gray, cv::Size image_size,
+                               const cl::Buffer& sum) {
+  const std::string options = "-DSURF_ROW_WG=" + std::to_string(kRowGroup);
+  cl::Kernel rows = device.programs().kernel("surf_integral", "surf_integral_rows", options);
+  cl::Kernel columns = device.programs().kernel("surf_integral", "surf_integral_columns", options);
+  rows.setArg(0, gray);
+  rows.setArg(1, cl_int{image_size.height});
+  rows.setArg(2, cl_int{image_size.width});
+  rows.setArg(3, sum);
+  columns.setArg(0, cl_int{image_size.height});
+  columns.setArg(1, cl_int{image_size.width});
+  columns.setArg(2, sum);
+  auto& queue = device.queue();
+  queue.enqueueNDRangeKernel(rows, cl::NullRange, cl::NDRange(static_cast<std::size_t>(image_size.height) * kRowGroup),
+                             cl::NDRange(kRowGroup));
+  cl::Event done;
+  queue.enqueueNDRangeKernel(columns, cl::NullRange, roundedUp(image_size.width + 1), cl::NDRange(kGroup), nullptr,
+                             &done);
+  return done;
+}
+
+std::vector<cv::KeyPoint> detectKeypoints(detail::DeviceContext& device, const cl::Buffer& sum,
+                                          const cl::Buffer* mask_sum, cv::Size image_size,
+                                          const SurfParams& params, DetectionEvents* events) {
+  const DeviceScaleSpace plan = planDeviceScaleSpace(image_size, params.octaves, params.octave_layers);
+  const auto max_alloc = device.device().getInfo<CL_DEVICE_MAX_MEM_ALLOC_SIZE>();
+  const std::uint64_t det_bytes = sizeof(float) * static_cast<std::uint64_t>(plan.det_elements);
+  if (det_bytes > max_alloc)
+    throw CapacityError("a " + std::to_string(image_size.width) + " x " + std::to_string(image_size.height) +
+                        " image needs " + std::to_string(det_bytes >> 20) + " MiB of Hessian responses, more than " +
+                        "the device's largest allocation (" + std::to_string(max_alloc >> 20) + " MiB)");
+  std::vector<cv::KeyPoint> keypoints;
+  if (plan.searches.empty()) return keypoints;  // smaller than the smallest octave's search window
+
+  auto& context = device.context();
+  auto& queue = device.queue();
+  const cl::Buffer layers = tableBuffer(device, plan.layers);
+  const cl::Buffer searches = tableBuffer(device, plan.searches);
+  const cl::Buffer det(context, CL_MEM_READ_WRITE, det_bytes);
+  const cl_int sum_pitch = image_size.width + 1;
+
+  cl::Kernel hessian = device.programs().kernel("surf_hessian", "surf_hessian", "");
+  hessian.setArg(0, sum);
+  hessian.setArg(1, sum_pitch);
+  hessian.setArg(2, layers);
+  hessian.setArg(3, static_cast<cl_int>(plan.layers.size()));
+  hessian.setArg(4, static_cast<cl_int>(plan.hessian_items));
+  hessian.setArg(5, det);
+  cl::Event hessian_done;
+  queue.enqueueNDRangeKernel(hessian, cl::NullRange, roundedUp(plan.hessian_items), cl::NDRange(kGroup), nullptr,
+                             &hessian_done);
+
+  cl::Kernel extrema = device.programs().kernel("surf_extrema", "surf_extrema", "");
+  extrema.setArg(0, sum);
+  if (mask_sum != nullptr)
+    extrema.setArg(1, *mask_sum);
+  else
+    extrema.setArg(1, sizeof(cl_mem), nullptr);
+  extrema.setArg(2, sum_pitch);
+  extrema.setArg(3, layers);
+  extrema.setArg(4, searches);
+  extrema.setArg(5, static_cast<cl_int>(plan.searches.size()));
+  extrema.setArg(6, static_cast<cl_int>(plan.search_items));
+  extrema.setArg(7, det);
+  extrema.setArg(8, static_cast<cl_float>(params.hessian_threshold));
+  const cl::Buffer count(context, CL_MEM_READ_WRITE, sizeof(cl_int));
+  // A second launch with room for every keypoint when the first one ran out (the count is exact).
+  int capacity = std::max<int>(kMinCapacity, static_cast<int>(plan.search_items / 256));
+  cl_int found = 0;
+  cl::Buffer records;
+  cl::Event extrema_done;
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    records = cl::Buffer(context, CL_MEM_READ_WRITE, sizeof(DeviceKeypoint) * capacity);
+    const cl_int zero = 0;
+    queue.enqueueFillBuffer(count, zero, 0, sizeof zero);
+    extrema.setArg(9, records);
+    extrema.setArg(10, cl_int{capacity});
+    extrema.setArg(11, count);
+    queue.enqueueNDRangeKernel(extrema, cl::NullRange, roundedUp(plan.search_items), cl::NDRange(kGroup), nullptr,
+                               &extrema_done);
+    queue.enqueueReadBuffer(count, CL_TRUE, 0, sizeof found, &found);
+    if (found <= capacity) break;
+    capacity = found;
+  }
+  std::vector<DeviceKeypoint> raw(static_cast<std::size_t>(found));
+  if (found > 0) queue.enqueueReadBuffer(records, CL_TRUE, 0, sizeof(DeviceKeypoint) * raw.size(), raw.data());
+  keypoints.reserve(raw.size());
+  for (const DeviceKeypoint& d : raw) keypoints.push_back(fromDevice(d));
+  std::sort(keypoints.begin(), keypoints.end(), keypointGreater);
+  if (events != nullptr) *events = {hessian_done, extrema_done};
+  return keypoints;
+}
+
+}  // namespace bovw::surf

@@ -1,0 +1,160 @@
+// The OpenCL SURF detector (src/features/opencl/surf_detect.*) against the CPU detector it ports:
+// the integral image and every keypoint (position, size, response, octave, Laplacian sign) must be
+// the CPU's bit for bit, on real photographs and on generated images of odd sizes, with and without
+// a mask. Runs on whatever OpenCL device the library picks (PoCL in CI).
+#include "core/test_support.hpp"
+#include "features/extremum_detection.hpp"
+#include "features/hessian_pyramid.hpp"
+#include "features/integral_image.hpp"
+#include "features/opencl/surf_detect.hpp"
+#include "surf_test_support.hpp"
+
+#include <bovw/image_io.hpp>
+#include <bovw/surf.hpp>
+
+#include <gtest/gtest.h>
+#include <opencv2/imgproc.hpp>
+
+#include <filesystem>
+#include <random>
+
+namespace bovw {
+namespace {
+
+const char* const kOpenCvDoc = "/usr/share/doc/opencv-doc/examples/data/";
+
+// Smoothed noise: structure at several scales, so every octave finds extrema.
+cv::Mat texturedImage(int rows, int cols, unsigned seed) {
+  cv::Mat noise(rows, cols, CV_8U);
+  cv::RNG rng(seed);
+  rng.fill(noise, cv::RNG::UNIFORM, 0, 256);
+  cv::Mat smooth;
+  cv::GaussianBlur(noise, smooth, cv::Size(0, 0), 2.0);
+  cv::normalize(smooth, smooth, 0, 255, cv::NORM_MINMAX);
+  return smooth;
+}
+
+cv::Mat grayOf(const std::string& path) {
+  EXPECT_TRUE(std::filesystem::exists(path)) << path << " missing (Debian package opencv-doc, .ci/install-deps)";
+  return toSurfGray(loadImage(path));
+}
+
+cv::Mat mask01Of(const cv::Mat& mask) {
+  cv::Mat mask01;
+  cv::min(mask, 1, mask01);
+  return mask01;
+}
+
+cl::Buffer upload(detail::DeviceContext& device, const cv::Mat& gray) {
+  const cv::Mat packed = gray.isContinuous() ? gray : gray.clone();
+  return cl::Buffer(device.context(), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, packed.total(), packed.data);
+}
+
+cl::Buffer deviceIntegral(detail::DeviceContext& device, const cv::Mat& gray) {
+  const cl::Buffer sum(device.context(), CL_MEM_READ_WRITE,
+                       sizeof(std::uint32_t) * (gray.rows + 1) * static_cast<std::size_t>(gray.cols + 1));
+  surf::enqueueIntegralImage(device, upload(device, gray), gray.size(), sum);
+  return sum;
+}
+
+void expectSameKeypoints(const std::vector<cv::KeyPoint>& cpu, const std::vector<cv::KeyPoint>& gpu) {
+  ASSERT_EQ(gpu.size(), cpu.size());
+  for (std::size_t i = 0; i < cpu.size(); ++i) {
+    ASSERT_EQ(gpu[i].pt.x, cpu[i].pt.x) << "keypoint " << i;
+    ASSERT_EQ(gpu[i].pt.y, cpu[i].pt.y) << "keypoint " << i;
+    ASSERT_EQ(gpu[i].size, cpu[i].size) << "keypoint " << i;
+    ASSERT_EQ(gpu[i].response, cpu[i].response) << "keypoint " << i;
+    ASSERT_EQ(gpu[i].octave, cpu[i].octave) << "keypoint " << i;
+    ASSERT_EQ(gpu[i].class_id, cpu[i].class_id) << "keypoint " << i;
+    ASSERT_EQ(gpu[i].angle, -1.f) << "keypoint " << i;
+  }
+}
+
+struct DetectCase {
+  std::string name;
+  cv::Mat gray;
+  SurfParams params;
+  bool masked = false;
+};
+
+void checkDetection(const DetectCase& c) {
+  SCOPED_TRACE(c.name);
+  detail::DeviceContext device("");
+  const cv::Mat sum = surf::integralImage(c.gray);
+  cv::Mat mask, mask_sum;
+  if (c.masked) {  // the middle of the image, ragged so that coverage tests cut through filters
+    mask = cv::Mat::zeros(c.gray.size(), CV_8U);
+    cv::ellipse(mask, cv::Point(c.gray.cols / 2, c.gray.rows / 2), cv::Size(c.gray.cols / 3, c.gray.rows / 4), 20, 0,
+                360, cv::Scalar(200), cv::FILLED);
+    mask_sum = surf::integralImage(mask01Of(mask));
+  }
+  surf::HessianPyramid pyramid = surf::planHessianPyramid(c.gray.size(), c.params.octaves, c.params.octave_layers);
+  surf::computeHessianDeterminants(sum, pyramid);
+  const auto cpu = surf::findHessianExtrema(sum, mask_sum, pyramid, static_cast<float>(c.params.hessian_threshold));
+
+  const cl::Buffer device_sum = deviceIntegral(device, c.gray);
+  const cl::Buffer device_mask_sum = c.masked ? deviceIntegral(device, mask01Of(mask)) : cl::Buffer();
+  const auto gpu = surf::detectKeypoints(device, device_sum, c.masked ? &device_mask_sum : nullptr, c.gray.size(),
+                                         c.params);
+  EXPECT_GT(cpu.size(), 0u) << "a case without keypoints tests nothing";
+  expectSameKeypoints(cpu, gpu);
+}
+
+TEST(OpenClSurfDetect, IntegralImageIsTheCpusOnOddSizes) {
+  BOVW_REQUIRE_OPENCL();
+  detail::DeviceContext device("");
+  for (const cv::Size size : {cv::Size(1, 1), cv::Size(53, 37), cv::Size(257, 3), cv::Size(641, 481)}) {
+    cv::Mat gray(size, CV_8U);
+    cv::RNG(size.area()).fill(gray, cv::RNG::UNIFORM, 0, 256);
+    const cl::Buffer sum = deviceIntegral(device, gray);
+    cv::Mat got(size.height + 1, size.width + 1, CV_32S);
+    device.queue().enqueueReadBuffer(sum, CL_TRUE, 0, got.total() * sizeof(std::int32_t), got.data);
+    const cv::Mat want = surf::integralImage(gray);
+    EXPECT_EQ(cv::countNonZero(got != want), 0) << size;
+  }
+}
+
+TEST(OpenClSurfDetect, KeypointsAreTheCpusOnPhotographs) {
+  BOVW_REQUIRE_OPENCL();
+  const SurfParams defaults;
+  checkDetection({"box.png", grayOf(test::surfData("box.png")), defaults});
+  checkDetection({"graf1_gray.png", grayOf(test::surfData("graf1_gray.png")), defaults});
+  for (const char* name : {"baboon.jpg", "building.jpg", "blox.jpg"})
+    checkDetection({name, grayOf(std::string(kOpenCvDoc) + name), defaults});
+}
+
+TEST(OpenClSurfDetect, KeypointsAreTheCpusOnOddSizesSettingsAndMasks) {
+  BOVW_REQUIRE_OPENCL();
+  SurfParams coarse;
+  coarse.hessian_threshold = 400;
+  coarse.octaves = 3;
+  coarse.octave_layers = 2;
+  SurfParams deep;
+  deep.octaves = 6;
+  deep.octave_layers = 4;
+  checkDetection({"97x131 default", texturedImage(131, 97, 1), SurfParams{}});
+  checkDetection({"1000x61 coarse", texturedImage(61, 1000, 2), coarse});
+  checkDetection({"333x401 deep", texturedImage(401, 333, 3), deep});
+  checkDetection({"masked box.png", grayOf(test::surfData("box.png")), SurfParams{}, true});
+  checkDetection({"masked 300x211", texturedImage(211, 300, 4), coarse, true});
+}
+
+TEST(OpenClSurfDetect, MoreKeypointsThanTheFirstLaunchHasRoomForAreAllFound) {
+  BOVW_REQUIRE_OPENCL();
+  SurfParams everything;
+  everything.hessian_threshold = 0;  // every local maximum: several per 256 searched samples
+  checkDetection({"noise, threshold 0", texturedImage(300, 400, 5), everything});
+}
+
+TEST(OpenClSurfDetect, ImagesBelowTheSmallestSearchWindowHaveNoKeypoints) {
+  BOVW_REQUIRE_OPENCL();
+  detail::DeviceContext device("");
+  for (const cv::Size size : {cv::Size(1, 1), cv::Size(20, 20), cv::Size(5, 300)}) {
+    const cv::Mat gray = texturedImage(size.height, size.width, 6);
+    const auto gpu = surf::detectKeypoints(device, deviceIntegral(device, gray), nullptr, size, SurfParams{});
+    EXPECT_TRUE(gpu.empty()) << size;
+  }
+}
+
+}  // namespace
+}  // namespace bovw
