@@ -170,12 +170,7 @@ CLI::App* addExtractCommand(CLI::App& app) {
                       "auto: npy when a single output file ends in .npy, else yml")
       ->capture_default_str()
       ->check(CLI::IsMember({"auto", "yml", "npy"}));
-  // --surf-backend, as in the other commands that extract; their --backend is the histogram backend.
-  command->add_option("--surf-backend", args.backend,
-                      "builtin: bovw's SURF; opencv: OpenCV's xfeatures2d SURF (only in builds that have it); "
-                      "auto: opencv where available, else builtin")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"auto", "builtin", "opencv"}));
+  addSurfBackendOption(command, args.backend);
   command->add_option("--max-pixels", args.surf.max_pixels, "refuse images with more pixels than this")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);

@@ -9,6 +9,16 @@
 
 namespace bovw::cli {
 
+void addSurfBackendOption(CLI::App* command, std::string& backend) {
+  command
+      ->add_option("--surf-backend", backend,
+                   "builtin: bovw's SURF on the CPU; opencv: OpenCV's xfeatures2d SURF (only in builds that "
+                   "have it); opencl: every SURF stage on the OpenCL device ($BOVW_DEVICE, else the first GPU); "
+                   "auto: opencl on a GPU, else opencv where available, else builtin")
+      ->check(CLI::IsMember({"auto", "builtin", "opencv", "opencl"}))
+      ->capture_default_str();
+}
+
 void FeatureOptions::addTo(CLI::App* command) {
   command->add_option("--features", features, "descriptor: surf (64-D, 128-D with --extended) or sift (128-D)")
       ->check(CLI::IsMember({"surf", "sift"}))
@@ -18,9 +28,7 @@ void FeatureOptions::addTo(CLI::App* command) {
   command->add_option("--layers", surf.octave_layers, "SURF layers per octave")->capture_default_str();
   command->add_flag("--extended", surf.extended, "SURF 128-D descriptors");
   command->add_flag("--upright", surf.upright, "SURF without orientation");
-  command->add_option("--surf-backend", surf_backend, "builtin, opencv (if compiled in) or auto")
-      ->check(CLI::IsMember({"builtin", "opencv", "auto"}))
-      ->capture_default_str();
+  addSurfBackendOption(command, surf_backend);
   command->add_option("--max-pixels", surf.max_pixels, "refuse images with more pixels")->capture_default_str();
   command->add_option("--workers", workers, "images extracted at once (0: as many as --threads, itself 0 for all cores)")
       ->check(CLI::NonNegativeNumber)

@@ -16,6 +16,9 @@
 
 namespace bovw::cli {
 
+// --surf-backend, for every command that extracts (their --backend is the histogram backend).
+void addSurfBackendOption(CLI::App* command, std::string& backend);
+
 struct FeatureOptions {
   std::string features = "surf";
   std::string surf_backend = "auto";

@@ -26,14 +26,16 @@ struct SurfParams {
 };
 
 // Builtin: bovw's own SURF (always available). OpenCV: cv::xfeatures2d::SURF, compiled in only when
-// the OpenCV found at configure time provides xfeatures2d with the non-free algorithms.
-// Auto: OpenCV where available, else Builtin.
-enum class SurfBackend { Builtin, OpenCV, Auto };
+// the OpenCV found at configure time provides xfeatures2d with the non-free algorithms. OpenCL: bovw's
+// SURF with every stage on an OpenCL device (needs cl_khr_fp64; detection identical to Builtin's,
+// descriptors within docs/SURF.md's bounds). Auto: OpenCL where the device a plain spec resolves to
+// ($BOVW_DEVICE, else the first GPU) is a GPU, else OpenCV where available, else Builtin.
+enum class SurfBackend { Builtin, OpenCV, OpenCL, Auto };
 
-// "builtin", "opencv", "auto".
+// "builtin", "opencv", "opencl", "auto".
 std::string surfBackendName(SurfBackend backend);
 
-// Parses "builtin" / "opencv" / "auto"; throws InvalidInput otherwise.
+// Parses "builtin" / "opencv" / "opencl" / "auto"; throws InvalidInput otherwise.
 SurfBackend parseSurfBackend(const std::string& name);
 
 // True when this build of bovw has OpenCV's SURF compiled in.
@@ -66,9 +68,12 @@ void validateSurfParams(const SurfParams& params);
 
 class SurfExtractor {
  public:
-  // Throws InvalidInput for out-of-range parameters or an unavailable backend.
+  // Throws InvalidInput for out-of-range parameters or an unavailable backend. `device` picks the
+  // OpenCL device (a HistogrammerConfig::device spec; "" = $BOVW_DEVICE, else the first GPU, else
+  // the first CPU device); the other backends ignore it.
   static std::unique_ptr<SurfExtractor> create(const SurfParams& params = SurfParams(),
-                                               SurfBackend backend = SurfBackend::Auto);
+                                               SurfBackend backend = SurfBackend::Auto,
+                                               const std::string& device = "");
   virtual ~SurfExtractor() = default;
 
   // Detects keypoints (strongest response first) and computes one descriptor row per keypoint
@@ -86,7 +91,7 @@ class SurfExtractor {
   int descriptorSize() const { return params_.extended ? 128 : 64; }
   int descriptorType() const { return CV_32F; }
   const SurfParams& params() const { return params_; }
-  SurfBackend backend() const { return backend_; }  // Builtin or OpenCV, never Auto
+  SurfBackend backend() const { return backend_; }  // never Auto
 
  protected:
   SurfExtractor(const SurfParams& params, SurfBackend backend) : params_(params), backend_(backend) {}

@@ -59,23 +59,11 @@ class BuiltinSurf final : public SurfExtractor {
 
     const int n = static_cast<int>(keypoints.size());
     const int width = p.extended ? 128 : 64;
-    cv::Mat desc;
     if (descriptors != nullptr) {
-      desc.create(n, width, CV_32F);
-      if (n > 0) computeDescriptors(gray, keypoints, p.extended, p.upright, desc);
+      descriptors->create(n, width, CV_32F);
+      if (n > 0) computeDescriptors(gray, keypoints, p.extended, p.upright, *descriptors);
     }
-    // Drop the keypoints the orientation stage could not sample, keeping order (OpenCV's compaction).
-    int kept = 0;
-    for (int i = 0; i < n; ++i) {
-      if (keypoints[i].size <= 0) continue;
-      if (i != kept) {
-        keypoints[kept] = keypoints[i];
-        if (descriptors != nullptr) desc.row(i).copyTo(desc.row(kept));
-      }
-      ++kept;
-    }
-    keypoints.resize(kept);
-    if (descriptors != nullptr) *descriptors = kept == n ? desc : desc.rowRange(0, kept).clone();
+    removeUnorientedKeypoints(keypoints, descriptors);
     times.descriptor_ms += clock.lap();
   }
 };

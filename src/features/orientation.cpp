@@ -161,4 +161,19 @@ void assignOrientations(const cv::Mat& sum, std::vector<cv::KeyPoint>& keypoints
   });
 }
 
+void removeUnorientedKeypoints(std::vector<cv::KeyPoint>& keypoints, cv::Mat* descriptors) {
+  const int n = static_cast<int>(keypoints.size());
+  int kept = 0;
+  for (int i = 0; i < n; ++i) {
+    if (keypoints[i].size <= 0) continue;
+    if (i != kept) {
+      keypoints[kept] = keypoints[i];
+      if (descriptors != nullptr) descriptors->row(i).copyTo(descriptors->row(kept));
+    }
+    ++kept;
+  }
+  keypoints.resize(kept);
+  if (descriptors != nullptr && kept != n) *descriptors = descriptors->rowRange(0, kept).clone();
+}
+
 }  // namespace bovw::surf

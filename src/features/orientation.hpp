@@ -15,4 +15,8 @@ namespace bovw::surf {
 // sample inside it) gets size -1, OpenCV's mark for removal.
 void assignOrientations(const cv::Mat& sum, std::vector<cv::KeyPoint>& keypoints, bool upright);
 
+// Drops the keypoints marked size -1 above, and their descriptor rows when `descriptors` is not
+// null (one row per keypoint before the call), keeping order: OpenCV's compaction.
+void removeUnorientedKeypoints(std::vector<cv::KeyPoint>& keypoints, cv::Mat* descriptors);
+
 }  // namespace bovw::surf

@@ -1,5 +1,6 @@
 // SurfExtractor's shared part (non-virtual interface): parameter and input validation, conversion to
 // 8-bit gray, timing and output, so that each backend supplies only its run().
+#include <bovw/device.hpp>
 #include <bovw/error.hpp>
 #include <bovw/surf.hpp>
 
@@ -37,6 +38,7 @@ std::string surfBackendName(SurfBackend backend) {
   switch (backend) {
     case SurfBackend::Builtin: return "builtin";
     case SurfBackend::OpenCV: return "opencv";
+    case SurfBackend::OpenCL: return "opencl";
     case SurfBackend::Auto: return "auto";
   }
   return "unknown";
@@ -45,8 +47,9 @@ std::string surfBackendName(SurfBackend backend) {
 SurfBackend parseSurfBackend(const std::string& name) {
   if (name == "builtin") return SurfBackend::Builtin;
   if (name == "opencv") return SurfBackend::OpenCV;
+  if (name == "opencl") return SurfBackend::OpenCL;
   if (name == "auto") return SurfBackend::Auto;
-  throw InvalidInput("unknown SURF backend '" + name + "' (expected builtin, opencv or auto)");
+  throw InvalidInput("unknown SURF backend '" + name + "' (expected builtin, opencv, opencl or auto)");
 }
 
 bool openCvSurfAvailable() {
@@ -57,10 +60,34 @@ bool openCvSurfAvailable() {
 #endif
 }
 
-std::unique_ptr<SurfExtractor> SurfExtractor::create(const SurfParams& params, SurfBackend backend) {
+namespace {
+
+// Auto's first choice: the device a plain spec resolves to, when that is a GPU.
+bool defaultDeviceIsGpu(const std::string& device) {
+  try {
+    return selectDevice(device).type == "GPU";
+  } catch (const Error&) {
+    return false;  // no OpenCL platform, or no device matches: not an error for Auto
+  }
+}
+
+}  // namespace
+
+std::unique_ptr<SurfExtractor> SurfExtractor::create(const SurfParams& params, SurfBackend backend,
+                                                     const std::string& device) {
   validateSurfParams(params);
-  if (backend == SurfBackend::Auto) backend = openCvSurfAvailable() ? SurfBackend::OpenCV : SurfBackend::Builtin;
+  if (backend == SurfBackend::Auto) {
+    if (defaultDeviceIsGpu(device)) {
+      try {
+        return surf::makeOpenClSurf(params, device);
+      } catch (const InvalidInput&) {
+        // A GPU without double precision: Auto goes on to the CPU backends.
+      }
+    }
+    backend = openCvSurfAvailable() ? SurfBackend::OpenCV : SurfBackend::Builtin;
+  }
   if (backend == SurfBackend::OpenCV) return surf::makeOpenCvSurf(params);
+  if (backend == SurfBackend::OpenCL) return surf::makeOpenClSurf(params, device);
   return surf::makeBuiltinSurf(params);
 }
 
