@@ -1,10 +1,11 @@
-// bovw_surf_bench: times the builtin SURF per image at OpenCV's default settings, the detector
+// bovw_surf_bench: times one SURF backend (builtin by default; opencl: every stage on the device,
+// stage times from device timestamps) per image at OpenCV's default settings, the detector
 // (gray + integral, Hessian layers, extrema) and descriptor (orientation, descriptors) stages
 // apart. Median of N runs after one warm-up run; all cores unless --threads says otherwise. Also the
 // process CPU time (all threads) of detectAndCompute and of the descriptor stage alone (compute() on
 // the detected keypoints: integral image, orientation, descriptors), which a loaded machine disturbs
 // less than wall-clock time.
-//   bovw_surf_bench [--runs 7] [--threads N] [--extended] [--upright] IMAGE_OR_FOLDER...
+//   bovw_surf_bench [--runs 7] [--threads N] [--backend builtin|opencl|opencv] [--extended] [--upright] IMAGE_OR_FOLDER...
 #include <bovw/image_io.hpp>
 #include <bovw/surf.hpp>
 
@@ -34,7 +35,8 @@ double cpuMs() {
 }
 
 int usage() {
-  std::fprintf(stderr, "usage: bovw_surf_bench [--runs N] [--threads N] [--extended] [--upright] IMAGE_OR_FOLDER...\n");
+  std::fprintf(stderr, "usage: bovw_surf_bench [--runs N] [--threads N] [--backend builtin|opencl|opencv] [--extended] "
+               "[--upright] IMAGE_OR_FOLDER...\n");
   return 2;
 }
 
@@ -43,6 +45,7 @@ int usage() {
 int main(int argc, char** argv) {
   int runs = 7, threads = cv::getNumberOfCPUs();
   bovw::SurfParams params;
+  bovw::SurfBackend backend = bovw::SurfBackend::Builtin;
   std::vector<std::string> images;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -50,6 +53,8 @@ int main(int argc, char** argv) {
       runs = std::max(1, std::atoi(argv[++i]));
     } else if (a == "--threads" && i + 1 < argc) {
       threads = std::max(1, std::atoi(argv[++i]));
+    } else if (a == "--backend" && i + 1 < argc) {
+      backend = bovw::parseSurfBackend(argv[++i]);
     } else if (a == "--extended") {
       params.extended = true;
     } else if (a == "--upright") {
@@ -68,10 +73,10 @@ int main(int argc, char** argv) {
   }
   if (images.empty()) return usage();
   cv::setNumThreads(threads);
-  const auto surf = bovw::SurfExtractor::create(params, bovw::SurfBackend::Builtin);
+  const auto surf = bovw::SurfExtractor::create(params, backend);
 
-  std::printf("builtin SURF, hessian %.0f, %d octaves x %d layers%s%s, %d threads, median of %d runs (ms)\n",
-              params.hessian_threshold, params.octaves, params.octave_layers, params.extended ? ", extended" : "",
+  std::printf("%s SURF, hessian %.0f, %d octaves x %d layers%s%s, %d threads, median of %d runs (ms)\n",
+              bovw::surfBackendName(surf->backend()).c_str(), params.hessian_threshold, params.octaves, params.octave_layers, params.extended ? ", extended" : "",
               params.upright ? ", upright" : "", threads, runs);
   std::printf("%-18s %9s %6s | %8s %8s %8s | %8s %8s %8s %8s %8s | %8s | %9s %9s\n", "image", "size", "kpts", "total",
               "detector", "descr.", "prepare", "hessian", "extrema", "orient.", "desc.", "spread", "CPU total",
@@ -116,7 +121,7 @@ int main(int argc, char** argv) {
     const auto [lo, hi] = std::minmax_element(total.begin(), total.end());
     char size[32];
     std::snprintf(size, sizeof size, "%dx%d", img.cols, img.rows);
-    std::printf("%-18s %9s %6zu | %8.1f %8.1f %8.1f | %8.1f %8.1f %8.1f %8.1f %8.1f | %3.0f-%-4.0f | %9.1f %9.1f\n",
+    std::printf("%-18s %9s %6zu | %8.2f %8.2f %8.2f | %8.2f %8.2f %8.2f %8.2f %8.2f | %.2f-%-.2f | %9.1f %9.1f\n",
                 std::filesystem::path(path).filename().string().c_str(), size, n, median(total), median(det),
                 median(des), median(prep), median(hess), median(ext), median(ori), median(dsc), *lo, *hi,
                 median(cpu_total), median(cpu_des));

@@ -1,7 +1,9 @@
 // SurfBackend::OpenCL: all five SURF stages on an OpenCL device. The image goes up once; the
 // integral image, the scale space and the descriptors stay on the device; only the keypoints (to be
 // sorted into OpenCV's order between detection and description) and the descriptors come back.
-// Stage times are the device's own timestamps (profiling events), not host wall-clock.
+// Stage times are the device's own timestamps (profiling events), not host wall-clock. Several
+// threads may extract at once: each call borrows a queue of its own (same device, context and
+// compiled programs), so one image's transfers and kernels overlap another's.
 #include "device_keypoint.hpp"
 #include "features/backends.hpp"
 #include "features/extremum_detection.hpp"
@@ -38,21 +40,24 @@ cl::Event marker(cl::CommandQueue& queue) {
 class OpenClSurf final : public SurfExtractor {
  public:
   OpenClSurf(const SurfParams& params, const std::string& device)
-      : SurfExtractor(params, SurfBackend::OpenCL), device_(withOpenCL([&] {
-          return std::make_unique<detail::DeviceContext>(device);
-        })) {
-    const std::string extensions = device_->device().getInfo<CL_DEVICE_EXTENSIONS>();
+      : SurfExtractor(params, SurfBackend::OpenCL), device_spec_(device) {
+    auto first = withOpenCL([&] { return std::make_unique<detail::DeviceContext>(device); });
+    const std::string extensions = first->device().getInfo<CL_DEVICE_EXTENSIONS>();
     if (extensions.find("cl_khr_fp64") == std::string::npos)
-      throw InvalidInput("SURF backend opencl: device '" + device_->info().name +
+      throw InvalidInput("SURF backend opencl: device '" + first->info().name +
                          "' lacks cl_khr_fp64, which the box filters need to round as OpenCV does");
+    idle_.push_back(std::move(first));
   }
 
  protected:
   void run(const cv::Mat& gray, const cv::Mat& mask, std::vector<cv::KeyPoint>& keypoints,
            bool use_provided_keypoints, cv::Mat* descriptors, SurfStageTimes& times) const override {
-    // One image at a time per extractor: the queue is shared and the stage events are per call.
-    std::lock_guard<std::mutex> lock(mutex_);
-    withOpenCL([&] { runOnDevice(gray, mask, keypoints, use_provided_keypoints, descriptors, times); });
+    withOpenCL([&] {
+      std::unique_ptr<detail::DeviceContext> device = borrowQueue();
+      runOnDevice(*device, gray, mask, keypoints, use_provided_keypoints, descriptors, times);
+      std::lock_guard<std::mutex> lock(mutex_);
+      idle_.push_back(std::move(device));  // a call that threw drops its queue: it may hold unfinished work
+    });
   }
 
  private:
@@ -67,33 +72,45 @@ class OpenClSurf final : public SurfExtractor {
     cl::Event uploaded, integrated;
   };
 
-  DeviceImage upload(const cv::Mat& image) const {
+  std::unique_ptr<detail::DeviceContext> borrowQueue() const {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (!idle_.empty()) {
+        auto device = std::move(idle_.back());
+        idle_.pop_back();
+        return device;
+      }
+    }
+    return std::make_unique<detail::DeviceContext>(device_spec_);
+  }
+
+  static DeviceImage upload(detail::DeviceContext& device, const cv::Mat& image) {
     const cv::Mat packed = image.isContinuous() ? image : image.clone();
-    auto& queue = device_->queue();
+    auto& queue = device.queue();
     DeviceImage d;
-    d.pixels = cl::Buffer(device_->context(), CL_MEM_READ_ONLY, packed.total());
+    d.pixels = cl::Buffer(device.context(), CL_MEM_READ_ONLY, packed.total());
     queue.enqueueWriteBuffer(d.pixels, CL_TRUE, 0, packed.total(), packed.data, nullptr, &d.uploaded);
-    d.sum = cl::Buffer(device_->context(), CL_MEM_READ_WRITE,
+    d.sum = cl::Buffer(device.context(), CL_MEM_READ_WRITE,
                        sizeof(cl_uint) * (image.rows + 1) * static_cast<std::size_t>(image.cols + 1));
-    d.integrated = enqueueIntegralImage(*device_, d.pixels, image.size(), d.sum);
+    d.integrated = enqueueIntegralImage(device, d.pixels, image.size(), d.sum);
     return d;
   }
 
-  void runOnDevice(const cv::Mat& gray, const cv::Mat& mask, std::vector<cv::KeyPoint>& keypoints,
+  void runOnDevice(detail::DeviceContext& device, const cv::Mat& gray, const cv::Mat& mask, std::vector<cv::KeyPoint>& keypoints,
                    bool use_provided_keypoints, cv::Mat* descriptors, SurfStageTimes& times) const {
     const SurfParams& p = params();
-    auto& queue = device_->queue();
-    const DeviceImage image = upload(gray);
+    auto& queue = device.queue();
+    const DeviceImage image = upload(device, gray);
     if (!use_provided_keypoints) {
       DeviceImage mask01;
       if (!mask.empty()) {
         cv::Mat ones;
         cv::min(mask, 1, ones);
-        mask01 = upload(ones);
+        mask01 = upload(device, ones);
       }
       DetectionEvents events;
       const auto host_start = std::chrono::steady_clock::now();
-      keypoints = detectKeypoints(*device_, image.sum, mask.empty() ? nullptr : &mask01.sum, gray.size(), p, &events);
+      keypoints = detectKeypoints(device, image.sum, mask.empty() ? nullptr : &mask01.sum, gray.size(), p, &events);
       removeMaskedKeypoints(mask, keypoints);
       const double host_ms =
           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - host_start).count();
@@ -112,15 +129,15 @@ class OpenClSurf final : public SurfExtractor {
     }
     std::vector<DeviceKeypoint> records(static_cast<std::size_t>(n));
     for (int i = 0; i < n; ++i) records[i] = toDevice(keypoints[i]);
-    const cl::Buffer on_device(device_->context(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+    const cl::Buffer on_device(device.context(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
                                sizeof(DeviceKeypoint) * records.size(), records.data());
     const cl::Event before_orientation = marker(queue);
-    enqueueOrientations(*device_, image.sum, gray.size(), on_device, n, p.upright);
+    enqueueOrientations(device, image.sum, gray.size(), on_device, n, p.upright);
     const cl::Event oriented = marker(queue);
     if (descriptors != nullptr) {
       descriptors->create(n, width, CV_32F);
-      const cl::Buffer rows(device_->context(), CL_MEM_WRITE_ONLY, sizeof(float) * n * width);
-      enqueueDescriptors(*device_, image.pixels, gray.size(), on_device, n, p.extended, p.upright, rows);
+      const cl::Buffer rows(device.context(), CL_MEM_WRITE_ONLY, sizeof(float) * n * width);
+      enqueueDescriptors(device, image.pixels, gray.size(), on_device, n, p.extended, p.upright, rows);
       queue.enqueueReadBuffer(rows, CL_FALSE, 0, sizeof(float) * n * width, descriptors->ptr<float>());
     }
     queue.enqueueReadBuffer(on_device, CL_TRUE, 0, sizeof(DeviceKeypoint) * records.size(), records.data());
@@ -135,8 +152,9 @@ class OpenClSurf final : public SurfExtractor {
     removeUnorientedKeypoints(keypoints, descriptors);
   }
 
-  std::unique_ptr<detail::DeviceContext> device_;
+  std::string device_spec_;
   mutable std::mutex mutex_;
+  mutable std::vector<std::unique_ptr<detail::DeviceContext>> idle_;  // queues no call is using
 };
 
 }  // namespace

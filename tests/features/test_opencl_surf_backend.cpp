@@ -1,0 +1,139 @@
+// SurfBackend::OpenCL end to end against SurfBackend::Builtin, the CPU SURF it ports: on photographs
+// and generated images, default, upright and extended, detectAndCompute and compute. The issue's
+// bounds are recall and precision >= 0.98 and a median descriptor distance <= 0.01; the detector is
+// exact by construction, so the tests also require the keypoint lists to be equal in order and value.
+#include "core/test_support.hpp"
+#include "surf_test_support.hpp"
+
+#include <bovw/image_io.hpp>
+#include <bovw/surf.hpp>
+
+#include <gtest/gtest.h>
+#include <opencv2/imgproc.hpp>
+
+#include <algorithm>
+
+namespace bovw {
+namespace {
+
+struct Run {
+  std::vector<cv::KeyPoint> keypoints;
+  cv::Mat descriptors;
+};
+
+Run extract(SurfBackend backend, const SurfParams& params, const cv::Mat& image, const cv::Mat& mask = cv::Mat()) {
+  Run r;
+  SurfExtractor::create(params, backend)->detectAndCompute(image, mask, r.keypoints, r.descriptors);
+  return r;
+}
+
+// Builtin vs OpenCL on one image: same keypoints (the angle may differ only where the descriptor then
+// differs too), the agreement bounds, and a summary on stdout.
+void expectFaithful(const std::string& name, const cv::Mat& image, const SurfParams& params,
+                    const cv::Mat& mask = cv::Mat()) {
+  SCOPED_TRACE(name);
+  const Run cpu = extract(SurfBackend::Builtin, params, image, mask);
+  const Run gpu = extract(SurfBackend::OpenCL, params, image, mask);
+  ASSERT_GT(cpu.keypoints.size(), 0u) << "a case without keypoints tests nothing";
+  ASSERT_EQ(gpu.descriptors.rows, static_cast<int>(gpu.keypoints.size()));
+  ASSERT_EQ(gpu.descriptors.cols, params.extended ? 128 : 64);
+  const test::Agreement a =
+      test::compare(test::asReference(gpu.keypoints, gpu.descriptors), test::asReference(cpu.keypoints, cpu.descriptors));
+  EXPECT_GE(a.recall, 0.98) << a;
+  EXPECT_GE(a.precision, 0.98) << a;
+  EXPECT_LE(a.median_desc_dist, 0.01) << a;
+
+  ASSERT_EQ(gpu.keypoints.size(), cpu.keypoints.size());
+  int same_angle = 0, same_descriptor = 0;
+  for (std::size_t i = 0; i < cpu.keypoints.size(); ++i) {
+    const cv::KeyPoint &c = cpu.keypoints[i], &g = gpu.keypoints[i];
+    ASSERT_TRUE(c.pt == g.pt && c.size == g.size && c.response == g.response && c.octave == g.octave &&
+                c.class_id == g.class_id)
+        << "keypoint " << i;
+    same_angle += c.angle == g.angle;
+    const int row = static_cast<int>(i);
+    same_descriptor += cv::norm(cpu.descriptors.row(row), gpu.descriptors.row(row), cv::NORM_INF) == 0;
+  }
+  std::cout << name << ": " << cpu.keypoints.size() << " keypoints, " << same_angle << " identical angles, "
+            << same_descriptor << " identical descriptors; " << a << "\n";
+}
+
+// A golden image by name, or any image by path.
+cv::Mat photo(const std::string& name) {
+  return loadImage(name.find('/') == std::string::npos ? test::surfData(name) : name);
+}
+
+const char* const kDoc = "/usr/share/doc/opencv-doc/examples/data/";
+
+TEST(OpenClSurf, FaithfulToTheBuiltinSurfOnPhotographs) {
+  BOVW_REQUIRE_OPENCL();
+  for (const std::string name : {"box.png", "graf1_gray.png"}) expectFaithful(name, photo(name), SurfParams{});
+  for (const std::string name : {"baboon.jpg", "building.jpg", "blox.jpg", "left01.jpg"})
+    expectFaithful(name, photo(kDoc + name), SurfParams{});
+}
+
+TEST(OpenClSurf, FaithfulUprightExtendedAndMasked) {
+  BOVW_REQUIRE_OPENCL();
+  SurfParams upright;
+  upright.upright = true;
+  SurfParams extended;
+  extended.extended = true;
+  SurfParams both = upright;
+  both.extended = true;
+  const cv::Mat graf = photo("graf1_gray.png");
+  expectFaithful("graf1 upright", graf, upright);
+  expectFaithful("graf1 extended", graf, extended);
+  expectFaithful("box upright extended", photo("box.png"), both);
+  cv::Mat mask = cv::Mat::zeros(graf.size(), CV_8U);
+  cv::circle(mask, cv::Point(graf.cols / 2, graf.rows / 2), graf.rows / 3, cv::Scalar(255), cv::FILLED);
+  expectFaithful("graf1 masked", graf, SurfParams{}, mask);
+}
+
+TEST(OpenClSurf, FaithfulOnOddSizesAndColour) {
+  BOVW_REQUIRE_OPENCL();
+  cv::Mat noise(173, 251, CV_8UC3), smooth;
+  cv::RNG(7).fill(noise, cv::RNG::UNIFORM, 0, 256);
+  cv::GaussianBlur(noise, smooth, cv::Size(0, 0), 1.5);
+  expectFaithful("173x251 colour noise", smooth, SurfParams{});
+  cv::Mat thin;
+  cv::resize(photo("box.png"), thin, cv::Size(613, 47), 0, 0, cv::INTER_AREA);
+  expectFaithful("613x47 box", thin, SurfParams{});
+}
+
+TEST(OpenClSurf, ComputeAtGivenKeypointsMatchesTheBuiltin) {
+  BOVW_REQUIRE_OPENCL();
+  const cv::Mat img = photo("box.png");
+  // Keypoints of the CPU detector plus some at the border, which orientation must drop as OpenCV does.
+  std::vector<cv::KeyPoint> given = extract(SurfBackend::Builtin, SurfParams{}, img).keypoints;
+  given.resize(std::min<std::size_t>(given.size(), 200));
+  given.emplace_back(0.f, 0.f, 60.f);
+  given.emplace_back(static_cast<float>(img.cols - 1), 5.f, 400.f);
+  std::vector<cv::KeyPoint> cpu = given, gpu = given;
+  cv::Mat cpu_desc, gpu_desc;
+  SurfExtractor::create(SurfParams{}, SurfBackend::Builtin)->compute(img, cpu, cpu_desc);
+  SurfExtractor::create(SurfParams{}, SurfBackend::OpenCL)->compute(img, gpu, gpu_desc);
+  ASSERT_EQ(gpu.size(), cpu.size());
+  ASSERT_EQ(gpu_desc.rows, cpu_desc.rows);
+  const test::Agreement a = test::compare(test::asReference(gpu, gpu_desc), test::asReference(cpu, cpu_desc));
+  EXPECT_GE(a.recall, 0.98) << a;
+  EXPECT_LE(a.median_desc_dist, 0.01) << a;
+}
+
+TEST(OpenClSurf, ImagesWithoutKeypointsGiveEmptyOutputs) {
+  BOVW_REQUIRE_OPENCL();
+  for (const cv::Mat& img : {cv::Mat(cv::Size(40, 30), CV_8U, cv::Scalar(90)), cv::Mat(cv::Size(3, 400), CV_8U, cv::Scalar(7))}) {
+    const Run r = extract(SurfBackend::OpenCL, SurfParams{}, img);
+    EXPECT_TRUE(r.keypoints.empty());
+    EXPECT_EQ(r.descriptors.rows, 0);
+  }
+}
+
+TEST(OpenClSurf, BackendIsNamedAndParsed) {
+  EXPECT_EQ(parseSurfBackend("opencl"), SurfBackend::OpenCL);
+  EXPECT_EQ(surfBackendName(SurfBackend::OpenCL), "opencl");
+  BOVW_REQUIRE_OPENCL();
+  EXPECT_EQ(SurfExtractor::create(SurfParams{}, SurfBackend::OpenCL)->backend(), SurfBackend::OpenCL);
+}
+
+}  // namespace
+}  // namespace bovw
