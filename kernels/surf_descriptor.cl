@@ -92,6 +92,58 @@ typedef struct {
   int ux, uy;
 } surf_window;
 
+// sinf / cosf as glibc (2.28 and later) computes them: the window's direction comes from the host's
+// std::sin(float) and std::cos(float), which are not correctly rounded (about 0.1% of angles differ
+// from the correctly rounded value in the last bit). Its algorithm in double, with its constants:
+// a polynomial on [-pi/4, pi/4] after a one-step reduction by pi/2. Fused or not, its multiply-adds
+// give the same floats for every float angle in [0, 360] degrees (checked exhaustively against glibc
+// 2.36's SSE2 and FMA versions); |y| >= 120 (glibc's large-argument reduction) is not reproduced and
+// falls back to the correctly rounded value.
+typedef struct {
+  double hpi_inv, hpi, c0, c1, c2, c3, c4, s1, s2, s3;
+} surf_sincosf_poly;
+
+inline uint surf_abstop12(float y) { return (as_uint(y) >> 20) & 0x7ff; }
+
+float surf_sincosf_eval(double x, double x2, surf_sincosf_poly p, int n) {
+  if ((n & 1) == 0) {
+    const double x3 = x * x2;
+    const double s1 = p.s2 + x2 * p.s3;
+    const double x7 = x3 * x2;
+    const double s = x + x3 * p.s1;
+    return (float)(s + x7 * s1);
+  }
+  const double x4 = x2 * x2;
+  const double c2 = p.c3 + x2 * p.c4;
+  const double c1 = p.c0 + x2 * p.c1;
+  const double x6 = x4 * x2;
+  const double c = c1 + x4 * p.c2;
+  return (float)(c + x6 * c2);
+}
+
+// glibc's sinf (cosine: false) or cosf (cosine: true).
+float surf_glibc_sincosf(float y, bool cosine) {
+  // The 2nd table computes -cos(x) rather than cos(x), for quadrants 2 and 3.
+  const surf_sincosf_poly table[2] = {
+      {0x1.45F306DC9C883p+23, 0x1.921FB54442D18p0, 0x1p0, -0x1.ffffffd0c621cp-2, 0x1.55553e1068f19p-5,
+       -0x1.6c087e89a359dp-10, 0x1.99343027bf8c3p-16, -0x1.555545995a603p-3, 0x1.1107605230bc4p-7,
+       -0x1.994eb3774cf24p-13},
+      {0x1.45F306DC9C883p+23, 0x1.921FB54442D18p0, -0x1p0, 0x1.ffffffd0c621cp-2, -0x1.55553e1068f19p-5,
+       0x1.6c087e89a359dp-10, -0x1.99343027bf8c3p-16, -0x1.555545995a603p-3, 0x1.1107605230bc4p-7,
+       -0x1.994eb3774cf24p-13}};
+  double x = y;
+  if (surf_abstop12(y) < surf_abstop12((float)0x1.921FB54442D18p-1)) {  // about |y| < pi/4
+    if (surf_abstop12(y) < surf_abstop12(0x1p-12f)) return cosine ? 1.0f : y;
+    return surf_sincosf_eval(x, x * x, table[0], cosine ? 1 : 0);
+  }
+  if (surf_abstop12(y) >= surf_abstop12(120.0f)) return cosine ? (float)cos(x) : (float)sin(x);
+  // Quadrant n: the scaled product's bits 24..31, rounded; then x - n pi/2.
+  const int n = ((int)(x * table[0].hpi_inv) + 0x800000) >> 24;
+  x = x - n * table[0].hpi;
+  const double sign = (n & 3) == 1 || (n & 3) == 2 ? -1.0 : 1.0;
+  return surf_sincosf_eval(x * sign, x * x, table[(n & 2) ? 1 : 0], cosine ? n ^ 1 : n);
+}
+
 // Patch pixel (dr, dc): cv::resize(INTER_AREA)'s value for the window cell rows x columns.
 uchar surf_patch_pixel(global const uchar* img, int rows, int cols, surf_window g, int size, int cell,
                        surf_area_span rs, surf_area_span cs) {
@@ -155,11 +207,9 @@ void surf_descriptor(global const uchar* img, int rows, int cols, global const s
     g.ux = (int)rint(kp.x + win_offset);
     g.uy = (int)rint(kp.y - win_offset);
   } else {
-    // sin/cos of a float angle: the double result rounded, i.e. correctly rounded float values
-    // (the host's sinf/cosf differ from these in the last bit for about 0.1% of angles).
     const float dir = kp.angle * 0x1.1df46ap-6f;  // (float)(CV_PI / 180)
-    g.sin_dir = -(float)sin((double)dir);
-    g.cos_dir = (float)cos((double)dir);
+    g.sin_dir = -surf_glibc_sincosf(dir, false);
+    g.cos_dir = surf_glibc_sincosf(dir, true);
     g.x0 = kp.x + win_offset * g.cos_dir + win_offset * g.sin_dir;
     g.y0 = kp.y - win_offset * g.sin_dir + win_offset * g.cos_dir;
   }
