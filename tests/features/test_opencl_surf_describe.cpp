@@ -17,6 +17,7 @@
 #include "features/opencl/surf_describe.hpp"
 #include "features/orientation.hpp"
 #include "features/surf_descriptor.hpp"
+#include "opencl/program_cache.hpp"
 #include "surf_test_support.hpp"
 
 #include <opencv2/imgproc.hpp>
@@ -312,6 +313,100 @@ TEST_F(OpenCLSurfDescribe, EmptyKeypointListIsANoOp) {
   device_->queue().enqueueReadBuffer(desc_buffer, CL_TRUE, 0, sizeof marker_after, &marker_after);
   EXPECT_EQ(std::memcmp(&after, &sentinel, sizeof after), 0);
   EXPECT_EQ(marker_after, kUntouched);
+}
+
+// The two places where the stages' results rest on the host's libraries, checked directly on many
+// inputs (on real keypoints they decide only a few results): the device's polynomial atan in each
+// rounding the host's OpenCV uses, and its sinf/cosf of the window direction. A test kernel calls the
+// stage's own device functions (the embedded kernel source, with a kernel appended).
+class OpenCLSurfDeviceMath : public OpenCLSurfDescribe {
+ protected:
+  cl::Kernel testKernel(const std::string& file, const std::string& source, const std::string& name,
+                        const std::string& options) {
+    cl::Program program(device_->context(), detail::embeddedKernel(file) + source);
+    try {
+      program.build({device_->device()}, ("-cl-std=CL1.2 " + options).c_str());
+    } catch (const cl::Error&) {
+      ADD_FAILURE() << program.getBuildInfo<CL_PROGRAM_BUILD_LOG>(device_->device());
+      throw;
+    }
+    return cl::Kernel(program, name.c_str());
+  }
+
+  std::vector<float> run(cl::Kernel& kernel, const std::vector<float>& a, const std::vector<float>& b, int mode) {
+    const std::size_t n = a.size();
+    const cl::Buffer ba = upload(a.data(), sizeof(float) * n), bb = upload(b.data(), sizeof(float) * n);
+    const cl::Buffer out(device_->context(), CL_MEM_WRITE_ONLY, sizeof(float) * n);
+    kernel.setArg(0, ba);
+    kernel.setArg(1, bb);
+    kernel.setArg(2, out);
+    kernel.setArg(3, cl_int{mode});
+    device_->queue().enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(n));
+    std::vector<float> result(n);
+    device_->queue().enqueueReadBuffer(out, CL_TRUE, 0, sizeof(float) * n, result.data());
+    return result;
+  }
+};
+
+int countUnequal(const std::vector<float>& a, const std::vector<float>& b) {
+  int unequal = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) unequal += std::memcmp(&a[i], &b[i], sizeof(float)) != 0;
+  return unequal;
+}
+
+TEST_F(OpenCLSurfDeviceMath, PolynomialAtanEqualsOpenCVs) {
+  const surf::OpenCVAtanRounding& r = surf::opencvAtanRounding();
+  cl::Kernel kernel = testKernel("surf_orientation", R"(
+      kernel void test_fast_atan(global const float* y, global const float* x, global float* out, int rounding) {
+        out[get_global_id(0)] = surf_fast_atan(y[get_global_id(0)], x[get_global_id(0)], rounding);
+      })", "test_fast_atan", surf::atanBuildOptions(r));
+  constexpr int kInputs = 1 << 16;
+  std::mt19937 rng(19);
+  std::normal_distribution<float> gauss(0.f, 1.f);
+  std::uniform_int_distribution<int> exponent(-12, 12);
+  std::vector<float> x(kInputs), y(kInputs), phase(kInputs), one_by_one(kInputs), fast(kInputs);
+  for (int i = 0; i < kInputs; ++i) {
+    x[i] = std::ldexp(gauss(rng), exponent(rng));
+    y[i] = std::ldexp(gauss(rng), exponent(rng));
+  }
+  x[0] = y[0] = 0.f;  // atan(0, 0), and the axes
+  x[1] = 0.f;
+  y[2] = 0.f;
+  x[3] = -0.f;
+  cv::phase(cv::Mat(1, kInputs, CV_32F, x.data()), cv::Mat(1, kInputs, CV_32F, y.data()),
+            cv::Mat(1, kInputs, CV_32F, phase.data()), true);
+  for (int i = 0; i < kInputs; ++i) {
+    cv::phase(cv::Mat(1, 1, CV_32F, &x[i]), cv::Mat(1, 1, CV_32F, &y[i]), cv::Mat(1, 1, CV_32F, &one_by_one[i]),
+              true);
+    fast[i] = cv::fastAtan2(y[i], x[i]);
+  }
+  const surf::AtanRounding long_arrays = r.phase_vector_from > 0 ? r.phase_vector : r.phase_scalar;
+  EXPECT_EQ(countUnequal(run(kernel, y, x, static_cast<int>(long_arrays)), phase), 0) << "cv::phase, long arrays";
+  EXPECT_EQ(countUnequal(run(kernel, y, x, static_cast<int>(r.phase_scalar)), one_by_one), 0) << "cv::phase, 1 element";
+  EXPECT_EQ(countUnequal(run(kernel, y, x, static_cast<int>(r.fast_atan2)), fast), 0) << "cv::fastAtan2";
+}
+
+// Every float angle in [0, 360] that is a multiple of 2^-12 degrees, and random ones: the direction's
+// sine and cosine as the CPU stage gets them from std::sin(float) / std::cos(float).
+TEST_F(OpenCLSurfDeviceMath, WindowDirectionSinCosEqualsTheHosts) {
+  cl::Kernel kernel = testKernel("surf_descriptor", R"(
+      kernel void test_sincos(global const float* angle, global const float* unused, global float* out, int cosine) {
+        const float dir = angle[get_global_id(0)] * 0x1.1df46ap-6f;
+        out[get_global_id(0)] = surf_glibc_sincosf(dir, cosine);
+      })", "test_sincos", "-DSURF_EXTENDED=0 -DSURF_UPRIGHT=0");
+  std::vector<float> angle;
+  for (int i = 0; i <= 360 * 4096; ++i) angle.push_back(i / 4096.f);
+  std::mt19937 rng(23);
+  std::uniform_real_distribution<float> degrees(0.f, 360.f);
+  for (int i = 0; i < (1 << 20); ++i) angle.push_back(degrees(rng));
+  std::vector<float> sin_host, cos_host;
+  for (float a : angle) {
+    const float dir = a * static_cast<float>(CV_PI / 180);
+    sin_host.push_back(std::sin(dir));
+    cos_host.push_back(std::cos(dir));
+  }
+  EXPECT_EQ(countUnequal(run(kernel, angle, angle, 0), sin_host), 0) << "sinf";
+  EXPECT_EQ(countUnequal(run(kernel, angle, angle, 1), cos_host), 0) << "cosf";
 }
 
 // The device's angles depend on knowing how the host's OpenCV rounds its atan; the measurement must
