@@ -46,3 +46,11 @@ inline int surf_box_sum(global const uint* origin, surf_box b) {
 
 // One weighted term as OpenCV rounds it: int to float, times the float weight, rounded to float.
 inline float surf_box_term(int sum, float w) { return (float)sum * w; }
+
+// a / b rounded once to float, as the host's division rounds it: OpenCL lets a float division be off
+// by 2.5 ulp (unless built with -cl-fp32-correctly-rounded-divide-sqrt, which devices may not offer);
+// the double quotient rounded to float is the correctly rounded float quotient (53 >= 2 x 24 + 2).
+inline float surf_div_rn(float a, float b) { return (float)((double)a / (double)b); }
+
+// A keypoint's scale s = 1.2 size / 9 (the filter size's sigma), in OpenCV's float operations.
+inline float surf_keypoint_scale(float size) { return surf_div_rn(size * 1.2f, 9.0f); }

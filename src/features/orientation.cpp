@@ -18,34 +18,33 @@ constexpr int kRadius = 6;           // samples within 6s of the centre
 constexpr int kWindowDeg = 60;       // sliding window width
 constexpr int kSearchStepDeg = 5;    // window positions every 5 degrees
 constexpr float kSigma = 2.5f;       // gaussian weight, in units of s
-constexpr int kBound = (2 * kRadius + 1) * (2 * kRadius + 1);
+constexpr int kBound = OrientationSampling::kBound;
+static_assert(kBound == (2 * kRadius + 1) * (2 * kRadius + 1), "the sampling grid");
 
 // Haar wavelets of the 4x4 base size, {x1, y1, x2, y2, weight}.
 constexpr int kHaarX[2][5] = {{0, 0, 2, 4, -1}, {2, 0, 4, 4, 1}};
 constexpr int kHaarY[2][5] = {{0, 0, 4, 2, 1}, {0, 2, 4, 4, -1}};
 
-struct Sampling {
-  int count = 0;
-  std::array<cv::Point, kBound> offset;
-  std::array<float, kBound> weight;
+}  // namespace
 
-  Sampling() {
-    const cv::Mat g = cv::getGaussianKernel(2 * kRadius + 1, kSigma, CV_32F);
-    for (int i = -kRadius; i <= kRadius; ++i)
-      for (int j = -kRadius; j <= kRadius; ++j)
-        if (i * i + j * j <= kRadius * kRadius) {
-          offset[count] = cv::Point(i, j);
-          weight[count++] = g.at<float>(i + kRadius) * g.at<float>(j + kRadius);
-        }
-  }
-};
+OrientationSampling::OrientationSampling() {
+  const cv::Mat g = cv::getGaussianKernel(2 * kRadius + 1, kSigma, CV_32F);
+  for (int i = -kRadius; i <= kRadius; ++i)
+    for (int j = -kRadius; j <= kRadius; ++j)
+      if (i * i + j * j <= kRadius * kRadius) {
+        offset[count] = cv::Point(i, j);
+        weight[count++] = g.at<float>(i + kRadius) * g.at<float>(j + kRadius);
+      }
+}
 
-const Sampling& sampling() {
-  static const Sampling s;
+const OrientationSampling& orientationSampling() {
+  static const OrientationSampling s;
   return s;
 }
 
-void orient(const cv::Mat& sum, const Sampling& smp, cv::KeyPoint& kp, bool upright) {
+namespace {
+
+void orient(const cv::Mat& sum, const OrientationSampling& smp, cv::KeyPoint& kp, bool upright) {
   const float s = kp.size * 1.2f / 9.0f;
   // Wavelet side 4s, forced even so the pattern is symmetric about its centre.
   const int wav = 2 * cvRound(2 * s);
@@ -155,7 +154,7 @@ void orient(const cv::Mat& sum, const Sampling& smp, cv::KeyPoint& kp, bool upri
 }  // namespace
 
 void assignOrientations(const cv::Mat& sum, std::vector<cv::KeyPoint>& keypoints, bool upright) {
-  const Sampling& smp = sampling();
+  const OrientationSampling& smp = orientationSampling();
   cv::parallel_for_(cv::Range(0, static_cast<int>(keypoints.size())), [&](const cv::Range& r) {
     for (int i = r.start; i < r.end; ++i) orient(sum, smp, keypoints[i], upright);
   });

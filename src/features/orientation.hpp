@@ -5,9 +5,23 @@
 
 #include <opencv2/core.hpp>
 
+#include <array>
 #include <vector>
 
 namespace bovw::surf {
+
+// The orientation samples in OpenCV's order: offsets (in units of s; x, then y) of the grid points
+// within 6s of the centre, and their gaussian weights (sigma 2.5 s, cv::getGaussianKernel's float
+// values). The OpenCL stage uploads these rather than recomputing the exponentials on the device.
+struct OrientationSampling {
+  static constexpr int kBound = 13 * 13;  // the (2 * 6 + 1)^2 grid
+  int count = 0;                          // 109
+  std::array<cv::Point, kBound> offset;
+  std::array<float, kBound> weight;
+  OrientationSampling();
+};
+
+const OrientationSampling& orientationSampling();
 
 // Sets keypoint.angle in degrees ([0, 360), OpenCV's convention: measured with y pointing down, so
 // the descriptor's x axis points along -angle). Upright: every angle is 270 (OpenCV's value for "no

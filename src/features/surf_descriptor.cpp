@@ -448,6 +448,8 @@ void describe(const uchar (&patch)[kPatch + 1][kPatch + 1], bool extended, float
 
 bool vectorPatchAvailable(const cv::Mat& gray) { return cpuHasAvx2() && vectorPathFits(gray); }
 
+const float* descriptorWeights() { return &weights().w[0][0]; }
+
 void computeDescriptors(const cv::Mat& gray, const std::vector<cv::KeyPoint>& keypoints, bool extended,
                         bool upright, cv::Mat& descriptors, PatchPath path) {
   CV_Assert(gray.type() == CV_8UC1 && descriptors.type() == CV_32F &&

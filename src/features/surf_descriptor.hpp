@@ -18,6 +18,10 @@ enum class PatchPath { Auto, Reference, Vector };
 
 bool vectorPatchAvailable(const cv::Mat& gray);
 
+// The gradients' gaussian weights (sigma 3.3 s over the 20x20 samples, cv::getGaussianKernel's
+// float values), row-major: the OpenCL stage uploads these rather than recomputing them.
+const float* descriptorWeights();
+
 // One row of `descriptors` (N x 64 or N x 128 CV_32F, allocated by the caller) per keypoint;
 // rows of keypoints with size <= 0 (marked for removal) are left untouched. PatchPath::Vector where
 // it is not available fails a CV_Assert.

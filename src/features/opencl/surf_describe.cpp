@@ -1,0 +1,78 @@
+// Host side of the OpenCL orientation and descriptor stages: build options, the constant tables the
+// kernels read (uploaded per call: a few hundred floats), and the launches.
+#include "features/opencl/surf_describe.hpp"
+
+#include "features/opencl/opencv_atan_rounding.hpp"
+#include "features/orientation.hpp"
+#include "features/surf_descriptor.hpp"
+
+#include <string>
+#include <vector>
+
+namespace bovw::surf {
+namespace {
+
+constexpr int kOrientationGroup = 128;  // kernels/surf_orientation.cl's SURF_ORIENTATION_GROUP
+constexpr int kDescriptorGroup = 64;    // kernels/surf_descriptor.cl's SURF_DESCRIPTOR_GROUP
+
+// Options every SURF stage program of this file is built with. Float divisions must round as the
+// host's do: the kernels' own go through surf_div_rn, and where the device offers correctly rounded
+// division the option covers surf_common.h's box-weight divisions too.
+std::string commonOptions(const detail::DeviceContext& device) {
+  std::string options = "-cl-std=CL1.2";
+  if (device.device().getInfo<CL_DEVICE_SINGLE_FP_CONFIG>() & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT)
+    options += " -cl-fp32-correctly-rounded-divide-sqrt";
+  return options;
+}
+
+cl::Buffer constantBuffer(detail::DeviceContext& device, const void* data, std::size_t bytes) {
+  return cl::Buffer(device.context(), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes, const_cast<void*>(data));
+}
+
+}  // namespace
+
+void enqueueOrientations(detail::DeviceContext& device, const cl::Buffer& sum, cv::Size image_size,
+                         const cl::Buffer& keypoints, int n, bool upright) {
+  if (n <= 0) return;
+  cl::Kernel kernel = device.programs().kernel(
+      "surf_orientation", "surf_orientation", commonOptions(device) + atanBuildOptions(opencvAtanRounding()));
+  const OrientationSampling& sampling = orientationSampling();
+  std::vector<cl_int> offsets;
+  for (int k = 0; k < sampling.count; ++k) {
+    offsets.push_back(sampling.offset[k].x);
+    offsets.push_back(sampling.offset[k].y);
+  }
+  // Released here, kept alive by the enqueued kernel until it has run (OpenCL's rule).
+  const cl::Buffer offset_buffer = constantBuffer(device, offsets.data(), sizeof(cl_int) * offsets.size());
+  const cl::Buffer weight_buffer = constantBuffer(device, sampling.weight.data(), sizeof(float) * sampling.count);
+  kernel.setArg(0, sum);
+  kernel.setArg(1, cl_int{image_size.height});
+  kernel.setArg(2, cl_int{image_size.width});
+  kernel.setArg(3, keypoints);
+  kernel.setArg(4, cl_int{upright ? 1 : 0});
+  kernel.setArg(5, offset_buffer);
+  kernel.setArg(6, weight_buffer);
+  kernel.setArg(7, cl_int{sampling.count});
+  device.queue().enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(static_cast<std::size_t>(n) * kOrientationGroup),
+                                      cl::NDRange(kOrientationGroup));
+}
+
+void enqueueDescriptors(detail::DeviceContext& device, const cl::Buffer& gray, cv::Size image_size,
+                        const cl::Buffer& keypoints, int n, bool extended, bool upright,
+                        const cl::Buffer& descriptors) {
+  if (n <= 0) return;
+  cl::Kernel kernel = device.programs().kernel(
+      "surf_descriptor", "surf_descriptor",
+      commonOptions(device) + " -DSURF_EXTENDED=" + (extended ? "1" : "0") + " -DSURF_UPRIGHT=" + (upright ? "1" : "0"));
+  const cl::Buffer weight_buffer = constantBuffer(device, descriptorWeights(), sizeof(float) * 20 * 20);
+  kernel.setArg(0, gray);
+  kernel.setArg(1, cl_int{image_size.height});
+  kernel.setArg(2, cl_int{image_size.width});
+  kernel.setArg(3, keypoints);
+  kernel.setArg(4, weight_buffer);
+  kernel.setArg(5, descriptors);
+  device.queue().enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(static_cast<std::size_t>(n) * kDescriptorGroup),
+                                      cl::NDRange(kDescriptorGroup));
+}
+
+}  // namespace bovw::surf

@@ -1,0 +1,26 @@
+// The last two SURF stages on an OpenCL device: orientation (kernels/surf_orientation.cl) and
+// descriptor (kernels/surf_descriptor.cl), on keypoints that stay on the device. Both reproduce the
+// CPU stages (orientation.hpp, surf_descriptor.hpp) bit for bit; docs/SURF_opencl_stages.md says
+// how and where that rests on the host's OpenCV and C library.
+#pragma once
+
+#include "opencl/device_context.hpp"
+
+#include <opencv2/core.hpp>
+
+namespace bovw::surf {
+
+// Sets angle (or size -1) of the n keypoints (DeviceKeypoint records) as assignOrientations does.
+// `sum`: the integral image, (rows+1) x (cols+1) uint32, rows packed (pitch cols+1). Enqueued on
+// device.queue(); no wait.
+void enqueueOrientations(detail::DeviceContext& device, const cl::Buffer& sum, cv::Size image_size,
+                         const cl::Buffer& keypoints, int n, bool upright);
+
+// Row k of `descriptors` (n x (extended ? 128 : 64) float32, packed) for keypoint k, as
+// computeDescriptors; rows of keypoints with size <= 0 are left untouched. `gray`: rows x cols uint8,
+// packed. Enqueued on device.queue(); no wait.
+void enqueueDescriptors(detail::DeviceContext& device, const cl::Buffer& gray, cv::Size image_size,
+                        const cl::Buffer& keypoints, int n, bool extended, bool upright,
+                        const cl::Buffer& descriptors);
+
+}  // namespace bovw::surf
