@@ -5,7 +5,8 @@
 // at axis angles, at window sizes that take cv::resize's integer-scale path, larger than the image.
 // Both stages must agree bit for bit: angles and removals, and every descriptor row (the issue's
 // target, median L2 distance <= 0.01, is checked and reported as well). That rests on the device
-// rounding as the host's OpenCV and C library do (docs/SURF_opencl_stages.md).
+// rounding as the host's OpenCV and C library do (docs/SURF.md, "OpenCL orientation and descriptor
+// stages"); the OpenCLSurfDeviceMath tests check those two points directly.
 #include <bovw/device.hpp>
 #include <bovw/image_io.hpp>
 

@@ -37,6 +37,7 @@ void enqueueOrientations(detail::DeviceContext& device, const cl::Buffer& sum, c
   cl::Kernel kernel = device.programs().kernel(
       "surf_orientation", "surf_orientation", commonOptions(device) + atanBuildOptions(opencvAtanRounding()));
   const OrientationSampling& sampling = orientationSampling();
+  CV_Assert(sampling.count <= kOrientationGroup);  // one work-item per sample
   std::vector<cl_int> offsets;
   for (int k = 0; k < sampling.count; ++k) {
     offsets.push_back(sampling.offset[k].x);
