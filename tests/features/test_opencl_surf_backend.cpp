@@ -16,13 +16,13 @@
 namespace bovw {
 namespace {
 
-struct Run {
+struct Extraction {
   std::vector<cv::KeyPoint> keypoints;
   cv::Mat descriptors;
 };
 
-Run extract(SurfBackend backend, const SurfParams& params, const cv::Mat& image, const cv::Mat& mask = cv::Mat()) {
-  Run r;
+Extraction extract(SurfBackend backend, const SurfParams& params, const cv::Mat& image, const cv::Mat& mask = cv::Mat()) {
+  Extraction r;
   SurfExtractor::create(params, backend)->detectAndCompute(image, mask, r.keypoints, r.descriptors);
   return r;
 }
@@ -32,8 +32,8 @@ Run extract(SurfBackend backend, const SurfParams& params, const cv::Mat& image,
 void expectFaithful(const std::string& name, const cv::Mat& image, const SurfParams& params,
                     const cv::Mat& mask = cv::Mat()) {
   SCOPED_TRACE(name);
-  const Run cpu = extract(SurfBackend::Builtin, params, image, mask);
-  const Run gpu = extract(SurfBackend::OpenCL, params, image, mask);
+  const Extraction cpu = extract(SurfBackend::Builtin, params, image, mask);
+  const Extraction gpu = extract(SurfBackend::OpenCL, params, image, mask);
   ASSERT_GT(cpu.keypoints.size(), 0u) << "a case without keypoints tests nothing";
   ASSERT_EQ(gpu.descriptors.rows, static_cast<int>(gpu.keypoints.size()));
   ASSERT_EQ(gpu.descriptors.cols, params.extended ? 128 : 64);
@@ -122,7 +122,7 @@ TEST(OpenClSurf, ComputeAtGivenKeypointsMatchesTheBuiltin) {
 TEST(OpenClSurf, ImagesWithoutKeypointsGiveEmptyOutputs) {
   BOVW_REQUIRE_OPENCL();
   for (const cv::Mat& img : {cv::Mat(cv::Size(40, 30), CV_8U, cv::Scalar(90)), cv::Mat(cv::Size(3, 400), CV_8U, cv::Scalar(7))}) {
-    const Run r = extract(SurfBackend::OpenCL, SurfParams{}, img);
+    const Extraction r = extract(SurfBackend::OpenCL, SurfParams{}, img);
     EXPECT_TRUE(r.keypoints.empty());
     EXPECT_EQ(r.descriptors.rows, 0);
   }

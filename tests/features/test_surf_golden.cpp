@@ -3,6 +3,9 @@
 // difference <= 2 degrees. The builtin SURF reproduces OpenCV's arithmetic, order of operations
 // included: on these files its output is identical to OpenCV's bit for bit (the *Identical tests);
 // the targets leave room for other compilers', CPUs' and OpenCV versions' floating-point choices.
+// Every test runs for each SURF backend of bovw: the builtin one and the OpenCL one (on the library's
+// default device: PoCL in CI, the GPU on a GPU machine; skipped without an OpenCL platform).
+#include <bovw/device.hpp>
 #include <bovw/image_io.hpp>
 #include <bovw/surf.hpp>
 
@@ -15,9 +18,18 @@
 namespace bovw::test {
 namespace {
 
-Agreement runAgainst(const std::string& image, const std::string& reference, const SurfParams& params) {
+class SurfGolden : public ::testing::TestWithParam<SurfBackend> {
+ protected:
+  void SetUp() override {
+    if (GetParam() == SurfBackend::OpenCL && listDevices().empty())
+      GTEST_SKIP() << "no OpenCL platform installed (Debian: apt install pocl-opencl-icd)";
+  }
+};
+
+Agreement runAgainst(const std::string& image, const std::string& reference, const SurfParams& params,
+                     SurfBackend backend) {
   const cv::Mat img = loadImage(surfData(image));
-  auto surf = SurfExtractor::create(params, SurfBackend::Builtin);
+  auto surf = SurfExtractor::create(params, backend);
   std::vector<cv::KeyPoint> kps;
   cv::Mat desc;
   surf->detectAndCompute(img, cv::noArray(), kps, desc);
@@ -37,16 +49,16 @@ void expectTargets(const Agreement& a, bool check_precision = true) {
   EXPECT_LE(a.median_angle_diff, 2.0);
 }
 
-TEST(SurfGolden, BoxDefault) {
-  const Agreement a = runAgainst("box.png", "box.default.yml.gz", SurfParams());
+TEST_P(SurfGolden, BoxDefault) {
+  const Agreement a = runAgainst("box.png", "box.default.yml.gz", SurfParams(), GetParam());
   expectTargets(a);
   std::cout << "box default: " << a << "\n";
 }
 
-TEST(SurfGolden, BoxUpright) {
+TEST_P(SurfGolden, BoxUpright) {
   SurfParams p;
   p.upright = true;
-  const Agreement a = runAgainst("box.png", "box.upright.yml.gz", p);
+  const Agreement a = runAgainst("box.png", "box.upright.yml.gz", p, GetParam());
   expectTargets(a);
   EXPECT_EQ(a.max_angle_diff, 0.0);  // every angle is 270 on both sides
   std::cout << "box upright: " << a << "\n";
@@ -54,7 +66,7 @@ TEST(SurfGolden, BoxUpright) {
 
 // The reference keeps only OpenCV's 600 strongest keypoints (size limits in tests/data), so
 // precision is measured against our keypoints of at least the weakest kept response.
-TEST(SurfGolden, Graf1ExtendedStrongest) {
+TEST_P(SurfGolden, Graf1ExtendedStrongest) {
   SurfParams p;
   p.extended = true;
   const SurfReference ref = loadReference(surfData("graf1.extended.top600.yml.gz"));
@@ -62,7 +74,7 @@ TEST(SurfGolden, Graf1ExtendedStrongest) {
   const float weakest = ref.keypoints.at<float>(ref.keypoints.rows - 1, 4);
 
   const cv::Mat img = loadImage(surfData("graf1_gray.png"));
-  auto surf = SurfExtractor::create(p, SurfBackend::Builtin);
+  auto surf = SurfExtractor::create(p, GetParam());
   std::vector<cv::KeyPoint> kps;
   cv::Mat desc;
   surf->detectAndCompute(img, cv::noArray(), kps, desc);
@@ -82,9 +94,10 @@ TEST(SurfGolden, Graf1ExtendedStrongest) {
 // Bit for bit: the same keypoint rows in the same order (x, y, size, angle, response, octave) and the
 // same descriptors as OpenCV's reference. Fails where the order of floating-point operations departs
 // from OpenCV's (docs/SURF.md, "Rounding"); the first differing row says where.
-void expectIdentical(const std::string& image, const std::string& reference, const SurfParams& params, int rows = -1) {
+void expectIdentical(const std::string& image, const std::string& reference, const SurfParams& params,
+                     SurfBackend backend, int rows = -1) {
   const cv::Mat img = loadImage(surfData(image));
-  auto surf = SurfExtractor::create(params, SurfBackend::Builtin);
+  auto surf = SurfExtractor::create(params, backend);
   std::vector<cv::KeyPoint> kps;
   cv::Mat desc;
   surf->detectAndCompute(img, cv::noArray(), kps, desc);
@@ -106,20 +119,23 @@ void expectIdentical(const std::string& image, const std::string& reference, con
   }
 }
 
-TEST(SurfGolden, BoxDefaultIdentical) { expectIdentical("box.png", "box.default.yml.gz", SurfParams()); }
+TEST_P(SurfGolden, BoxDefaultIdentical) { expectIdentical("box.png", "box.default.yml.gz", SurfParams(), GetParam()); }
 
-TEST(SurfGolden, BoxUprightIdentical) {
+TEST_P(SurfGolden, BoxUprightIdentical) {
   SurfParams p;
   p.upright = true;
-  expectIdentical("box.png", "box.upright.yml.gz", p);
+  expectIdentical("box.png", "box.upright.yml.gz", p, GetParam());
 }
 
-TEST(SurfGolden, Graf1ExtendedStrongestIdentical) {
+TEST_P(SurfGolden, Graf1ExtendedStrongestIdentical) {
   SurfParams p;
   p.extended = true;
-  expectIdentical("graf1_gray.png", "graf1.extended.top600.yml.gz", p,
+  expectIdentical("graf1_gray.png", "graf1.extended.top600.yml.gz", p, GetParam(),
                   loadReference(surfData("graf1.extended.top600.yml.gz")).keypoints.rows);
 }
+
+INSTANTIATE_TEST_SUITE_P(Backends, SurfGolden, ::testing::Values(SurfBackend::Builtin, SurfBackend::OpenCL),
+                         [](const ::testing::TestParamInfo<SurfBackend>& info) { return surfBackendName(info.param); });
 
 }  // namespace
 }  // namespace bovw::test

@@ -41,7 +41,7 @@ class OpenClSurf final : public SurfExtractor {
  public:
   OpenClSurf(const SurfParams& params, const std::string& device)
       : SurfExtractor(params, SurfBackend::OpenCL), device_spec_(device) {
-    auto first = withOpenCL([&] { return std::make_unique<detail::DeviceContext>(device); });
+    auto first = detail::withOpenCLErrors([&] { return std::make_unique<detail::DeviceContext>(device); });
     const std::string extensions = first->device().getInfo<CL_DEVICE_EXTENSIONS>();
     if (extensions.find("cl_khr_fp64") == std::string::npos)
       throw InvalidInput("SURF backend opencl: device '" + first->info().name +
@@ -52,7 +52,7 @@ class OpenClSurf final : public SurfExtractor {
  protected:
   void run(const cv::Mat& gray, const cv::Mat& mask, std::vector<cv::KeyPoint>& keypoints,
            bool use_provided_keypoints, cv::Mat* descriptors, SurfStageTimes& times) const override {
-    withOpenCL([&] {
+    detail::withOpenCLErrors([&] {
       std::unique_ptr<detail::DeviceContext> device = borrowQueue();
       runOnDevice(*device, gray, mask, keypoints, use_provided_keypoints, descriptors, times);
       std::lock_guard<std::mutex> lock(mutex_);
@@ -61,11 +61,6 @@ class OpenClSurf final : public SurfExtractor {
   }
 
  private:
-  template <typename Function>
-  static decltype(auto) withOpenCL(Function&& function) {
-    return detail::withOpenCLErrors(std::forward<Function>(function));
-  }
-
   // An image on the device with its integral image, and the events that bound that stage.
   struct DeviceImage {
     cl::Buffer pixels, sum;
@@ -114,17 +109,19 @@ class OpenClSurf final : public SurfExtractor {
       removeMaskedKeypoints(mask, keypoints);
       const double host_ms =
           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - host_start).count();
-      const double device_ms = msBetween(image.integrated, events.extrema);
-      times.hessian_ms += msBetween(image.integrated, events.hessian);
-      // Extrema: the kernel, the keypoints' trip to the host and their sort.
-      times.extrema_ms += msBetween(events.hessian, events.extrema) + std::max(0.0, host_ms - device_ms);
+      if (events.extrema() != nullptr) {  // null when the image is below the smallest search window
+        const double device_ms = msBetween(image.integrated, events.extrema);
+        times.hessian_ms += msBetween(image.integrated, events.hessian);
+        // Extrema: the kernel, the keypoints' trip to the host and their sort.
+        times.extrema_ms += msBetween(events.hessian, events.extrema) + std::max(0.0, host_ms - device_ms);
+      }
     }
-    times.prepare_ms += msBetween(image.uploaded, image.integrated) + elapsedMs(image.uploaded);
-
     const int n = static_cast<int>(keypoints.size());
     const int width = p.extended ? 128 : 64;
     if (n == 0) {
       if (descriptors != nullptr) descriptors->create(0, width, CV_32F);
+      queue.finish();  // profiling information exists once the commands are complete
+      times.prepare_ms += msBetween(image.uploaded, image.integrated) + elapsedMs(image.uploaded);
       return;
     }
     std::vector<DeviceKeypoint> records(static_cast<std::size_t>(n));
@@ -143,6 +140,7 @@ class OpenClSurf final : public SurfExtractor {
     queue.enqueueReadBuffer(on_device, CL_TRUE, 0, sizeof(DeviceKeypoint) * records.size(), records.data());
     const cl::Event described = marker(queue);
     queue.finish();
+    times.prepare_ms += msBetween(image.uploaded, image.integrated) + elapsedMs(image.uploaded);
     times.orientation_ms += msBetween(before_orientation, oriented);
     times.descriptor_ms += msBetween(oriented, described);
     for (int i = 0; i < n; ++i) {

@@ -18,7 +18,7 @@ namespace bovw::surf {
 cl::Event enqueueIntegralImage(detail::DeviceContext& device, const cl::Buffer& gray, cv::Size image_size,
                                const cl::Buffer& sum);
 
-// Events that close each detector stage, for per-stage device times.
+// Events that close each detector stage, for per-stage device times; null when nothing ran.
 struct DetectionEvents {
   cl::Event hessian, extrema;
 };
