@@ -16,6 +16,11 @@ typedef struct {
   int pad;         // keeps the record 32 bytes on every device
 } surf_keypoint;
 
+// a / b rounded once to float, as the host's division rounds it: OpenCL lets a float division be off
+// by 2.5 ulp (unless built with -cl-fp32-correctly-rounded-divide-sqrt, which devices may not offer);
+// the double quotient rounded to float is the correctly rounded float quotient (53 >= 2 x 24 + 2).
+inline float surf_div_rn(float a, float b) { return (float)((double)a / (double)b); }
+
 // One box of a pattern: corner offsets (elements of the integral image) from the filter origin and
 // the weight divided by the box area. p0 (y1, x1), p1 (y2, x1), p2 (y1, x2), p3 (y2, x2).
 typedef struct {
@@ -24,10 +29,10 @@ typedef struct {
 } surf_box;
 
 // resizeBoxPattern for one {x1, y1, x2, y2, weight} row: corners scaled by new_size / old_size in
-// float and rounded half to even (cvRound), weight / area in float.
+// float and rounded half to even (cvRound), weight / area in float (both quotients rounded as the host's).
 inline surf_box surf_resize_box(int x1, int y1, int x2, int y2, int weight, int old_size, int new_size,
                                 int row_step) {
-  const float ratio = (float)new_size / old_size;
+  const float ratio = surf_div_rn((float)new_size, (float)old_size);
   const int dx1 = (int)rint(ratio * x1), dy1 = (int)rint(ratio * y1);
   const int dx2 = (int)rint(ratio * x2), dy2 = (int)rint(ratio * y2);
   surf_box b;
@@ -35,7 +40,7 @@ inline surf_box surf_resize_box(int x1, int y1, int x2, int y2, int weight, int 
   b.p1 = dy2 * row_step + dx1;
   b.p2 = dy1 * row_step + dx2;
   b.p3 = dy2 * row_step + dx2;
-  b.w = weight / ((float)(dx2 - dx1) * (dy2 - dy1));
+  b.w = surf_div_rn((float)weight, (float)(dx2 - dx1) * (dy2 - dy1));
   return b;
 }
 
@@ -46,11 +51,6 @@ inline int surf_box_sum(global const uint* origin, surf_box b) {
 
 // One weighted term as OpenCV rounds it: int to float, times the float weight, rounded to float.
 inline float surf_box_term(int sum, float w) { return (float)sum * w; }
-
-// a / b rounded once to float, as the host's division rounds it: OpenCL lets a float division be off
-// by 2.5 ulp (unless built with -cl-fp32-correctly-rounded-divide-sqrt, which devices may not offer);
-// the double quotient rounded to float is the correctly rounded float quotient (53 >= 2 x 24 + 2).
-inline float surf_div_rn(float a, float b) { return (float)((double)a / (double)b); }
 
 // A keypoint's scale s = 1.2 size / 9 (the filter size's sigma), in OpenCV's float operations.
 inline float surf_keypoint_scale(float size) { return surf_div_rn(size * 1.2f, 9.0f); }

@@ -6,11 +6,12 @@
 #include "surf_layers.h"
 
 // cv::Matx33f::solve(DECOMP_LU) for 3x3: Cramer's rule in float, false when the determinant is 0.
+// (Only the reciprocal is a division: rounded as the host's.)
 inline bool surf_solve3(const float a[9], const float b[3], float x[3]) {
   float d = a[0] * (a[4] * a[8] - a[7] * a[5]) - a[1] * (a[3] * a[8] - a[6] * a[5]) +
             a[2] * (a[3] * a[7] - a[6] * a[4]);
   if (d == 0) return false;
-  d = 1 / d;
+  d = surf_div_rn(1, d);
   x[0] = d * (b[0] * (a[4] * a[8] - a[5] * a[7]) - a[1] * (b[1] * a[8] - a[5] * b[2]) +
               a[2] * (b[1] * a[7] - a[4] * b[2]));
   x[1] = d * (a[0] * (b[1] * a[8] - a[5] * b[2]) - b[0] * (a[3] * a[8] - a[5] * a[6]) +
@@ -23,10 +24,12 @@ inline bool surf_solve3(const float a[9], const float b[3], float x[3]) {
 // The Newton step on the neighbourhood n[scale * 9 + 3 * row + col]: the sub-sample offset, or false
 // when the fit is degenerate or leaves the neighbourhood (OpenCV's test, the all-zero case included).
 inline bool surf_interpolate(const float n[27], float x[3]) {
-  const float b[3] = {-(n[9 + 5] - n[9 + 3]) / 2, -(n[9 + 7] - n[9 + 1]) / 2, -(n[18 + 4] - n[4]) / 2};
-  const float dxs = (n[18 + 5] - n[18 + 3] - n[5] + n[3]) / 4;
-  const float dys = (n[18 + 7] - n[18 + 1] - n[7] + n[1]) / 4;
-  const float dxy = (n[9 + 8] - n[9 + 6] - n[9 + 2] + n[9 + 0]) / 4;
+  // Halves and quarters as products: exact, like the host's division by 2 and 4, where OpenCL's
+  // division need not be.
+  const float b[3] = {-(n[9 + 5] - n[9 + 3]) * 0.5f, -(n[9 + 7] - n[9 + 1]) * 0.5f, -(n[18 + 4] - n[4]) * 0.5f};
+  const float dxs = (n[18 + 5] - n[18 + 3] - n[5] + n[3]) * 0.25f;
+  const float dys = (n[18 + 7] - n[18 + 1] - n[7] + n[1]) * 0.25f;
+  const float dxy = (n[9 + 8] - n[9 + 6] - n[9 + 2] + n[9 + 0]) * 0.25f;
   const float a[9] = {n[9 + 3] - 2 * n[9 + 4] + n[9 + 5], dxy, dxs,
                       dxy, n[9 + 1] - 2 * n[9 + 4] + n[9 + 7], dys,
                       dxs, dys, n[4] - 2 * n[9 + 4] + n[18 + 4]};

@@ -4,8 +4,11 @@
 // apart. Median of N runs after one warm-up run; all cores unless --threads says otherwise. Also the
 // process CPU time (all threads) of detectAndCompute and of the descriptor stage alone (compute() on
 // the detected keypoints: integral image, orientation, descriptors), which a loaded machine disturbs
-// less than wall-clock time.
-//   bovw_surf_bench [--runs 7] [--threads N] [--backend builtin|opencl|opencv] [--extended] [--upright] IMAGE_OR_FOLDER...
+// less than wall-clock time. --streams S then measures throughput: S threads extract the images
+// (decoded beforehand) in turn, `runs` passes after a warm-up pass; with the OpenCL backend each thread
+// has its own queue, so S images are in flight on the device at once.
+//   bovw_surf_bench [--runs 7] [--threads N] [--backend builtin|opencl|opencv] [--streams S] [--extended] [--upright]
+//                   IMAGE_OR_FOLDER...
 #include <bovw/image_io.hpp>
 #include <bovw/surf.hpp>
 
@@ -16,7 +19,9 @@
 #include <ctime>
 #include <cstdio>
 #include <cstdlib>
+#include <atomic>
 #include <filesystem>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -34,16 +39,44 @@ double cpuMs() {
   return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
 }
 
+// Images per second when `streams` threads share `passes` passes over the images (after one warm-up
+// pass: queues, buffers and kernels are made on first use).
+void measureThroughput(const bovw::SurfExtractor& surf, const std::vector<cv::Mat>& images, int streams, int passes) {
+  std::atomic<std::size_t> keypoints{0};
+  auto run = [&](std::size_t jobs) {
+    std::atomic<std::size_t> next{0};
+    keypoints = 0;
+    const auto start = std::chrono::steady_clock::now();
+    std::vector<std::thread> pool;
+    for (int t = 0; t < streams; ++t)
+      pool.emplace_back([&] {
+        for (std::size_t j; (j = next++) < jobs;) {
+          std::vector<cv::KeyPoint> kps;
+          cv::Mat d;
+          surf.detectAndCompute(images[j % images.size()], cv::noArray(), kps, d);
+          keypoints += kps.size();
+        }
+      });
+    for (auto& t : pool) t.join();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  run(images.size());
+  const std::size_t jobs = images.size() * static_cast<std::size_t>(passes);
+  const double s = run(jobs);
+  std::printf("throughput, %d streams: %zu images in %.3f s = %.1f images/s (%.3f ms per image), %.0f keypoints/image\n",
+              streams, jobs, s, jobs / s, 1e3 * s / jobs, static_cast<double>(keypoints) / jobs);
+}
+
 int usage() {
-  std::fprintf(stderr, "usage: bovw_surf_bench [--runs N] [--threads N] [--backend builtin|opencl|opencv] [--extended] "
-               "[--upright] IMAGE_OR_FOLDER...\n");
+  std::fprintf(stderr, "usage: bovw_surf_bench [--runs N] [--threads N] [--backend builtin|opencl|opencv] [--streams S] "
+               "[--extended] [--upright] IMAGE_OR_FOLDER...\n");
   return 2;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  int runs = 7, threads = cv::getNumberOfCPUs();
+  int runs = 7, threads = cv::getNumberOfCPUs(), streams = 0;
   bovw::SurfParams params;
   bovw::SurfBackend backend = bovw::SurfBackend::Builtin;
   std::vector<std::string> images;
@@ -53,6 +86,8 @@ int main(int argc, char** argv) {
       runs = std::max(1, std::atoi(argv[++i]));
     } else if (a == "--threads" && i + 1 < argc) {
       threads = std::max(1, std::atoi(argv[++i]));
+    } else if (a == "--streams" && i + 1 < argc) {
+      streams = std::max(1, std::atoi(argv[++i]));
     } else if (a == "--backend" && i + 1 < argc) {
       backend = bovw::parseSurfBackend(argv[++i]);
     } else if (a == "--extended") {
@@ -125,6 +160,11 @@ int main(int argc, char** argv) {
                 std::filesystem::path(path).filename().string().c_str(), size, n, median(total), median(det),
                 median(des), median(prep), median(hess), median(ext), median(ori), median(dsc), *lo, *hi,
                 median(cpu_total), median(cpu_des));
+  }
+  if (streams > 0) {
+    std::vector<cv::Mat> decoded;
+    for (const std::string& path : images) decoded.push_back(bovw::loadImage(path));
+    measureThroughput(*surf, decoded, streams, runs);
   }
   return 0;
 }

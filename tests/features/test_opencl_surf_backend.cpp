@@ -5,6 +5,7 @@
 #include "core/test_support.hpp"
 #include "surf_test_support.hpp"
 
+#include <bovw/error.hpp>
 #include <bovw/image_io.hpp>
 #include <bovw/surf.hpp>
 
@@ -125,6 +126,19 @@ TEST(OpenClSurf, ImagesWithoutKeypointsGiveEmptyOutputs) {
     const Extraction r = extract(SurfBackend::OpenCL, SurfParams{}, img);
     EXPECT_TRUE(r.keypoints.empty());
     EXPECT_EQ(r.descriptors.rows, 0);
+  }
+}
+
+TEST(OpenClSurf, AScaleSpaceBeyondTheDeviceIsACapacityErrorNamingTheImage) {
+  BOVW_REQUIRE_OPENCL();
+  SurfParams deep;
+  deep.octave_layers = 64;  // 66 full-resolution layers: 6.3 billion responses for 6000 x 4000
+  const cv::Mat big(4000, 6000, CV_8U, cv::Scalar(100));
+  try {
+    extract(SurfBackend::OpenCL, deep, big);
+    FAIL() << "expected CapacityError";
+  } catch (const CapacityError& e) {
+    EXPECT_NE(std::string(e.what()).find("6000 x 4000"), std::string::npos) << e.what();
   }
 }
 

@@ -3,6 +3,7 @@
 #include "features/opencl/surf_describe.hpp"
 
 #include "features/opencl/opencv_atan_rounding.hpp"
+#include "features/opencl/program_options.hpp"
 #include "features/orientation.hpp"
 #include "features/surf_descriptor.hpp"
 
@@ -15,16 +16,6 @@ namespace {
 constexpr int kOrientationGroup = 128;  // kernels/surf_orientation.cl's SURF_ORIENTATION_GROUP
 constexpr int kDescriptorGroup = 64;    // kernels/surf_descriptor.cl's SURF_DESCRIPTOR_GROUP
 
-// Options every SURF stage program of this file is built with. Float divisions must round as the
-// host's do: the kernels' own go through surf_div_rn, and where the device offers correctly rounded
-// division the option covers surf_common.h's box-weight divisions too.
-std::string commonOptions(const detail::DeviceContext& device) {
-  std::string options = "-cl-std=CL1.2";
-  if (device.device().getInfo<CL_DEVICE_SINGLE_FP_CONFIG>() & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT)
-    options += " -cl-fp32-correctly-rounded-divide-sqrt";
-  return options;
-}
-
 cl::Buffer constantBuffer(detail::DeviceContext& device, const void* data, std::size_t bytes) {
   return cl::Buffer(device.context(), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes, const_cast<void*>(data));
 }
@@ -35,7 +26,7 @@ void enqueueOrientations(detail::DeviceContext& device, const cl::Buffer& sum, c
                          const cl::Buffer& keypoints, int n, bool upright) {
   if (n <= 0) return;
   cl::Kernel kernel = device.programs().kernel(
-      "surf_orientation", "surf_orientation", commonOptions(device) + atanBuildOptions(opencvAtanRounding()));
+      "surf_orientation", "surf_orientation", surfProgramOptions(device) + atanBuildOptions(opencvAtanRounding()));
   const OrientationSampling& sampling = orientationSampling();
   CV_Assert(sampling.count <= kOrientationGroup);  // one work-item per sample
   std::vector<cl_int> offsets;
@@ -64,7 +55,7 @@ void enqueueDescriptors(detail::DeviceContext& device, const cl::Buffer& gray, c
   if (n <= 0) return;
   cl::Kernel kernel = device.programs().kernel(
       "surf_descriptor", "surf_descriptor",
-      commonOptions(device) + " -DSURF_EXTENDED=" + (extended ? "1" : "0") + " -DSURF_UPRIGHT=" + (upright ? "1" : "0"));
+      surfProgramOptions(device) + " -DSURF_EXTENDED=" + (extended ? "1" : "0") + " -DSURF_UPRIGHT=" + (upright ? "1" : "0"));
   const cl::Buffer weight_buffer = constantBuffer(device, descriptorWeights(), sizeof(float) * 20 * 20);
   kernel.setArg(0, gray);
   kernel.setArg(1, cl_int{image_size.height});

@@ -2,12 +2,14 @@
 
 #include "device_keypoint.hpp"
 #include "device_layers.hpp"
+#include "program_options.hpp"
 #include "features/extremum_detection.hpp"
 
 #include <bovw/error.hpp>
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <string>
 
 namespace bovw::surf {
@@ -31,7 +33,7 @@ cl::Buffer tableBuffer(detail::DeviceContext& device, const std::vector<Record>&
 
 cl::Event enqueueIntegralImage(detail::DeviceContext& device, const cl::Buffer& gray, cv::Size image_size,
                                const cl::Buffer& sum) {
-  const std::string options = "-DSURF_ROW_WG=" + std::to_string(kRowGroup);
+  const std::string options = surfProgramOptions(device) + " -DSURF_ROW_WG=" + std::to_string(kRowGroup);
   cl::Kernel rows = device.programs().kernel("surf_integral", "surf_integral_rows", options);
   cl::Kernel columns = device.programs().kernel("surf_integral", "surf_integral_columns", options);
   rows.setArg(0, gray);
@@ -56,10 +58,16 @@ std::vector<cv::KeyPoint> detectKeypoints(detail::DeviceContext& device, const c
   const DeviceScaleSpace plan = planDeviceScaleSpace(image_size, params.octaves, params.octave_layers);
   const auto max_alloc = device.device().getInfo<CL_DEVICE_MAX_MEM_ALLOC_SIZE>();
   const std::uint64_t det_bytes = sizeof(float) * static_cast<std::uint64_t>(plan.det_elements);
+  const std::string image = "a " + std::to_string(image_size.width) + " x " + std::to_string(image_size.height) + " image";
   if (det_bytes > max_alloc)
-    throw CapacityError("a " + std::to_string(image_size.width) + " x " + std::to_string(image_size.height) +
-                        " image needs " + std::to_string(det_bytes >> 20) + " MiB of Hessian responses, more than " +
-                        "the device's largest allocation (" + std::to_string(max_alloc >> 20) + " MiB)");
+    throw CapacityError("SURF on the device: " + image + " needs " + std::to_string(det_bytes >> 20) +
+                        " MiB of Hessian responses, more than the device's largest allocation (" +
+                        std::to_string(max_alloc >> 20) + " MiB); use fewer octave layers or the builtin backend");
+  // The kernels index the scale space with 32-bit integers.
+  if (plan.det_elements > std::numeric_limits<std::int32_t>::max())
+    throw CapacityError("SURF on the device: " + image + " has " + std::to_string(plan.det_elements) +
+                        " Hessian responses, more than the kernels' 32-bit indices reach (2^31 - 1); use fewer " +
+                        "octave layers or the builtin backend");
   std::vector<cv::KeyPoint> keypoints;
   if (plan.searches.empty()) return keypoints;  // smaller than the smallest octave's search window
 
@@ -70,7 +78,7 @@ std::vector<cv::KeyPoint> detectKeypoints(detail::DeviceContext& device, const c
   const cl::Buffer det(context, CL_MEM_READ_WRITE, det_bytes);
   const cl_int sum_pitch = image_size.width + 1;
 
-  cl::Kernel hessian = device.programs().kernel("surf_hessian", "surf_hessian", "");
+  cl::Kernel hessian = device.programs().kernel("surf_hessian", "surf_hessian", surfProgramOptions(device));
   hessian.setArg(0, sum);
   hessian.setArg(1, sum_pitch);
   hessian.setArg(2, layers);
@@ -81,7 +89,7 @@ std::vector<cv::KeyPoint> detectKeypoints(detail::DeviceContext& device, const c
   queue.enqueueNDRangeKernel(hessian, cl::NullRange, roundedUp(plan.hessian_items), cl::NDRange(kGroup), nullptr,
                              &hessian_done);
 
-  cl::Kernel extrema = device.programs().kernel("surf_extrema", "surf_extrema", "");
+  cl::Kernel extrema = device.programs().kernel("surf_extrema", "surf_extrema", surfProgramOptions(device));
   extrema.setArg(0, sum);
   if (mask_sum != nullptr)
     extrema.setArg(1, *mask_sum);
