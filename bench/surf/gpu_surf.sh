@@ -10,6 +10,9 @@ build=$1; libs=$2; images=$3; set=$4; out=$5
 source .device/opencl-env.sh
 tar xJf "$libs" -C /tmp && export LD_LIBRARY_PATH=/tmp/$(basename "$libs" .tar.xz)
 export BOVW_DEVICE=${BOVW_DEVICE:-NVIDIA}
+# The test programs were built elsewhere: their data from this working tree (and the opencv-doc
+# images from wherever the caller put them: BOVW_OPENCV_DOC_DATA).
+export BOVW_SURF_TEST_DATA=${BOVW_SURF_TEST_DATA:-$PWD/tests/data/surf}
 mkdir -p "$out"
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
 echo "host: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"

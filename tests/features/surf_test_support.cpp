@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <numeric>
 #include <ostream>
 #include <stdexcept>
@@ -19,7 +20,15 @@ double median(std::vector<double> v) {
 
 }  // namespace
 
-std::string surfData(const std::string& name) { return std::string(BOVW_SURF_TEST_DATA) + "/" + name; }
+std::string surfData(const std::string& name) {
+  const char* dir = std::getenv("BOVW_SURF_TEST_DATA");
+  return std::string(dir != nullptr && *dir ? dir : BOVW_SURF_TEST_DATA) + "/" + name;
+}
+
+std::string opencvDocImage(const std::string& name) {
+  const char* dir = std::getenv("BOVW_OPENCV_DOC_DATA");
+  return std::string(dir != nullptr && *dir ? dir : "/usr/share/doc/opencv-doc/examples/data") + "/" + name;
+}
 
 SurfReference loadReference(const std::string& path) {
   cv::FileStorage fs(path, cv::FileStorage::READ);

@@ -9,8 +9,12 @@
 
 namespace bovw::test {
 
-// Path of a file in tests/data/surf.
+// Path of a file in tests/data/surf ($BOVW_SURF_TEST_DATA overrides the folder, for test programs
+// run on another machine).
 std::string surfData(const std::string& name);
+
+// Path of one of Debian's opencv-doc sample images ($BOVW_OPENCV_DOC_DATA overrides the folder).
+std::string opencvDocImage(const std::string& name);
 
 struct SurfReference {
   cv::Mat keypoints;    // N x 6 CV_32F: x, y, size, angle, response, octave

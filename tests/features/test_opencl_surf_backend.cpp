@@ -64,13 +64,11 @@ cv::Mat photo(const std::string& name) {
   return loadImage(name.find('/') == std::string::npos ? test::surfData(name) : name);
 }
 
-const char* const kDoc = "/usr/share/doc/opencv-doc/examples/data/";
-
 TEST(OpenClSurf, FaithfulToTheBuiltinSurfOnPhotographs) {
   BOVW_REQUIRE_OPENCL();
   for (const std::string name : {"box.png", "graf1_gray.png"}) expectFaithful(name, photo(name), SurfParams{});
   for (const std::string name : {"baboon.jpg", "building.jpg", "blox.jpg", "left01.jpg"})
-    expectFaithful(name, photo(kDoc + name), SurfParams{});
+    expectFaithful(name, photo(test::opencvDocImage(name)), SurfParams{});
 }
 
 TEST(OpenClSurf, FaithfulUprightExtendedAndMasked) {

@@ -74,9 +74,8 @@ std::vector<Scene> scenes() {
   all.push_back(scene("graf1_gray.png", loadImage(surfData("graf1_gray.png"))));
   all.push_back(scene("textured 331x257", texturedImage(331, 257, 7)));
   all.push_back(scene("textured 97x61", texturedImage(97, 61, 3)));
-  const std::filesystem::path doc = "/usr/share/doc/opencv-doc/examples/data";
   for (const char* name : {"building.jpg", "box_in_scene.png", "butterfly.jpg"})
-    if (std::filesystem::exists(doc / name)) all.push_back(scene(name, loadImage((doc / name).string())));
+    if (std::filesystem::exists(opencvDocImage(name))) all.push_back(scene(name, loadImage(opencvDocImage(name))));
   return all;
 }
 

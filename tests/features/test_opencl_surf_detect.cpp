@@ -21,8 +21,6 @@
 namespace bovw {
 namespace {
 
-const char* const kOpenCvDoc = "/usr/share/doc/opencv-doc/examples/data/";
-
 // Smoothed noise: structure at several scales, so every octave finds extrema.
 cv::Mat texturedImage(int rows, int cols, unsigned seed) {
   cv::Mat noise(rows, cols, CV_8U);
@@ -120,7 +118,7 @@ TEST(OpenClSurfDetect, KeypointsAreTheCpusOnPhotographs) {
   checkDetection({"box.png", grayOf(test::surfData("box.png")), defaults});
   checkDetection({"graf1_gray.png", grayOf(test::surfData("graf1_gray.png")), defaults});
   for (const char* name : {"baboon.jpg", "building.jpg", "blox.jpg"})
-    checkDetection({name, grayOf(std::string(kOpenCvDoc) + name), defaults});
+    checkDetection({name, grayOf(test::opencvDocImage(name)), defaults});
 }
 
 TEST(OpenClSurfDetect, KeypointsAreTheCpusOnOddSizesSettingsAndMasks) {
