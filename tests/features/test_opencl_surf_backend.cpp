@@ -130,13 +130,15 @@ TEST(OpenClSurf, ImagesWithoutKeypointsGiveEmptyOutputs) {
 TEST(OpenClSurf, AScaleSpaceBeyondTheDeviceIsACapacityErrorNamingTheImage) {
   BOVW_REQUIRE_OPENCL();
   SurfParams deep;
-  deep.octave_layers = 64;  // 66 full-resolution layers: 6.3 billion responses for 6000 x 4000
-  const cv::Mat big(4000, 6000, CV_8U, cv::Scalar(100));
+  // 66 full-resolution layers and their smaller octaves: 4.2 billion responses for 8000 x 6000, past
+  // the kernels' 32-bit indices (and past the largest allocation of every device seen).
+  deep.octave_layers = 64;
+  const cv::Mat big(6000, 8000, CV_8U, cv::Scalar(100));
   try {
     extract(SurfBackend::OpenCL, deep, big);
     FAIL() << "expected CapacityError";
   } catch (const CapacityError& e) {
-    EXPECT_NE(std::string(e.what()).find("6000 x 4000"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("8000 x 6000"), std::string::npos) << e.what();
   }
 }
 

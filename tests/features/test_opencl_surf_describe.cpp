@@ -27,6 +27,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <random>
@@ -348,9 +349,18 @@ class OpenCLSurfDeviceMath : public OpenCLSurfDescribe {
   }
 };
 
-int countUnequal(const std::vector<float>& a, const std::vector<float>& b) {
+// Differing elements; the first few are printed (with the inputs, when given) to say where.
+int countUnequal(const std::vector<float>& a, const std::vector<float>& b, const std::vector<float>* y = nullptr,
+                 const std::vector<float>* x = nullptr) {
   int unequal = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) unequal += std::memcmp(&a[i], &b[i], sizeof(float)) != 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (std::memcmp(&a[i], &b[i], sizeof(float)) == 0) continue;
+    if (++unequal <= 5) {
+      std::printf("  element %zu: device %a, host %a", i, a[i], b[i]);
+      if (y != nullptr && x != nullptr) std::printf(" (y %a, x %a)", (*y)[i], (*x)[i]);
+      std::printf("\n");
+    }
+  }
   return unequal;
 }
 
@@ -381,9 +391,10 @@ TEST_F(OpenCLSurfDeviceMath, PolynomialAtanEqualsOpenCVs) {
     fast[i] = cv::fastAtan2(y[i], x[i]);
   }
   const surf::AtanRounding long_arrays = r.phase_vector_from > 0 ? r.phase_vector : r.phase_scalar;
-  EXPECT_EQ(countUnequal(run(kernel, y, x, static_cast<int>(long_arrays)), phase), 0) << "cv::phase, long arrays";
-  EXPECT_EQ(countUnequal(run(kernel, y, x, static_cast<int>(r.phase_scalar)), one_by_one), 0) << "cv::phase, 1 element";
-  EXPECT_EQ(countUnequal(run(kernel, y, x, static_cast<int>(r.fast_atan2)), fast), 0) << "cv::fastAtan2";
+  EXPECT_EQ(countUnequal(run(kernel, y, x, static_cast<int>(long_arrays)), phase, &y, &x), 0) << "cv::phase, long arrays";
+  EXPECT_EQ(countUnequal(run(kernel, y, x, static_cast<int>(r.phase_scalar)), one_by_one, &y, &x), 0)
+      << "cv::phase, 1 element";
+  EXPECT_EQ(countUnequal(run(kernel, y, x, static_cast<int>(r.fast_atan2)), fast, &y, &x), 0) << "cv::fastAtan2";
 }
 
 // Every float angle in [0, 360] that is a multiple of 2^-12 degrees, and random ones: the direction's

@@ -22,20 +22,22 @@
 namespace bovw::surf {
 namespace {
 
-using detail::elapsedMs;
-
-// Device milliseconds from the end of one command to the end of a later one on the same queue.
-double msBetween(const cl::Event& earlier_end, const cl::Event& later_end) {
-  const auto a = earlier_end.getProfilingInfo<CL_PROFILING_COMMAND_END>();
-  const auto b = later_end.getProfilingInfo<CL_PROFILING_COMMAND_END>();
-  return b > a ? static_cast<double>(b - a) * 1e-6 : 0.0;
-}
-
-cl::Event marker(cl::CommandQueue& queue) {
-  cl::Event event;
-  queue.enqueueMarkerWithWaitList(nullptr, &event);
-  return event;
-}
+// Device timestamps of completed commands, in milliseconds. Stage times are diagnostics: a device
+// that withholds a timestamp (seen on NVIDIA's driver for a few percent of commands when several
+// queues run at once) gives 0 for that stage rather than failing the image.
+struct Timestamps {
+  static double between(const cl::Event& first, const cl::Event& last) {
+    try {
+      if (first() == nullptr || last() == nullptr) return 0;
+      const auto a = first.getProfilingInfo<CL_PROFILING_COMMAND_START>();
+      const auto b = last.getProfilingInfo<CL_PROFILING_COMMAND_END>();
+      return b > a ? static_cast<double>(b - a) * 1e-6 : 0.0;
+    } catch (const cl::Error&) {
+      return 0;
+    }
+  }
+  static double of(const cl::Event& command) { return between(command, command); }
+};
 
 class OpenClSurf final : public SurfExtractor {
  public:
@@ -109,40 +111,37 @@ class OpenClSurf final : public SurfExtractor {
       removeMaskedKeypoints(mask, keypoints);
       const double host_ms =
           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - host_start).count();
-      if (events.extrema() != nullptr) {  // null when the image is below the smallest search window
-        const double device_ms = msBetween(image.integrated, events.extrema);
-        times.hessian_ms += msBetween(image.integrated, events.hessian);
-        // Extrema: the kernel, the keypoints' trip to the host and their sort.
-        times.extrema_ms += msBetween(events.hessian, events.extrema) + std::max(0.0, host_ms - device_ms);
-      }
+      // Hessian: its kernel. Extrema: from its first launch to the keypoints sorted on the host.
+      times.hessian_ms += Timestamps::of(events.hessian);
+      const double extrema_device_ms = Timestamps::between(events.first_extrema, events.extrema);
+      times.extrema_ms += extrema_device_ms + std::max(0.0, host_ms - Timestamps::between(events.hessian, events.extrema));
     }
     const int n = static_cast<int>(keypoints.size());
     const int width = p.extended ? 128 : 64;
     if (n == 0) {
       if (descriptors != nullptr) descriptors->create(0, width, CV_32F);
       queue.finish();  // profiling information exists once the commands are complete
-      times.prepare_ms += msBetween(image.uploaded, image.integrated) + elapsedMs(image.uploaded);
+      times.prepare_ms += Timestamps::between(image.uploaded, image.integrated);
       return;
     }
     std::vector<DeviceKeypoint> records(static_cast<std::size_t>(n));
     for (int i = 0; i < n; ++i) records[i] = toDevice(keypoints[i]);
     const cl::Buffer on_device(device.context(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
                                sizeof(DeviceKeypoint) * records.size(), records.data());
-    const cl::Event before_orientation = marker(queue);
-    enqueueOrientations(device, image.sum, gray.size(), on_device, n, p.upright);
-    const cl::Event oriented = marker(queue);
+    const cl::Event oriented = enqueueOrientations(device, image.sum, gray.size(), on_device, n, p.upright);
+    cl::Event described, downloaded;
     if (descriptors != nullptr) {
       descriptors->create(n, width, CV_32F);
       const cl::Buffer rows(device.context(), CL_MEM_WRITE_ONLY, sizeof(float) * n * width);
-      enqueueDescriptors(device, image.pixels, gray.size(), on_device, n, p.extended, p.upright, rows);
-      queue.enqueueReadBuffer(rows, CL_FALSE, 0, sizeof(float) * n * width, descriptors->ptr<float>());
+      described = enqueueDescriptors(device, image.pixels, gray.size(), on_device, n, p.extended, p.upright, rows);
+      queue.enqueueReadBuffer(rows, CL_FALSE, 0, sizeof(float) * n * width, descriptors->ptr<float>(), nullptr,
+                              &downloaded);
     }
     queue.enqueueReadBuffer(on_device, CL_TRUE, 0, sizeof(DeviceKeypoint) * records.size(), records.data());
-    const cl::Event described = marker(queue);
     queue.finish();
-    times.prepare_ms += msBetween(image.uploaded, image.integrated) + elapsedMs(image.uploaded);
-    times.orientation_ms += msBetween(before_orientation, oriented);
-    times.descriptor_ms += msBetween(oriented, described);
+    times.prepare_ms += Timestamps::between(image.uploaded, image.integrated);
+    times.orientation_ms += Timestamps::of(oriented);
+    times.descriptor_ms += Timestamps::between(described, downloaded);
     for (int i = 0; i < n; ++i) {
       keypoints[i].angle = records[i].angle;
       keypoints[i].size = records[i].size;  // -1 where the orientation could not be sampled

@@ -22,9 +22,9 @@ cl::Buffer constantBuffer(detail::DeviceContext& device, const void* data, std::
 
 }  // namespace
 
-void enqueueOrientations(detail::DeviceContext& device, const cl::Buffer& sum, cv::Size image_size,
+cl::Event enqueueOrientations(detail::DeviceContext& device, const cl::Buffer& sum, cv::Size image_size,
                          const cl::Buffer& keypoints, int n, bool upright) {
-  if (n <= 0) return;
+  if (n <= 0) return cl::Event();
   cl::Kernel kernel = device.programs().kernel(
       "surf_orientation", "surf_orientation", surfProgramOptions(device) + atanBuildOptions(opencvAtanRounding()));
   const OrientationSampling& sampling = orientationSampling();
@@ -45,14 +45,16 @@ void enqueueOrientations(detail::DeviceContext& device, const cl::Buffer& sum, c
   kernel.setArg(5, offset_buffer);
   kernel.setArg(6, weight_buffer);
   kernel.setArg(7, cl_int{sampling.count});
+  cl::Event done;
   device.queue().enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(static_cast<std::size_t>(n) * kOrientationGroup),
-                                      cl::NDRange(kOrientationGroup));
+                                      cl::NDRange(kOrientationGroup), nullptr, &done);
+  return done;
 }
 
-void enqueueDescriptors(detail::DeviceContext& device, const cl::Buffer& gray, cv::Size image_size,
+cl::Event enqueueDescriptors(detail::DeviceContext& device, const cl::Buffer& gray, cv::Size image_size,
                         const cl::Buffer& keypoints, int n, bool extended, bool upright,
                         const cl::Buffer& descriptors) {
-  if (n <= 0) return;
+  if (n <= 0) return cl::Event();
   cl::Kernel kernel = device.programs().kernel(
       "surf_descriptor", "surf_descriptor",
       surfProgramOptions(device) + " -DSURF_EXTENDED=" + (extended ? "1" : "0") + " -DSURF_UPRIGHT=" + (upright ? "1" : "0"));
@@ -63,8 +65,10 @@ void enqueueDescriptors(detail::DeviceContext& device, const cl::Buffer& gray, c
   kernel.setArg(3, keypoints);
   kernel.setArg(4, weight_buffer);
   kernel.setArg(5, descriptors);
+  cl::Event done;
   device.queue().enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(static_cast<std::size_t>(n) * kDescriptorGroup),
-                                      cl::NDRange(kDescriptorGroup));
+                                      cl::NDRange(kDescriptorGroup), nullptr, &done);
+  return done;
 }
 
 }  // namespace bovw::surf

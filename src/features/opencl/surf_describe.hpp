@@ -12,14 +12,14 @@ namespace bovw::surf {
 
 // Sets angle (or size -1) of the n keypoints (DeviceKeypoint records) as assignOrientations does.
 // `sum`: the integral image, (rows+1) x (cols+1) uint32, rows packed (pitch cols+1). Enqueued on
-// device.queue(); no wait.
-void enqueueOrientations(detail::DeviceContext& device, const cl::Buffer& sum, cv::Size image_size,
+// device.queue(); no wait. Returns the kernel's event (a null event when n = 0).
+cl::Event enqueueOrientations(detail::DeviceContext& device, const cl::Buffer& sum, cv::Size image_size,
                          const cl::Buffer& keypoints, int n, bool upright);
 
 // Row k of `descriptors` (n x (extended ? 128 : 64) float32, packed) for keypoint k, as
 // computeDescriptors; rows of keypoints with size <= 0 are left untouched. `gray`: rows x cols uint8,
-// packed. Enqueued on device.queue(); no wait.
-void enqueueDescriptors(detail::DeviceContext& device, const cl::Buffer& gray, cv::Size image_size,
+// packed. Enqueued on device.queue(); no wait. Returns the kernel's event (a null event when n = 0).
+cl::Event enqueueDescriptors(detail::DeviceContext& device, const cl::Buffer& gray, cv::Size image_size,
                         const cl::Buffer& keypoints, int n, bool extended, bool upright,
                         const cl::Buffer& descriptors);
 

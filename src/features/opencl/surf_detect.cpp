@@ -107,7 +107,7 @@ std::vector<cv::KeyPoint> detectKeypoints(detail::DeviceContext& device, const c
   int capacity = std::max<int>(kMinCapacity, static_cast<int>(plan.search_items / 256));
   cl_int found = 0;
   cl::Buffer records;
-  cl::Event extrema_done;
+  cl::Event first_extrema, extrema_done;
   for (int attempt = 0; attempt < 2; ++attempt) {
     records = cl::Buffer(context, CL_MEM_READ_WRITE, sizeof(DeviceKeypoint) * capacity);
     const cl_int zero = 0;
@@ -117,6 +117,7 @@ std::vector<cv::KeyPoint> detectKeypoints(detail::DeviceContext& device, const c
     extrema.setArg(11, count);
     queue.enqueueNDRangeKernel(extrema, cl::NullRange, roundedUp(plan.search_items), cl::NDRange(kGroup), nullptr,
                                &extrema_done);
+    if (attempt == 0) first_extrema = extrema_done;
     queue.enqueueReadBuffer(count, CL_TRUE, 0, sizeof found, &found);
     if (found <= capacity) break;
     capacity = found;
@@ -126,7 +127,7 @@ std::vector<cv::KeyPoint> detectKeypoints(detail::DeviceContext& device, const c
   keypoints.reserve(raw.size());
   for (const DeviceKeypoint& d : raw) keypoints.push_back(fromDevice(d));
   std::sort(keypoints.begin(), keypoints.end(), keypointGreater);
-  if (events != nullptr) *events = {hessian_done, extrema_done};
+  if (events != nullptr) *events = {hessian_done, first_extrema, extrema_done};
   return keypoints;
 }
 

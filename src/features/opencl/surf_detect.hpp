@@ -20,7 +20,7 @@ cl::Event enqueueIntegralImage(detail::DeviceContext& device, const cl::Buffer& 
 
 // Events that close each detector stage, for per-stage device times; null when nothing ran.
 struct DetectionEvents {
-  cl::Event hessian, extrema;
+  cl::Event hessian, first_extrema, extrema;  // extrema: the last launch (a second one when the first ran out of room)
 };
 
 // Keypoints of the image whose integral image is `sum`, in findHessianExtrema's order and values
