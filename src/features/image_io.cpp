@@ -16,6 +16,7 @@
 #include <iostream>
 #include <iterator>
 #include <optional>
+#include <sstream>
 #include <streambuf>
 #include <vector>
 
@@ -59,18 +60,15 @@ class CapturingDecoderMessages {
   CapturingDecoderMessages& operator=(const CapturingDecoderMessages&) = delete;
 };
 
-// Captured lines joined into one ("a; b"), for the end of an error message.
+// Captured lines joined into one, each trimmed of spaces and of OpenCV's "> " quote marks.
 std::string oneLine(const std::string& text) {
   std::string line;
-  bool separator = false;
-  for (const char c : text) {
-    if (c == '\n' || c == '\r') {
-      separator = !line.empty();
-    } else {
-      if (separator) line += "; ";
-      separator = false;
-      line += c;
-    }
+  std::istringstream lines(text);
+  for (std::string piece; std::getline(lines, piece);) {
+    const auto first = piece.find_first_not_of(" \t\r>");
+    if (first == std::string::npos) continue;
+    const auto last = piece.find_last_not_of(" \t\r");
+    line += (line.empty() ? "" : " ") + piece.substr(first, last - first + 1);
   }
   return line;
 }
