@@ -75,8 +75,9 @@ std::string oneLine(const std::string& text) {
 
 void checkPixels(const std::string& path, const std::string& source, std::uint64_t width, std::uint64_t height,
                  std::int64_t max_pixels) {
-  // Each side is below 2^32 in every header read, so the product fits.
-  if (width * height > static_cast<std::uint64_t>(max_pixels))
+  // width * height > limit without the product, which can overflow (an OpenEXR data window spans 2^32).
+  const auto limit = static_cast<std::uint64_t>(max_pixels);
+  if (width != 0 && height > limit / width)
     throw CapacityError("image '" + path + "' " + source + " " + std::to_string(width) + "x" + std::to_string(height) +
                         " pixels, above the limit of " + std::to_string(max_pixels));
 }

@@ -171,7 +171,7 @@ TEST_F(ImageIo, HeadersClaimingHugeSizesAreRefusedBeforeDecoding) {
     std::string name, claim;
     std::vector<uchar> bytes;
   };
-  const std::vector<Case> cases = {
+  std::vector<Case> cases = {
       {"a.pgm", "(PNM header) declares 20000x30000", text("P5\n# comment\n20000 30000\n255\n")},
       {"a.pam", "(PAM header) declares 20000x30000",
        text("P7\nWIDTH 20000\nHEIGHT 30000\nDEPTH 1\nMAXVAL 255\nTUPLTYPE GRAYSCALE\nENDHDR\n")},
@@ -180,6 +180,17 @@ TEST_F(ImageIo, HeadersClaimingHugeSizesAreRefusedBeforeDecoding) {
        text("#?RADIANCE\nFORMAT=32-bit_rle_rgbe\n\n-Y 30000 +X 20000\n")},
       {"b.hdr", "(Radiance HDR header) declares 20000x30000", text("#?RGBE\n\n+X 20000 +Y 30000\n")},
   };
+  // An OpenEXR data window from INT_MIN to INT_MAX: 2^32 on each side, whose product overflows 64 bits.
+  std::vector<uchar> exr = encode(".exr", cv::Mat(48, 64, CV_32F, cv::Scalar(0.5)));
+  static const char kWindow[] = "dataWindow\0box2i\0";
+  const auto window = std::search(exr.begin(), exr.end(), kWindow, kWindow + sizeof kWindow - 1);
+  ASSERT_NE(window, exr.end());
+  const std::size_t box = (window - exr.begin()) + sizeof kWindow - 1 + 4;  // after the name, type and size
+  for (int i = 0; i < 4; ++i) {
+    const std::uint32_t corner = i < 2 ? 0x80000000u : 0x7fffffffu;  // xMin, yMin, then xMax, yMax
+    for (int k = 0; k < 4; ++k) exr[box + 4 * i + k] = static_cast<uchar>(corner >> (8 * k));
+  }
+  cases.push_back({"a.exr", "(OpenEXR header) declares 4294967296x4294967296", exr});
   for (const Case& c : cases) {
     const std::string message = expectError<CapacityError>(file(c.name, c.bytes));
     EXPECT_NE(message.find(c.claim + " pixels, above the limit of 100000000"), std::string::npos) << message;
