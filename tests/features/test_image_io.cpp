@@ -133,6 +133,7 @@ TEST_F(ImageIo, EveryFormatsHeaderGivesTheDecodedSize) {
   const std::vector<Case> cases = {
       {"a.png", "PNG", encode(".png", gray)},
       {"a.jpg", "JPEG", encode(".jpg", color)},
+      {"progressive.jpg", "JPEG", encodeWith(".jpg", color, {cv::IMWRITE_JPEG_PROGRESSIVE, 1})},
       {"a.tif", "TIFF", encode(".tif", gray)},
       {"lossless.webp", "WebP", encodeWith(".webp", color, {cv::IMWRITE_WEBP_QUALITY, 101})},
       {"lossy.webp", "WebP", encodeWith(".webp", color, {cv::IMWRITE_WEBP_QUALITY, 80})},
