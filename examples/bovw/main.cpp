@@ -3,6 +3,9 @@
 #include "commands.hpp"
 
 #include <bovw/error.hpp>
+#ifdef BOVW_CLI_WITH_FEATURES
+#include <bovw/image_io.hpp>
+#endif
 
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
@@ -29,6 +32,9 @@ void setUpLogging() {
 
 int main(int argc, char** argv) {
   setUpLogging();
+#ifdef BOVW_CLI_WITH_FEATURES
+  bovw::captureDecoderMessages();  // OpenCV's decoder messages go into the image's one error line
+#endif
   CLI::App app{"bovw: bag-of-visual-words histograms on CPU and OpenCL devices"};
   app.require_subcommand(1, 1);
 

@@ -14,12 +14,24 @@ namespace bovw {
 // and decoder gray differs from cvtColor(BGR2GRAY) by one level on some pixels, which moves a few
 // percent of the keypoints. Pass IMREAD_ANYCOLOR | IMREAD_ANYDEPTH to keep colour. Throws
 //   IoError        the file does not exist or cannot be read;
-//   InvalidInput   it is empty, not an image OpenCV can decode, or truncated (decoding fails, or a
-//                  JPEG lacks its end marker — libjpeg would pad it with grey silently);
-//   CapacityError  it has more than `max_pixels` pixels (checked from the PNG/JPEG header before
-//                  decoding where possible, so an oversized file is not decoded at all).
+//   InvalidInput   it is empty, not an image OpenCV can decode, truncated or corrupt (a JPEG or PNG
+//                  that libjpeg or libpng warns about, which OpenCV would decode anyway, with
+//                  grey for the missing data), or a NITF, DTED or DICOM file (see below);
+//   CapacityError  it has more than `max_pixels` pixels. The header says so before any decoding
+//                  for every format OpenCV decodes here: BMP, Radiance HDR, JPEG, WebP, Sun
+//                  raster, PBM/PGM/PPM, PAM, PFM, TIFF (first page), PNG, JPEG 2000 (JP2 and
+//                  codestream), OpenEXR. OpenCV decodes NITF and DTED through GDAL and DICOM
+//                  through GDCM, whose headers bovw does not read: those are refused. Any other
+//                  content is left to OpenCV and checked after decoding, under OpenCV's own limits.
+// Safe to call from several threads at once.
 cv::Mat loadImage(const std::string& path, std::int64_t max_pixels = 100'000'000,
                   int flags = cv::IMREAD_GRAYSCALE | cv::IMREAD_ANYDEPTH);
+
+// For programs that promise one line per problem on stderr (the bovw CLI): silences OpenCV's log
+// and makes what OpenCV's decoders print to std::cerr while loadImage decodes part of the error
+// that loadImage throws (other writes to std::cerr pass through). It changes process-wide state
+// (std::cerr's buffer, OpenCV's log level), so the library never calls it by itself.
+void captureDecoderMessages();
 
 // True for file names with an extension OpenCV's image readers handle (.png, .jpg, .tif, ...):
 // how a folder of mixed files is filtered before extraction.

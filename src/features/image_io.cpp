@@ -1,53 +1,100 @@
-// Image loading with named errors. The header peek for PNG and JPEG lets the pixel limit refuse a
-// decompression bomb before cv::imread allocates it.
+// Image loading with named errors. Before OpenCV decodes anything, the format's header gives the
+// size, so the pixel limit refuses a decompression bomb without allocating it, and JPEG and PNG
+// data goes through a strict decode first (image_headers/, decoder_checks/).
 #include <bovw/error.hpp>
 #include <bovw/image_io.hpp>
 
+#include "features/image_headers/image_formats.hpp"
+
+#include <opencv2/core/utils/logger.hpp>
 #include <opencv2/imgcodecs.hpp>
 
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <iterator>
 #include <optional>
+#include <sstream>
+#include <streambuf>
 #include <vector>
 
 namespace bovw {
 namespace {
 
-std::optional<cv::Size> pngSize(const std::vector<uchar>& b) {
-  static const uchar kSig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
-  if (b.size() < 24 || !std::equal(kSig, kSig + 8, b.begin())) return std::nullopt;
-  auto be32 = [&](size_t o) { return (std::uint32_t(b[o]) << 24) | (b[o + 1] << 16) | (b[o + 2] << 8) | b[o + 3]; };
-  const std::uint32_t w = be32(16), h = be32(20);
-  if (w > 0x7fffffff || h > 0x7fffffff) return cv::Size(0x7fffffff, 0x7fffffff);
-  return cv::Size(static_cast<int>(w), static_cast<int>(h));
-}
+// std::cerr's buffer once captureDecoderMessages() ran: what a thread writes while it decodes
+// goes to that thread's string, everything else to the original buffer.
+class DecoderMessages : public std::streambuf {
+ public:
+  explicit DecoderMessages(std::streambuf* original) : original_(original) {}
+  static thread_local std::string* capture;
 
-bool isJpeg(const std::vector<uchar>& b) { return b.size() >= 3 && b[0] == 0xFF && b[1] == 0xD8 && b[2] == 0xFF; }
-
-// Width and height from the first SOF marker of a JPEG.
-std::optional<cv::Size> jpegSize(const std::vector<uchar>& b) {
-  size_t i = 2;
-  while (i + 9 < b.size()) {
-    if (b[i] != 0xFF) return std::nullopt;
-    const uchar marker = b[i + 1];
-    if (marker == 0xFF) { ++i; continue; }
-    const size_t len = (size_t(b[i + 2]) << 8) | b[i + 3];
-    const bool sof = marker >= 0xC0 && marker <= 0xCF && marker != 0xC4 && marker != 0xC8 && marker != 0xCC;
-    if (sof) return cv::Size((b[i + 7] << 8) | b[i + 8], (b[i + 5] << 8) | b[i + 6]);
-    i += 2 + len;
+ protected:
+  std::streamsize xsputn(const char* s, std::streamsize n) override {
+    if (capture) {
+      capture->append(s, static_cast<std::size_t>(n));
+      return n;
+    }
+    return original_->sputn(s, n);
   }
-  return std::nullopt;
+  int_type overflow(int_type c) override {
+    if (traits_type::eq_int_type(c, traits_type::eof())) return traits_type::not_eof(c);
+    const char ch = traits_type::to_char_type(c);
+    return xsputn(&ch, 1) == 1 ? c : traits_type::eof();
+  }
+  int sync() override { return capture ? 0 : original_->pubsync(); }
+
+ private:
+  std::streambuf* original_;
+};
+
+thread_local std::string* DecoderMessages::capture = nullptr;
+
+// Sets this thread's capture for the lifetime of the object.
+class CapturingDecoderMessages {
+ public:
+  explicit CapturingDecoderMessages(std::string& into) { DecoderMessages::capture = &into; }
+  ~CapturingDecoderMessages() { DecoderMessages::capture = nullptr; }
+  CapturingDecoderMessages(const CapturingDecoderMessages&) = delete;
+  CapturingDecoderMessages& operator=(const CapturingDecoderMessages&) = delete;
+};
+
+// Captured lines joined into one, each trimmed of spaces and of OpenCV's "> " quote marks.
+std::string oneLine(const std::string& text) {
+  std::string line;
+  std::istringstream lines(text);
+  for (std::string piece; std::getline(lines, piece);) {
+    const auto first = piece.find_first_not_of(" \t\r>");
+    if (first == std::string::npos) continue;
+    const auto last = piece.find_last_not_of(" \t\r");
+    line += (line.empty() ? "" : " ") + piece.substr(first, last - first + 1);
+  }
+  return line;
 }
 
-// Entropy-coded JPEG data never holds FF D9 (0xFF is stuffed), so a file whose tail lacks it was cut.
-bool jpegHasEnd(const std::vector<uchar>& b) {
-  const size_t from = b.size() > 4096 ? b.size() - 4096 : 0;
-  for (size_t i = b.size() - 1; i > from; --i)
-    if (b[i - 1] == 0xFF && b[i] == 0xD9) return true;
-  return false;
+void checkPixels(const std::string& path, const std::string& source, std::uint64_t width, std::uint64_t height,
+                 std::int64_t max_pixels) {
+  // width * height > limit without the product, which can overflow (an OpenEXR data window spans 2^32).
+  const auto limit = static_cast<std::uint64_t>(max_pixels);
+  if (width != 0 && height > limit / width)
+    throw CapacityError("image '" + path + "' " + source + " " + std::to_string(width) + "x" + std::to_string(height) +
+                        " pixels, above the limit of " + std::to_string(max_pixels));
+}
+
+std::vector<uchar> readBytes(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw IoError("cannot read image file '" + path + "': it is a directory");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw IoError("cannot open image file '" + path + "'");
+  std::vector<uchar> bytes;
+  try {
+    bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  } catch (const std::exception& e) {
+    throw IoError("cannot read image file '" + path + "': " + e.what());
+  }
+  if (in.bad()) throw IoError("cannot read image file '" + path + "'");
+  return bytes;
 }
 
 }  // namespace
@@ -63,39 +110,40 @@ bool hasImageExtension(const std::string& path) {
   return std::any_of(std::begin(kExts), std::end(kExts), [&](const char* e) { return ext == e; });
 }
 
+void captureDecoderMessages() {
+  cv::utils::logging::setLogLevel(cv::utils::logging::LOG_LEVEL_SILENT);
+  static DecoderMessages messages(std::cerr.rdbuf());
+  static const bool installed = (std::cerr.rdbuf(&messages), true);
+  (void)installed;
+}
+
 cv::Mat loadImage(const std::string& path, std::int64_t max_pixels, int flags) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw IoError("cannot read image file '" + path + "': it is a directory");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw IoError("cannot open image file '" + path + "'");
-  std::vector<uchar> bytes;
-  try {
-    bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  } catch (const std::exception& e) {
-    throw IoError("cannot read image file '" + path + "': " + e.what());
-  }
-  if (in.bad()) throw IoError("cannot read image file '" + path + "'");
+  const std::vector<uchar> bytes = readBytes(path);
   if (bytes.empty()) throw InvalidInput(path, "the image file is empty");
 
-  std::optional<cv::Size> header = pngSize(bytes);
-  if (!header && isJpeg(bytes)) header = jpegSize(bytes);
-  auto check = [&](cv::Size s) {
-    const auto pixels = static_cast<std::int64_t>(s.width) * s.height;
-    if (pixels > max_pixels)
-      throw CapacityError("image '" + path + "' has " + std::to_string(s.width) + "x" + std::to_string(s.height) +
-                          " pixels, above the limit of " + std::to_string(max_pixels));
-  };
-  if (header) check(*header);
-  if (isJpeg(bytes) && !jpegHasEnd(bytes)) throw InvalidInput(path, "the image file is truncated (no JPEG end marker)");
+  const std::optional<detail::ImageHeader> header =
+      detail::readImageHeader(detail::HeaderBytes(bytes.data(), bytes.size(), path));
+  const std::string format = header ? std::string(header->format) + " " : std::string();
+  if (header) {
+    checkPixels(path, "(" + format + "header) declares", header->size.width, header->size.height, max_pixels);
+    if (header->check_data)
+      if (const auto problem = header->check_data(bytes.data(), bytes.size()))
+        throw InvalidInput(path, "the " + format + "data is corrupt or truncated: " + *problem);
+  }
 
   cv::Mat img;
+  std::string messages;
   try {
+    const CapturingDecoderMessages capturing(messages);
     img = cv::imdecode(bytes, flags);
   } catch (const cv::Exception& e) {
-    throw InvalidInput(path, std::string("cannot decode the image: ") + e.what());
+    messages += e.what();
   }
-  if (img.empty()) throw InvalidInput(path, "cannot decode the image (not an image, or truncated)");
-  check(img.size());
+  if (img.empty())
+    throw InvalidInput(path, "cannot decode the " + format + "image" +
+                                 (messages.empty() ? std::string(header ? "" : " (not an image, or truncated)")
+                                                   : " (OpenCV: " + oneLine(messages) + ")"));
+  checkPixels(path, "has", static_cast<std::uint64_t>(img.cols), static_cast<std::uint64_t>(img.rows), max_pixels);
   return img;
 }
 

@@ -1,0 +1,21 @@
+// Quiet, strict decodes of JPEG and PNG data with libjpeg and libpng before OpenCV decodes the
+// same bytes. OpenCV's decoders let the libraries print their warnings to stderr and go on
+// (libjpeg fills corrupt or missing data with grey), and print libpng's errors too; a file these
+// checks pass decodes in OpenCV without a word. Each returns the library's message for the first
+// warning or error, or std::nullopt when the data decodes cleanly.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+
+namespace bovw::detail {
+
+// The whole entropy-coded data is decoded (at 1/8 scale, luminance only: corruption shows while
+// the coefficients are read, before the inverse DCT), up to the end marker.
+std::optional<std::string> jpegDataProblem(const unsigned char* data, std::size_t size);
+
+// Every chunk (CRCs included) and every row are read, up to IEND.
+std::optional<std::string> pngDataProblem(const unsigned char* data, std::size_t size);
+
+}  // namespace bovw::detail
