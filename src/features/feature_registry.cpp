@@ -59,7 +59,7 @@ void setCanonical(FeatureSpec& out, const FeatureSpec& in, const FeatureParamete
 
 void registerFeatureKind(FeatureKind kind) {
   if (!kind.make) throw InvalidInput("feature kind '" + kind.name + "' has no factory");
-  FeatureSpec(kind.name);  // checks the name's alphabet
+  static_cast<void>(FeatureSpec(kind.name));  // checks the name's alphabet
   Registry& r = registry();
   std::lock_guard<std::mutex> lock(r.mutex);
   r.kinds[kind.name] = std::move(kind);
