@@ -128,7 +128,7 @@ std::vector<std::int32_t> timeRuns(Histogrammer& histogrammer, const DescriptorB
 double histogrammerStartupMs(const BenchmarkOptions& options) {
   std::mt19937 rng(options.seed);
   const Descriptors x = uniformMatrix(1000, options.dimension, rng);
-  const Vocabulary vocabulary(uniformMatrix(64, options.dimension, rng), "uniform");
+  const Vocabulary vocabulary(uniformMatrix(64, options.dimension, rng));
   const auto start = std::chrono::steady_clock::now();
   HistogrammerConfig config;
   config.backend = Backend::OpenCL;
@@ -162,7 +162,7 @@ BenchmarkReport runBenchmark(const BenchmarkOptions& options,
   std::mt19937 rng(options.seed);
   for (const ProblemSize& size : sizes) {
     const Descriptors x = uniformMatrix(size.n, options.dimension, rng);
-    const Vocabulary vocabulary(uniformMatrix(size.k, options.dimension, rng), "uniform");
+    const Vocabulary vocabulary(uniformMatrix(size.k, options.dimension, rng));
     const DescriptorBatch batch = DescriptorBatch::singleImage(x);
     std::vector<std::int32_t> reference;
 
@@ -213,7 +213,7 @@ TuningReport runTuning(const BenchmarkOptions& options, ProblemSize size,
   report.dimension = options.dimension;
   std::mt19937 rng(options.seed);
   const Descriptors x = uniformMatrix(size.n, options.dimension, rng);
-  const Vocabulary vocabulary(uniformMatrix(size.k, options.dimension, rng), "uniform");
+  const Vocabulary vocabulary(uniformMatrix(size.k, options.dimension, rng));
   const DescriptorBatch batch = DescriptorBatch::singleImage(x);
   HistogrammerConfig golden;
   golden.backend = Backend::OpenMP;

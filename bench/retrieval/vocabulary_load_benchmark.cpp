@@ -55,7 +55,7 @@ bovw::Vocabulary randomVocabulary(long words, int dims, unsigned seed) {
   bovw::Descriptors centroids(words, dims);
   float* data = centroids.data();
   for (Eigen::Index i = 0; i < centroids.size(); ++i) data[i] = value(rng);
-  return bovw::Vocabulary(std::move(centroids), dims == 64 ? "surf64" : "sift128");
+  return bovw::Vocabulary(std::move(centroids), bovw::DescriptorType(dims == 64 ? "surf" : "sift", dims));
 }
 
 // Asks the kernel to drop the file's cached pages (after flushing them, so they are clean).

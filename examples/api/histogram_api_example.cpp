@@ -7,7 +7,7 @@
 
 int main() {
   try {
-    bovw::Vocabulary vocabulary(bovw::Descriptors::Random(16, 64), "example");
+    bovw::Vocabulary vocabulary(bovw::Descriptors::Random(16, 64));
     bovw::Descriptors descriptors = bovw::Descriptors::Random(1000, 64);
     bovw::DescriptorBatch batch(descriptors, {0, 600, 1000});  // image 0: rows 0-599, image 1: the rest
 

@@ -79,7 +79,7 @@ int runDemoCommand() {
   std::uniform_real_distribution<float> uniform(0.0f, 1.0f);
   Descriptors words(args.words, args.dimension);
   for (Eigen::Index i = 0; i < words.size(); ++i) words.data()[i] = uniform(rng);
-  const Vocabulary vocabulary(words, "demo");
+  const Vocabulary vocabulary(words);
   Descriptors storage;
   const DescriptorBatch batch = generateBatch(vocabulary, storage, rng);
 

@@ -93,7 +93,7 @@ int runEvaluateCommand() {
                               {"queries", scores.queries},
                               {"indexed_images", index.size()},
                               {"words", database.vocabulary().size()},
-                              {"descriptor_type", database.vocabulary().descriptorType()},
+                              {"descriptor_type", database.vocabulary().descriptorType().toString()},
                               {"scoring", args.query.scoring},
                               {"ns_score", scores.ns_score},
                               {"mean_ap", scores.mean_ap},

@@ -85,7 +85,7 @@ LoadedDescriptors loadDescriptors(const std::string& path, const HistogrammerCon
 int runOnImages(const Vocabulary& vocabulary) {
   args.features.useThreads(args.histogrammer.threads);
   const auto extractor = args.features.extractor();
-  checkCompatible(vocabulary, extractor->descriptorType(), extractor->descriptorSize(), args.vocabulary);
+  checkCompatible(vocabulary, extractor->descriptorType(), args.vocabulary);
   auto histogrammer = makeHistogrammer(args.histogrammer.config());
   const ImageHistograms result = args.features.histogramFolder(args.images, vocabulary, *histogrammer, "histogram");
   const std::string names_path = namesPathFor(args.output);

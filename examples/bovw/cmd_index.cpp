@@ -37,14 +37,14 @@ CLI::App* addIndexCommand(CLI::App& app) {
 int runIndexCommand() {
   args.features.useThreads(args.histogrammer.threads);
   const Vocabulary vocabulary = loadVocabulary(args.vocabulary);
-  ImageDatabase database = namingFile(args.vocabulary, [&] { return ImageDatabase(vocabulary, args.features.settings()); });
+  ImageDatabase database = namingFile(args.vocabulary, [&] { return ImageDatabase(vocabulary, args.features.spec()); });
   auto histogrammer = makeHistogrammer(args.histogrammer.config());
   const ImageHistograms result = args.features.histogramFolder(args.images, vocabulary, *histogrammer, "index");
   for (std::size_t i = 0; i < result.names.size(); ++i)
     database.index().add(result.names[i], result.histograms.row(static_cast<Eigen::Index>(i)));
   database.save(args.output);
   std::cout << "bovw index: " << result.names.size() << " images, " << database.index().postingCount()
-            << " postings over K = " << vocabulary.size() << " " << vocabulary.descriptorType() << " words; wrote "
+            << " postings over K = " << vocabulary.size() << " " << vocabulary.descriptorType().toString() << " words; wrote "
             << args.output << "\n";
   return 0;
 }

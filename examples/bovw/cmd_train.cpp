@@ -21,7 +21,7 @@ namespace {
 struct TrainArguments {
   std::string images;
   std::string descriptors;
-  std::string descriptor_type = kUnspecifiedDescriptorType;
+  std::string descriptor_type = DescriptorType::unspecified().toString();
   std::string output;
   int words = 0;
   std::int64_t max_descriptors = 200000;
@@ -46,7 +46,16 @@ CLI::App* addTrainCommand(CLI::App& app) {
   input->add_option("--descriptors", args.descriptors, "float32 N x D .npy sample (instead of images)");
   input->require_option(1);
   command->add_option("--descriptor-type", args.descriptor_type,
-                      "with --descriptors: the type to record in the vocabulary (surf64, surf128, sift128, ...)")
+                      "with --descriptors: the type to record in the vocabulary (surf64, surf128, sift128, "
+                      "orb256-binary, ...)")
+      ->check([](const std::string& text) {
+        try {
+          DescriptorType::parse(text);
+          return std::string();
+        } catch (const InvalidInput& e) {
+          return std::string(e.problem());
+        }
+      })
       ->capture_default_str();
   command->add_option("--words", args.words, "vocabulary size K")->required()->check(CLI::PositiveNumber);
   command->add_option("--output", args.output,
@@ -75,7 +84,7 @@ CLI::App* addTrainCommand(CLI::App& app) {
 namespace {
 
 // The descriptor sample of a folder of images, with its descriptor type.
-std::pair<Descriptors, std::string> sampleImages() {
+std::pair<Descriptors, DescriptorType> sampleImages() {
   const auto images = listImages(args.images);
   if (images.empty()) throw InvalidInput("'" + args.images + "' holds no image files");
   args.features.useThreads(args.histogrammer.threads);
@@ -90,14 +99,14 @@ std::pair<Descriptors, std::string> sampleImages() {
     throw InvalidInput("no readable image in '" + args.images + "' (" + std::to_string(images.size()) + " tried)");
   if (!args.quiet)
     spdlog::info("{} {} descriptors sampled from {} seen in {} images", sample.descriptors.rows(),
-                 extractor->descriptorType(), sample.seen, images.size() - sample.failures.size());
+                 extractor->descriptorType().toString(), sample.seen, images.size() - sample.failures.size());
   return {std::move(sample.descriptors), extractor->descriptorType()};
 }
 
 }  // namespace
 #else
 namespace {
-std::pair<Descriptors, std::string> sampleImages() {
+std::pair<Descriptors, DescriptorType> sampleImages() {
   throw InvalidInput("this bovw was built without OpenCV: train with --descriptors");
 }
 }  // namespace
@@ -110,7 +119,7 @@ int runTrainCommand() {
   checkVocabularyPath(args.output);
   auto [sample, type] = args.descriptors.empty()
                             ? sampleImages()
-                            : std::make_pair(npy::readFloat32Matrix(args.descriptors), args.descriptor_type);
+                            : std::make_pair(npy::readFloat32Matrix(args.descriptors), DescriptorType::parse(args.descriptor_type));
   const std::string& source = args.descriptors.empty() ? args.images : args.descriptors;
   if (sample.rows() < args.words)
     throw InvalidInput("--words " + std::to_string(args.words) + " is larger than the " +
@@ -134,7 +143,7 @@ int runTrainCommand() {
   };
   const Vocabulary vocabulary = namingFile(source, [&] { return trainVocabulary(sample, options); });
   saveVocabulary(args.output, vocabulary);
-  std::cout << "bovw train: " << vocabulary.size() << " " << vocabulary.descriptorType() << " words from "
+  std::cout << "bovw train: " << vocabulary.size() << " " << vocabulary.descriptorType().toString() << " words from "
             << sample.rows() << " descriptors of '" << source << "'; wrote " << args.output << "\n";
   return 0;
 }

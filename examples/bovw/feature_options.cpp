@@ -20,14 +20,18 @@ void addSurfBackendOption(CLI::App* command, std::string& backend) {
 }
 
 void FeatureOptions::addTo(CLI::App* command) {
-  command->add_option("--features", features, "descriptor: surf (64-D, 128-D with --extended) or sift (128-D)")
-      ->check(CLI::IsMember({"surf", "sift"}))
+  command->add_option("--features", features, "features to extract:" + featureKindsHelp())
+      ->check(CLI::IsMember(featureKindNames()))
       ->capture_default_str();
-  command->add_option("--hessian", surf.hessian_threshold, "SURF Hessian threshold")->capture_default_str();
-  command->add_option("--octaves", surf.octaves, "SURF octaves")->capture_default_str();
-  command->add_option("--layers", surf.octave_layers, "SURF layers per octave")->capture_default_str();
-  command->add_flag("--extended", surf.extended, "SURF 128-D descriptors");
-  command->add_flag("--upright", surf.upright, "SURF without orientation");
+  command->add_option("--feature-param", parameters,
+                      "NAME=VALUE, a parameter of the features (repeat for several), e.g. nfeatures=1000 for orb")
+      ->type_name("NAME=VALUE");
+  surf_options = {
+      command->add_option("--hessian", surf.hessian_threshold, "SURF Hessian threshold")->capture_default_str(),
+      command->add_option("--octaves", surf.octaves, "SURF octaves")->capture_default_str(),
+      command->add_option("--layers", surf.octave_layers, "SURF layers per octave")->capture_default_str(),
+      command->add_flag("--extended", surf.extended, "SURF 128-D descriptors"),
+      command->add_flag("--upright", surf.upright, "SURF without orientation")};
   addSurfBackendOption(command, surf_backend);
   command->add_option("--max-pixels", surf.max_pixels, "refuse images with more pixels")->capture_default_str();
   command->add_option("--workers", workers, "images extracted at once (0: as many as --threads, itself 0 for all cores)")
@@ -38,21 +42,52 @@ void FeatureOptions::addTo(CLI::App* command) {
       ->capture_default_str();
   command->add_flag("--strict", strict, "stop at the first unreadable image");
   command->add_flag("--quiet", quiet, "no progress bar");
-  // Out-of-range SURF settings are usage errors (exit 2), reported before any file is read.
+  // Out-of-range or misplaced feature settings are usage errors (exit 2), reported before any file is read.
   command->parse_complete_callback([this] {
+    for (const CLI::Option* option : surf_options)
+      if (features != "surf" && option->count() > 0)
+        throw CLI::ValidationError(option->get_name() + " is a SURF option; with --features " + features +
+                                   " use --feature-param NAME=VALUE");
     try {
       validateSurfParams(surf);
+      spec();
     } catch (const InvalidInput& e) {
       throw CLI::ValidationError(e.what());
     }
   });
 }
 
-std::unique_ptr<FeatureExtractor> FeatureOptions::extractor() const {
-  return FeatureExtractor::create(parseFeatureKind(features), surf, parseSurfBackend(surf_backend));
+FeatureSpec FeatureOptions::spec() const {
+  FeatureSpec chosen = features == "surf" ? surfFeatureSpec(surf) : FeatureSpec(features);
+  for (const std::string& parameter : parameters) {
+    const auto equals = parameter.find('=');
+    if (equals == std::string::npos)
+      throw InvalidInput("--feature-param '" + parameter + "': expected NAME=VALUE");
+    chosen.set(parameter.substr(0, equals), parameter.substr(equals + 1));
+  }
+  return normalizeFeatureSpec(chosen);
 }
 
-FeatureSettings FeatureOptions::settings() const { return {parseFeatureKind(features), surf}; }
+std::unique_ptr<FeatureExtractor> FeatureOptions::extractor() const {
+  ExtractorOptions options;
+  options.surf_backend = parseSurfBackend(surf_backend);
+  options.max_pixels = surf.max_pixels;
+  return makeFeatureExtractor(spec(), options);
+}
+
+std::string featureKindsHelp() {
+  std::string text;
+  for (const std::string& name : featureKindNames()) {
+    const FeatureKind kind = featureKind(name);
+    text += "\n  " + name + ": " + kind.description;
+    if (name == "surf") continue;  // SURF's parameters have options of their own
+    std::string parameters;
+    for (const FeatureParameter& p : kind.parameters)
+      parameters += (parameters.empty() ? "" : ", ") + p.name + "=" + p.default_value;
+    text += "\n    --feature-param " + parameters;
+  }
+  return text;
+}
 
 PipelineOptions FeatureOptions::pipeline(ProgressBar& bar) const {
   PipelineOptions options;

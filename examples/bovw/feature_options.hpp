@@ -5,6 +5,7 @@
 #include "progress_bar.hpp"
 
 #include <bovw/feature_extractor.hpp>
+#include <bovw/feature_registry.hpp>
 #include <bovw/image_database.hpp>
 #include <bovw/image_pipeline.hpp>
 
@@ -21,8 +22,10 @@ void addSurfBackendOption(CLI::App* command, std::string& backend);
 
 struct FeatureOptions {
   std::string features = "surf";
+  std::vector<std::string> parameters;  // --feature-param NAME=VALUE, for any kind
   std::string surf_backend = "auto";
   SurfParams surf;
+  std::vector<CLI::Option*> surf_options;  // --hessian ... --upright: SURF's own, refused with other kinds
   int workers = 0;
   int threads = 0;  // the command's --threads (useThreads); 0: all cores
   int batch_images = 256;
@@ -30,8 +33,10 @@ struct FeatureOptions {
   bool quiet = false;
 
   void addTo(CLI::App* command);
+  // The features chosen: --features with SURF's options or --feature-param, normalised (every
+  // parameter present). Throws InvalidInput for an unknown parameter or a value out of range.
+  FeatureSpec spec() const;
   std::unique_ptr<FeatureExtractor> extractor() const;
-  FeatureSettings settings() const;
   // Pipeline options reporting to `bar` (which must outlive the run); `--workers` 0 follows the
   // command's thread count (useThreads), itself 0 for all cores.
   PipelineOptions pipeline(ProgressBar& bar) const;
@@ -43,6 +48,9 @@ struct FeatureOptions {
   ImageHistograms histogramFolder(const std::string& directory, const Vocabulary& vocabulary,
                                   Histogrammer& histogrammer, const char* label) const;
 };
+
+// One line per registered feature kind, with its --feature-param defaults: --features' help text.
+std::string featureKindsHelp();
 
 // Sets OpenCV's thread count (cv::setNumThreads: the SURF stages run in cv::parallel_for_, whose TBB
 // backend in Debian's build ignores OPENCV_FOR_THREADS_NUM) and OpenMP's (omp_set_num_threads) to

@@ -1,36 +1,25 @@
-// The descriptors an image pipeline extracts: SURF (bovw's own or OpenCV's) or SIFT (OpenCV's,
-// in every OpenCV build since 4.4), behind one small interface that names its descriptor type so
-// vocabularies can refuse descriptors of another kind.
+// The interface of every feature extractor: descriptors of an image as float32 rows, with the
+// DescriptorType that vocabularies record and check. Extractors are made from a FeatureSpec by the
+// registry (bovw/feature_registry.hpp).
 #pragma once
 
-#include <bovw/surf.hpp>
+#include <bovw/descriptor_type.hpp>
 
 #include <opencv2/core.hpp>
 
-#include <memory>
-#include <string>
-
 namespace bovw {
-
-enum class FeatureKind { Surf, Sift };
-
-// "surf", "sift"; parse throws InvalidInput listing the valid names.
-std::string featureKindName(FeatureKind kind);
-FeatureKind parseFeatureKind(const std::string& name);
 
 class FeatureExtractor {
  public:
-  // SURF uses `surf` (and its backend); SIFT uses OpenCV's defaults.
-  static std::unique_ptr<FeatureExtractor> create(FeatureKind kind, const SurfParams& surf = SurfParams(),
-                                                  SurfBackend surf_backend = SurfBackend::Auto);
   virtual ~FeatureExtractor() = default;
 
-  // "surf64", "surf128" (extended) or "sift128": recorded in vocabularies and indexes.
-  virtual std::string descriptorType() const = 0;
+  // surf64, surf128 (extended), sift128, orb256-binary, ...: recorded in vocabularies and indexes.
+  // Its width is descriptorSize().
+  virtual DescriptorType descriptorType() const = 0;
   virtual int descriptorSize() const = 0;
 
-  // N x descriptorSize() CV_32F descriptors of a gray 8- or 16-bit image (0 rows when it has no
-  // features). Safe to call from several threads at once.
+  // N x descriptorSize() CV_32F descriptors of an 8- or 16-bit gray or colour image (0 rows when it
+  // has no features). Safe to call from several threads at once.
   virtual cv::Mat extract(const cv::Mat& image) const = 0;
 };
 

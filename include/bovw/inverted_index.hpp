@@ -41,7 +41,7 @@ Scoring parseScoring(std::string_view name);
 struct VocabularySignature {
   int words = 0;                // K, 1 .. 2^24
   int dimension = 0;            // D of the descriptors the words were trained on
-  std::string descriptor_type;  // "surf64", "sift128", ... (at most 255 bytes)
+  DescriptorType descriptor_type;  // surf64, sift128, orb256-binary, ... (its name at most 255 bytes)
   std::uint64_t fingerprint = 0;  // Vocabulary::fingerprint(); 0: not recorded, not compared
 
   static VocabularySignature of(const Vocabulary& vocabulary);

@@ -28,7 +28,9 @@ struct KMeansOptions {
   int max_iterations = 30;           // hard cap: training always finishes
   double tolerance = 1e-4;           // stop when the relative inertia improvement falls below this
   unsigned long long seed = 0;       // same seed, same sample, same backend: identical vocabulary
-  std::string descriptor_type = "float";  // recorded in the vocabulary ("surf64", "sift128", ...)
+  // Recorded in the vocabulary: the extractor's descriptorType(), so that an image database or
+  // pipeline can check its features against the words. Unspecified (the default): only widths are checked.
+  DescriptorType descriptor_type;
   HistogrammerConfig assignment;     // where the assignment step runs (default: OpenMP)
   std::function<void(const KMeansIteration&)> progress;  // called after every iteration
 };

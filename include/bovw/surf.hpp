@@ -2,6 +2,7 @@
 // xfeatures2d SURF (which most OpenCV builds leave out as non-free), and OpenCV's own where present.
 #pragma once
 
+#include <bovw/descriptor_type.hpp>
 #include <bovw/descriptors.hpp>
 
 #include <opencv2/core.hpp>
@@ -89,7 +90,8 @@ class SurfExtractor {
   void compute(cv::InputArray image, std::vector<cv::KeyPoint>& keypoints, cv::OutputArray descriptors) const;
 
   int descriptorSize() const { return params_.extended ? 128 : 64; }
-  int descriptorType() const { return CV_32F; }
+  // surf64 or surf128; the descriptors are CV_32F.
+  DescriptorType descriptorType() const { return DescriptorType("surf", descriptorSize()); }
   const SurfParams& params() const { return params_; }
   SurfBackend backend() const { return backend_; }  // never Auto
 

@@ -1,6 +1,7 @@
 // A visual vocabulary: K centroids ("visual words") of width D, immutable once made.
 #pragma once
 
+#include <bovw/descriptor_type.hpp>
 #include <bovw/descriptors.hpp>
 
 #include <cstdint>
@@ -10,14 +11,15 @@ namespace bovw {
 
 class Vocabulary {
  public:
-  // Takes the K x D centroids; throws InvalidInput if K or D is 0 or any value is NaN/Inf.
-  // `descriptor_type` records what the words were trained on ("surf64", "sift128", ...).
-  explicit Vocabulary(Descriptors centroids, std::string descriptor_type = "float");
+  // Takes the K x D centroids; throws InvalidInput if K or D is 0, any value is NaN/Inf, or the
+  // descriptor type records a width other than D. `descriptor_type` records what the words were
+  // trained on (surf64, sift128, orb256-binary, ...; unspecified: not recorded).
+  explicit Vocabulary(Descriptors centroids, DescriptorType descriptor_type = DescriptorType::unspecified());
 
   const Descriptors& centroids() const { return centroids_; }
   int size() const { return static_cast<int>(centroids_.rows()); }        // K
   int dimension() const { return static_cast<int>(centroids_.cols()); }   // D
-  const std::string& descriptorType() const { return descriptor_type_; }
+  const DescriptorType& descriptorType() const { return descriptor_type_; }
 
   // Identity for device-side caches: equal ids mean equal contents (copies share it), so a
   // Histogrammer keeps the words on the device across calls with the same vocabulary.
@@ -29,8 +31,12 @@ class Vocabulary {
 
  private:
   Descriptors centroids_;
-  std::string descriptor_type_;
+  DescriptorType descriptor_type_;
   std::uint64_t id_;
 };
+
+// checkCompatible (bovw/descriptor_type.hpp) of this vocabulary's type and width.
+void checkCompatible(const Vocabulary& vocabulary, const DescriptorType& extracted,
+                     const std::string& vocabulary_name = "");
 
 }  // namespace bovw

@@ -24,12 +24,4 @@ std::string vocabularyFormatNames();
 // One line per format this build has, its extensions and what it is: the CLI's help text.
 std::string vocabularyFormatsHelp();
 
-// The descriptor type a .npy vocabulary loads with: it records none, so no type check applies.
-inline constexpr const char* kUnspecifiedDescriptorType = "unspecified";
-
-// Throws InvalidInput if descriptors of `descriptor_type` and width `dimension` cannot be used with
-// the vocabulary (a SIFT vocabulary for SURF descriptors, a 64-D vocabulary for 128-D ones).
-void checkCompatible(const Vocabulary& vocabulary, const std::string& descriptor_type, int dimension,
-                     const std::string& vocabulary_name);
-
 }  // namespace bovw

@@ -14,7 +14,7 @@ std::uint64_t nextVocabularyId() {
 }
 }  // namespace
 
-Vocabulary::Vocabulary(Descriptors centroids, std::string descriptor_type)
+Vocabulary::Vocabulary(Descriptors centroids, DescriptorType descriptor_type)
     : centroids_(std::move(centroids)),
       descriptor_type_(std::move(descriptor_type)),
       id_(nextVocabularyId()) {
@@ -24,6 +24,9 @@ Vocabulary::Vocabulary(Descriptors centroids, std::string descriptor_type)
   // which made this check dominate the load time of large vocabularies.
   if (!Eigen::Map<const Eigen::ArrayXf>(centroids_.data(), centroids_.size()).allFinite())
     throw InvalidInput("vocabulary: centroids contain NaN or Inf");
+  if (descriptor_type_.width() != 0 && descriptor_type_.width() != dimension())
+    throw InvalidInput("vocabulary: descriptor type " + descriptor_type_.toString() + " but words of width " +
+                       std::to_string(dimension()));
 }
 
 std::uint64_t Vocabulary::fingerprint() const {
@@ -35,7 +38,9 @@ std::uint64_t Vocabulary::fingerprint() const {
   };
   mix(static_cast<std::uint64_t>(size()));
   mix(static_cast<std::uint64_t>(dimension()));
-  for (char c : descriptor_type_) mix(static_cast<unsigned char>(c));
+  // The canonical name, byte by byte: the names of earlier versions are canonical, so their
+  // fingerprints, recorded in their indexes, still match.
+  for (char c : descriptor_type_.toString()) mix(static_cast<unsigned char>(c));
   const auto* bytes = reinterpret_cast<const unsigned char*>(centroids_.data());
   const std::size_t total = sizeof(float) * static_cast<std::size_t>(centroids_.size());
   std::size_t i = 0;
@@ -49,6 +54,11 @@ std::uint64_t Vocabulary::fingerprint() const {
   hash *= 0xff51afd7ed558ccdull;
   hash ^= hash >> 33;
   return hash;
+}
+
+void checkCompatible(const Vocabulary& vocabulary, const DescriptorType& extracted,
+                     const std::string& vocabulary_name) {
+  checkCompatible(vocabulary.descriptorType(), vocabulary.dimension(), extracted, vocabulary_name);
 }
 
 }  // namespace bovw

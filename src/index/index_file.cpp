@@ -34,8 +34,9 @@ void writeIndex(std::ostream& out, const IndexData& data) {
   e.u32(static_cast<std::uint32_t>(data.live()));
   e.u64(total);
   e.u32(lists);
-  e.u32(static_cast<std::uint32_t>(v.descriptor_type.size()));
-  e.text(v.descriptor_type);
+  const std::string type = v.descriptor_type.toString();
+  e.u32(static_cast<std::uint32_t>(type.size()));
+  e.text(type);
   for (const auto& name : data.names) {
     e.u32(static_cast<std::uint32_t>(name.size()));
     e.text(name);
@@ -100,7 +101,12 @@ IndexData decodeIndex(const std::vector<char>& file, const std::string& path) {
   data.vocabulary.words = static_cast<int>(words);
   data.vocabulary.dimension = static_cast<int>(dimension);
   data.vocabulary.fingerprint = fingerprint;
-  data.vocabulary.descriptor_type = d.text(type_length, "the descriptor type");
+  const std::string type = d.text(type_length, "the descriptor type");
+  try {
+    data.vocabulary.descriptor_type = DescriptorType::parse(type);
+  } catch (const InvalidInput& e) {
+    d.fail(e.problem());
+  }
 
   data.names.reserve(slots);  // bounded by the size check above: 4 bytes per id
   data.ids.reserve(live);

@@ -33,8 +33,8 @@ void checkSignature(const VocabularySignature& v) {
                         std::to_string(index_detail::kMaxWords));
   if (v.dimension < 1)
     throw InvalidInput("inverted index: descriptor width D = " + std::to_string(v.dimension) + "; need at least 1");
-  if (v.descriptor_type.size() > index_detail::kMaxDescriptorTypeLength)
-    throw InvalidInput("inverted index: descriptor type of " + std::to_string(v.descriptor_type.size()) +
+  if (v.descriptor_type.toString().size() > index_detail::kMaxDescriptorTypeLength)
+    throw InvalidInput("inverted index: descriptor type of " + std::to_string(v.descriptor_type.toString().size()) +
                        " bytes (at most " + std::to_string(index_detail::kMaxDescriptorTypeLength) + ")");
 }
 
@@ -277,7 +277,7 @@ void InvertedIndex::checkVocabulary(const VocabularySignature& other) const {
   if (own.dimension != other.dimension)
     refuse("descriptor width D =", std::to_string(own.dimension), std::to_string(other.dimension));
   if (own.descriptor_type != other.descriptor_type)
-    refuse("descriptor type", "'" + own.descriptor_type + "'", "'" + other.descriptor_type + "'");
+    refuse("descriptor type", "'" + own.descriptor_type.toString() + "'", "'" + other.descriptor_type.toString() + "'");
   if (own.fingerprint != 0 && other.fingerprint != 0 && own.fingerprint != other.fingerprint)
     refuse("a vocabulary of fingerprint", std::to_string(own.fingerprint),
            std::to_string(other.fingerprint) + " (same size, different words)");

@@ -64,14 +64,14 @@ Header readHeader(ByteReader& in, std::uint64_t size) {
   return h;
 }
 
-Vocabulary makeVocabulary(Descriptors words, std::string type, const std::string& source) {
-  return namingFile(source, [&] { return Vocabulary(std::move(words), std::move(type)); });
+Vocabulary makeVocabulary(Descriptors words, const std::string& type, const std::string& source) {
+  return namingFile(source, [&] { return Vocabulary(std::move(words), DescriptorType::parse(type)); });
 }
 
 }  // namespace
 
 void writeVocabularyBinary(std::ostream& out, const Vocabulary& vocabulary) {
-  const std::string& type = vocabulary.descriptorType();
+  const std::string type = vocabulary.descriptorType().toString();
   if (type.size() > kMaxTypeLength) throw InvalidInput("descriptor type name longer than 255 characters");
   ByteWriter w(out);
   writeFileHeader(w, kFormat);
@@ -111,7 +111,7 @@ Vocabulary loadVocabularyBinary(const std::string& path) {
     checkChecksum(in, checksum.digest(), stored);
   }
   swapToOrFromLittleEndian(words.data(), static_cast<std::size_t>(words.size()));
-  return makeVocabulary(std::move(words), std::move(type), path);
+  return makeVocabulary(std::move(words), type, path);
 }
 
 Vocabulary decodeVocabularyBinary(const char* bytes, std::size_t size, const std::string& source) {
@@ -121,7 +121,7 @@ Vocabulary decodeVocabularyBinary(const char* bytes, std::size_t size, const std
   std::string type = in.text(header.type_length, "the descriptor type");
   Descriptors words(header.words, header.dimension);
   in.array(words.data(), static_cast<std::size_t>(words.size()), "the centroids");
-  return makeVocabulary(std::move(words), std::move(type), source);
+  return makeVocabulary(std::move(words), type, source);
 }
 
 }  // namespace bovw::detail

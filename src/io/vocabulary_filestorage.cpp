@@ -14,7 +14,7 @@ namespace bovw::detail {
 void saveVocabularyFileStorage(const std::string& path, const Vocabulary& vocabulary) {
   writeFileStorage(path, [&](cv::FileStorage& fs) {
     const auto& words = vocabulary.centroids();
-    fs << "descriptor_type" << vocabulary.descriptorType();
+    fs << "descriptor_type" << vocabulary.descriptorType().toString();
     fs << "vocabulary"
        << cv::Mat(static_cast<int>(words.rows()), static_cast<int>(words.cols()), CV_32F,
                   const_cast<float*>(words.data()));
@@ -39,11 +39,12 @@ Vocabulary loadVocabularyFileStorage(const std::string& path) {
   if (words.empty()) throw InvalidInput(path, "no 'vocabulary' matrix");
   if (words.type() != CV_32F || words.dims != 2)
     throw InvalidInput(path, "'vocabulary' must be a 2-D float32 (CV_32F) matrix");
-  if (type.empty()) type = kUnspecifiedDescriptorType;
   Descriptors centroids(words.rows, words.cols);
   for (int r = 0; r < words.rows; ++r)
     std::copy(words.ptr<float>(r), words.ptr<float>(r) + words.cols, centroids.row(r).data());
-  return namingFile(path, [&] { return Vocabulary(std::move(centroids), type); });
+  return namingFile(path, [&] {
+    return Vocabulary(std::move(centroids), type.empty() ? DescriptorType::unspecified() : DescriptorType::parse(type));
+  });
 }
 
 }  // namespace bovw::detail

@@ -17,7 +17,7 @@ void saveNpy(const std::string& path, const Vocabulary& vocabulary) {
 }
 
 Vocabulary loadNpy(const std::string& path) {
-  return namingFile(path, [&] { return Vocabulary(npy::readFloat32Matrix(path), kUnspecifiedDescriptorType); });
+  return namingFile(path, [&] { return Vocabulary(npy::readFloat32Matrix(path)); });
 }
 
 bool endsWith(const std::string& text, const std::string& suffix) {

@@ -1,14 +1,14 @@
 // Images to histograms: the extraction pipeline feeding one Histogrammer pass per batch.
 #include <bovw/error.hpp>
 #include <bovw/image_pipeline.hpp>
-#include <bovw/vocabulary_io.hpp>
+#include <bovw/vocabulary.hpp>
 
 namespace bovw {
 
 ImageHistograms histogramImages(const std::vector<std::string>& paths, const FeatureExtractor& extractor,
                                 const Vocabulary& vocabulary, Histogrammer& histogrammer,
                                 const PipelineOptions& options) {
-  checkCompatible(vocabulary, extractor.descriptorType(), extractor.descriptorSize(), "");
+  checkCompatible(vocabulary, extractor.descriptorType());
   ImageHistograms result;
   std::vector<Histograms> parts;
   std::int64_t rows = 0;

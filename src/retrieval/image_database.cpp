@@ -1,9 +1,8 @@
-// ImageDatabase: the container file around a vocabulary and an inverted index (format in
-// docs/FORMATS.md; fields below).
+// ImageDatabase: the container file around a feature specification, a vocabulary and an inverted
+// index (format in docs/FORMATS.md; fields below).
 #include <bovw/atomic_file.hpp>
 #include <bovw/error.hpp>
 #include <bovw/image_database.hpp>
-#include <bovw/vocabulary_io.hpp>
 
 #include "io/file_bytes.hpp"
 #include "io/file_header.hpp"
@@ -16,56 +15,77 @@ namespace bovw {
 namespace {
 
 // Version 1 had no checksum (its feature settings were checked by nothing) and was written in the
-// host's byte order: little-endian on every machine that wrote one, so version 2's reader reads it.
-constexpr detail::BinaryFormat kFormat{"bovw database", {'B', 'O', 'V', 'W', 'D', 'B', '\0', '\0'}, 2, 1, 2};
+// host's byte order: little-endian on every machine that wrote one, so this reader reads it.
+// Version 2 stored SURF or SIFT settings in fixed fields; version 3 the feature spec's text, so that
+// any registered kind (ORB, ...) with all its parameters is stored.
+constexpr detail::BinaryFormat kFormat{"bovw database", {'B', 'O', 'V', 'W', 'D', 'B', '\0', '\0'}, 3, 1, 2};
+constexpr std::uint32_t kFirstWithSpecText = 3;
+constexpr std::uint32_t kMaxSpecLength = 4096;
 
-//   16  4  feature kind (0 SURF, 1 SIFT)
-//   20  8  f64 Hessian threshold
-//   28  4  i32 octaves
-//   32  4  i32 layers per octave
-//   36  4  u32 extended (0 or 1)
-//   40  4  u32 upright (0 or 1)
-void writeFeatures(detail::ByteWriter& out, const FeatureSettings& features) {
-  out.u32(features.kind == FeatureKind::Sift ? 1 : 0);
-  out.f64(features.surf.hessian_threshold);
-  out.i32(features.surf.octaves);
-  out.i32(features.surf.octave_layers);
-  out.u32(features.surf.extended ? 1 : 0);
-  out.u32(features.surf.upright ? 1 : 0);
+// Version 3, from offset 16:
+//   4  u32 S, length of the feature spec
+//   S  the spec's canonical text, ASCII (FeatureSpec::toString of the normalised spec)
+void writeFeatures(detail::ByteWriter& out, const FeatureSpec& features) {
+  const std::string text = features.toString();
+  out.u32(static_cast<std::uint32_t>(text.size()));
+  out.text(text);
 }
 
-FeatureSettings readFeatures(detail::ByteReader& in) {
-  FeatureSettings features;
+FeatureSpec readFeatures(detail::ByteReader& in) {
+  const std::uint32_t length = in.u32("the feature spec's length");
+  if (length > kMaxSpecLength) in.fail("feature spec of " + std::to_string(length) + " bytes (at most 4096)");
+  const std::string text = in.text(length, "the feature spec");
+  try {
+    return normalizeFeatureSpec(FeatureSpec::parse(text));
+  } catch (const InvalidInput& e) {
+    in.fail(e.problem());
+  }
+}
+
+// Versions 1 and 2, from offset 16:
+//   4  feature kind (0 SURF, 1 SIFT)
+//   8  f64 SURF Hessian threshold
+//   4  i32 SURF octaves
+//   4  i32 SURF layers per octave
+//   4  u32 SURF extended (0 or 1)
+//   4  u32 SURF upright (0 or 1)
+// SIFT ran with OpenCV's defaults, which its spec's defaults are.
+FeatureSpec readFixedFeatures(detail::ByteReader& in) {
   const auto kind = in.u32("the feature kind");
   if (kind > 1) in.fail("unknown feature kind " + std::to_string(kind));
-  features.kind = kind == 1 ? FeatureKind::Sift : FeatureKind::Surf;
-  features.surf.hessian_threshold = in.f64("the SURF parameters");
-  features.surf.octaves = in.i32("the SURF parameters");
-  features.surf.octave_layers = in.i32("the SURF parameters");
+  SurfParams surf;
+  surf.hessian_threshold = in.f64("the SURF parameters");
+  surf.octaves = in.i32("the SURF parameters");
+  surf.octave_layers = in.i32("the SURF parameters");
   auto flag = [&](const char* name) {
     const auto value = in.u32("the SURF parameters");
     if (value > 1) in.fail(std::string("SURF flag '") + name + "' is " + std::to_string(value) + ", not 0 or 1");
     return value == 1;
   };
-  features.surf.extended = flag("extended");
-  features.surf.upright = flag("upright");
-  return features;
+  surf.extended = flag("extended");
+  surf.upright = flag("upright");
+  try {
+    return kind == 1 ? normalizeFeatureSpec(FeatureSpec("sift")) : surfFeatureSpec(surf);
+  } catch (const InvalidInput& e) {
+    in.fail(e.problem());
+  }
 }
 
 }  // namespace
 
-ImageDatabase::ImageDatabase(Vocabulary vocabulary, FeatureSettings features)
-    : ImageDatabase(vocabulary, features, InvertedIndex(vocabulary)) {}
+ImageDatabase::ImageDatabase(Vocabulary vocabulary, FeatureSpec features)
+    : ImageDatabase(vocabulary, std::move(features), InvertedIndex(vocabulary)) {}
 
-ImageDatabase::ImageDatabase(Vocabulary vocabulary, FeatureSettings features, InvertedIndex index)
-    : vocabulary_(std::move(vocabulary)), features_(features), index_(std::move(index)) {
-  const auto extractor = makeExtractor(SurfBackend::Builtin);
-  checkCompatible(vocabulary_, extractor->descriptorType(), extractor->descriptorSize(), "");
+ImageDatabase::ImageDatabase(Vocabulary vocabulary, FeatureSpec features, InvertedIndex index)
+    : vocabulary_(std::move(vocabulary)), features_(normalizeFeatureSpec(features)), index_(std::move(index)) {
+  ExtractorOptions builtin;
+  builtin.surf_backend = SurfBackend::Builtin;  // always there; every backend makes the same type
+  checkCompatible(vocabulary_, makeExtractor(builtin)->descriptorType());
   index_.checkVocabulary(vocabulary_);
 }
 
-std::unique_ptr<FeatureExtractor> ImageDatabase::makeExtractor(SurfBackend backend) const {
-  return FeatureExtractor::create(features_.kind, features_.surf, backend);
+std::unique_ptr<FeatureExtractor> ImageDatabase::makeExtractor(const ExtractorOptions& options) const {
+  return makeFeatureExtractor(features_, options);
 }
 
 void ImageDatabase::save(const std::string& path) const {
@@ -87,8 +107,9 @@ void ImageDatabase::save(const std::string& path) const {
 ImageDatabase ImageDatabase::load(const std::string& path) {
   const std::vector<char> bytes = detail::readFileBytes(path);
   detail::ByteReader r(bytes.data(), bytes.size(), path, kFormat.name);
-  if (detail::readFileHeader(r, kFormat) >= kFormat.first_summed) detail::readTrailingChecksum(r);
-  const FeatureSettings features = readFeatures(r);
+  const std::uint32_t version = detail::readFileHeader(r, kFormat);
+  if (version >= kFormat.first_summed) detail::readTrailingChecksum(r);
+  const FeatureSpec features = version >= kFirstWithSpecText ? readFeatures(r) : readFixedFeatures(r);
   const std::uint64_t vocabulary_length = r.u64("the vocabulary's length");
   const char* vocabulary_bytes = r.take(vocabulary_length, "the vocabulary");
   const std::uint64_t index_length = r.u64("the index's length");

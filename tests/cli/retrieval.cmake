@@ -7,3 +7,9 @@
 if(BOVW_WITH_OPENCV)
   bovw_cli_test(cli_retrieval test_retrieval.py --data ${PROJECT_SOURCE_DIR}/tests/data)
 endif()
+
+# ORB end to end (train --features orb, index, search, histogram against python3-opencv's ORB) on
+# Debian's opencv-doc sample images; skipped (77) where opencv-doc is not installed.
+if(BOVW_WITH_OPENCV)
+  bovw_cli_test(cli_orb test_orb.py --images /usr/share/doc/opencv-doc/examples/data)
+endif()

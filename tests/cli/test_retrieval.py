@@ -753,9 +753,10 @@ class BadInput(RetrievalTestCase):
                      ["histogram", "--images", SET.images, "--vocabulary", SET.vocabulary, "--output",
                       self.path("H.npy")],
                      ["index", SET.images, "--vocabulary", SET.vocabulary, "--output", self.path("I")]):
-            result = self.fails(*args, "--features", "orb", status=2, outputs=[args[-1]])
-            self.assertIn("orb", result.stderr)
-            self.assertIn("sift", result.stderr)
+            result = self.fails(*args, "--features", "brisk", status=2, outputs=[args[-1]])
+            self.assertIn("brisk", result.stderr)
+            for valid in ("orb", "sift", "surf"):
+                self.assertIn(valid, result.stderr)
 
     def test_other_usage_errors(self):
         self.fails("train", SET.images, "--output", self.path("V.bovw"), status=2)   # no --words

@@ -9,7 +9,7 @@ int main() {
   for (int w = 0; w < 3; ++w) words.row(w).setConstant(static_cast<float>(w));
   bovw::Descriptors x(7, 8);
   for (int i = 0; i < 7; ++i) x.row(i).setConstant(static_cast<float>(i % 3) + 0.1f);
-  const bovw::Vocabulary vocabulary(words, "consumer");
+  const bovw::Vocabulary vocabulary(words);
   auto histogrammer = bovw::makeHistogrammer({});
   const bovw::Histograms h = histogrammer->compute(bovw::DescriptorBatch(x, {0, 4, 7}), vocabulary);
   // Image 0 holds descriptors 0..3 -> words 0,1,2,0; image 1 holds 4..6 -> words 1,2,0.

@@ -12,7 +12,7 @@
 namespace bovw::test {
 namespace {
 
-VocabularySignature signature(int words) { return {words, 64, "surf64", 0}; }
+VocabularySignature signature(int words) { return {words, 64, DescriptorType::parse("surf64"), 0}; }
 
 // Runs `call`, expecting `Exception` whose message contains every one of `parts`.
 template <typename Exception, typename Call>
@@ -72,33 +72,33 @@ TEST(IndexInput, DuplicateNamesAreRefusedAndLeaveTheIndexUnchanged) {
 
 TEST(IndexInput, ConstructorAndVocabularyChecks) {
   expectThrowsWith<InvalidInput>([] { InvertedIndex index(signature(0)); }, {"K = 0"});
-  expectThrowsWith<InvalidInput>([] { InvertedIndex index(VocabularySignature{3, 0, "x", 0}); }, {"D = 0"});
+  expectThrowsWith<InvalidInput>([] { InvertedIndex index(VocabularySignature{3, 0, DescriptorType::parse("x"), 0}); }, {"D = 0"});
   expectThrowsWith<CapacityError>([] { InvertedIndex index(signature((1 << 24) + 1)); }, {"16777217"});
-  expectThrowsWith<InvalidInput>([] { InvertedIndex index(VocabularySignature{3, 2, std::string(300, 't'), 0}); },
+  expectThrowsWith<InvalidInput>([] { InvertedIndex index(VocabularySignature{3, 2, DescriptorType(std::string(300, 't'), 0), 0}); },
                                  {"300"});
 
   Descriptors centroids(3, 2);
   centroids << 0, 0, 1, 1, 2, 2;
-  const Vocabulary vocabulary(centroids, "surf64");
+  const Vocabulary vocabulary(centroids, DescriptorType("surf", 2));
   InvertedIndex index(vocabulary);
   EXPECT_EQ(index.vocabulary().words, 3);
   EXPECT_EQ(index.vocabulary().dimension, 2);
-  EXPECT_EQ(index.vocabulary().descriptor_type, "surf64");
+  EXPECT_EQ(index.vocabulary().descriptor_type.toString(), "surf2");
   EXPECT_EQ(index.vocabulary().fingerprint, vocabulary.fingerprint());
   EXPECT_NO_THROW(index.checkVocabulary(vocabulary));
-  EXPECT_NO_THROW(index.checkVocabulary(Vocabulary(centroids, "surf64")));  // equal contents, equal print
+  EXPECT_NO_THROW(index.checkVocabulary(Vocabulary(centroids, DescriptorType("surf", 2))));  // equal contents, equal print
 
   Descriptors moved = centroids;
   moved(1, 1) = 1.5f;
-  expectThrowsWith<InvalidInput>([&] { index.checkVocabulary(Vocabulary(moved, "surf64")); }, {"fingerprint"});
-  expectThrowsWith<InvalidInput>([&] { index.checkVocabulary(Vocabulary(centroids, "sift128")); },
-                                 {"'surf64'", "'sift128'"});
-  expectThrowsWith<InvalidInput>([&] { index.checkVocabulary(Vocabulary(Descriptors::Zero(4, 2), "surf64")); },
+  expectThrowsWith<InvalidInput>([&] { index.checkVocabulary(Vocabulary(moved, DescriptorType("surf", 2))); }, {"fingerprint"});
+  expectThrowsWith<InvalidInput>([&] { index.checkVocabulary(Vocabulary(centroids, DescriptorType("sift", 2))); },
+                                 {"'surf2'", "'sift2'"});
+  expectThrowsWith<InvalidInput>([&] { index.checkVocabulary(Vocabulary(Descriptors::Zero(4, 2), DescriptorType("surf", 2))); },
                                  {"K = 3", "4"});
-  expectThrowsWith<InvalidInput>([&] { index.checkVocabulary(VocabularySignature{3, 5, "surf64", 0}); },
+  expectThrowsWith<InvalidInput>([&] { index.checkVocabulary(VocabularySignature{3, 5, DescriptorType("surf", 2), 0}); },
                                  {"D = 2", "5"});
   // A fingerprint of 0 means "not recorded": only K, D and the type are compared.
-  EXPECT_NO_THROW(index.checkVocabulary(VocabularySignature{3, 2, "surf64", 0}));
+  EXPECT_NO_THROW(index.checkVocabulary(VocabularySignature{3, 2, DescriptorType("surf", 2), 0}));
 }
 
 TEST(IndexInput, ScoringNames) {

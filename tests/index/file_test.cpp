@@ -11,7 +11,7 @@
 namespace bovw::test {
 namespace {
 
-VocabularySignature signature(int words) { return {words, 64, "surf64", 0x1234abcd5678ef90ull}; }
+VocabularySignature signature(int words) { return {words, 64, DescriptorType::parse("surf64"), 0x1234abcd5678ef90ull}; }
 
 void expectSameResults(const InvertedIndex& a, const InvertedIndex& b, const std::vector<Counts>& queries) {
   for (const auto& q : queries) {
@@ -53,7 +53,7 @@ class IndexFile : public ScratchDirTest {
 
   // A small index with a known layout: K = 4, type "t", image "a" = {0, 2, 0, 1}, 102 bytes.
   std::string smallFile() {
-    InvertedIndex index(VocabularySignature{4, 8, "t", 7});
+    InvertedIndex index(VocabularySignature{4, 8, DescriptorType::parse("t"), 7});
     index.add("a", view(Counts{0, 2, 0, 1}));
     index.save(path("small.bovwidx"));
     return readBytes(path("small.bovwidx"));
@@ -88,7 +88,7 @@ TEST_F(IndexFile, RoundTripAnswersIdentically) {
   EXPECT_EQ(loaded.postingCount(), index.postingCount());
   EXPECT_EQ(loaded.vocabulary().words, kWords);
   EXPECT_EQ(loaded.vocabulary().dimension, 64);
-  EXPECT_EQ(loaded.vocabulary().descriptor_type, "surf64");
+  EXPECT_EQ(loaded.vocabulary().descriptor_type.toString(), "surf64");
   EXPECT_EQ(loaded.vocabulary().fingerprint, 0x1234abcd5678ef90ull);
   for (ImageId id : index.ids()) EXPECT_EQ(loaded.name(id), index.name(id));
   EXPECT_THROW(loaded.name(50), InvalidInput);
@@ -238,7 +238,7 @@ TEST_F(IndexFile, StructuralDamageBehindAValidChecksum) {
 }
 
 TEST_F(IndexFile, DuplicateNamesAndUnsortedImagesBehindAValidChecksum) {
-  InvertedIndex index(VocabularySignature{2, 8, "t", 0});
+  InvertedIndex index(VocabularySignature{2, 8, DescriptorType::parse("t"), 0});
   index.add("ab", view(Counts{1, 0}));
   index.add("cd", view(Counts{1, 0}));
   index.save(path("two.bovwidx"));
@@ -267,14 +267,14 @@ TEST_F(IndexFile, MissingFilesAndUnwritablePathsAreIoErrors) {
 // the index it was made from: the format is unchanged, and stays readable.
 TEST_F(IndexFile, AFileWrittenByTheFirstVersionLoads) {
   const InvertedIndex loaded = InvertedIndex::load(std::string(BOVW_TEST_DATA) + "/formats/v1.bovwidx");
-  InvertedIndex expected(VocabularySignature{5, 64, "surf64", 10107324123145791692ull});
+  InvertedIndex expected(VocabularySignature{5, 64, DescriptorType::parse("surf64"), 10107324123145791692ull});
   for (int i = 0; i < 4; ++i) {
     Counts counts(5);
     for (int w = 0; w < 5; ++w) counts[static_cast<std::size_t>(w)] = (i + w) % 3;
     expected.add("image_" + std::to_string(i) + ".png", view(counts));
   }
   expected.remove("image_2.png");
-  EXPECT_EQ(loaded.vocabulary().descriptor_type, "surf64");
+  EXPECT_EQ(loaded.vocabulary().descriptor_type.toString(), "surf64");
   EXPECT_EQ(loaded.vocabulary().fingerprint, 10107324123145791692ull);
   EXPECT_EQ(loaded.ids(), expected.ids());
   expectSameResults(expected, loaded, {Counts{1, 0, 2, 0, 1}, Counts{0, 3, 0, 0, 0}});

@@ -13,7 +13,7 @@ namespace {
 
 constexpr Scoring kScorings[] = {Scoring::Cosine, Scoring::Intersection};
 
-VocabularySignature signature(int words) { return {words, 64, "surf64", 0}; }
+VocabularySignature signature(int words) { return {words, 64, DescriptorType::parse("surf64"), 0}; }
 
 // A random index of `count` images (a few of them empty) plus its reference copy.
 struct RandomIndex {

@@ -1,13 +1,14 @@
-// ImageDatabase: save/load round trips (vocabulary bits, feature settings, query results), every
-// truncation, every flipped byte and forged header fields of a small file (clear InvalidInput,
-// never a crash), a file of the first format version, feature/vocabulary mismatches, and
-// extractors that make descriptors the vocabulary accepts.
+// ImageDatabase: save/load round trips (vocabulary bits, feature specs, query results), every
+// truncation, every flipped byte and forged fields of a small file (clear InvalidInput, never a
+// crash), files of format versions 1 and 2 written by earlier bovw, feature/vocabulary mismatches,
+// and extractors that make descriptors the vocabulary accepts.
 #include "core/resealing.hpp"
 #include "retrieval/retrieval_test_support.hpp"
 
 #include <bovw/error.hpp>
 #include <bovw/image_database.hpp>
 #include <bovw/image_pipeline.hpp>
+#include <bovw/kmeans.hpp>
 #include <bovw/vocabulary_io.hpp>
 
 #include <cmath>
@@ -17,9 +18,13 @@
 namespace bovw::test {
 namespace {
 
-// Offsets of the fixed header fields (image_database.hpp documents the layout).
+// Version 3 (docs/FORMATS.md): the feature spec's length and text, then the vocabulary block.
+constexpr std::size_t kSpecLengthOffset = 16, kSpecOffset = 20;
+// Version 2's fixed fields.
 constexpr std::size_t kKindOffset = 16, kHessianOffset = 20, kOctavesOffset = 28, kLayersOffset = 32,
-                      kExtendedOffset = 36, kVocabularyLengthOffset = 44, kVocabularyOffset = 52;
+                      kExtendedOffset = 36, kVersion2VocabularyLengthOffset = 44;
+
+const std::string kFormats = std::string(BOVW_TEST_DATA) + "/formats/";
 
 template <typename T>
 void poke(std::vector<char>& bytes, std::size_t offset, T value) {
@@ -37,24 +42,42 @@ HistogramRef view(const std::vector<std::int32_t>& h) {
   return Eigen::Map<const Eigen::Matrix<std::int32_t, 1, Eigen::Dynamic>>(h.data(), static_cast<Eigen::Index>(h.size()));
 }
 
-// The feature settings the round-trip test saves (and the version-1 fixture holds).
-FeatureSettings testSettings() {
-  FeatureSettings settings;
-  settings.surf.hessian_threshold = 321.5;
-  settings.surf.octaves = 3;
-  settings.surf.octave_layers = 2;
-  settings.surf.upright = true;
-  return settings;
+// The SURF settings the round-trip test saves (and the version-1 and -2 fixtures hold).
+FeatureSpec testSettings() {
+  return FeatureSpec::parse("surf hessian_threshold=321.5 octaves=3 octave_layers=2 upright=true");
 }
 
-void expectTestSettings(const FeatureSettings& loaded) {
-  const FeatureSettings expected = testSettings();
-  EXPECT_EQ(loaded.kind, expected.kind);
-  EXPECT_EQ(loaded.surf.hessian_threshold, expected.surf.hessian_threshold);
-  EXPECT_EQ(loaded.surf.octaves, expected.surf.octaves);
-  EXPECT_EQ(loaded.surf.octave_layers, expected.surf.octave_layers);
-  EXPECT_EQ(loaded.surf.extended, expected.surf.extended);
-  EXPECT_EQ(loaded.surf.upright, expected.surf.upright);
+void expectTestSettings(const FeatureSpec& loaded) {
+  EXPECT_EQ(loaded.toString(), "surf extended=false hessian_threshold=321.5 octave_layers=2 octaves=3 upright=true");
+  const SurfParams surf = surfParams(loaded);
+  EXPECT_EQ(surf.hessian_threshold, 321.5);
+  EXPECT_EQ(surf.octaves, 3);
+  EXPECT_EQ(surf.octave_layers, 2);
+  EXPECT_FALSE(surf.extended);
+  EXPECT_TRUE(surf.upright);
+}
+
+std::uint32_t versionOf(const std::vector<char>& bytes) {
+  std::uint32_t version;
+  std::memcpy(&version, bytes.data() + 8, sizeof(version));
+  return version;
+}
+
+std::uint32_t specLength(const std::vector<char>& bytes) {
+  std::uint32_t length;
+  std::memcpy(&length, bytes.data() + kSpecLengthOffset, sizeof(length));
+  return length;
+}
+
+// A version-3 file with its spec text replaced by `text` (length field fixed, checksum resealed),
+// so that the forged spec reaches the checks behind the checksum.
+std::vector<char> withSpecText(const std::vector<char>& bytes, const std::string& text) {
+  std::vector<char> forged(bytes.begin(), bytes.begin() + kSpecLengthOffset);
+  const auto length = static_cast<std::uint32_t>(text.size());
+  forged.insert(forged.end(), reinterpret_cast<const char*>(&length), reinterpret_cast<const char*>(&length) + 4);
+  forged.insert(forged.end(), text.begin(), text.end());
+  forged.insert(forged.end(), bytes.begin() + kSpecOffset + specLength(bytes), bytes.end());
+  return resealed(forged);
 }
 
 // Loading must fail with InvalidInput naming the file; returns the message.
@@ -76,7 +99,7 @@ TEST(ImageDatabase, SaveLoadKeepsVocabularySettingsAndAnswers) {
   BOVW_SEEDED_RNG(rng);
   TempDir dir;
   const int k = 40;
-  ImageDatabase database(Vocabulary(randomMatrix(rng, k, 64), "surf64"), testSettings());
+  ImageDatabase database(Vocabulary(randomMatrix(rng, k, 64), DescriptorType::parse("surf64")), testSettings());
   std::vector<std::vector<std::int32_t>> histograms;
   for (int i = 0; i < 12; ++i) {
     histograms.push_back(randomHistogram(rng, k, 30 + i * 7));
@@ -91,7 +114,7 @@ TEST(ImageDatabase, SaveLoadKeepsVocabularySettingsAndAnswers) {
   const Vocabulary& b = loaded.vocabulary();
   ASSERT_EQ(b.size(), k);
   ASSERT_EQ(b.dimension(), 64);
-  EXPECT_EQ(b.descriptorType(), "surf64");
+  EXPECT_EQ(b.descriptorType(), DescriptorType("surf", 64));
   EXPECT_EQ(std::memcmp(a.centroids().data(), b.centroids().data(), sizeof(float) * a.centroids().size()), 0);
   EXPECT_EQ(a.fingerprint(), b.fingerprint());
   expectTestSettings(loaded.features());
@@ -119,30 +142,38 @@ TEST(ImageDatabase, SaveLoadKeepsVocabularySettingsAndAnswers) {
   EXPECT_EQ(readBytes(path), readBytes(dir.file("again.bovwdb")));
 }
 
-TEST(ImageDatabase, SiftAndExtendedSurfSettingsRoundTrip) {
+TEST(ImageDatabase, EveryKindsSpecRoundTrips) {
   BOVW_SEEDED_RNG(rng);
   TempDir dir;
-  const ImageDatabase sift(Vocabulary(randomMatrix(rng, 8, 128), "sift128"), {FeatureKind::Sift, SurfParams()});
-  sift.save(dir.file("sift.db"));
-  const ImageDatabase sift_loaded = ImageDatabase::load(dir.file("sift.db"));
-  EXPECT_EQ(sift_loaded.features().kind, FeatureKind::Sift);
-  EXPECT_EQ(sift_loaded.vocabulary().descriptorType(), "sift128");
-  EXPECT_TRUE(sift_loaded.index().empty());
-
-  SurfParams extended;
-  extended.extended = true;
-  const ImageDatabase surf128(Vocabulary(randomMatrix(rng, 8, 128), "surf128"), {FeatureKind::Surf, extended});
-  surf128.save(dir.file("surf128.db"));
-  const ImageDatabase surf128_loaded = ImageDatabase::load(dir.file("surf128.db"));
-  EXPECT_EQ(surf128_loaded.features().kind, FeatureKind::Surf);
-  EXPECT_TRUE(surf128_loaded.features().surf.extended);
-  EXPECT_EQ(surf128_loaded.makeExtractor()->descriptorType(), "surf128");
+  struct Case {
+    FeatureSpec spec;
+    DescriptorType type;
+  };
+  for (const Case& c : {Case{FeatureSpec("sift"), DescriptorType("sift", 128)},
+                        Case{FeatureSpec::parse("surf extended=true"), DescriptorType("surf", 128)},
+                        Case{FeatureSpec::parse("orb nfeatures=1234 scale_factor=1.25 fast_threshold=9"),
+                             DescriptorType("orb", 256, DescriptorElement::BinaryUnpacked)}}) {
+    SCOPED_TRACE(c.spec.toString());
+    const ImageDatabase database(Vocabulary(randomMatrix(rng, 8, c.type.width()), c.type), c.spec);
+    EXPECT_EQ(database.features(), normalizeFeatureSpec(c.spec));  // stored with every parameter
+    database.save(dir.file("db"));
+    const ImageDatabase loaded = ImageDatabase::load(dir.file("db"));
+    EXPECT_EQ(loaded.features(), database.features());
+    EXPECT_EQ(loaded.vocabulary().descriptorType(), c.type);
+    EXPECT_EQ(loaded.makeExtractor()->descriptorType(), c.type);
+    EXPECT_TRUE(loaded.index().empty());
+  }
+  // The ORB parameters given are the ones stored, as written.
+  const ImageDatabase orb = ImageDatabase::load(dir.file("db"));
+  EXPECT_EQ(orb.features().integer("nfeatures"), 1234);
+  EXPECT_EQ(orb.features().real("scale_factor"), 1.25);
+  EXPECT_EQ(orb.features().integer("fast_threshold"), 9);
 }
 
 TEST(ImageDatabase, AnEmptyDatabaseLoadsAndRefusesQueries) {
   BOVW_SEEDED_RNG(rng);
   TempDir dir;
-  ImageDatabase(Vocabulary(randomMatrix(rng, 6, 64), "surf64"), FeatureSettings()).save(dir.file("empty.db"));
+  ImageDatabase(Vocabulary(randomMatrix(rng, 6, 64), DescriptorType::parse("surf64")), FeatureSpec()).save(dir.file("empty.db"));
   const ImageDatabase loaded = ImageDatabase::load(dir.file("empty.db"));
   EXPECT_TRUE(loaded.index().empty());
   const std::vector<std::int32_t> query(6, 1);
@@ -152,18 +183,16 @@ TEST(ImageDatabase, AnEmptyDatabaseLoadsAndRefusesQueries) {
 TEST(ImageDatabase, MakeExtractorProducesTheVocabularysDescriptors) {
   BOVW_SEEDED_RNG(rng);
   const cv::Mat box = loadImage(dataFile("box.png"));
-  SurfParams extended;
-  extended.extended = true;
   struct Case {
-    FeatureSettings features;
+    FeatureSpec features;
     int width;
     std::string type;
   };
-  for (const Case& c : {Case{{FeatureKind::Surf, SurfParams()}, 64, "surf64"},
-                        Case{{FeatureKind::Surf, extended}, 128, "surf128"},
-                        Case{{FeatureKind::Sift, SurfParams()}, 128, "sift128"}}) {
+  for (const Case& c : {Case{FeatureSpec("surf"), 64, "surf64"},
+                        Case{FeatureSpec::parse("surf extended=true"), 128, "surf128"},
+                        Case{FeatureSpec("sift"), 128, "sift128"}, Case{FeatureSpec("orb"), 256, "orb256-binary"}}) {
     SCOPED_TRACE(c.type);
-    const ImageDatabase database(Vocabulary(randomMatrix(rng, 5, c.width), c.type), c.features);
+    const ImageDatabase database(Vocabulary(randomMatrix(rng, 5, c.width), DescriptorType::parse(c.type)), c.features);
     const auto extractor = database.makeExtractor();
     EXPECT_EQ(extractor->descriptorType(), database.vocabulary().descriptorType());
     EXPECT_EQ(extractor->descriptorSize(), database.vocabulary().dimension());
@@ -171,30 +200,53 @@ TEST(ImageDatabase, MakeExtractorProducesTheVocabularysDescriptors) {
     EXPECT_GT(d.rows, 10);
     EXPECT_EQ(d.cols, c.width);
     EXPECT_EQ(d.type(), CV_32F);
-    EXPECT_NO_THROW(checkCompatible(database.vocabulary(), extractor->descriptorType(), d.cols, "test"));
+    EXPECT_EQ(extractor->descriptorType().width(), d.cols);
   }
   // An untyped (.npy) vocabulary of the right width is accepted.
-  const ImageDatabase untyped(Vocabulary(randomMatrix(rng, 5, 64), kUnspecifiedDescriptorType), FeatureSettings());
+  const ImageDatabase untyped(Vocabulary(randomMatrix(rng, 5, 64), DescriptorType::unspecified()), FeatureSpec());
   EXPECT_EQ(untyped.makeExtractor()->descriptorSize(), 64);
+}
+
+// The README's complaint (issue 9): a vocabulary trained with default KMeansOptions, then a
+// database with default features. The default records no type, so the widths decide; and a
+// vocabulary an earlier bovw trained that way ("float", tests/data/formats/v2_float.bovw) is
+// accepted for SURF too, as generic float descriptors.
+TEST(ImageDatabase, AVocabularyTrainedWithDefaultOptionsTakesDefaultFeatures) {
+  BOVW_SEEDED_RNG(rng);
+  KMeansOptions options;
+  options.words = 4;
+  const Vocabulary words = trainVocabulary(randomMatrix(rng, 50, 64), options);
+  EXPECT_TRUE(words.descriptorType().isUnspecified());
+  EXPECT_NO_THROW(ImageDatabase(words, FeatureSpec()));
+  const Vocabulary old = loadVocabulary(kFormats + "v2_float.bovw");
+  EXPECT_EQ(old.descriptorType().toString(), "float");
+  EXPECT_NO_THROW(ImageDatabase(old, FeatureSpec()));
+  EXPECT_THROW(ImageDatabase(old, FeatureSpec("orb")), InvalidInput);  // 256 bits are not generic floats
 }
 
 TEST(ImageDatabase, FeaturesThatDoNotMatchTheVocabularyAreRefused) {
   BOVW_SEEDED_RNG(rng);
   SurfParams extended;
   extended.extended = true;
-  const FeatureSettings sift{FeatureKind::Sift, SurfParams()}, surf64{FeatureKind::Surf, SurfParams()},
-      surf128{FeatureKind::Surf, extended};
+  const FeatureSpec sift("sift"), surf64("surf"), surf128 = surfFeatureSpec(extended), orb("orb");
   // A SIFT database with a SURF vocabulary, and the other way round (same width too).
-  EXPECT_THROW(ImageDatabase(Vocabulary(randomMatrix(rng, 5, 64), "surf64"), sift), InvalidInput);
-  EXPECT_THROW(ImageDatabase(Vocabulary(randomMatrix(rng, 5, 128), "surf128"), sift), InvalidInput);
-  EXPECT_THROW(ImageDatabase(Vocabulary(randomMatrix(rng, 5, 128), "sift128"), surf128), InvalidInput);
-  EXPECT_THROW(ImageDatabase(Vocabulary(randomMatrix(rng, 5, 128), "sift128"), surf64), InvalidInput);
-  EXPECT_THROW(ImageDatabase(Vocabulary(randomMatrix(rng, 5, 128), kUnspecifiedDescriptorType), surf64), InvalidInput);
+  EXPECT_THROW(ImageDatabase(Vocabulary(randomMatrix(rng, 5, 64), DescriptorType::parse("surf64")), sift), InvalidInput);
+  EXPECT_THROW(ImageDatabase(Vocabulary(randomMatrix(rng, 5, 128), DescriptorType::parse("surf128")), sift), InvalidInput);
+  EXPECT_THROW(ImageDatabase(Vocabulary(randomMatrix(rng, 5, 128), DescriptorType::parse("sift128")), surf128), InvalidInput);
+  EXPECT_THROW(ImageDatabase(Vocabulary(randomMatrix(rng, 5, 128), DescriptorType::parse("sift128")), surf64), InvalidInput);
+  EXPECT_THROW(ImageDatabase(Vocabulary(randomMatrix(rng, 5, 128), DescriptorType::unspecified()), surf64), InvalidInput);
+  // ORB's unpacked bits against a float vocabulary of the same width, and the other way round.
+  EXPECT_THROW(ImageDatabase(Vocabulary(randomMatrix(rng, 5, 256), DescriptorType("surf", 256)), orb), InvalidInput);
+  EXPECT_THROW(ImageDatabase(Vocabulary(randomMatrix(rng, 5, 64), DescriptorType::parse("orb256-binary")), surf64),
+               InvalidInput);
+  // An unknown kind or parameter.
+  EXPECT_THROW(ImageDatabase(Vocabulary(randomMatrix(rng, 5, 64)), FeatureSpec("brief")), InvalidInput);
+  EXPECT_THROW(ImageDatabase(Vocabulary(randomMatrix(rng, 5, 64)), FeatureSpec::parse("surf threshold=5")), InvalidInput);
 }
 
 // A small valid file: K = 4, D = 64, three images.
 std::vector<char> smallDatabase(std::mt19937_64& rng, const std::string& path) {
-  ImageDatabase database(Vocabulary(randomMatrix(rng, 4, 64), "surf64"), FeatureSettings());
+  ImageDatabase database(Vocabulary(randomMatrix(rng, 4, 64), DescriptorType::parse("surf64")), FeatureSpec());
   for (int i = 0; i < 3; ++i) database.index().add("img" + std::to_string(i), view(randomHistogram(rng, 4, 10)));
   database.save(path);
   return readBytes(path);
@@ -237,28 +289,62 @@ TEST(ImageDatabaseFile, BadMagicVersionByteOrderAndKind) {
   bytes[0] = 'X';
   expectRefused(bytes, "magic");
   bytes = good;
-  poke<std::uint32_t>(bytes, 8, 3);
-  expectRefused(bytes, "version 3");
+  poke<std::uint32_t>(bytes, 8, 4);
+  expectRefused(bytes, "version 4");
   bytes = good;
   poke<std::uint32_t>(bytes, 8, 0);
   expectRefused(bytes, "version 0");
   bytes = good;
   poke<std::uint32_t>(bytes, 12, 0x04030201);
   expectRefused(bytes, "big-endian");
-  bytes = good;
-  poke<std::uint32_t>(bytes, kKindOffset, 7);
-  expectRefused(resealed(bytes), "kind");
+  expectRefused(withSpecText(good, "brief"), "kind");
   // A vocabulary file, an index file or an image is not a database.
   ImageDatabase::load(dir.file("good.db")).vocabulary();  // still fine
   const std::vector<char> png = readBytes(dataFile("box.png"));
   expectRefused(png, "magic");
-  expectRefused(std::vector<char>(good.begin() + kVocabularyOffset, good.end()), "magic");
+  expectRefused(std::vector<char>(good.begin() + kSpecOffset + specLength(good) + 8, good.end()), "magic");
 }
 
-TEST(ImageDatabaseFile, ForgedFeatureSettingsAreRefused) {
+TEST(ImageDatabaseFile, ForgedFeatureSpecsAreRefused) {
   BOVW_SEEDED_RNG(rng);
   TempDir dir;
   const std::vector<char> good = smallDatabase(rng, dir.file("good.db"));  // SURF-64 words
+  ASSERT_EQ(versionOf(good), 3u);
+  ASSERT_EQ(std::string(good.data() + kSpecOffset, specLength(good)), normalizeFeatureSpec(FeatureSpec()).toString());
+  const std::string path = dir.file("bad.db");
+  // Valid text that is not canonical still loads (normalised); each forged spec is refused.
+  writeBytes(path, withSpecText(good, "surf   octaves=4"));
+  EXPECT_EQ(ImageDatabase::load(path).features(), normalizeFeatureSpec(FeatureSpec()));
+  for (const char* text : {"sift", "orb", "surf extended=true", "brief", "surf upright=2", "surf hessian_threshold=-1",
+                           "surf hessian_threshold=nan", "surf hessian_threshold=inf", "surf octaves=0",
+                           "surf octaves=1073741824", "surf octave_layers=0", "surf bogus=1", "", " ", "SURF",
+                           "surf octaves=4 octaves=4", "surf extended", "surf\x01"}) {
+    SCOPED_TRACE(std::string("spec '") + text + "'");
+    writeBytes(path, withSpecText(good, text));
+    loadFailure(path);
+  }
+  // Spec and block lengths beyond the file, or huge (no allocation may follow from them).
+  for (std::uint32_t length : {std::uint32_t{4097}, std::uint32_t{1} << 31, ~std::uint32_t{0}}) {
+    std::vector<char> bytes = good;
+    poke<std::uint32_t>(bytes, kSpecLengthOffset, length);
+    SCOPED_TRACE("spec length " + std::to_string(length));
+    writeBytes(path, resealed(bytes));
+    loadFailure(path);
+  }
+  for (std::uint64_t length : {std::uint64_t{0}, std::uint64_t{1} << 62, ~std::uint64_t{0}}) {
+    std::vector<char> bytes = good;
+    poke<std::uint64_t>(bytes, kSpecOffset + specLength(good), length);
+    SCOPED_TRACE("vocabulary length " + std::to_string(length));
+    writeBytes(path, resealed(bytes));
+    loadFailure(path);
+  }
+}
+
+// Version 2's fixed fields, forged in a file the earlier bovw wrote (tests/data/formats/v2.bovwdb).
+TEST(ImageDatabaseFile, ForgedVersion2SettingsAreRefused) {
+  TempDir dir;
+  const std::vector<char> good = readBytes(kFormats + "v2.bovwdb");  // SURF-64 words
+  ASSERT_EQ(versionOf(good), 2u);
   const std::string path = dir.file("bad.db");
   // Resealed, so that each forged field reaches the check behind the checksum.
   auto refused = [&](const std::vector<char>& bytes, const char* what) {
@@ -293,14 +379,14 @@ TEST(ImageDatabaseFile, ForgedFeatureSettingsAreRefused) {
   // Block lengths beyond the file, or huge (no allocation may follow from them).
   for (std::uint64_t length : {std::uint64_t{0}, std::uint64_t{1} << 62, ~std::uint64_t{0}}) {
     bytes = good;
-    poke<std::uint64_t>(bytes, kVocabularyLengthOffset, length);
+    poke<std::uint64_t>(bytes, kVersion2VocabularyLengthOffset, length);
     refused(bytes, "vocabulary length");
   }
 }
 
 TEST(ImageDatabaseFile, EveryFlippedByteIsRefused) {
-  // Version 2 checksums every byte: the feature settings (which version 1 left unchecked, so that
-  // a flipped bit changed the ranking silently) as much as the vocabulary and the index.
+  // Versions 2 and 3 checksum every byte: the feature settings (which version 1 left unchecked, so
+  // that a flipped bit changed the ranking silently) as much as the vocabulary and the index.
   BOVW_SEEDED_RNG(rng);
   TempDir dir;
   const std::vector<char> good = smallDatabase(rng, dir.file("good.db"));
@@ -322,9 +408,11 @@ TEST(ImageDatabaseFile, AChangedVocabularyWordDoesNotMatchTheIndex) {
   BOVW_SEEDED_RNG(rng);
   TempDir dir;
   const std::vector<char> good = smallDatabase(rng, dir.file("good.db"));
+  const std::size_t vocabulary_length_offset = kSpecOffset + specLength(good);
+  const std::size_t vocabulary_offset = vocabulary_length_offset + 8;
   std::uint64_t length;
-  std::memcpy(&length, good.data() + kVocabularyLengthOffset, sizeof(length));
-  const std::size_t vocabulary_end = kVocabularyOffset + static_cast<std::size_t>(length);
+  std::memcpy(&length, good.data() + vocabulary_length_offset, sizeof(length));
+  const std::size_t vocabulary_end = vocabulary_offset + static_cast<std::size_t>(length);
   const std::size_t centroids_end = vocabulary_end - 8;
   const std::size_t centroids_begin = centroids_end - 4 * 64 * sizeof(float);
   const std::string path = dir.file("bad.db");
@@ -332,21 +420,20 @@ TEST(ImageDatabaseFile, AChangedVocabularyWordDoesNotMatchTheIndex) {
     SCOPED_TRACE("byte " + std::to_string(offset));
     std::vector<char> bytes = good;
     bytes[offset] ^= 0x10;
-    reseal(bytes, kVocabularyOffset, vocabulary_end);
+    reseal(bytes, vocabulary_offset, vocabulary_end);
     writeBytes(path, resealed(bytes));
     EXPECT_TRUE(contains(loadFailure(path), "fingerprint"));
     if (HasFailure()) break;
   }
 }
 
-// A database written before the format toolkit (tests/data/formats/README.md): its settings, its
-// vocabulary and its index load as they were saved, and saving it again writes version 2.
-TEST(ImageDatabaseFile, AVersion1FileStillLoads) {
-  const std::string v1 = std::string(BOVW_TEST_DATA) + "/formats/v1.bovwdb";
-  const ImageDatabase loaded = ImageDatabase::load(v1);
+// Databases written by earlier bovw (tests/data/formats/README.md): version 1 (before the format
+// toolkit) and version 2 (fixed SURF/SIFT fields): their settings, vocabulary and index load as they
+// were saved, and saving again writes version 3 with the same settings.
+void expectFixtureContent(const ImageDatabase& loaded) {
   expectTestSettings(loaded.features());
   ASSERT_EQ(loaded.vocabulary().size(), 5);
-  EXPECT_EQ(loaded.vocabulary().descriptorType(), "surf64");
+  EXPECT_EQ(loaded.vocabulary().descriptorType().toString(), "surf64");
   EXPECT_EQ(loaded.vocabulary().centroids()(4, 63), 4 * 0.5f - 63 * 0.125f);
   EXPECT_EQ(loaded.index().size(), 3u);
   EXPECT_FALSE(loaded.index().find("image_2.png").has_value());
@@ -355,12 +442,29 @@ TEST(ImageDatabaseFile, AVersion1FileStillLoads) {
   EXPECT_EQ(loaded.index().query(view(query), 1).front().name, "image_0.png");
 
   TempDir dir;
-  loaded.save(dir.file("v2.bovwdb"));
-  const std::vector<char> bytes = readBytes(dir.file("v2.bovwdb"));
-  std::uint32_t version;
-  std::memcpy(&version, bytes.data() + 8, sizeof(version));
-  EXPECT_EQ(version, 2u);
-  EXPECT_EQ(ImageDatabase::load(dir.file("v2.bovwdb")).index().ids(), loaded.index().ids());
+  loaded.save(dir.file("v3.bovwdb"));
+  EXPECT_EQ(versionOf(readBytes(dir.file("v3.bovwdb"))), 3u);
+  const ImageDatabase again = ImageDatabase::load(dir.file("v3.bovwdb"));
+  EXPECT_EQ(again.index().ids(), loaded.index().ids());
+  EXPECT_EQ(again.features(), loaded.features());
+  EXPECT_EQ(again.vocabulary().fingerprint(), loaded.vocabulary().fingerprint());
+}
+
+TEST(ImageDatabaseFile, AVersion1FileStillLoads) {
+  const ImageDatabase loaded = ImageDatabase::load(kFormats + "v1.bovwdb");
+  expectFixtureContent(loaded);
+}
+
+TEST(ImageDatabaseFile, Version2FilesStillLoad) {
+  const ImageDatabase surf = ImageDatabase::load(kFormats + "v2.bovwdb");
+  expectFixtureContent(surf);
+  // SIFT ran with OpenCV's defaults then, which its spec's defaults are.
+  const ImageDatabase sift = ImageDatabase::load(kFormats + "v2_sift.bovwdb");
+  EXPECT_EQ(sift.features(), normalizeFeatureSpec(FeatureSpec("sift")));
+  EXPECT_EQ(sift.vocabulary().descriptorType().toString(), "sift128");
+  EXPECT_EQ(sift.vocabulary().dimension(), 128);
+  EXPECT_EQ(sift.index().size(), 3u);
+  EXPECT_EQ(sift.makeExtractor()->descriptorType(), sift.vocabulary().descriptorType());
 }
 
 TEST(ImageDatabaseFile, UnreadablePathsAreIoErrors) {

@@ -1,9 +1,9 @@
-// FeatureExtractor: the descriptor types and widths vocabularies record, SURF and SIFT on real
-// images, images without features, concurrent use, and the feature-kind names.
+// FeatureExtractor: the descriptor types and widths vocabularies record, SURF, SIFT and ORB on real
+// images, images without features, concurrent use.
 #include "retrieval/retrieval_test_support.hpp"
 
 #include <bovw/error.hpp>
-#include <bovw/feature_extractor.hpp>
+#include <bovw/feature_registry.hpp>
 
 #include <cmath>
 #include <thread>
@@ -11,31 +11,43 @@
 namespace bovw::test {
 namespace {
 
-std::unique_ptr<FeatureExtractor> make(FeatureKind kind, bool extended = false) {
-  SurfParams params;
-  params.extended = extended;
-  return FeatureExtractor::create(kind, params, SurfBackend::Builtin);
+std::unique_ptr<FeatureExtractor> make(const std::string& kind, bool extended = false) {
+  FeatureSpec spec(kind);
+  if (extended) spec.set("extended", "true");
+  ExtractorOptions options;
+  options.surf_backend = SurfBackend::Builtin;
+  return makeFeatureExtractor(spec, options);
 }
+
+// Every built-in kind, SURF also extended.
+const std::vector<std::pair<std::string, bool>> kAllKinds = {{"surf", false}, {"surf", true}, {"sift", false}, {"orb", false}};
 
 bool allFinite(const cv::Mat& m) { return cv::checkRange(m); }
 
 TEST(FeatureExtractor, TypesAndWidths) {
-  EXPECT_EQ(make(FeatureKind::Surf)->descriptorType(), "surf64");
-  EXPECT_EQ(make(FeatureKind::Surf)->descriptorSize(), 64);
-  EXPECT_EQ(make(FeatureKind::Surf, true)->descriptorType(), "surf128");
-  EXPECT_EQ(make(FeatureKind::Surf, true)->descriptorSize(), 128);
-  EXPECT_EQ(make(FeatureKind::Sift)->descriptorType(), "sift128");
-  EXPECT_EQ(make(FeatureKind::Sift)->descriptorSize(), 128);
-  // The default SURF backend (Auto) names the same type.
-  EXPECT_EQ(FeatureExtractor::create(FeatureKind::Surf)->descriptorType(), "surf64");
+  EXPECT_EQ(make("surf")->descriptorType(), DescriptorType("surf", 64));
+  EXPECT_EQ(make("surf")->descriptorSize(), 64);
+  EXPECT_EQ(make("surf", true)->descriptorType(), DescriptorType("surf", 128));
+  EXPECT_EQ(make("surf", true)->descriptorSize(), 128);
+  EXPECT_EQ(make("sift")->descriptorType(), DescriptorType("sift", 128));
+  EXPECT_EQ(make("sift")->descriptorSize(), 128);
+  EXPECT_EQ(make("orb")->descriptorType(), DescriptorType("orb", 256, DescriptorElement::BinaryUnpacked));
+  EXPECT_EQ(make("orb")->descriptorSize(), 256);
+  // The names files record: those of earlier versions for SURF and SIFT.
+  EXPECT_EQ(make("surf")->descriptorType().toString(), "surf64");
+  EXPECT_EQ(make("surf", true)->descriptorType().toString(), "surf128");
+  EXPECT_EQ(make("sift")->descriptorType().toString(), "sift128");
+  EXPECT_EQ(make("orb")->descriptorType().toString(), "orb256-binary");
+  // The default SURF backend (Auto), and SurfExtractor itself, name the same type.
+  EXPECT_EQ(makeFeatureExtractor(FeatureSpec())->descriptorType(), DescriptorType("surf", 64));
+  EXPECT_EQ(SurfExtractor::create()->descriptorType(), DescriptorType("surf", 64));
 }
 
-TEST(FeatureExtractor, SurfAndSiftDescribeBoxPng) {
+TEST(FeatureExtractor, EveryKindDescribesBoxPng) {
   const cv::Mat box = loadImage(dataFile("box.png"));
-  for (const auto& [kind, extended] : {std::pair{FeatureKind::Surf, false}, std::pair{FeatureKind::Surf, true},
-                                       std::pair{FeatureKind::Sift, false}}) {
+  for (const auto& [kind, extended] : kAllKinds) {
     const auto extractor = make(kind, extended);
-    SCOPED_TRACE(extractor->descriptorType());
+    SCOPED_TRACE(extractor->descriptorType().toString());
     const cv::Mat d = extractor->extract(box);
     EXPECT_GT(d.rows, 50) << "box.png has hundreds of features";
     EXPECT_EQ(d.cols, extractor->descriptorSize());
@@ -52,7 +64,7 @@ TEST(FeatureExtractor, SiftTakesSixteenBitImagesAsTheirEightBitScale) {
   const cv::Mat box = loadImage(dataFile("box.png"));
   cv::Mat box16;
   box.convertTo(box16, CV_16U, 257.0);  // 255 -> 65535: the 1/257 scaling maps it back exactly
-  const auto sift = make(FeatureKind::Sift);
+  const auto sift = make("sift");
   const cv::Mat a = sift->extract(box), b = sift->extract(box16);
   ASSERT_EQ(a.size(), b.size());
   EXPECT_EQ(cv::norm(a, b, cv::NORM_INF), 0.0);
@@ -60,10 +72,9 @@ TEST(FeatureExtractor, SiftTakesSixteenBitImagesAsTheirEightBitScale) {
 
 TEST(FeatureExtractor, AnImageWithoutFeaturesGivesZeroRowsOfTheRightWidth) {
   const cv::Mat flat(200, 260, CV_8UC1, cv::Scalar(128));
-  for (const auto& [kind, extended] : {std::pair{FeatureKind::Surf, false}, std::pair{FeatureKind::Surf, true},
-                                       std::pair{FeatureKind::Sift, false}}) {
+  for (const auto& [kind, extended] : kAllKinds) {
     const auto extractor = make(kind, extended);
-    SCOPED_TRACE(extractor->descriptorType());
+    SCOPED_TRACE(extractor->descriptorType().toString());
     const cv::Mat d = extractor->extract(flat);
     EXPECT_EQ(d.rows, 0);
     // feature_extractor.hpp: "N x descriptorSize() CV_32F descriptors (0 rows when it has no features)".
@@ -75,9 +86,9 @@ TEST(FeatureExtractor, AnImageWithoutFeaturesGivesZeroRowsOfTheRightWidth) {
 TEST(FeatureExtractor, ConcurrentCallsGiveTheSameDescriptors) {
   const cv::Mat box = loadImage(dataFile("box.png"));
   const cv::Mat graf = loadImage(dataFile("graf1_gray.png"))(cv::Rect(0, 0, 400, 300)).clone();
-  for (FeatureKind kind : {FeatureKind::Surf, FeatureKind::Sift}) {
-    const auto extractor = make(kind);
-    SCOPED_TRACE(extractor->descriptorType());
+  for (const auto& [kind, extended] : kAllKinds) {
+    const auto extractor = make(kind, extended);
+    SCOPED_TRACE(extractor->descriptorType().toString());
     const cv::Mat box_alone = extractor->extract(box), graf_alone = extractor->extract(graf);
     cv::Mat results[4];
     std::vector<std::thread> threads;
@@ -93,26 +104,7 @@ TEST(FeatureExtractor, ConcurrentCallsGiveTheSameDescriptors) {
 }
 
 TEST(FeatureExtractor, EmptyImageIsInvalidInput) {
-  EXPECT_THROW(make(FeatureKind::Surf)->extract(cv::Mat()), InvalidInput);
-  EXPECT_THROW(make(FeatureKind::Sift)->extract(cv::Mat()), InvalidInput);
-}
-
-TEST(FeatureKindNames, ParseAndName) {
-  EXPECT_EQ(parseFeatureKind("surf"), FeatureKind::Surf);
-  EXPECT_EQ(parseFeatureKind("sift"), FeatureKind::Sift);
-  EXPECT_EQ(featureKindName(FeatureKind::Surf), "surf");
-  EXPECT_EQ(featureKindName(FeatureKind::Sift), "sift");
-  for (const char* bad : {"orb", "", "SURF", "sift128"}) {
-    try {
-      parseFeatureKind(bad);
-      ADD_FAILURE() << "'" << bad << "' parsed";
-    } catch (const InvalidInput& e) {
-      EXPECT_TRUE(contains(e.what(), "surf") && contains(e.what(), "sift")) << "lists the valid names: " << e.what();
-      if (*bad) {
-        EXPECT_TRUE(contains(e.what(), bad)) << e.what();
-      }
-    }
-  }
+  for (const auto& [kind, extended] : kAllKinds) EXPECT_THROW(make(kind, extended)->extract(cv::Mat()), InvalidInput) << kind;
 }
 
 }  // namespace

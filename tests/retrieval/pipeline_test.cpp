@@ -4,6 +4,7 @@
 #include "retrieval/retrieval_test_support.hpp"
 
 #include <bovw/error.hpp>
+#include <bovw/feature_registry.hpp>
 #include <bovw/histogrammer.hpp>
 #include <bovw/image_pipeline.hpp>
 #include <bovw/vocabulary_io.hpp>
@@ -18,8 +19,14 @@
 namespace bovw::test {
 namespace {
 
+ExtractorOptions builtinSurf() {
+  ExtractorOptions options;
+  options.surf_backend = SurfBackend::Builtin;
+  return options;
+}
+
 const FeatureExtractor& surf() {
-  static const auto extractor = FeatureExtractor::create(FeatureKind::Surf, SurfParams(), SurfBackend::Builtin);
+  static const auto extractor = makeFeatureExtractor(FeatureSpec("surf"), builtinSurf());
   return *extractor;
 }
 
@@ -191,7 +198,7 @@ TEST(ExtractInBatches, ImagesOverThePixelLimitFailByName) {
 // Counts extract() calls; returns one 64-D row per image, valued by the call's order.
 class CountingExtractor final : public FeatureExtractor {
  public:
-  std::string descriptorType() const override { return "surf64"; }
+  DescriptorType descriptorType() const override { return DescriptorType("surf", 64); }
   int descriptorSize() const override { return 64; }
   cv::Mat extract(const cv::Mat&) const override {
     const int n = ++calls;
@@ -251,7 +258,7 @@ TEST(ExtractInBatches, ProgressCountsEveryImageFromTheCallingThread) {
 // histogramImages
 
 // K words picked among the good images' descriptors (so every image hits several words).
-Vocabulary pickedVocabulary(int k, const std::string& type = "surf64") {
+Vocabulary pickedVocabulary(int k) {
   std::vector<cv::Mat> all;
   for (const auto& path : imageSet().good()) all.push_back(reference(path).descriptors);
   cv::Mat stacked;
@@ -261,7 +268,7 @@ Vocabulary pickedVocabulary(int k, const std::string& type = "surf64") {
     const int row = static_cast<int>(static_cast<std::int64_t>(w) * stacked.rows / k);
     for (int c = 0; c < 64; ++c) words(w, c) = stacked.at<float>(row, c);
   }
-  return Vocabulary(words, type);
+  return Vocabulary(words, DescriptorType("surf", 64));
 }
 
 Histograms serialHistogram(const cv::Mat& descriptors, const Vocabulary& vocabulary) {
@@ -340,15 +347,13 @@ TEST(HistogramImagesInput, AVocabularyOfTheWrongWidthOrTypeIsRefused) {
   const ImageSet& s = imageSet();
   auto h = makeHistogrammer();
   BOVW_SEEDED_RNG(rng);
-  const Vocabulary wide(randomMatrix(rng, 10, 128), "surf128");
+  const Vocabulary wide(randomMatrix(rng, 10, 128), DescriptorType::parse("surf128"));
   EXPECT_THROW(histogramImages(s.good(), surf(), wide, *h), InvalidInput);
-  const Vocabulary wide_untyped(randomMatrix(rng, 10, 128), kUnspecifiedDescriptorType);
+  const Vocabulary wide_untyped(randomMatrix(rng, 10, 128), DescriptorType::unspecified());
   EXPECT_THROW(histogramImages(s.good(), surf(), wide_untyped, *h), InvalidInput);
   // Same width, another descriptor: SURF-128 descriptors against a SIFT vocabulary.
-  SurfParams extended;
-  extended.extended = true;
-  const auto surf128 = FeatureExtractor::create(FeatureKind::Surf, extended, SurfBackend::Builtin);
-  const Vocabulary sift(randomMatrix(rng, 10, 128), "sift128");
+  const auto surf128 = makeFeatureExtractor(FeatureSpec::parse("surf extended=true"), builtinSurf());
+  const Vocabulary sift(randomMatrix(rng, 10, 128), DescriptorType::parse("sift128"));
   try {
     histogramImages(s.good(), *surf128, sift, *h);
     ADD_FAILURE() << "a sift128 vocabulary accepted surf128 descriptors";
@@ -356,7 +361,7 @@ TEST(HistogramImagesInput, AVocabularyOfTheWrongWidthOrTypeIsRefused) {
     EXPECT_TRUE(contains(e.what(), "sift128") && contains(e.what(), "surf128")) << e.what();
   }
   // A vocabulary that records no type (.npy) is accepted at the right width.
-  const Vocabulary untyped(randomMatrix(rng, 10, 64), kUnspecifiedDescriptorType);
+  const Vocabulary untyped(randomMatrix(rng, 10, 64), DescriptorType::unspecified());
   EXPECT_NO_THROW(histogramImages({s.box}, surf(), untyped, *h));
 }
 

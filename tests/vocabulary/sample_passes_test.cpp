@@ -90,7 +90,7 @@ TEST(SamplePasses, DeviceAssignmentOfTheResidentSampleIsGolden) {
   const auto device = detail::makeOpenCLSamplePasses(x, openclConfig(KernelVariant::Tiled));
   ASSERT_NE(device, nullptr);
   for (int k : {1, 7, 130}) {  // the words change between calls, as in Lloyd's iterations
-    const Vocabulary words(randomMatrix(rng, k, 29), "unspecified");
+    const Vocabulary words(randomMatrix(rng, k, 29));
     EXPECT_EQ(device->assign(words), openmpAssign(x, words)) << "K = " << k;
   }
 }

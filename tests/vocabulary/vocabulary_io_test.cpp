@@ -45,7 +45,7 @@ class VocabularyFiles : public testing::Test {
 
 TEST_F(VocabularyFiles, RoundTripInEveryFormat) {
   BOVW_SEEDED_RNG(rng);
-  const Vocabulary original(randomMatrix(rng, 37, 64, -1.0f, 1.0f), "surf64");
+  const Vocabulary original(randomMatrix(rng, 37, 64, -1.0f, 1.0f), DescriptorType::parse("surf64"));
   std::vector<std::string> names = {"v.bovw", "v.npy"};
 #ifdef BOVW_TEST_FILESTORAGE
   for (const char* n : {"v.yml", "v.yml.gz", "v.xml", "v.xml.gz", "v.json"}) names.emplace_back(n);
@@ -54,7 +54,7 @@ TEST_F(VocabularyFiles, RoundTripInEveryFormat) {
     saveVocabulary(path(name), original);
     const Vocabulary loaded = loadVocabulary(path(name));
     EXPECT_TRUE(loaded.centroids() == original.centroids()) << name;  // bit-exact
-    EXPECT_EQ(loaded.descriptorType(), name == "v.npy" ? kUnspecifiedDescriptorType : "surf64") << name;
+    EXPECT_EQ(loaded.descriptorType(), name == "v.npy" ? DescriptorType::unspecified() : DescriptorType::parse("surf64")) << name;
   }
   // Nothing but the outputs in the directory: no temporaries left.
   EXPECT_EQ(static_cast<std::size_t>(std::distance(fs::directory_iterator(dir_), fs::directory_iterator())),
@@ -63,28 +63,18 @@ TEST_F(VocabularyFiles, RoundTripInEveryFormat) {
 
 TEST_F(VocabularyFiles, FingerprintFollowsContent) {
   BOVW_SEEDED_RNG(rng);
-  const Vocabulary a(randomMatrix(rng, 10, 8), "surf64");
+  const Vocabulary a(randomMatrix(rng, 10, 8), DescriptorType("surf", 8));
   saveVocabulary(path("a.bovw"), a);
   EXPECT_EQ(loadVocabulary(path("a.bovw")).fingerprint(), a.fingerprint());
   Descriptors changed = a.centroids();
   changed(9, 7) = std::nextafter(changed(9, 7), 2.0f);
-  EXPECT_NE(Vocabulary(changed, "surf64").fingerprint(), a.fingerprint());
-  EXPECT_NE(Vocabulary(a.centroids(), "sift128").fingerprint(), a.fingerprint());
-}
-
-TEST_F(VocabularyFiles, CompatibilityCheck) {
-  const Vocabulary surf(Descriptors::Zero(4, 64), "surf64");
-  EXPECT_NO_THROW(checkCompatible(surf, "surf64", 64, "v"));
-  EXPECT_THROW(checkCompatible(surf, "sift128", 64, "v"), InvalidInput);
-  EXPECT_THROW(checkCompatible(surf, "surf64", 128, "v"), InvalidInput);
-  const Vocabulary untyped(Descriptors::Zero(4, 64), kUnspecifiedDescriptorType);
-  EXPECT_NO_THROW(checkCompatible(untyped, "sift128", 64, "v"));
-  EXPECT_THROW(checkCompatible(untyped, "sift128", 128, "v"), InvalidInput);
+  EXPECT_NE(Vocabulary(changed, DescriptorType("surf", 8)).fingerprint(), a.fingerprint());
+  EXPECT_NE(Vocabulary(a.centroids(), DescriptorType("kaze", 8)).fingerprint(), a.fingerprint());
 }
 
 TEST_F(VocabularyFiles, EveryTruncationOfABinaryFileIsRejected) {
   BOVW_SEEDED_RNG(rng);
-  saveVocabulary(path("v.bovw"), Vocabulary(randomMatrix(rng, 5, 8), "surf64"));
+  saveVocabulary(path("v.bovw"), Vocabulary(randomMatrix(rng, 5, 8), DescriptorType("surf", 8)));
   const auto bytes = bytesOf(path("v.bovw"));
   for (std::size_t size = 0; size < bytes.size(); ++size) {
     writeBytes(path("cut.bovw"), std::vector<char>(bytes.begin(), bytes.begin() + size));
@@ -99,7 +89,7 @@ TEST_F(VocabularyFiles, EveryTruncationOfABinaryFileIsRejected) {
 // Version 2 checksums every byte: no flipped bit anywhere (the header, the type, a word) loads.
 TEST_F(VocabularyFiles, EveryFlippedByteOfABinaryFileIsRejected) {
   BOVW_SEEDED_RNG(rng);
-  saveVocabulary(path("v.bovw"), Vocabulary(randomMatrix(rng, 5, 8), "surf64"));
+  saveVocabulary(path("v.bovw"), Vocabulary(randomMatrix(rng, 5, 8), DescriptorType("surf", 8)));
   const auto bytes = bytesOf(path("v.bovw"));
   std::uniform_int_distribution<int> bit(0, 7);
   for (std::size_t offset = 0; offset < bytes.size(); ++offset) {
@@ -115,7 +105,7 @@ TEST_F(VocabularyFiles, AVersion1FileStillLoads) {
   const Vocabulary loaded = loadVocabulary(std::string(BOVW_TEST_DATA) + "/formats/v1.bovw");
   ASSERT_EQ(loaded.size(), 5);
   ASSERT_EQ(loaded.dimension(), 64);
-  EXPECT_EQ(loaded.descriptorType(), "surf64");
+  EXPECT_EQ(loaded.descriptorType().toString(), "surf64");
   for (int i = 0; i < 5; ++i)
     for (int j = 0; j < 64; ++j)
       ASSERT_EQ(loaded.centroids()(i, j), static_cast<float>(i) * 0.5f - static_cast<float>(j) * 0.125f);
@@ -129,9 +119,24 @@ TEST_F(VocabularyFiles, AVersion1FileStillLoads) {
   EXPECT_TRUE(std::equal(v1.begin() + 12, v1.end(), v2.begin() + 12));
 }
 
+// Version 2 files of the bovw before descriptor types were values: the type names they hold parse
+// to the types they meant, and saving writes the very same bytes (the names are canonical).
+TEST_F(VocabularyFiles, Version2FilesOfEarlierTypeNamesStillLoad) {
+  for (const auto& [name, type] : {std::pair<std::string, std::string>{"v2.bovw", "surf64"}, {"v2_float.bovw", "float"}}) {
+    SCOPED_TRACE(name);
+    const std::string original = std::string(BOVW_TEST_DATA) + "/formats/" + name;
+    const Vocabulary loaded = loadVocabulary(original);
+    EXPECT_EQ(loaded.descriptorType().toString(), type);
+    EXPECT_EQ(loaded.centroids()(4, 63), 4 * 0.5f - 63 * 0.125f);
+    saveVocabulary(path(name), loaded);
+    EXPECT_EQ(bytesOf(path(name)), bytesOf(original));
+  }
+  EXPECT_EQ(loadVocabulary(std::string(BOVW_TEST_DATA) + "/formats/v2.bovw").fingerprint(), 10107324123145791692ull);
+}
+
 TEST_F(VocabularyFiles, CorruptBinaryHeadersAreRejected) {
   BOVW_SEEDED_RNG(rng);
-  saveVocabulary(path("v.bovw"), Vocabulary(randomMatrix(rng, 5, 8), "surf64"));
+  saveVocabulary(path("v.bovw"), Vocabulary(randomMatrix(rng, 5, 8), DescriptorType("surf", 8)));
   const auto bytes = bytesOf(path("v.bovw"));
   auto patched = [&](std::size_t offset, std::uint32_t value) {
     auto copy = bytes;
