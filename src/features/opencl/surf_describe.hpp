@@ -1,7 +1,7 @@
 // The last two SURF stages on an OpenCL device: orientation (kernels/surf_orientation.cl) and
 // descriptor (kernels/surf_descriptor.cl), on keypoints that stay on the device. Both reproduce the
-// CPU stages (orientation.hpp, surf_descriptor.hpp) bit for bit; docs/SURF.md ("OpenCL orientation
-// and descriptor stages") says how, and where that rests on the host's OpenCV and C library.
+// CPU stages (orientation.hpp, surf_descriptor.hpp) bit for bit; docs/SURF.md ("The OpenCL backend",
+// "Orientation and descriptor stages") says how, and where that rests on the host's OpenCV and C library.
 #pragma once
 
 #include "opencl/device_context.hpp"
