@@ -1,6 +1,8 @@
 // The agreement metric of surf_compare.py in C++ (same matching rule, same statistics).
 #include "surf_test_support.hpp"
 
+#include <opencv2/imgproc.hpp>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -23,6 +25,16 @@ double median(std::vector<double> v) {
 std::string surfData(const std::string& name) {
   const char* dir = std::getenv("BOVW_SURF_TEST_DATA");
   return std::string(dir != nullptr && *dir ? dir : BOVW_SURF_TEST_DATA) + "/" + name;
+}
+
+cv::Mat texturedImage(int cols, int rows, unsigned seed, double sigma) {
+  cv::Mat noise(rows, cols, CV_8U);
+  cv::RNG rng(seed);
+  rng.fill(noise, cv::RNG::UNIFORM, 0, 256);
+  cv::Mat img;
+  cv::GaussianBlur(noise, img, cv::Size(0, 0), sigma);
+  cv::normalize(img, img, 0, 255, cv::NORM_MINMAX);
+  return img;
 }
 
 std::string opencvDocImage(const std::string& name) {

@@ -13,6 +13,10 @@ namespace bovw::test {
 // run on another machine).
 std::string surfData(const std::string& name);
 
+// Smoothed uniform noise of the full 8-bit range: structure at several scales (every octave finds
+// extrema) and every rounding of the pipeline exercised.
+cv::Mat texturedImage(int cols, int rows, unsigned seed, double sigma = 1.5);
+
 // Path of one of Debian's opencv-doc sample images ($BOVW_OPENCV_DOC_DATA overrides the folder).
 std::string opencvDocImage(const std::string& name);
 

@@ -39,15 +39,6 @@ using surf::DeviceKeypoint;
 
 constexpr float kUntouched = -7.f;  // descriptor rows the device must not write
 
-cv::Mat texturedImage(int cols, int rows, unsigned seed) {
-  cv::Mat noise(rows, cols, CV_8U);
-  cv::RNG rng(seed);
-  rng.fill(noise, cv::RNG::UNIFORM, 0, 256);
-  cv::Mat img;
-  cv::GaussianBlur(noise, img, cv::Size(0, 0), 1.5);
-  cv::normalize(img, img, 0, 255, cv::NORM_MINMAX);  // the full 8-bit range, so every rounding is exercised
-  return img;
-}
 
 // The CPU detector's keypoints (angle -1), as the orientation stage receives them.
 std::vector<cv::KeyPoint> detectedKeypoints(const cv::Mat& gray, const cv::Mat& sum) {

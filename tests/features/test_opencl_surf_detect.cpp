@@ -21,16 +21,6 @@
 namespace bovw {
 namespace {
 
-// Smoothed noise: structure at several scales, so every octave finds extrema.
-cv::Mat texturedImage(int rows, int cols, unsigned seed) {
-  cv::Mat noise(rows, cols, CV_8U);
-  cv::RNG rng(seed);
-  rng.fill(noise, cv::RNG::UNIFORM, 0, 256);
-  cv::Mat smooth;
-  cv::GaussianBlur(noise, smooth, cv::Size(0, 0), 2.0);
-  cv::normalize(smooth, smooth, 0, 255, cv::NORM_MINMAX);
-  return smooth;
-}
 
 cv::Mat grayOf(const std::string& path) {
   EXPECT_TRUE(std::filesystem::exists(path)) << path << " missing (Debian package opencv-doc, .ci/install-deps)";
@@ -130,25 +120,25 @@ TEST(OpenClSurfDetect, KeypointsAreTheCpusOnOddSizesSettingsAndMasks) {
   SurfParams deep;
   deep.octaves = 6;
   deep.octave_layers = 4;
-  checkDetection({"97x131 default", texturedImage(131, 97, 1), SurfParams{}});
-  checkDetection({"1000x61 coarse", texturedImage(61, 1000, 2), coarse});
-  checkDetection({"333x401 deep", texturedImage(401, 333, 3), deep});
+  checkDetection({"97x131 default", test::texturedImage(97, 131, 1, 2.0), SurfParams{}});
+  checkDetection({"1000x61 coarse", test::texturedImage(1000, 61, 2, 2.0), coarse});
+  checkDetection({"333x401 deep", test::texturedImage(333, 401, 3, 2.0), deep});
   checkDetection({"masked box.png", grayOf(test::surfData("box.png")), SurfParams{}, true});
-  checkDetection({"masked 300x211", texturedImage(211, 300, 4), coarse, true});
+  checkDetection({"masked 300x211", test::texturedImage(300, 211, 4, 2.0), coarse, true});
 }
 
 TEST(OpenClSurfDetect, MoreKeypointsThanTheFirstLaunchHasRoomForAreAllFound) {
   BOVW_REQUIRE_OPENCL();
   SurfParams everything;
   everything.hessian_threshold = 0;  // every local maximum: several per 256 searched samples
-  checkDetection({"noise, threshold 0", texturedImage(300, 400, 5), everything});
+  checkDetection({"noise, threshold 0", test::texturedImage(400, 300, 5, 2.0), everything});
 }
 
 TEST(OpenClSurfDetect, ImagesBelowTheSmallestSearchWindowHaveNoKeypoints) {
   BOVW_REQUIRE_OPENCL();
   detail::DeviceContext device("");
   for (const cv::Size size : {cv::Size(1, 1), cv::Size(20, 20), cv::Size(5, 300)}) {
-    const cv::Mat gray = texturedImage(size.height, size.width, 6);
+    const cv::Mat gray = test::texturedImage(size.width, size.height, 6, 2.0);
     const auto gpu = surf::detectKeypoints(device, deviceIntegral(device, gray), nullptr, size, SurfParams{});
     EXPECT_TRUE(gpu.empty()) << size;
   }

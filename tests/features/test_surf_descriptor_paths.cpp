@@ -21,15 +21,6 @@
 namespace bovw::test {
 namespace {
 
-cv::Mat texturedImage(int cols, int rows, unsigned seed) {
-  cv::Mat noise(rows, cols, CV_8U);
-  cv::RNG rng(seed);
-  rng.fill(noise, cv::RNG::UNIFORM, 0, 256);
-  cv::Mat img;
-  cv::GaussianBlur(noise, img, cv::Size(0, 0), 1.5);
-  cv::normalize(img, img, 0, 255, cv::NORM_MINMAX);  // full 8-bit range, so the roundings are exercised
-  return img;
-}
 
 // Descriptors of `keypoints` by both paths; fails the test unless identical.
 void expectSamePaths(const cv::Mat& img, const std::vector<cv::KeyPoint>& keypoints, bool extended, bool upright) {
