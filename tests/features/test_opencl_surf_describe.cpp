@@ -15,6 +15,7 @@
 #include "features/integral_image.hpp"
 #include "features/opencl/device_keypoint.hpp"
 #include "features/opencl/opencv_atan_rounding.hpp"
+#include "features/opencl/program_options.hpp"
 #include "features/opencl/surf_describe.hpp"
 #include "features/orientation.hpp"
 #include "features/surf_descriptor.hpp"
@@ -317,7 +318,8 @@ class OpenCLSurfDeviceMath : public OpenCLSurfDescribe {
                         const std::string& options) {
     cl::Program program(device_->context(), detail::embeddedKernel(file) + source);
     try {
-      program.build({device_->device()}, ("-cl-std=CL1.2 " + options).c_str());
+      // The production programs' options, so that the test exercises what the backend runs.
+      program.build({device_->device()}, (surf::surfProgramOptions(*device_) + " " + options).c_str());
     } catch (const cl::Error&) {
       ADD_FAILURE() << program.getBuildInfo<CL_PROGRAM_BUILD_LOG>(device_->device());
       throw;
