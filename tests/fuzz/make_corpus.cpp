@@ -83,6 +83,10 @@ void vocabularySeeds(const fs::path& binary, const fs::path& filestorage, const 
   fs::copy_file(data / "formats" / "v1.bovw", binary / "version1_5x64.bovw", fs::copy_options::overwrite_existing);
   for (const char* extension : {".yml", ".xml", ".json", ".yml.gz"})
     saveVocabulary((filestorage / (std::string("float_2x3") + extension)).string(), Vocabulary(words(2, 3), "surf64"));
+  // A matrix of another element type: OpenCV reads it, bovw must refuse it (mutation rarely gets
+  // there: OpenCV's parser is not instrumented, so nothing guides the fuzzer through it).
+  writeBytes(filestorage / "int_matrix.yml",
+             "%YAML:1.0\n---\nvocabulary: !!opencv-matrix\n   rows: 1\n   cols: 2\n   dt: i\n   data: [ 1, 2 ]\n");
 }
 
 void indexSeeds(const fs::path& dir, const fs::path& data) {
