@@ -6,7 +6,7 @@
 #include <bovw/npy.hpp>
 #include <bovw/vocabulary_io.hpp>
 
-#include <cmath>
+#include <cstring>
 
 using namespace bovw;
 
