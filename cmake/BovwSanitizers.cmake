@@ -3,6 +3,7 @@
 # and the benchmarks agree (ASan's and TSan's runtimes require every object to be instrumented
 # alike). GoogleTest's prebuilt Debian library stays uninstrumented: ASan and UBSan allow that, and
 # TSan sees no shared state in it.
+set(BOVW_TEST_TIMEOUT_SCALE 1)
 if(BOVW_BUILD_FUZZERS AND NOT BOVW_SANITIZE)
   set(BOVW_SANITIZE "address,undefined")
 endif()
@@ -12,6 +13,9 @@ if(BOVW_SANITIZE)
     # A UBSan report must fail the test that caused it, not scroll by in its output.
     list(APPEND BOVW_SANITIZE_FLAGS -fno-sanitize-recover=undefined)
   endif()
+  # Instrumented programs run several times slower: the longest tests (the command-line suites)
+  # scale the timeouts they were given for a normal build by this.
+  set(BOVW_TEST_TIMEOUT_SCALE 3)
   add_compile_options(${BOVW_SANITIZE_FLAGS})
   add_link_options(-fsanitize=${BOVW_SANITIZE})
   message(STATUS "bovw: sanitizers ${BOVW_SANITIZE}")
