@@ -9,6 +9,8 @@
 
 #include <opencv2/core.hpp>
 
+#include <stdexcept>
+
 namespace bovw::detail {
 
 void saveVocabularyFileStorage(const std::string& path, const Vocabulary& vocabulary) {
@@ -21,21 +23,36 @@ void saveVocabularyFileStorage(const std::string& path, const Vocabulary& vocabu
   });
 }
 
+namespace {
+
+// Runs a step of OpenCV's parser, turning what it throws for a malformed file into InvalidInput:
+// cv::Exception, and std::logic_error too, which its parser lets out of some malformed input (a
+// std::length_error from std::string for "%YAML:1.0.\n   rt: M\n   :", found by fuzzing).
+// std::bad_alloc passes through: running out of memory says nothing about the file.
+template <typename Step>
+void parsing(const std::string& path, const char* what, Step&& step) {
+  try {
+    step();
+  } catch (const cv::Exception& e) {
+    throw InvalidInput(path, what + e.err);
+  } catch (const std::logic_error& e) {
+    throw InvalidInput(path, what + std::string(e.what()));
+  }
+}
+
+}  // namespace
+
 Vocabulary loadVocabularyFileStorage(const std::string& path) {
   cv::FileStorage fs;
-  try {
-    if (!fs.open(path, cv::FileStorage::READ)) throw IoError("cannot open '" + path + "'");
-  } catch (const cv::Exception& e) {
-    throw InvalidInput(path, "not a valid OpenCV FileStorage file: " + e.err);
-  }
+  bool opened = false;
+  parsing(path, "not a valid OpenCV FileStorage file: ", [&] { opened = fs.open(path, cv::FileStorage::READ); });
+  if (!opened) throw IoError("cannot open '" + path + "'");
   cv::Mat words;
   std::string type;
-  try {
+  parsing(path, "cannot read the vocabulary: ", [&] {
     fs["vocabulary"] >> words;
     fs["descriptor_type"] >> type;
-  } catch (const cv::Exception& e) {
-    throw InvalidInput(path, "cannot read the vocabulary: " + e.err);
-  }
+  });
   if (words.empty()) throw InvalidInput(path, "no 'vocabulary' matrix");
   if (words.type() != CV_32F || words.dims != 2)
     throw InvalidInput(path, "'vocabulary' must be a 2-D float32 (CV_32F) matrix");

@@ -1,0 +1,130 @@
+// Writes the seed corpora of tests/fuzz/corpus with bovw's own writers, plus hand-made edge cases
+// of the .npy header that no bovw writer produces (other versions, orders, dtypes). Deterministic:
+// rerun it after a format change and commit what changed (docs/FUZZING.md).
+//   bovw_fuzz_make_corpus tests/fuzz/corpus
+// Inputs that fuzzing found are added to the corpus by hand (named regression-*) and kept.
+#include <bovw/image_database.hpp>
+#include <bovw/inverted_index.hpp>
+#include <bovw/npy.hpp>
+#include <bovw/vocabulary_io.hpp>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <string>
+
+using namespace bovw;
+namespace fs = std::filesystem;
+
+namespace {
+
+void writeBytes(const fs::path& path, const std::string& bytes) {
+  std::ofstream(path, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+// A .npy file of format `major`.0 with header dict `dict` (padded as numpy pads it) and raw `data`.
+std::string npyFile(int major, std::string dict, const std::string& data) {
+  const std::size_t length_bytes = major == 1 ? 2 : 4;
+  const std::size_t unpadded = 6 + 2 + length_bytes + dict.size() + 1;
+  dict.append((64 - unpadded % 64) % 64, ' ');
+  dict += '\n';
+  std::string file = "\x93NUMPY";
+  file += static_cast<char>(major);
+  file += '\0';
+  for (std::size_t i = 0; i < length_bytes; ++i) file += static_cast<char>((dict.size() >> (8 * i)) & 0xff);
+  return file + dict + data;
+}
+
+std::string floats(std::initializer_list<float> values) {
+  return std::string(reinterpret_cast<const char*>(values.begin()), sizeof(float) * values.size());
+}
+
+Descriptors words(int rows, int cols) {
+  Descriptors m(rows, cols);
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < cols; ++c) m(r, c) = 0.5f * static_cast<float>(r) - 0.25f * static_cast<float>(c);
+  return m;
+}
+
+void addImages(InvertedIndex& index, int count) {
+  const int k = index.vocabulary().words;
+  for (int i = 0; i < count; ++i) {
+    Eigen::Matrix<std::int32_t, 1, Eigen::Dynamic> h(k);
+    for (int w = 0; w < k; ++w) h(w) = (i + w) % 3;
+    index.add("image_" + std::to_string(i) + ".png", h);
+  }
+}
+
+void npySeeds(const fs::path& dir) {
+  npy::writeFloat32Matrix((dir / "float32_2x3.npy").string(), words(2, 3));
+  npy::writeFloat32Matrix((dir / "float32_0x4.npy").string(), Descriptors(0, 4));
+  npy::writeInt32Vector((dir / "int32_vector.npy").string(), {1, -2, 3});
+  npy::writeInt32Matrix((dir / "int32_2x2.npy").string(), Histograms::Ones(2, 2));
+  const std::string two = floats({1.0f, -2.5f});
+  writeBytes(dir / "int64_vector.npy",
+             npyFile(1, "{'descr': '<i8', 'fortran_order': False, 'shape': (2,), }", std::string(16, '\x01')));
+  writeBytes(dir / "version2.npy", npyFile(2, "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 2), }", two));
+  writeBytes(dir / "version3.npy", npyFile(3, "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 1), }", two));
+  writeBytes(dir / "long_suffix.npy", npyFile(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (1L, 2L), }", two));
+  writeBytes(dir / "double_quotes.npy",
+             npyFile(1, "{\"descr\": \"=f4\", \"fortran_order\": False, \"shape\": (1, 2)}", two));
+  writeBytes(dir / "fortran_order.npy", npyFile(1, "{'descr': '<f4', 'fortran_order': True, 'shape': (1, 2), }", two));
+  writeBytes(dir / "big_endian.npy", npyFile(1, "{'descr': '>f4', 'fortran_order': False, 'shape': (1, 2), }", two));
+  writeBytes(dir / "one_dimensional.npy", npyFile(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }", two));
+  writeBytes(dir / "not_finite.npy",
+             npyFile(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 2), }",
+                     floats({std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity()})));
+}
+
+void vocabularySeeds(const fs::path& binary, const fs::path& filestorage, const fs::path& data) {
+  saveVocabulary((binary / "float_2x3.bovw").string(), Vocabulary(words(2, 3), "float"));
+  saveVocabulary((binary / "empty_type_1x1.bovw").string(), Vocabulary(words(1, 1), ""));
+  fs::copy_file(data / "formats" / "v1.bovw", binary / "version1_5x64.bovw", fs::copy_options::overwrite_existing);
+  for (const char* extension : {".yml", ".xml", ".json", ".yml.gz"})
+    saveVocabulary((filestorage / (std::string("float_2x3") + extension)).string(), Vocabulary(words(2, 3), "surf64"));
+  // A matrix of another element type: OpenCV reads it, bovw must refuse it (mutation rarely gets
+  // there: OpenCV's parser is not instrumented, so nothing guides the fuzzer through it).
+  writeBytes(filestorage / "int_matrix.yml",
+             "%YAML:1.0\n---\nvocabulary: !!opencv-matrix\n   rows: 1\n   cols: 2\n   dt: i\n   data: [ 1, 2 ]\n");
+}
+
+void indexSeeds(const fs::path& dir, const fs::path& data) {
+  const VocabularySignature signature{4, 3, "float", 12345};
+  InvertedIndex(signature).save((dir / "empty.bovwidx").string());
+  InvertedIndex index(signature);
+  addImages(index, 3);
+  index.remove("image_1.png");
+  index.save((dir / "three_images_one_removed.bovwidx").string());
+  fs::copy_file(data / "formats" / "v1.bovwidx", dir / "version1.bovwidx", fs::copy_options::overwrite_existing);
+}
+
+void databaseSeeds(const fs::path& dir, const fs::path& data) {
+  for (FeatureKind kind : {FeatureKind::Surf, FeatureKind::Sift}) {
+    FeatureSettings settings;
+    settings.kind = kind;
+    const auto extractor = FeatureExtractor::create(kind, settings.surf, SurfBackend::Builtin);
+    ImageDatabase database(Vocabulary(words(2, extractor->descriptorSize()), extractor->descriptorType()), settings);
+    addImages(database.index(), 2);
+    database.save((dir / (featureKindName(kind) + "_two_images.bovwdb")).string());
+  }
+  fs::copy_file(data / "formats" / "v1.bovwdb", dir / "version1.bovwdb", fs::copy_options::overwrite_existing);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: %s CORPUS_DIR (tests/fuzz/corpus)\n", argv[0]);
+    return 2;
+  }
+  const fs::path root = argv[1];
+  const fs::path data = fs::path(BOVW_TEST_DATA);
+  for (const char* reader : {"npy", "vocabulary_binary", "vocabulary_filestorage", "index", "database"})
+    fs::create_directories(root / reader);
+  npySeeds(root / "npy");
+  vocabularySeeds(root / "vocabulary_binary", root / "vocabulary_filestorage", data);
+  indexSeeds(root / "index", data);
+  databaseSeeds(root / "database", data);
+  return 0;
+}

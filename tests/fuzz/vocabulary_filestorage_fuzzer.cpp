@@ -1,0 +1,22 @@
+// libFuzzer harness: vocabularies in OpenCV FileStorage (src/io/vocabulary_filestorage.cpp) on
+// arbitrary files. cv::FileStorage picks YAML, XML or JSON by the content when reading, and gzip by
+// the name, so the file is named .yml.gz when the bytes start with gzip's magic and .yml otherwise.
+// The parser is OpenCV's (Debian's build, not instrumented): what this checks is that bovw turns
+// everything OpenCV reports into an InvalidInput and validates what OpenCV returns.
+#include "fuzz/fuzz_support.hpp"
+
+#include <bovw/vocabulary_io.hpp>
+
+using namespace bovw;
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  static fuzz::ScratchFile plain(".yml"), gzip(".yml.gz");
+  const bool gzipped = size >= 2 && data[0] == 0x1f && data[1] == 0x8b;
+  const std::string& path = (gzipped ? gzip : plain).write(data, size);
+  Vocabulary vocabulary(Descriptors::Zero(1, 1));
+  if (fuzz::acceptsOrRefuses([&] { vocabulary = loadVocabulary(path); }))
+    fuzz::require(vocabulary.size() > 0 && vocabulary.dimension() > 0 && vocabulary.centroids().allFinite() &&
+                      !vocabulary.descriptorType().empty(),
+                  "an accepted vocabulary has words, a width, finite values and a descriptor type");
+  return 0;
+}
