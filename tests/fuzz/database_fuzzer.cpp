@@ -1,6 +1,6 @@
 // libFuzzer harness: the .bovwdb reader (ImageDatabase::load, src/retrieval/image_database.cpp) on
 // arbitrary files: its own fields, then the .bovw vocabulary and the index inside it, then the
-// checks that they fit each other and the feature settings. Version 2 files and the blocks inside
+// checks that they fit each other and the feature spec. Version 2 and 3 files and the blocks inside
 // end in checksums, so each input is also tried with all three rewritten to match where its
 // declared lengths allow (version 1 files, in the seeds too, have no outer checksum).
 #include "core/resealing.hpp"
@@ -15,17 +15,24 @@ using namespace bovw;
 
 namespace {
 
-constexpr std::size_t kVocabularyLengthAt = 44;  // after the header and the feature settings
+template <typename T>
+T valueAt(const std::vector<char>& bytes, std::size_t at) {
+  return detail::decodeLittleEndian<T>(reinterpret_cast<const unsigned char*>(bytes.data()) + at);
+}
 
-std::uint64_t u64At(const std::vector<char>& bytes, std::size_t at) {
-  return detail::decodeLittleEndian<std::uint64_t>(reinterpret_cast<const unsigned char*>(bytes.data()) + at);
+// Where the vocabulary's length field is (docs/FORMATS.md): after the 16-byte header, version 3 has
+// the feature spec (u32 length S, then S bytes), version 2 the 28 bytes of SURF settings.
+std::size_t vocabularyLengthAt(const std::vector<char>& bytes) {
+  if (bytes.size() < 20) return bytes.size();
+  if (valueAt<std::uint32_t>(bytes, 8) >= 3) return 20 + std::size_t{valueAt<std::uint32_t>(bytes, 16)};
+  return 44;
 }
 
 // `bytes` with the checksums of the embedded vocabulary, the embedded index and the file rewritten.
 std::vector<char> resealed(std::vector<char> bytes) {
-  std::size_t at = kVocabularyLengthAt;
+  std::size_t at = vocabularyLengthAt(bytes);
   for (int block = 0; block < 2 && at + 8 <= bytes.size(); ++block) {
-    const std::uint64_t length = u64At(bytes, at);
+    const std::uint64_t length = valueAt<std::uint64_t>(bytes, at);
     if (length < 8 || length > bytes.size() - at - 8) break;
     test::reseal(bytes, at + 8, at + 8 + length);
     at += 8 + length;
@@ -40,7 +47,9 @@ void check(const std::vector<char>& bytes) {
   std::optional<ImageDatabase> database;
   if (!fuzz::acceptsOrRefuses([&] { database.emplace(ImageDatabase::load(path)); })) return;
   // The constructor's promise: the features make descriptors the vocabulary and the index accept.
-  const auto extractor = database->makeExtractor(SurfBackend::Builtin);
+  ExtractorOptions builtin;
+  builtin.surf_backend = SurfBackend::Builtin;
+  const auto extractor = database->makeExtractor(builtin);
   fuzz::require(extractor->descriptorSize() == database->vocabulary().dimension() &&
                     database->index().vocabulary().words == database->vocabulary().size(),
                 "an accepted database's features, vocabulary and index fit");

@@ -3,6 +3,7 @@
 // rerun it after a format change and commit what changed (docs/FUZZING.md).
 //   bovw_fuzz_make_corpus tests/fuzz/corpus
 // Inputs that fuzzing found are added to the corpus by hand (named regression-*) and kept.
+#include <bovw/feature_registry.hpp>
 #include <bovw/image_database.hpp>
 #include <bovw/inverted_index.hpp>
 #include <bovw/npy.hpp>
@@ -78,11 +79,11 @@ void npySeeds(const fs::path& dir) {
 }
 
 void vocabularySeeds(const fs::path& binary, const fs::path& filestorage, const fs::path& data) {
-  saveVocabulary((binary / "float_2x3.bovw").string(), Vocabulary(words(2, 3), "float"));
-  saveVocabulary((binary / "empty_type_1x1.bovw").string(), Vocabulary(words(1, 1), ""));
+  saveVocabulary((binary / "float_2x3.bovw").string(), Vocabulary(words(2, 3), DescriptorType::parse("float")));
+  saveVocabulary((binary / "empty_type_1x1.bovw").string(), Vocabulary(words(1, 1), DescriptorType::unspecified()));
   fs::copy_file(data / "formats" / "v1.bovw", binary / "version1_5x64.bovw", fs::copy_options::overwrite_existing);
   for (const char* extension : {".yml", ".xml", ".json", ".yml.gz"})
-    saveVocabulary((filestorage / (std::string("float_2x3") + extension)).string(), Vocabulary(words(2, 3), "surf64"));
+    saveVocabulary((filestorage / (std::string("float_2x3") + extension)).string(), Vocabulary(words(2, 3), DescriptorType::parse("float")));
   // A matrix of another element type: OpenCV reads it, bovw must refuse it (mutation rarely gets
   // there: OpenCV's parser is not instrumented, so nothing guides the fuzzer through it).
   writeBytes(filestorage / "int_matrix.yml",
@@ -90,7 +91,7 @@ void vocabularySeeds(const fs::path& binary, const fs::path& filestorage, const 
 }
 
 void indexSeeds(const fs::path& dir, const fs::path& data) {
-  const VocabularySignature signature{4, 3, "float", 12345};
+  const VocabularySignature signature{4, 3, DescriptorType::parse("float"), 12345};
   InvertedIndex(signature).save((dir / "empty.bovwidx").string());
   InvertedIndex index(signature);
   addImages(index, 3);
@@ -100,15 +101,18 @@ void indexSeeds(const fs::path& dir, const fs::path& data) {
 }
 
 void databaseSeeds(const fs::path& dir, const fs::path& data) {
-  for (FeatureKind kind : {FeatureKind::Surf, FeatureKind::Sift}) {
-    FeatureSettings settings;
-    settings.kind = kind;
-    const auto extractor = FeatureExtractor::create(kind, settings.surf, SurfBackend::Builtin);
-    ImageDatabase database(Vocabulary(words(2, extractor->descriptorSize()), extractor->descriptorType()), settings);
+  for (const char* kind : {"surf", "sift", "orb"}) {
+    const FeatureSpec spec = normalizeFeatureSpec(FeatureSpec(kind));
+    ExtractorOptions builtin;
+    builtin.surf_backend = SurfBackend::Builtin;
+    const auto extractor = makeFeatureExtractor(spec, builtin);
+    ImageDatabase database(Vocabulary(words(2, extractor->descriptorSize()), extractor->descriptorType()), spec);
     addImages(database.index(), 2);
-    database.save((dir / (featureKindName(kind) + "_two_images.bovwdb")).string());
+    database.save((dir / (std::string(kind) + "_two_images.bovwdb")).string());
   }
-  fs::copy_file(data / "formats" / "v1.bovwdb", dir / "version1.bovwdb", fs::copy_options::overwrite_existing);
+  for (const char* version : {"v1", "v2"})
+    fs::copy_file(data / "formats" / (std::string(version) + ".bovwdb"),
+                  dir / ("version" + std::string(version + 1) + ".bovwdb"), fs::copy_options::overwrite_existing);
 }
 
 }  // namespace

@@ -16,7 +16,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   Vocabulary vocabulary(Descriptors::Zero(1, 1));
   if (fuzz::acceptsOrRefuses([&] { vocabulary = loadVocabulary(path); }))
     fuzz::require(vocabulary.size() > 0 && vocabulary.dimension() > 0 && vocabulary.centroids().allFinite() &&
-                      !vocabulary.descriptorType().empty(),
-                  "an accepted vocabulary has words, a width, finite values and a descriptor type");
+                      (vocabulary.descriptorType().width() == 0 ||
+                       vocabulary.descriptorType().width() == vocabulary.dimension()),
+                  "an accepted vocabulary has words, a width, finite values and a descriptor type of its width");
   return 0;
 }
