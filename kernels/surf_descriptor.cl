@@ -1,20 +1,26 @@
 // SURF descriptor on the device: computeDescriptors (src/features/surf_descriptor.cpp, reference
-// path) without materialising the window, which can be hundreds of pixels wide. One work-group per
-// keypoint. Each of the 21x21 patch pixels is one INTER_AREA cell of the rotated window: the
-// work-item that owns it samples just the window pixels under the cell, each as sampleWindow
-// samples it (same positions to the bit, same 8-bit rounding), and sums them with cv::resize's
-// weights, order and rounding. The gradients, the 16 subregion sums (one work-item each, in the
-// CPU's order) and the normalisation (in double, in the CPU's order) follow.
+// path) without materialising the window, which can be hundreds of pixels wide. One work-group of 256
+// per keypoint, in passes over chunks of window rows: the work-items first compute the chunk's
+// horizontal INTER_AREA sums (one per window row and patch column, rows fastest: the work of a big
+// window spreads over all work-items in short chains, and even the smallest window has more sums than
+// work-items), each window pixel sampled as sampleWindow samples it (same positions to the bit, same
+// 8-bit rounding), into local memory; then each patch pixel's owner adds the chunk's rows into its
+// vertical sum in cv::resize's order, with its weights and rounding. The gradients, the 16 subregion
+// sums (one work-item each, in the CPU's order) and the normalisation (in double, in the CPU's order)
+// follow. docs/SURF.md ("OpenCL orientation and descriptor stages") says why this is exact.
 //
 // Build options: SURF_EXTENDED (0/1: 64 or 128 values), SURF_UPRIGHT (0/1).
 #include "surf_common.h"
 
-#define SURF_DESCRIPTOR_GROUP 64
+#define SURF_DESCRIPTOR_GROUP 256
+#define SURF_CHUNK_ROWS 128           // window rows per pass (their horizontal sums: 10.8 KiB)
 #define SURF_PATCH 20                 // gradient samples per side
 #define SURF_CELLS (SURF_PATCH + 1)   // patch pixels per side
 #define SURF_SUBREGION 5              // gradient samples per subregion side
 #define SURF_VALUES (SURF_EXTENDED ? 8 : 4)
 #define SURF_WIDTH (16 * SURF_VALUES)
+#define SURF_PATCH_PIXELS (SURF_CELLS * SURF_CELLS)
+#define SURF_PIXELS_PER_ITEM ((SURF_PATCH_PIXELS + SURF_DESCRIPTOR_GROUP - 1) / SURF_DESCRIPTOR_GROUP)
 
 // The window pixels an INTER_AREA destination pixel reads along one axis (computeResizeAreaTab,
 // or whole cells of `cell` pixels where the scale is the whole number `cell`): lo..hi, with weight
@@ -144,42 +150,29 @@ float surf_glibc_sincosf(float y, bool cosine) {
   return surf_sincosf_eval(x * sign, x * x, table[(n & 2) ? 1 : 0], cosine ? n ^ 1 : n);
 }
 
-// Patch pixel (dr, dc): cv::resize(INTER_AREA)'s value for the window cell rows x columns.
-uchar surf_patch_pixel(global const uchar* img, int rows, int cols, surf_window g, int size, int cell,
-                       surf_area_span rs, surf_area_span cs) {
-  // Row rs.lo's start: the float running sum, step by step (it rounds at every step).
-  float start_x = g.x0, start_y = g.y0;
-  if (!SURF_UPRIGHT)
-    for (int r = 0; r < rs.lo; ++r) {
-      start_x += g.sin_dir;
-      start_y += g.cos_dir;
-    }
-  int whole = 0;  // cell > 0: cv::resize's integer sums
-  float sum = 0;  // otherwise its float sums
-  for (int r = rs.lo; r <= rs.hi; ++r) {
-    double px = 0, py = 0;
-    if (!SURF_UPRIGHT) {
-      px = surf_running_position(start_x, g.cos_dir, cs.lo, cs.hi);
-      py = surf_running_position(start_y, -g.sin_dir, cs.lo, cs.hi);
-    }
-    float row = 0;  // resizeArea's horizontal sum for this cell, from 0 in column order
-    for (int c = cs.lo; c <= cs.hi; ++c) {
-      const int v = SURF_UPRIGHT ? img[(size_t)clamp(g.uy - c, 0, rows - 1) * cols + clamp(g.ux + r, 0, cols - 1)]
-                                 : surf_window_pixel(img, rows, cols, px, py);
-      if (cell > 0)
-        whole += v;
-      else
-        row += v * surf_area_weight(&cs, c);
-      px += g.cos_dir;
-      py -= g.sin_dir;
-    }
-    if (cell == 0) {
-      const float beta = surf_area_weight(&rs, r);
-      sum = r == rs.lo ? beta * row : sum + beta * row;
-    }
-    start_x += g.sin_dir;
-    start_y += g.cos_dir;
+// Horizontal INTER_AREA sum of window row r over the columns of span cs (cv::resize's per-row sum,
+// from 0 in column order), each window pixel sampled as sampleWindow samples it. start_x, start_y:
+// the row's start (unused upright).
+float surf_row_sum(global const uchar* img, int rows, int cols, surf_window g, int r, float start_x, float start_y,
+                   surf_area_span cs) {
+  double px = 0, py = 0;
+  if (!SURF_UPRIGHT) {
+    px = surf_running_position(start_x, g.cos_dir, cs.lo, cs.hi);
+    py = surf_running_position(start_y, -g.sin_dir, cs.lo, cs.hi);
   }
+  float sum = 0;
+  for (int c = cs.lo; c <= cs.hi; ++c) {
+    const int v = SURF_UPRIGHT ? img[(size_t)clamp(g.uy - c, 0, rows - 1) * cols + clamp(g.ux + r, 0, cols - 1)]
+                               : surf_window_pixel(img, rows, cols, px, py);
+    sum += v * surf_area_weight(&cs, c);
+    px += g.cos_dir;
+    py -= g.sin_dir;
+  }
+  return sum;
+}
+
+// A patch pixel from its INTER_AREA sum: float sum (cell 0) or the integer sum of a whole cell.
+uchar surf_patch_value(float sum, int whole, int cell) {
   if (cell == 2) return (uchar)((whole + 2) >> 2);
   const float value = cell > 0 ? whole * surf_div_rn(1.f, (float)(cell * cell)) : sum;
   return (uchar)clamp((int)rint(value), 0, 255);  // saturate_cast<uchar>
@@ -194,6 +187,9 @@ void surf_descriptor(global const uchar* img, int rows, int cols, global const s
   local float grad_x[SURF_PATCH][SURF_PATCH], grad_y[SURF_PATCH][SURF_PATCH];
   local float vec[SURF_WIDTH];
   local float scale;
+  local surf_area_span spans[SURF_CELLS];      // per patch row and column (both axes have `size` pixels)
+  local float row_x[SURF_CHUNK_ROWS], row_y[SURF_CHUNK_ROWS];  // the chunk's row starts (oriented)
+  local float row_sums[SURF_CELLS][SURF_CHUNK_ROWS + 1];       // [patch column][chunk row]; +1: no bank conflicts
 
   const int lid = get_local_id(0);
   const surf_keypoint kp = keypoints[get_group_id(0)];
@@ -218,10 +214,58 @@ void surf_descriptor(global const uchar* img, int rows, int cols, global const s
   const int rounded_scale = (int)rint(area_scale);
   const int cell = fabs(area_scale - rounded_scale) < DBL_EPSILON ? rounded_scale : 0;
 
-  for (int i = lid; i < SURF_CELLS * SURF_CELLS; i += SURF_DESCRIPTOR_GROUP) {
-    const int dr = i / SURF_CELLS, dc = i % SURF_CELLS;
-    patch[dr][dc] = surf_patch_pixel(img, rows, cols, g, size, cell, surf_area_span_of(size, cell, dr),
-                                     surf_area_span_of(size, cell, dc));
+  if (lid < SURF_CELLS) spans[lid] = surf_area_span_of(size, cell, lid);
+
+  // Patch pixel lid + k * SURF_DESCRIPTOR_GROUP: its vertical sum so far (float, or whole cells' ints).
+  float sum[SURF_PIXELS_PER_ITEM];
+  int whole[SURF_PIXELS_PER_ITEM];
+  for (int k = 0; k < SURF_PIXELS_PER_ITEM; ++k) {
+    sum[k] = 0;
+    whole[k] = 0;
+  }
+  // Work-items 0 and 1 carry the row starts' float running sums (x and y) from chunk to chunk.
+  float start = lid == 0 ? g.x0 : g.y0;
+  const float start_step = lid == 0 ? g.sin_dir : g.cos_dir;
+
+  for (int r0 = 0; r0 < size; r0 += SURF_CHUNK_ROWS) {  // uniform over the group
+    const int chunk = min(SURF_CHUNK_ROWS, size - r0);
+    if (!SURF_UPRIGHT && lid < 2) {
+      local float* starts = lid == 0 ? row_x : row_y;
+      for (int i = 0; i < chunk; ++i) {
+        starts[i] = start;
+        start += start_step;
+      }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    // Horizontal sums, rows fastest: neighbouring work-items take neighbouring rows of one patch
+    // column, so they run the same columns (no divergence) and read neighbouring pixels.
+    for (int t = lid; t < chunk * SURF_CELLS; t += SURF_DESCRIPTOR_GROUP) {
+      const int i = t % chunk, dc = t / chunk;
+      row_sums[dc][i] = surf_row_sum(img, rows, cols, g, r0 + i, row_x[i], row_y[i], spans[dc]);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    // Vertical sums: the chunk's rows of each patch row, in row order, as resizeArea adds them.
+    for (int k = 0; k < SURF_PIXELS_PER_ITEM; ++k) {
+      const int p = lid + k * SURF_DESCRIPTOR_GROUP;
+      if (p >= SURF_PATCH_PIXELS) break;
+      const surf_area_span rs = spans[p / SURF_CELLS];
+      local const float* column = row_sums[p % SURF_CELLS];
+      const int last = min(rs.hi, r0 + chunk - 1);
+      for (int r = max(rs.lo, r0); r <= last; ++r) {
+        const float row = column[r - r0];
+        if (cell > 0) {
+          whole[k] += (int)row;  // exact: a whole row of a cell is an integer below 2^24
+        } else {
+          const float beta = surf_area_weight(&rs, r);
+          sum[k] = r == rs.lo ? beta * row : sum[k] + beta * row;
+        }
+      }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);  // before the next chunk overwrites the row starts and sums
+  }
+  for (int k = 0; k < SURF_PIXELS_PER_ITEM; ++k) {
+    const int p = lid + k * SURF_DESCRIPTOR_GROUP;
+    if (p < SURF_PATCH_PIXELS) patch[p / SURF_CELLS][p % SURF_CELLS] = surf_patch_value(sum[k], whole[k], cell);
   }
   barrier(CLK_LOCAL_MEM_FENCE);
 

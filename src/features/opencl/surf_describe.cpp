@@ -14,7 +14,7 @@ namespace bovw::surf {
 namespace {
 
 constexpr int kOrientationGroup = 128;  // kernels/surf_orientation.cl's SURF_ORIENTATION_GROUP
-constexpr int kDescriptorGroup = 64;    // kernels/surf_descriptor.cl's SURF_DESCRIPTOR_GROUP
+constexpr int kDescriptorGroup = 256;   // kernels/surf_descriptor.cl's SURF_DESCRIPTOR_GROUP
 
 cl::Buffer constantBuffer(detail::DeviceContext& device, const void* data, std::size_t bytes) {
   return cl::Buffer(device.context(), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes, const_cast<void*>(data));
