@@ -75,15 +75,26 @@ double surf_running_position(float start, float step, int steps, int horizon) {
   return p;
 }
 
-// One window pixel of an oriented window at (px, py): bilinear inside, nearest clamped pixel at the
-// border, rounded to 8 bits, as sampleWindow.
-int surf_window_pixel(global const uchar* img, int rows, int cols, double px, double py) {
+// The bilinear footprint of every pixel (x < cols - 1, y < rows - 1) as one word, so that a window
+// sample costs one load rather than four (on a GPU the four byte loads of a warp's scattered samples
+// each touch as many cache lines): bytes p(y, x), p(y, x + 1), p(y + 1, x), p(y + 1, x + 1), low to
+// high, as the CPU's quadImage. quads: rows x cols words, the last row and column left unwritten.
+kernel void surf_quad_image(global const uchar* img, int rows, int cols, global uint* quads) {
+  const int x = get_global_id(0), y = get_global_id(1);
+  if (x >= cols - 1 || y >= rows - 1) return;
+  global const uchar* p = img + (size_t)y * cols + x;
+  quads[(size_t)y * cols + x] = p[0] | (uint)p[1] << 8 | (uint)p[cols] << 16 | (uint)p[cols + 1] << 24;
+}
+
+// One window pixel of an oriented window at (px, py): bilinear inside (its four pixels from `quads`,
+// surf_quad_image of img), nearest clamped pixel at the border, rounded to 8 bits, as sampleWindow.
+int surf_window_pixel(global const uchar* img, global const uint* quads, int rows, int cols, double px, double py) {
   const int ix = (int)floor(px), iy = (int)floor(py);
   if ((uint)ix < (uint)(cols - 1) && (uint)iy < (uint)(rows - 1)) {
     const float a = (float)(px - ix), b = (float)(py - iy);
-    global const uchar* p = img + (size_t)iy * cols + ix;
-    const float v = p[0] * (1.f - a) * (1.f - b) + p[1] * a * (1.f - b) + p[cols] * (1.f - a) * b +
-                    p[cols + 1] * a * b;
+    const uint q = quads[(size_t)iy * cols + ix];
+    const int p0 = q & 0xff, p1 = (q >> 8) & 0xff, p2 = (q >> 16) & 0xff, p3 = q >> 24;
+    const float v = p0 * (1.f - a) * (1.f - b) + p1 * a * (1.f - b) + p2 * (1.f - a) * b + p3 * a * b;
     return (int)rint(v) & 0xff;  // cvRound, then the (uchar) cast
   }
   const int x = clamp((int)rint(px), 0, cols - 1), y = clamp((int)rint(py), 0, rows - 1);
@@ -153,17 +164,19 @@ float surf_glibc_sincosf(float y, bool cosine) {
 // Horizontal INTER_AREA sum of window row r over the columns of span cs (cv::resize's per-row sum,
 // from 0 in column order), each window pixel sampled as sampleWindow samples it. start_x, start_y:
 // the row's start (unused upright).
-float surf_row_sum(global const uchar* img, int rows, int cols, surf_window g, int r, float start_x, float start_y,
-                   surf_area_span cs) {
+float surf_row_sum(global const uchar* img, global const uint* quads, int rows, int cols, surf_window g, int r,
+                   float start_x, float start_y, surf_area_span cs) {
   double px = 0, py = 0;
   if (!SURF_UPRIGHT) {
     px = surf_running_position(start_x, g.cos_dir, cs.lo, cs.hi);
     py = surf_running_position(start_y, -g.sin_dir, cs.lo, cs.hi);
   }
   float sum = 0;
+  // Unrolled so that a GPU issues several samples' loads before the first one's sum needs its value.
+#pragma unroll 4
   for (int c = cs.lo; c <= cs.hi; ++c) {
     const int v = SURF_UPRIGHT ? img[(size_t)clamp(g.uy - c, 0, rows - 1) * cols + clamp(g.ux + r, 0, cols - 1)]
-                               : surf_window_pixel(img, rows, cols, px, py);
+                               : surf_window_pixel(img, quads, rows, cols, px, py);
     sum += v * surf_area_weight(&cs, c);
     px += g.cos_dir;
     py -= g.sin_dir;
@@ -178,10 +191,11 @@ uchar surf_patch_value(float sum, int whole, int cell) {
   return (uchar)clamp((int)rint(value), 0, 255);  // saturate_cast<uchar>
 }
 
-// gray: rows x cols, packed. weights: descriptorWeights() (20 x 20). descriptors: one row of
-// SURF_WIDTH floats per keypoint; rows of keypoints with size <= 0 are left alone.
+// gray: rows x cols, packed; quads: surf_quad_image of it (read for oriented windows only). weights:
+// descriptorWeights() (20 x 20). descriptors: one row of SURF_WIDTH floats per keypoint; rows of keypoints with size <= 0 are left alone.
 kernel __attribute__((reqd_work_group_size(SURF_DESCRIPTOR_GROUP, 1, 1)))
-void surf_descriptor(global const uchar* img, int rows, int cols, global const surf_keypoint* keypoints,
+void surf_descriptor(global const uchar* img, global const uint* quads, int rows, int cols,
+                     global const surf_keypoint* keypoints,
                      global const float* weights, global float* descriptors) {
   local uchar patch[SURF_CELLS][SURF_CELLS];
   local float grad_x[SURF_PATCH][SURF_PATCH], grad_y[SURF_PATCH][SURF_PATCH];
@@ -241,7 +255,7 @@ void surf_descriptor(global const uchar* img, int rows, int cols, global const s
     // column, so they run the same columns (no divergence) and read neighbouring pixels.
     for (int t = lid; t < chunk * SURF_CELLS; t += SURF_DESCRIPTOR_GROUP) {
       const int i = t % chunk, dc = t / chunk;
-      row_sums[dc][i] = surf_row_sum(img, rows, cols, g, r0 + i, row_x[i], row_y[i], spans[dc]);
+      row_sums[dc][i] = surf_row_sum(img, quads, rows, cols, g, r0 + i, row_x[i], row_y[i], spans[dc]);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     // Vertical sums: the chunk's rows of each patch row, in row order, as resizeArea adds them.

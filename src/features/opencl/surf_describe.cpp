@@ -55,20 +55,35 @@ cl::Event enqueueDescriptors(detail::DeviceContext& device, const cl::Buffer& gr
                         const cl::Buffer& keypoints, int n, bool extended, bool upright,
                         const cl::Buffer& descriptors) {
   if (n <= 0) return cl::Event();
-  cl::Kernel kernel = device.programs().kernel(
-      "surf_descriptor", "surf_descriptor",
-      surfProgramOptions(device) + " -DSURF_EXTENDED=" + (extended ? "1" : "0") + " -DSURF_UPRIGHT=" + (upright ? "1" : "0"));
+  const std::string options = surfProgramOptions(device) + " -DSURF_EXTENDED=" + (extended ? "1" : "0") +
+                              " -DSURF_UPRIGHT=" + (upright ? "1" : "0");
+  auto& queue = device.queue();
+  // Oriented windows sample through the quad image (one load per sample); upright ones read pixels.
+  cl::Event first;
+  cl::Buffer quads = gray;  // a stand-in argument where the kernel never reads it
+  if (!upright) {
+    quads = cl::Buffer(device.context(), CL_MEM_READ_WRITE, sizeof(cl_uint) * image_size.area());
+    cl::Kernel quad = device.programs().kernel("surf_descriptor", "surf_quad_image", options);
+    quad.setArg(0, gray);
+    quad.setArg(1, cl_int{image_size.height});
+    quad.setArg(2, cl_int{image_size.width});
+    quad.setArg(3, quads);
+    queue.enqueueNDRangeKernel(quad, cl::NullRange, cl::NDRange(image_size.width, image_size.height), cl::NullRange,
+                               nullptr, &first);
+  }
+  cl::Kernel kernel = device.programs().kernel("surf_descriptor", "surf_descriptor", options);
   const cl::Buffer weight_buffer = constantBuffer(device, descriptorWeights(), sizeof(float) * 20 * 20);
   kernel.setArg(0, gray);
-  kernel.setArg(1, cl_int{image_size.height});
-  kernel.setArg(2, cl_int{image_size.width});
-  kernel.setArg(3, keypoints);
-  kernel.setArg(4, weight_buffer);
-  kernel.setArg(5, descriptors);
-  cl::Event done;
-  device.queue().enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(static_cast<std::size_t>(n) * kDescriptorGroup),
-                                      cl::NDRange(kDescriptorGroup), nullptr, &done);
-  return done;
+  kernel.setArg(1, quads);
+  kernel.setArg(2, cl_int{image_size.height});
+  kernel.setArg(3, cl_int{image_size.width});
+  kernel.setArg(4, keypoints);
+  kernel.setArg(5, weight_buffer);
+  kernel.setArg(6, descriptors);
+  cl::Event described;
+  queue.enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(static_cast<std::size_t>(n) * kDescriptorGroup),
+                             cl::NDRange(kDescriptorGroup), nullptr, &described);
+  return upright ? described : first;
 }
 
 }  // namespace bovw::surf
