@@ -14,7 +14,10 @@ namespace bovw::surf {
 namespace {
 
 constexpr int kOrientationGroup = 128;  // kernels/surf_orientation.cl's SURF_ORIENTATION_GROUP
-constexpr int kDescriptorGroup = 256;   // kernels/surf_descriptor.cl's SURF_DESCRIPTOR_GROUP
+constexpr int kPatchGroup = 256;        // kernels/surf_descriptor.cl's SURF_PATCH_GROUP
+constexpr int kPatchBands = 4;          // and SURF_BANDS
+constexpr int kPatchPixels = 21 * 21;   // and SURF_PATCH_PIXELS
+constexpr int kDescriptorGroup = 64;    // and SURF_DESCRIPTOR_GROUP
 
 cl::Buffer constantBuffer(detail::DeviceContext& device, const void* data, std::size_t bytes) {
   return cl::Buffer(device.context(), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes, const_cast<void*>(data));
@@ -71,19 +74,28 @@ cl::Event enqueueDescriptors(detail::DeviceContext& device, const cl::Buffer& gr
     queue.enqueueNDRangeKernel(quad, cl::NullRange, cl::NDRange(image_size.width, image_size.height), cl::NullRange,
                                nullptr, &first);
   }
+  // The patches: work-group w computes band w % kPatchBands of keypoint w / kPatchBands.
+  const cl::Buffer patches(device.context(), CL_MEM_READ_WRITE, static_cast<std::size_t>(n) * kPatchPixels);
+  cl::Kernel patch = device.programs().kernel("surf_descriptor", "surf_patch", options);
+  patch.setArg(0, gray);
+  patch.setArg(1, quads);
+  patch.setArg(2, cl_int{image_size.height});
+  patch.setArg(3, cl_int{image_size.width});
+  patch.setArg(4, keypoints);
+  patch.setArg(5, patches);
+  cl::Event patched;
+  queue.enqueueNDRangeKernel(patch, cl::NullRange,
+                             cl::NDRange(static_cast<std::size_t>(n) * kPatchBands * kPatchGroup),
+                             cl::NDRange(kPatchGroup), nullptr, &patched);
   cl::Kernel kernel = device.programs().kernel("surf_descriptor", "surf_descriptor", options);
   const cl::Buffer weight_buffer = constantBuffer(device, descriptorWeights(), sizeof(float) * 20 * 20);
-  kernel.setArg(0, gray);
-  kernel.setArg(1, quads);
-  kernel.setArg(2, cl_int{image_size.height});
-  kernel.setArg(3, cl_int{image_size.width});
-  kernel.setArg(4, keypoints);
-  kernel.setArg(5, weight_buffer);
-  kernel.setArg(6, descriptors);
-  cl::Event described;
+  kernel.setArg(0, keypoints);
+  kernel.setArg(1, patches);
+  kernel.setArg(2, weight_buffer);
+  kernel.setArg(3, descriptors);
   queue.enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(static_cast<std::size_t>(n) * kDescriptorGroup),
-                             cl::NDRange(kDescriptorGroup), nullptr, &described);
-  return upright ? described : first;
+                             cl::NDRange(kDescriptorGroup));
+  return upright ? patched : first;
 }
 
 }  // namespace bovw::surf
