@@ -33,15 +33,16 @@
 #define SURF_PIXELS_PER_ITEM ((SURF_PATCH_PIXELS + SURF_PATCH_GROUP - 1) / SURF_PATCH_GROUP)
 #define SURF_DESCRIPTOR_GROUP 64
 
-// The bilinear footprint of every pixel (x < cols - 1, y < rows - 1) as one word, so that a window
-// sample costs one load rather than four (on a GPU the four byte loads of a warp's scattered samples
-// each touch as many cache lines): bytes p(y, x), p(y, x + 1), p(y + 1, x), p(y + 1, x + 1), low to
-// high, as the CPU's quadImage. quads: rows x cols words, the last row and column left unwritten.
+// The quad image of img: the bilinear footprint of every pixel (x < cols - 1, y < rows - 1) as one
+// word, bytes p(y, x), p(y, x + 1), p(y + 1, x), p(y + 1, x + 1), low to high, as the CPU's quadImage,
+// at surf_quad_index(x, y, cols); the last row and column are never read and left unwritten. A window
+// sample costs one load rather than four (on a GPU each of the four byte loads of a warp's scattered
+// samples touches as many cache lines).
 kernel void surf_quad_image(global const uchar* img, int rows, int cols, global uint* quads) {
   const int x = get_global_id(0), y = get_global_id(1);
   if (x >= cols - 1 || y >= rows - 1) return;
   global const uchar* p = img + (size_t)y * cols + x;
-  quads[(size_t)y * cols + x] = p[0] | (uint)p[1] << 8 | (uint)p[cols] << 16 | (uint)p[cols + 1] << 24;
+  quads[surf_quad_index(x, y, cols)] = p[0] | (uint)p[1] << 8 | (uint)p[cols] << 16 | (uint)p[cols + 1] << 24;
 }
 
 // Horizontal INTER_AREA sum of window row r over the columns of span cs (cv::resize's per-row sum,

@@ -96,13 +96,23 @@ double surf_running_position(float start, float step, int steps, int horizon) {
   return p;
 }
 
+// Where the quad image (surf_quad_image: each pixel's 2x2 bilinear footprint as one word) keeps pixel
+// (x, y): in tiles of 8 x 4 words, one 128-byte cache line each, tiles row-major. A warp's 32 samples
+// lie along a segment of 32 pixels in the window's direction; in rows of words it touches about
+// 32 |dy| + 1 lines (21 on average over directions), in these tiles 4 |dx| + 8 |dy| + 1 (8), and a GPU's
+// L1 serves a load in one pass per line. The image takes ceil(rows / 4) x ceil(cols / 8) tiles.
+inline size_t surf_quad_index(int x, int y, int cols) {
+  const size_t tile = (size_t)(y >> 2) * ((cols + 7) >> 3) + (x >> 3);
+  return tile << 5 | (y & 3) << 3 | (x & 7);
+}
+
 // One window pixel of an oriented window at (px, py): bilinear inside (its four pixels from `quads`,
-// surf_quad_image of img), nearest clamped pixel at the border, rounded to 8 bits, as sampleWindow.
+// the quad image of img), nearest clamped pixel at the border, rounded to 8 bits, as sampleWindow.
 int surf_window_pixel(global const uchar* img, global const uint* quads, int rows, int cols, double px, double py) {
   const int ix = (int)floor(px), iy = (int)floor(py);
   if ((uint)ix < (uint)(cols - 1) && (uint)iy < (uint)(rows - 1)) {
     const float a = (float)(px - ix), b = (float)(py - iy);
-    const uint q = quads[(size_t)iy * cols + ix];
+    const uint q = quads[surf_quad_index(ix, iy, cols)];
     const int p0 = q & 0xff, p1 = (q >> 8) & 0xff, p2 = (q >> 16) & 0xff, p3 = q >> 24;
     const float v = p0 * (1.f - a) * (1.f - b) + p1 * a * (1.f - b) + p2 * (1.f - a) * b + p3 * a * b;
     return (int)rint(v) & 0xff;  // cvRound, then the (uchar) cast

@@ -65,7 +65,9 @@ cl::Event enqueueDescriptors(detail::DeviceContext& device, const cl::Buffer& gr
   cl::Event first;
   cl::Buffer quads = gray;  // a stand-in argument where the kernel never reads it
   if (!upright) {
-    quads = cl::Buffer(device.context(), CL_MEM_READ_WRITE, sizeof(cl_uint) * image_size.area());
+    // kernels/surf_window.h's surf_quad_index: tiles of 8 x 4 words.
+    const std::size_t tiles = static_cast<std::size_t>((image_size.height + 3) / 4) * ((image_size.width + 7) / 8);
+    quads = cl::Buffer(device.context(), CL_MEM_READ_WRITE, sizeof(cl_uint) * 32 * tiles);
     cl::Kernel quad = device.programs().kernel("surf_descriptor", "surf_quad_image", options);
     quad.setArg(0, gray);
     quad.setArg(1, cl_int{image_size.height});
