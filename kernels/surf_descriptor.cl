@@ -50,21 +50,33 @@ kernel void surf_quad_image(global const uchar* img, int rows, int cols, global 
 // the row's start (unused upright).
 float surf_row_sum(global const uchar* img, global const uint* quads, int rows, int cols, surf_window g, int r,
                    float start_x, float start_y, surf_area_span cs) {
-  double px = 0, py = 0;
-  if (!SURF_UPRIGHT) {
-    px = surf_running_position(start_x, g.cos_dir, cs.lo, cs.hi);
-    py = surf_running_position(start_y, -g.sin_dir, cs.lo, cs.hi);
-  }
+  // surf_area_weight(&cs, c), with its tests done once.
+  const float w_first = surf_area_weight(&cs, cs.lo), w_last = surf_area_weight(&cs, cs.hi);
+#define SURF_WEIGHT(c) ((c) == cs.lo ? w_first : (c) == cs.hi ? w_last : cs.w_mid)
   float sum = 0;
-  // Unrolled so that a GPU issues several samples' loads before the first one's sum needs its value.
-#pragma unroll 4
-  for (int c = cs.lo; c <= cs.hi; ++c) {
-    const int v = SURF_UPRIGHT ? img[(size_t)clamp(g.uy - c, 0, rows - 1) * cols + clamp(g.ux + r, 0, cols - 1)]
-                               : surf_window_pixel(img, quads, rows, cols, px, py);
-    sum += v * surf_area_weight(&cs, c);
-    px += g.cos_dir;
-    py -= g.sin_dir;
+  if (SURF_UPRIGHT) {
+    global const uchar* column = img + clamp(g.ux + r, 0, cols - 1);
+    for (int c = cs.lo; c <= cs.hi; ++c) sum += column[(size_t)clamp(g.uy - c, 0, rows - 1) * cols] * SURF_WEIGHT(c);
+    return sum;
   }
+  double px = surf_running_position(start_x, g.cos_dir, cs.lo, cs.hi);
+  double py = surf_running_position(start_y, -g.sin_dir, cs.lo, cs.hi);
+  if (surf_segment_inside(px, py, g.cos_dir, -g.sin_dir, cs.hi - cs.lo, rows, cols)) {
+    // Unrolled so that a GPU issues several samples' loads before the first one's sum needs its value.
+#pragma unroll 4
+    for (int c = cs.lo; c <= cs.hi; ++c) {
+      sum += surf_bilinear_pixel(quads, cols, px, py) * SURF_WEIGHT(c);
+      px += g.cos_dir;
+      py -= g.sin_dir;
+    }
+  } else {
+    for (int c = cs.lo; c <= cs.hi; ++c) {
+      sum += surf_window_pixel(img, quads, rows, cols, px, py) * SURF_WEIGHT(c);
+      px += g.cos_dir;
+      py -= g.sin_dir;
+    }
+  }
+#undef SURF_WEIGHT
   return sum;
 }
 
@@ -126,9 +138,16 @@ void surf_patch(global const uchar* img, global const uint* quads, int rows, int
     barrier(CLK_LOCAL_MEM_FENCE);
     // Horizontal sums, rows fastest: neighbouring work-items take neighbouring rows of one patch
     // column, so they run the same columns (no divergence) and read neighbouring pixels.
-    for (int t = lid; t < chunk * SURF_CELLS; t += SURF_PATCH_GROUP) {
-      const int i = t % chunk, dc = t / chunk;
+    // Sum t = dc * chunk + i, (i, dc) stepped without a division per sum.
+    const int step_i = SURF_PATCH_GROUP % chunk, step_dc = SURF_PATCH_GROUP / chunk;
+    for (int i = lid % chunk, dc = lid / chunk; dc < SURF_CELLS;) {
       row_sums[dc][i] = surf_row_sum(img, quads, rows, cols, g, r0 + i, row_x[i], row_y[i], spans[dc]);
+      i += step_i;
+      dc += step_dc;
+      if (i >= chunk) {
+        i -= chunk;
+        ++dc;
+      }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     // Vertical sums: the chunk's rows of each patch row, in row order, as resizeArea adds them.

@@ -106,17 +106,31 @@ inline size_t surf_quad_index(int x, int y, int cols) {
   return tile << 5 | (y & 3) << 3 | (x & 7);
 }
 
-// One window pixel of an oriented window at (px, py): bilinear inside (its four pixels from `quads`,
-// the quad image of img), nearest clamped pixel at the border, rounded to 8 bits, as sampleWindow.
+// The bilinear window pixel at (px, py), where its 2x2 footprint lies inside the image: its four
+// pixels from `quads` (the quad image), rounded to 8 bits, as sampleWindow.
+inline int surf_bilinear_pixel(global const uint* quads, int cols, double px, double py) {
+  const double fx = floor(px), fy = floor(py);
+  const float a = (float)(px - fx), b = (float)(py - fy);  // px - ix: fx is ix as a double
+  const uint q = quads[surf_quad_index((int)fx, (int)fy, cols)];
+  const int p0 = q & 0xff, p1 = (q >> 8) & 0xff, p2 = (q >> 16) & 0xff, p3 = q >> 24;
+  const float v = p0 * (1.f - a) * (1.f - b) + p1 * a * (1.f - b) + p2 * (1.f - a) * b + p3 * a * b;
+  return (int)rint(v) & 0xff;  // cvRound, then the (uchar) cast
+}
+
+// One window pixel of an oriented window at (px, py): bilinear inside, nearest clamped pixel at the
+// border, as sampleWindow.
 int surf_window_pixel(global const uchar* img, global const uint* quads, int rows, int cols, double px, double py) {
   const int ix = (int)floor(px), iy = (int)floor(py);
-  if ((uint)ix < (uint)(cols - 1) && (uint)iy < (uint)(rows - 1)) {
-    const float a = (float)(px - ix), b = (float)(py - iy);
-    const uint q = quads[surf_quad_index(ix, iy, cols)];
-    const int p0 = q & 0xff, p1 = (q >> 8) & 0xff, p2 = (q >> 16) & 0xff, p3 = q >> 24;
-    const float v = p0 * (1.f - a) * (1.f - b) + p1 * a * (1.f - b) + p2 * (1.f - a) * b + p3 * a * b;
-    return (int)rint(v) & 0xff;  // cvRound, then the (uchar) cast
-  }
+  if ((uint)ix < (uint)(cols - 1) && (uint)iy < (uint)(rows - 1)) return surf_bilinear_pixel(quads, cols, px, py);
   const int x = clamp((int)rint(px), 0, cols - 1), y = clamp((int)rint(py), 0, rows - 1);
   return img[(size_t)y * cols + x];
+}
+
+// Whether the samples at (px, py) + k (step_x, step_y), k = 0..n, are all bilinear (footprint inside),
+// so that a row segment can skip the border test. The positions are monotone along the segment; the
+// margin of a pixel covers the difference between the running sums and the exact line (below 1e-9
+// pixels), as sampleWindow's interior test does.
+bool surf_segment_inside(double px, double py, double step_x, double step_y, int n, int rows, int cols) {
+  const double ex = px + n * step_x, ey = py + n * step_y;
+  return fmin(px, ex) >= 1 && fmax(px, ex) < cols - 2 && fmin(py, ey) >= 1 && fmax(py, ey) < rows - 2;
 }
