@@ -12,11 +12,10 @@ int surf_area_cell(int size) {
 
 // The window pixels an INTER_AREA destination pixel reads along one axis (computeResizeAreaTab,
 // or whole cells of `cell` pixels where the scale is the whole number `cell`): lo..hi, with weight
-// w_lo for lo when has_lo, w_hi for hi when has_hi, w_mid for the others.
+// w_first for lo, w_last for hi (when hi > lo), w_mid for the others.
 typedef struct {
   int lo, hi;
-  bool has_lo, has_hi;
-  float w_lo, w_mid, w_hi;
+  float w_first, w_mid, w_last;
 } surf_area_span;
 
 surf_area_span surf_area_span_of(int size, int cell, int d) {
@@ -24,8 +23,7 @@ surf_area_span surf_area_span_of(int size, int cell, int d) {
   if (cell > 0) {
     a.lo = d * cell;
     a.hi = a.lo + cell - 1;
-    a.has_lo = a.has_hi = false;
-    a.w_lo = a.w_mid = a.w_hi = 1.f;
+    a.w_first = a.w_mid = a.w_last = 1.f;
     return a;
   }
   const double scale = 1. / ((double)SURF_CELLS / size);  // as cv::resize derives it
@@ -33,18 +31,22 @@ surf_area_span surf_area_span_of(int size, int cell, int d) {
   const double width = fmin(scale, size - from);
   int last = min((int)floor(to), size - 1);
   const int first = min((int)ceil(from), last);
-  a.has_lo = first - from > 1e-3;
-  a.has_hi = to - last > 1e-3;
-  a.lo = a.has_lo ? first - 1 : first;
-  a.hi = a.has_hi ? last : last - 1;
-  a.w_lo = (float)((first - from) / width);
+  // computeResizeAreaTab: a partial pixel before `first` and one at `last` where they overlap by more
+  // than 1e-3, whole pixels first..last-1 between.
+  const bool has_lo = first - from > 1e-3, has_hi = to - last > 1e-3;
+  const float w_lo = (float)((first - from) / width);
+  const float w_hi = (float)(fmin(fmin(to - last, 1.), width) / width);
+  a.lo = has_lo ? first - 1 : first;
+  a.hi = has_hi ? last : last - 1;
   a.w_mid = (float)(1.0 / width);
-  a.w_hi = (float)(fmin(fmin(to - last, 1.), width) / width);
+  a.w_first = has_lo ? w_lo : a.lo == a.hi && has_hi ? w_hi : a.w_mid;
+  a.w_last = has_hi ? w_hi : a.w_mid;
   return a;
 }
 
+// Window pixel i's weight (lo <= i <= hi).
 inline float surf_area_weight(const surf_area_span* a, int i) {
-  return a->has_lo && i == a->lo ? a->w_lo : a->has_hi && i == a->hi ? a->w_hi : a->w_mid;
+  return i == a->lo ? a->w_first : i == a->hi ? a->w_last : a->w_mid;
 }
 
 // A patch pixel from its INTER_AREA sum: float sum (cell 0) or the integer sum of a whole cell.

@@ -50,13 +50,10 @@ kernel void surf_quad_image(global const uchar* img, int rows, int cols, global 
 // the row's start (unused upright).
 float surf_row_sum(global const uchar* img, global const uint* quads, int rows, int cols, surf_window g, int r,
                    float start_x, float start_y, surf_area_span cs) {
-  // surf_area_weight(&cs, c), with its tests done once.
-  const float w_first = surf_area_weight(&cs, cs.lo), w_last = surf_area_weight(&cs, cs.hi);
-#define SURF_WEIGHT(c) ((c) == cs.lo ? w_first : (c) == cs.hi ? w_last : cs.w_mid)
   float sum = 0;
   if (SURF_UPRIGHT) {
     global const uchar* column = img + clamp(g.ux + r, 0, cols - 1);
-    for (int c = cs.lo; c <= cs.hi; ++c) sum += column[(size_t)clamp(g.uy - c, 0, rows - 1) * cols] * SURF_WEIGHT(c);
+    for (int c = cs.lo; c <= cs.hi; ++c) sum += column[(size_t)clamp(g.uy - c, 0, rows - 1) * cols] * surf_area_weight(&cs, c);
     return sum;
   }
   double px = surf_running_position(start_x, g.cos_dir, cs.lo, cs.hi);
@@ -65,18 +62,17 @@ float surf_row_sum(global const uchar* img, global const uint* quads, int rows, 
     // Unrolled so that a GPU issues several samples' loads before the first one's sum needs its value.
 #pragma unroll 4
     for (int c = cs.lo; c <= cs.hi; ++c) {
-      sum += surf_bilinear_pixel(quads, cols, px, py) * SURF_WEIGHT(c);
+      sum += surf_bilinear_pixel(quads, cols, px, py) * surf_area_weight(&cs, c);
       px += g.cos_dir;
       py -= g.sin_dir;
     }
   } else {
     for (int c = cs.lo; c <= cs.hi; ++c) {
-      sum += surf_window_pixel(img, quads, rows, cols, px, py) * SURF_WEIGHT(c);
+      sum += surf_window_pixel(img, quads, rows, cols, px, py) * surf_area_weight(&cs, c);
       px += g.cos_dir;
       py -= g.sin_dir;
     }
   }
-#undef SURF_WEIGHT
   return sum;
 }
 
