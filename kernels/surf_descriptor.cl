@@ -53,7 +53,8 @@ float surf_row_sum(global const uchar* img, global const uint* quads, int rows, 
   float sum = 0;
   if (SURF_UPRIGHT) {
     global const uchar* column = img + clamp(g.ux + r, 0, cols - 1);
-    for (int c = cs.lo; c <= cs.hi; ++c) sum += column[(size_t)clamp(g.uy - c, 0, rows - 1) * cols] * surf_area_weight(&cs, c);
+    for (int c = cs.lo; c <= cs.hi; ++c)
+      sum += column[(size_t)clamp(g.uy - c, 0, rows - 1) * cols] * surf_area_weight(&cs, c);
     return sum;
   }
   double px = surf_running_position(start_x, g.cos_dir, cs.lo, cs.hi);
