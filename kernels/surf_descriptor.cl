@@ -47,9 +47,9 @@ kernel void surf_quad_image(global const uchar* img, int rows, int cols, global 
 
 // Horizontal INTER_AREA sum of window row r over the columns of span cs (cv::resize's per-row sum,
 // from 0 in column order), each window pixel sampled as sampleWindow samples it. start_x, start_y:
-// the row's start (unused upright).
+// the row's start (unused upright); exact_x, exact_y: surf_running_sums_exact for its positions.
 float surf_row_sum(global const uchar* img, global const uint* quads, int rows, int cols, surf_window g, int r,
-                   float start_x, float start_y, surf_area_span cs) {
+                   float start_x, float start_y, bool exact_x, bool exact_y, surf_area_span cs) {
   float sum = 0;
   if (SURF_UPRIGHT) {
     global const uchar* column = img + clamp(g.ux + r, 0, cols - 1);
@@ -57,8 +57,8 @@ float surf_row_sum(global const uchar* img, global const uint* quads, int rows, 
       sum += column[(size_t)clamp(g.uy - c, 0, rows - 1) * cols] * surf_area_weight(&cs, c);
     return sum;
   }
-  double px = surf_running_position(start_x, g.cos_dir, cs.lo, cs.hi);
-  double py = surf_running_position(start_y, -g.sin_dir, cs.lo, cs.hi);
+  double px = surf_running_position(start_x, g.cos_dir, cs.lo, exact_x);
+  double py = surf_running_position(start_y, -g.sin_dir, cs.lo, exact_y);
   if (surf_segment_inside(px, py, g.cos_dir, -g.sin_dir, cs.hi - cs.lo, rows, cols)) {
     // Unrolled so that a GPU issues several samples' loads before the first one's sum needs its value.
 #pragma unroll 4
@@ -92,6 +92,7 @@ void surf_patch(global const uchar* img, global const uint* quads, int rows, int
                 global const surf_keypoint* keypoints, global uchar* patches) {
   local surf_area_span spans[SURF_CELLS];  // per patch row and column (both axes have `size` pixels)
   local float row_x[SURF_CHUNK_ROWS], row_y[SURF_CHUNK_ROWS];  // the chunk's row starts (oriented)
+  local int exact[2];  // the chunk's positions along x, y: surf_running_sums_exact over the window
   local float row_sums[SURF_CELLS][SURF_CHUNK_ROWS + 1];       // [patch column][chunk row]; +1: no bank conflicts
 
   const int lid = get_local_id(0);
@@ -127,10 +128,17 @@ void surf_patch(global const uchar* img, global const uint* quads, int rows, int
     const int chunk = min(SURF_CHUNK_ROWS, end_row - r0);
     if (!SURF_UPRIGHT && lid < 2) {
       local float* starts = lid == 0 ? row_x : row_y;
+      float max_start = 0;
+      int quantum = 1000;
       for (int i = 0; i < chunk; ++i) {
         starts[i] = start;
+        max_start = fmax(max_start, fabs(start));
+        quantum = min(quantum, surf_quantum(start));
         start += start_step;
       }
+      // Once per chunk rather than per row segment: exact for the largest and finest start over the
+      // whole row (size - 1 steps) means exact for every start and segment of the chunk.
+      exact[lid] = surf_running_sums_exact(max_start, quantum, lid == 0 ? g.cos_dir : -g.sin_dir, size - 1);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     // Horizontal sums, rows fastest: neighbouring work-items take neighbouring rows of one patch
@@ -138,7 +146,8 @@ void surf_patch(global const uchar* img, global const uint* quads, int rows, int
     // Sum t = dc * chunk + i, (i, dc) stepped without a division per sum.
     const int step_i = SURF_PATCH_GROUP % chunk, step_dc = SURF_PATCH_GROUP / chunk;
     for (int i = lid % chunk, dc = lid / chunk; dc < SURF_CELLS;) {
-      row_sums[dc][i] = surf_row_sum(img, quads, rows, cols, g, r0 + i, row_x[i], row_y[i], spans[dc]);
+      row_sums[dc][i] = surf_row_sum(img, quads, rows, cols, g, r0 + i, row_x[i], row_y[i], exact[0], exact[1],
+                                     spans[dc]);
       i += step_i;
       dc += step_dc;
       if (i >= chunk) {

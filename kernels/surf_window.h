@@ -80,17 +80,23 @@ surf_window surf_window_of(surf_keypoint kp, int size) {
   return g;
 }
 
-// start + step + step + ... (`steps` additions in double), as sampleWindow's running position. When
-// every partial sum up to `horizon` steps is exactly representable (all are multiples of the finer
-// of the two floats' quanta, so it suffices that the largest stays below 2^53 quanta), the running
-// sum is exact and equals start + steps * step, computed here exactly; otherwise (windows within
-// about 1e-4 degrees of an axis) it is summed step by step.
-double surf_running_position(float start, float step, int steps, int horizon) {
-  int quantum = 1000;
-  if (start != 0) quantum = min(quantum, max(ilogb(start) - 23, -149));
-  if (step != 0) quantum = min(quantum, max(ilogb(step) - 23, -149));
-  if (quantum == 1000 || fabs((double)start) + horizon * fabs((double)step) < ldexp(1.0, 53 + quantum))
-    return (double)start + (double)steps * (double)step;
+// The exponent of a float's quantum (the value of its last bit); 1000 for 0, which constrains nothing.
+inline int surf_quantum(float v) { return v != 0 ? max(ilogb(v) - 23, -149) : 1000; }
+
+// Whether the running sums start + step + step + ... of sampleWindow's positions (in double) are exact
+// up to `horizon` steps, for every start of magnitude at most max_start and quantum exponent at least
+// start_quantum: all partial sums are multiples of the finer of the two quanta, so it suffices that
+// the largest stays below 2^53 of them. Not so only for windows within about 1e-4 degrees of an axis.
+bool surf_running_sums_exact(float max_start, int start_quantum, float step, int horizon) {
+  const int quantum = min(start_quantum, surf_quantum(step));
+  return quantum == 1000 || fabs((double)max_start) + horizon * fabs((double)step) < ldexp(1.0, 53 + quantum);
+}
+
+// start + step + step + ... (`steps` additions in double), as sampleWindow's running position: where
+// the running sums are exact (surf_running_sums_exact over at least `steps`), start + steps * step,
+// computed exactly; otherwise summed step by step.
+double surf_running_position(float start, float step, int steps, bool exact) {
+  if (exact) return (double)start + (double)steps * (double)step;
   double p = start;
   for (int k = 0; k < steps; ++k) p += step;
   return p;
