@@ -1,228 +1,201 @@
 // SURF descriptor on the device: computeDescriptors (src/features/surf_descriptor.cpp, reference
-// path) without materialising the window, which can be hundreds of pixels wide. One work-group per
-// keypoint. Each of the 21x21 patch pixels is one INTER_AREA cell of the rotated window: the
-// work-item that owns it samples just the window pixels under the cell, each as sampleWindow
-// samples it (same positions to the bit, same 8-bit rounding), and sums them with cv::resize's
-// weights, order and rounding. The gradients, the 16 subregion sums (one work-item each, in the
-// CPU's order) and the normalisation (in double, in the CPU's order) follow.
+// path) without materialising the window, which can be hundreds of pixels wide. Three kernels:
+// - surf_quad_image: each pixel's 2x2 bilinear footprint in one word (oriented windows);
+// - surf_patch: the 21x21 INTER_AREA patch. Work-groups of 256, SURF_BANDS per keypoint: a big
+//   window is cut into bands of patch rows, one work-group each, so that no work-group (one
+//   multiprocessor) carries a big keypoint alone; the bands a small window does not need return at
+//   once. A work-group passes over its band's window rows in chunks: first every work-item computes
+//   horizontal INTER_AREA sums (one per window row and patch column, rows fastest: short chains, and
+//   even the smallest window has more sums than work-items), each window pixel sampled as
+//   sampleWindow samples it, into local memory; then each patch pixel's owner adds the chunk's rows
+//   into its vertical sum in cv::resize's order, with its weights and rounding;
+// - surf_descriptor: from the patch, the gradients, the 16 subregion sums (one work-item each, in the
+//   CPU's order) and the normalisation (in double, in the CPU's order).
+// docs/SURF_opencl_stages.md says why this is exact.
 //
 // Build options: SURF_EXTENDED (0/1: 64 or 128 values), SURF_UPRIGHT (0/1).
 #include "surf_common.h"
 
-#define SURF_DESCRIPTOR_GROUP 64
 #define SURF_PATCH 20                 // gradient samples per side
 #define SURF_CELLS (SURF_PATCH + 1)   // patch pixels per side
+#define SURF_PATCH_PIXELS (SURF_CELLS * SURF_CELLS)
 #define SURF_SUBREGION 5              // gradient samples per subregion side
 #define SURF_VALUES (SURF_EXTENDED ? 8 : 4)
 #define SURF_WIDTH (16 * SURF_VALUES)
 
-// The window pixels an INTER_AREA destination pixel reads along one axis (computeResizeAreaTab,
-// or whole cells of `cell` pixels where the scale is the whole number `cell`): lo..hi, with weight
-// w_lo for lo when has_lo, w_hi for hi when has_hi, w_mid for the others.
-typedef struct {
-  int lo, hi;
-  bool has_lo, has_hi;
-  float w_lo, w_mid, w_hi;
-} surf_area_span;
+#include "surf_window.h"
+#include "surf_area.h"
 
-surf_area_span surf_area_span_of(int size, int cell, int d) {
-  surf_area_span a;
-  if (cell > 0) {
-    a.lo = d * cell;
-    a.hi = a.lo + cell - 1;
-    a.has_lo = a.has_hi = false;
-    a.w_lo = a.w_mid = a.w_hi = 1.f;
-    return a;
+#define SURF_PATCH_GROUP 256
+#define SURF_BANDS 4                  // most work-groups (bands of patch rows) per keypoint
+#define SURF_BAND_SAMPLES 65536       // window samples per band before a window takes another band
+#define SURF_CHUNK_ROWS 128           // window rows per pass (their horizontal sums: 10.8 KiB)
+#define SURF_PIXELS_PER_ITEM ((SURF_PATCH_PIXELS + SURF_PATCH_GROUP - 1) / SURF_PATCH_GROUP)
+#define SURF_DESCRIPTOR_GROUP 64
+
+// The quad image of img: the bilinear footprint of every pixel (x < cols - 1, y < rows - 1) as one
+// word, bytes p(y, x), p(y, x + 1), p(y + 1, x), p(y + 1, x + 1), low to high, as the CPU's quadImage,
+// at surf_quad_index(x, y, cols); the last row and column are never read and left unwritten. A window
+// sample costs one load rather than four (on a GPU each of the four byte loads of a warp's scattered
+// samples touches as many cache lines).
+kernel void surf_quad_image(global const uchar* img, int rows, int cols, global uint* quads) {
+  const int x = get_global_id(0), y = get_global_id(1);
+  if (x >= cols - 1 || y >= rows - 1) return;
+  global const uchar* p = img + (size_t)y * cols + x;
+  quads[surf_quad_index(x, y, cols)] = p[0] | (uint)p[1] << 8 | (uint)p[cols] << 16 | (uint)p[cols + 1] << 24;
+}
+
+// Horizontal INTER_AREA sum of window row r over the columns of span cs (cv::resize's per-row sum,
+// from 0 in column order), each window pixel sampled as sampleWindow samples it. start_x, start_y:
+// the row's start (unused upright); exact_x, exact_y: surf_running_sums_exact for its positions.
+float surf_row_sum(global const uchar* img, global const uint* quads, int rows, int cols, surf_window g, int r,
+                   float start_x, float start_y, bool exact_x, bool exact_y, surf_area_span cs) {
+  float sum = 0;
+  if (SURF_UPRIGHT) {
+    global const uchar* column = img + clamp(g.ux + r, 0, cols - 1);
+    for (int c = cs.lo; c <= cs.hi; ++c)
+      sum += column[(size_t)clamp(g.uy - c, 0, rows - 1) * cols] * surf_area_weight(&cs, c);
+    return sum;
   }
-  const double scale = 1. / ((double)SURF_CELLS / size);  // as cv::resize derives it
-  const double from = d * scale, to = from + scale;
-  const double width = fmin(scale, size - from);
-  int last = min((int)floor(to), size - 1);
-  const int first = min((int)ceil(from), last);
-  a.has_lo = first - from > 1e-3;
-  a.has_hi = to - last > 1e-3;
-  a.lo = a.has_lo ? first - 1 : first;
-  a.hi = a.has_hi ? last : last - 1;
-  a.w_lo = (float)((first - from) / width);
-  a.w_mid = (float)(1.0 / width);
-  a.w_hi = (float)(fmin(fmin(to - last, 1.), width) / width);
-  return a;
-}
-
-inline float surf_area_weight(const surf_area_span* a, int i) {
-  return a->has_lo && i == a->lo ? a->w_lo : a->has_hi && i == a->hi ? a->w_hi : a->w_mid;
-}
-
-// start + step + step + ... (`steps` additions in double), as sampleWindow's running position. When
-// every partial sum up to `horizon` steps is exactly representable (all are multiples of the finer
-// of the two floats' quanta, so it suffices that the largest stays below 2^53 quanta), the running
-// sum is exact and equals start + steps * step, computed here exactly; otherwise (windows within
-// about 1e-4 degrees of an axis) it is summed step by step.
-double surf_running_position(float start, float step, int steps, int horizon) {
-  int quantum = 1000;
-  if (start != 0) quantum = min(quantum, max(ilogb(start) - 23, -149));
-  if (step != 0) quantum = min(quantum, max(ilogb(step) - 23, -149));
-  if (quantum == 1000 || fabs((double)start) + horizon * fabs((double)step) < ldexp(1.0, 53 + quantum))
-    return (double)start + (double)steps * (double)step;
-  double p = start;
-  for (int k = 0; k < steps; ++k) p += step;
-  return p;
-}
-
-// One window pixel of an oriented window at (px, py): bilinear inside, nearest clamped pixel at the
-// border, rounded to 8 bits, as sampleWindow.
-int surf_window_pixel(global const uchar* img, int rows, int cols, double px, double py) {
-  const int ix = (int)floor(px), iy = (int)floor(py);
-  if ((uint)ix < (uint)(cols - 1) && (uint)iy < (uint)(rows - 1)) {
-    const float a = (float)(px - ix), b = (float)(py - iy);
-    global const uchar* p = img + (size_t)iy * cols + ix;
-    const float v = p[0] * (1.f - a) * (1.f - b) + p[1] * a * (1.f - b) + p[cols] * (1.f - a) * b +
-                    p[cols + 1] * a * b;
-    return (int)rint(v) & 0xff;  // cvRound, then the (uchar) cast
-  }
-  const int x = clamp((int)rint(px), 0, cols - 1), y = clamp((int)rint(py), 0, rows - 1);
-  return img[(size_t)y * cols + x];
-}
-
-// The window's geometry, as sampleWindow sets it up. Oriented: row 0 starts at (x0, y0), each row
-// adds (sin_dir, cos_dir) to the start in float, each column (cos_dir, -sin_dir) to the position in
-// double. Upright: row i is image column ux + i, column j image row uy - j.
-typedef struct {
-  float x0, y0, sin_dir, cos_dir;
-  int ux, uy;
-} surf_window;
-
-// sinf / cosf as glibc (2.28 and later) computes them: the window's direction comes from the host's
-// std::sin(float) and std::cos(float), which are not correctly rounded (about 0.1% of angles differ
-// from the correctly rounded value in the last bit). Its algorithm in double, with its constants:
-// a polynomial on [-pi/4, pi/4] after a one-step reduction by pi/2. Fused or not, its multiply-adds
-// give the same floats for every float angle in [0, 360] degrees (checked exhaustively against glibc
-// 2.36's SSE2 and FMA versions); |y| >= 120 (glibc's large-argument reduction) is not reproduced and
-// falls back to the correctly rounded value.
-typedef struct {
-  double hpi_inv, hpi, c0, c1, c2, c3, c4, s1, s2, s3;
-} surf_sincosf_poly;
-
-inline uint surf_abstop12(float y) { return (as_uint(y) >> 20) & 0x7ff; }
-
-float surf_sincosf_eval(double x, double x2, surf_sincosf_poly p, int n) {
-  if ((n & 1) == 0) {
-    const double x3 = x * x2;
-    const double s1 = p.s2 + x2 * p.s3;
-    const double x7 = x3 * x2;
-    const double s = x + x3 * p.s1;
-    return (float)(s + x7 * s1);
-  }
-  const double x4 = x2 * x2;
-  const double c2 = p.c3 + x2 * p.c4;
-  const double c1 = p.c0 + x2 * p.c1;
-  const double x6 = x4 * x2;
-  const double c = c1 + x4 * p.c2;
-  return (float)(c + x6 * c2);
-}
-
-// glibc's sinf (cosine: false) or cosf (cosine: true).
-float surf_glibc_sincosf(float y, bool cosine) {
-  // The 2nd table computes -cos(x) rather than cos(x), for quadrants 2 and 3.
-  const surf_sincosf_poly table[2] = {
-      {0x1.45F306DC9C883p+23, 0x1.921FB54442D18p0, 0x1p0, -0x1.ffffffd0c621cp-2, 0x1.55553e1068f19p-5,
-       -0x1.6c087e89a359dp-10, 0x1.99343027bf8c3p-16, -0x1.555545995a603p-3, 0x1.1107605230bc4p-7,
-       -0x1.994eb3774cf24p-13},
-      {0x1.45F306DC9C883p+23, 0x1.921FB54442D18p0, -0x1p0, 0x1.ffffffd0c621cp-2, -0x1.55553e1068f19p-5,
-       0x1.6c087e89a359dp-10, -0x1.99343027bf8c3p-16, -0x1.555545995a603p-3, 0x1.1107605230bc4p-7,
-       -0x1.994eb3774cf24p-13}};
-  double x = y;
-  if (surf_abstop12(y) < surf_abstop12((float)0x1.921FB54442D18p-1)) {  // about |y| < pi/4
-    if (surf_abstop12(y) < surf_abstop12(0x1p-12f)) return cosine ? 1.0f : y;
-    return surf_sincosf_eval(x, x * x, table[0], cosine ? 1 : 0);
-  }
-  if (surf_abstop12(y) >= surf_abstop12(120.0f)) return cosine ? (float)cos(x) : (float)sin(x);
-  // Quadrant n: the scaled product's bits 24..31, rounded; then x - n pi/2.
-  const int n = ((int)(x * table[0].hpi_inv) + 0x800000) >> 24;
-  x = x - n * table[0].hpi;
-  const double sign = (n & 3) == 1 || (n & 3) == 2 ? -1.0 : 1.0;
-  return surf_sincosf_eval(x * sign, x * x, table[(n & 2) ? 1 : 0], cosine ? n ^ 1 : n);
-}
-
-// Patch pixel (dr, dc): cv::resize(INTER_AREA)'s value for the window cell rows x columns.
-uchar surf_patch_pixel(global const uchar* img, int rows, int cols, surf_window g, int size, int cell,
-                       surf_area_span rs, surf_area_span cs) {
-  // Row rs.lo's start: the float running sum, step by step (it rounds at every step).
-  float start_x = g.x0, start_y = g.y0;
-  if (!SURF_UPRIGHT)
-    for (int r = 0; r < rs.lo; ++r) {
-      start_x += g.sin_dir;
-      start_y += g.cos_dir;
-    }
-  int whole = 0;  // cell > 0: cv::resize's integer sums
-  float sum = 0;  // otherwise its float sums
-  for (int r = rs.lo; r <= rs.hi; ++r) {
-    double px = 0, py = 0;
-    if (!SURF_UPRIGHT) {
-      px = surf_running_position(start_x, g.cos_dir, cs.lo, cs.hi);
-      py = surf_running_position(start_y, -g.sin_dir, cs.lo, cs.hi);
-    }
-    float row = 0;  // resizeArea's horizontal sum for this cell, from 0 in column order
+  double px = surf_running_position(start_x, g.cos_dir, cs.lo, exact_x);
+  double py = surf_running_position(start_y, -g.sin_dir, cs.lo, exact_y);
+  if (surf_segment_inside(px, py, g.cos_dir, -g.sin_dir, cs.hi - cs.lo, rows, cols)) {
+    // Unrolled so that a GPU issues several samples' loads before the first one's sum needs its value.
+#pragma unroll 4
     for (int c = cs.lo; c <= cs.hi; ++c) {
-      const int v = SURF_UPRIGHT ? img[(size_t)clamp(g.uy - c, 0, rows - 1) * cols + clamp(g.ux + r, 0, cols - 1)]
-                                 : surf_window_pixel(img, rows, cols, px, py);
-      if (cell > 0)
-        whole += v;
-      else
-        row += v * surf_area_weight(&cs, c);
+      sum += surf_bilinear_pixel(quads, cols, px, py) * surf_area_weight(&cs, c);
       px += g.cos_dir;
       py -= g.sin_dir;
     }
-    if (cell == 0) {
-      const float beta = surf_area_weight(&rs, r);
-      sum = r == rs.lo ? beta * row : sum + beta * row;
+  } else {
+    for (int c = cs.lo; c <= cs.hi; ++c) {
+      sum += surf_window_pixel(img, quads, rows, cols, px, py) * surf_area_weight(&cs, c);
+      px += g.cos_dir;
+      py -= g.sin_dir;
     }
-    start_x += g.sin_dir;
-    start_y += g.cos_dir;
   }
-  if (cell == 2) return (uchar)((whole + 2) >> 2);
-  const float value = cell > 0 ? whole * surf_div_rn(1.f, (float)(cell * cell)) : sum;
-  return (uchar)clamp((int)rint(value), 0, 255);  // saturate_cast<uchar>
+  return sum;
 }
 
-// gray: rows x cols, packed. weights: descriptorWeights() (20 x 20). descriptors: one row of
-// SURF_WIDTH floats per keypoint; rows of keypoints with size <= 0 are left alone.
+// The bands (work-groups) a window of `size` pixels per side takes: about SURF_BAND_SAMPLES samples
+// each, at most SURF_BANDS.
+int surf_band_count(int size) {
+  const int side = min(size, 4096);  // no overflow; such windows take every band anyway
+  return clamp((side * side + SURF_BAND_SAMPLES - 1) / SURF_BAND_SAMPLES, 1, SURF_BANDS);
+}
+
+// gray: rows x cols, packed; quads: surf_quad_image of it (read for oriented windows only). patches:
+// SURF_PATCH_PIXELS bytes per keypoint, row-major. Work-group w: keypoint w / SURF_BANDS, band
+// w % SURF_BANDS. Keypoints with size <= 0 are skipped.
+kernel __attribute__((reqd_work_group_size(SURF_PATCH_GROUP, 1, 1)))
+void surf_patch(global const uchar* img, global const uint* quads, int rows, int cols,
+                global const surf_keypoint* keypoints, global uchar* patches) {
+  local surf_area_span spans[SURF_CELLS];  // per patch row and column (both axes have `size` pixels)
+  local float row_x[SURF_CHUNK_ROWS], row_y[SURF_CHUNK_ROWS];  // the chunk's row starts (oriented)
+  local int exact[2];  // the chunk's positions along x, y: surf_running_sums_exact over the window
+  local float row_sums[SURF_CELLS][SURF_CHUNK_ROWS + 1];       // [patch column][chunk row]; +1: no bank conflicts
+
+  const int lid = get_local_id(0);
+  const int keypoint = get_group_id(0) / SURF_BANDS, band = get_group_id(0) % SURF_BANDS;
+  const surf_keypoint kp = keypoints[keypoint];
+  if (kp.size <= 0) return;  // uniform over the group
+  const int size = (int)(SURF_CELLS * surf_keypoint_scale(kp.size));  // window side
+  const int bands = surf_band_count(size);
+  if (band >= bands) return;
+  const int d0 = band * SURF_CELLS / bands, d1 = (band + 1) * SURF_CELLS / bands;  // patch rows d0..d1-1
+
+  const surf_window g = surf_window_of(kp, size);
+  const int cell = surf_area_cell(size);
+  if (lid < SURF_CELLS) spans[lid] = surf_area_span_of(size, cell, lid);
+  const int first_row = surf_area_span_of(size, cell, d0).lo, end_row = surf_area_span_of(size, cell, d1 - 1).hi + 1;
+
+  // Band pixel lid + k * SURF_PATCH_GROUP: its vertical sum so far (float, or whole cells' ints).
+  const int pixels = (d1 - d0) * SURF_CELLS;
+  float sum[SURF_PIXELS_PER_ITEM];
+  int whole[SURF_PIXELS_PER_ITEM];
+  for (int k = 0; k < SURF_PIXELS_PER_ITEM; ++k) {
+    sum[k] = 0;
+    whole[k] = 0;
+  }
+  // Work-items 0 and 1 carry the row starts' float running sums (x and y), from row 0 as the CPU
+  // adds them, to the band's first row and then from chunk to chunk.
+  float start = lid == 0 ? g.x0 : g.y0;
+  const float start_step = lid == 0 ? g.sin_dir : g.cos_dir;
+  if (!SURF_UPRIGHT && lid < 2)
+    for (int r = 0; r < first_row; ++r) start += start_step;
+
+  for (int r0 = first_row; r0 < end_row; r0 += SURF_CHUNK_ROWS) {  // uniform over the group
+    const int chunk = min(SURF_CHUNK_ROWS, end_row - r0);
+    if (!SURF_UPRIGHT && lid < 2) {
+      local float* starts = lid == 0 ? row_x : row_y;
+      float max_start = 0;
+      int quantum = 1000;
+      for (int i = 0; i < chunk; ++i) {
+        starts[i] = start;
+        max_start = fmax(max_start, fabs(start));
+        quantum = min(quantum, surf_quantum(start));
+        start += start_step;
+      }
+      // Once per chunk rather than per row segment: exact for the largest and finest start over the
+      // whole row (size - 1 steps) means exact for every start and segment of the chunk.
+      exact[lid] = surf_running_sums_exact(max_start, quantum, lid == 0 ? g.cos_dir : -g.sin_dir, size - 1);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    // Horizontal sums, rows fastest: neighbouring work-items take neighbouring rows of one patch
+    // column, so they run the same columns (no divergence) and read neighbouring pixels.
+    // Sum t = dc * chunk + i, (i, dc) stepped without a division per sum.
+    const int step_i = SURF_PATCH_GROUP % chunk, step_dc = SURF_PATCH_GROUP / chunk;
+    for (int i = lid % chunk, dc = lid / chunk; dc < SURF_CELLS;) {
+      row_sums[dc][i] = surf_row_sum(img, quads, rows, cols, g, r0 + i, row_x[i], row_y[i], exact[0], exact[1],
+                                     spans[dc]);
+      i += step_i;
+      dc += step_dc;
+      if (i >= chunk) {
+        i -= chunk;
+        ++dc;
+      }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    // Vertical sums: the chunk's rows of each patch row, in row order, as resizeArea adds them.
+    for (int k = 0; k < SURF_PIXELS_PER_ITEM; ++k) {
+      const int p = lid + k * SURF_PATCH_GROUP;
+      if (p >= pixels) break;
+      const surf_area_span rs = spans[d0 + p / SURF_CELLS];
+      local const float* column = row_sums[p % SURF_CELLS];
+      const int last = min(rs.hi, r0 + chunk - 1);
+      for (int r = max(rs.lo, r0); r <= last; ++r) {
+        const float row = column[r - r0];
+        if (cell > 0) {
+          whole[k] += (int)row;  // exact: a whole row of a cell is an integer below 2^24
+        } else {
+          const float beta = surf_area_weight(&rs, r);
+          sum[k] = r == rs.lo ? beta * row : sum[k] + beta * row;
+        }
+      }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);  // before the next chunk overwrites the row starts and sums
+  }
+  global uchar* out = patches + (size_t)keypoint * SURF_PATCH_PIXELS + d0 * SURF_CELLS;
+  for (int k = 0; k < SURF_PIXELS_PER_ITEM; ++k) {
+    const int p = lid + k * SURF_PATCH_GROUP;
+    if (p < pixels) out[p] = surf_patch_value(sum[k], whole[k], cell);
+  }
+}
+
+// patches: surf_patch's. weights: descriptorWeights() (20 x 20). descriptors: one row of SURF_WIDTH
+// floats per keypoint; rows of keypoints with size <= 0 are left alone. One work-group per keypoint.
 kernel __attribute__((reqd_work_group_size(SURF_DESCRIPTOR_GROUP, 1, 1)))
-void surf_descriptor(global const uchar* img, int rows, int cols, global const surf_keypoint* keypoints,
-                     global const float* weights, global float* descriptors) {
+void surf_descriptor(global const surf_keypoint* keypoints, global const uchar* patches, global const float* weights,
+                     global float* descriptors) {
   local uchar patch[SURF_CELLS][SURF_CELLS];
   local float grad_x[SURF_PATCH][SURF_PATCH], grad_y[SURF_PATCH][SURF_PATCH];
   local float vec[SURF_WIDTH];
   local float scale;
 
   const int lid = get_local_id(0);
-  const surf_keypoint kp = keypoints[get_group_id(0)];
-  if (kp.size <= 0) return;  // uniform over the group
-  const float s = surf_keypoint_scale(kp.size);
-  const int size = (int)(SURF_CELLS * s);  // window side; each patch pixel covers s x s of it
-
-  surf_window g = {0, 0, 0, 0, 0, 0};
-  const float win_offset = -(float)(size - 1) / 2;
-  if (SURF_UPRIGHT) {
-    g.ux = (int)rint(kp.x + win_offset);
-    g.uy = (int)rint(kp.y - win_offset);
-  } else {
-    const float dir = kp.angle * 0x1.1df46ap-6f;  // (float)(CV_PI / 180)
-    g.sin_dir = -surf_glibc_sincosf(dir, false);
-    g.cos_dir = surf_glibc_sincosf(dir, true);
-    g.x0 = kp.x + win_offset * g.cos_dir + win_offset * g.sin_dir;
-    g.y0 = kp.y - win_offset * g.sin_dir + win_offset * g.cos_dir;
-  }
-  // INTER_AREA's "area fast" path where the scale is a whole number (cv::resize's test).
-  const double area_scale = 1. / ((double)SURF_CELLS / size);
-  const int rounded_scale = (int)rint(area_scale);
-  const int cell = fabs(area_scale - rounded_scale) < DBL_EPSILON ? rounded_scale : 0;
-
-  for (int i = lid; i < SURF_CELLS * SURF_CELLS; i += SURF_DESCRIPTOR_GROUP) {
-    const int dr = i / SURF_CELLS, dc = i % SURF_CELLS;
-    patch[dr][dc] = surf_patch_pixel(img, rows, cols, g, size, cell, surf_area_span_of(size, cell, dr),
-                                     surf_area_span_of(size, cell, dc));
-  }
+  if (keypoints[get_group_id(0)].size <= 0) return;  // uniform over the group
+  global const uchar* in = patches + (size_t)get_group_id(0) * SURF_PATCH_PIXELS;
+  for (int i = lid; i < SURF_PATCH_PIXELS; i += SURF_DESCRIPTOR_GROUP) patch[i / SURF_CELLS][i % SURF_CELLS] = in[i];
   barrier(CLK_LOCAL_MEM_FENCE);
 
   for (int i = lid; i < SURF_PATCH * SURF_PATCH; i += SURF_DESCRIPTOR_GROUP) {

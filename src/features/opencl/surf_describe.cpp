@@ -14,10 +14,48 @@ namespace bovw::surf {
 namespace {
 
 constexpr int kOrientationGroup = 128;  // kernels/surf_orientation.cl's SURF_ORIENTATION_GROUP
-constexpr int kDescriptorGroup = 64;    // kernels/surf_descriptor.cl's SURF_DESCRIPTOR_GROUP
+constexpr int kPatchGroup = 256;        // kernels/surf_descriptor.cl's SURF_PATCH_GROUP
+constexpr int kPatchBands = 4;          // and SURF_BANDS
+constexpr int kPatchPixels = 21 * 21;   // and SURF_PATCH_PIXELS
+constexpr int kDescriptorGroup = 64;    // and SURF_DESCRIPTOR_GROUP
 
 cl::Buffer constantBuffer(detail::DeviceContext& device, const void* data, std::size_t bytes) {
   return cl::Buffer(device.context(), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes, const_cast<void*>(data));
+}
+
+// surf_quad_image of `gray`, in a new buffer; `done`: its kernel's event.
+cl::Buffer enqueueQuadImage(detail::DeviceContext& device, const std::string& options, const cl::Buffer& gray,
+                            cv::Size image_size, cl::Event& done) {
+  // kernels/surf_window.h's surf_quad_index: tiles of 8 x 4 words.
+  const std::size_t tiles = static_cast<std::size_t>((image_size.height + 3) / 4) * ((image_size.width + 7) / 8);
+  cl::Buffer quads(device.context(), CL_MEM_READ_WRITE, sizeof(cl_uint) * 32 * tiles);
+  cl::Kernel kernel = device.programs().kernel("surf_descriptor", "surf_quad_image", options);
+  kernel.setArg(0, gray);
+  kernel.setArg(1, cl_int{image_size.height});
+  kernel.setArg(2, cl_int{image_size.width});
+  kernel.setArg(3, quads);
+  device.queue().enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(image_size.width, image_size.height),
+                                      cl::NullRange, nullptr, &done);
+  return quads;
+}
+
+// surf_patch's 21x21 patches of the n keypoints, in a new buffer; `done`: its kernel's event.
+// Work-group w computes band w % kPatchBands of keypoint w / kPatchBands.
+cl::Buffer enqueuePatches(detail::DeviceContext& device, const std::string& options, const cl::Buffer& gray,
+                          const cl::Buffer& quads, cv::Size image_size, const cl::Buffer& keypoints, int n,
+                          cl::Event& done) {
+  cl::Buffer patches(device.context(), CL_MEM_READ_WRITE, static_cast<std::size_t>(n) * kPatchPixels);
+  cl::Kernel kernel = device.programs().kernel("surf_descriptor", "surf_patch", options);
+  kernel.setArg(0, gray);
+  kernel.setArg(1, quads);
+  kernel.setArg(2, cl_int{image_size.height});
+  kernel.setArg(3, cl_int{image_size.width});
+  kernel.setArg(4, keypoints);
+  kernel.setArg(5, patches);
+  device.queue().enqueueNDRangeKernel(kernel, cl::NullRange,
+                                      cl::NDRange(static_cast<std::size_t>(n) * kPatchBands * kPatchGroup),
+                                      cl::NDRange(kPatchGroup), nullptr, &done);
+  return patches;
 }
 
 }  // namespace
@@ -55,20 +93,22 @@ cl::Event enqueueDescriptors(detail::DeviceContext& device, const cl::Buffer& gr
                         const cl::Buffer& keypoints, int n, bool extended, bool upright,
                         const cl::Buffer& descriptors) {
   if (n <= 0) return cl::Event();
-  cl::Kernel kernel = device.programs().kernel(
-      "surf_descriptor", "surf_descriptor",
-      surfProgramOptions(device) + " -DSURF_EXTENDED=" + (extended ? "1" : "0") + " -DSURF_UPRIGHT=" + (upright ? "1" : "0"));
+  const std::string options = surfProgramOptions(device) + " -DSURF_EXTENDED=" + (extended ? "1" : "0") +
+                              " -DSURF_UPRIGHT=" + (upright ? "1" : "0");
+  cl::Event first, patched;
+  // Oriented windows sample through the quad image (one load per sample); upright ones read pixels,
+  // and the kernel takes `gray` as a stand-in argument it never reads.
+  const cl::Buffer quads = upright ? gray : enqueueQuadImage(device, options, gray, image_size, first);
+  const cl::Buffer patches = enqueuePatches(device, options, gray, quads, image_size, keypoints, n, patched);
+  cl::Kernel kernel = device.programs().kernel("surf_descriptor", "surf_descriptor", options);
   const cl::Buffer weight_buffer = constantBuffer(device, descriptorWeights(), sizeof(float) * 20 * 20);
-  kernel.setArg(0, gray);
-  kernel.setArg(1, cl_int{image_size.height});
-  kernel.setArg(2, cl_int{image_size.width});
-  kernel.setArg(3, keypoints);
-  kernel.setArg(4, weight_buffer);
-  kernel.setArg(5, descriptors);
-  cl::Event done;
+  kernel.setArg(0, keypoints);
+  kernel.setArg(1, patches);
+  kernel.setArg(2, weight_buffer);
+  kernel.setArg(3, descriptors);
   device.queue().enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(static_cast<std::size_t>(n) * kDescriptorGroup),
-                                      cl::NDRange(kDescriptorGroup), nullptr, &done);
-  return done;
+                                      cl::NDRange(kDescriptorGroup));
+  return upright ? patched : first;
 }
 
 }  // namespace bovw::surf

@@ -18,7 +18,8 @@ cl::Event enqueueOrientations(detail::DeviceContext& device, const cl::Buffer& s
 
 // Row k of `descriptors` (n x (extended ? 128 : 64) float32, packed) for keypoint k, as
 // computeDescriptors; rows of keypoints with size <= 0 are left untouched. `gray`: rows x cols uint8,
-// packed. Enqueued on device.queue(); no wait. Returns the kernel's event (a null event when n = 0).
+// packed. Enqueued on device.queue(); no wait. Returns the event of the stage's first command (oriented:
+// the quad image it samples through; upright: the patch kernel), a null event when n = 0.
 cl::Event enqueueDescriptors(detail::DeviceContext& device, const cl::Buffer& gray, cv::Size image_size,
                         const cl::Buffer& keypoints, int n, bool extended, bool upright,
                         const cl::Buffer& descriptors);
