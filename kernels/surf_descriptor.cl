@@ -11,7 +11,7 @@
 //   into its vertical sum in cv::resize's order, with its weights and rounding;
 // - surf_descriptor: from the patch, the gradients, the 16 subregion sums (one work-item each, in the
 //   CPU's order) and the normalisation (in double, in the CPU's order).
-// docs/SURF_opencl_stages.md says why this is exact.
+// docs/SURF.md ("Orientation and descriptor stages") says why this is exact.
 //
 // Build options: SURF_EXTENDED (0/1: 64 or 128 values), SURF_UPRIGHT (0/1).
 #include "surf_common.h"
