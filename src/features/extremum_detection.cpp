@@ -128,14 +128,18 @@ std::vector<cv::KeyPoint> findHessianExtrema(const cv::Mat& sum, const cv::Mat& 
   return keypoints;
 }
 
+bool maskedOut(const cv::Mat& mask, const cv::KeyPoint& kp) {
+  if (mask.empty()) return false;
+  const cv::Point p(kp.pt);  // rounds, as OpenCV's SURF does
+  const int x = std::clamp(p.x, 0, mask.cols - 1), y = std::clamp(p.y, 0, mask.rows - 1);
+  return mask.at<uchar>(y, x) == 0;
+}
+
 void removeMaskedKeypoints(const cv::Mat& mask, std::vector<cv::KeyPoint>& keypoints) {
   if (mask.empty()) return;
-  auto masked = [&](const cv::KeyPoint& kp) {
-    const cv::Point p(kp.pt);  // rounds, as OpenCV's SURF does
-    const int x = std::clamp(p.x, 0, mask.cols - 1), y = std::clamp(p.y, 0, mask.rows - 1);
-    return mask.at<uchar>(y, x) == 0;
-  };
-  keypoints.erase(std::remove_if(keypoints.begin(), keypoints.end(), masked), keypoints.end());
+  keypoints.erase(std::remove_if(keypoints.begin(), keypoints.end(),
+                                 [&](const cv::KeyPoint& kp) { return maskedOut(mask, kp); }),
+                  keypoints.end());
 }
 
 }  // namespace bovw::surf

@@ -21,7 +21,11 @@ std::vector<cv::KeyPoint> findHessianExtrema(const cv::Mat& sum, const cv::Mat& 
 // descending, then y descending, x ascending.
 bool keypointGreater(const cv::KeyPoint& a, const cv::KeyPoint& b);
 
-// OpenCV's final mask test: drops keypoints whose (rounded) centre falls on a zero mask pixel.
+// OpenCV's final mask test: true when the keypoint's (rounded) centre falls on a zero mask pixel
+// (never with an empty mask).
+bool maskedOut(const cv::Mat& mask, const cv::KeyPoint& keypoint);
+
+// Drops the keypoints maskedOut says.
 void removeMaskedKeypoints(const cv::Mat& mask, std::vector<cv::KeyPoint>& keypoints);
 
 }  // namespace bovw::surf

@@ -1,13 +1,13 @@
 // SurfBackend::OpenCL: all five SURF stages on an OpenCL device. The image goes up once; the
-// integral image, the scale space and the descriptors stay on the device; only the keypoints (to be
-// sorted into OpenCV's order between detection and description) and the descriptors come back.
+// integral image, the scale space and the keypoint records stay on the device, and the host waits
+// once in the middle (for the keypoint count, to size the launches); the keypoints and descriptors
+// come back at the end, where the host puts them in OpenCV's order.
 // Stage times are the device's own timestamps (profiling events), not host wall-clock. Several
 // threads may extract at once: each call borrows a queue of its own (same device, context and
 // compiled programs), so one image's transfers and kernels overlap another's.
 #include "device_keypoint.hpp"
 #include "features/backends.hpp"
 #include "features/extremum_detection.hpp"
-#include "features/orientation.hpp"
 #include "opencl/cl_errors.hpp"
 #include "opencl/device_context.hpp"
 #include "surf_describe.hpp"
@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <numeric>
 #include <mutex>
 
 namespace bovw::surf {
@@ -93,11 +94,15 @@ class OpenClSurf final : public SurfExtractor {
     return d;
   }
 
-  void runOnDevice(detail::DeviceContext& device, const cv::Mat& gray, const cv::Mat& mask, std::vector<cv::KeyPoint>& keypoints,
-                   bool use_provided_keypoints, cv::Mat* descriptors, SurfStageTimes& times) const {
+  void runOnDevice(detail::DeviceContext& device, const cv::Mat& gray, const cv::Mat& mask,
+                   std::vector<cv::KeyPoint>& keypoints, bool use_provided_keypoints, cv::Mat* descriptors,
+                   SurfStageTimes& times) const {
     const SurfParams& p = params();
     auto& queue = device.queue();
     const DeviceImage image = upload(device, gray);
+    // The keypoint records on the device: detected (unsorted: describing them does not depend on
+    // their order, so the host sorts once, at the end), or the caller's.
+    DeviceDetection detection;
     if (!use_provided_keypoints) {
       DeviceImage mask01;
       if (!mask.empty()) {
@@ -105,48 +110,63 @@ class OpenClSurf final : public SurfExtractor {
         cv::min(mask, 1, ones);
         mask01 = upload(device, ones);
       }
-      DetectionEvents events;
-      const auto host_start = std::chrono::steady_clock::now();
-      keypoints = detectKeypoints(device, image.sum, mask.empty() ? nullptr : &mask01.sum, gray.size(), p, &events);
-      removeMaskedKeypoints(mask, keypoints);
-      const double host_ms =
-          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - host_start).count();
-      // Hessian: its kernel. Extrema: from its first launch to the keypoints sorted on the host.
-      times.hessian_ms += Timestamps::of(events.hessian);
-      const double extrema_device_ms = Timestamps::between(events.first_extrema, events.extrema);
-      times.extrema_ms += extrema_device_ms + std::max(0.0, host_ms - Timestamps::between(events.hessian, events.extrema));
+      detection = detectOnDevice(device, image.sum, mask.empty() ? nullptr : &mask01.sum, gray.size(), p);
+    } else if (!keypoints.empty()) {
+      std::vector<DeviceKeypoint> given;
+      for (const cv::KeyPoint& kp : keypoints) given.push_back(toDevice(kp));
+      detection.records = cl::Buffer(device.context(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                                     sizeof(DeviceKeypoint) * given.size(), given.data());
+      detection.count = static_cast<int>(given.size());
     }
-    const int n = static_cast<int>(keypoints.size());
+    const int n = detection.count;
     const int width = p.extended ? 128 : 64;
-    if (n == 0) {
-      if (descriptors != nullptr) descriptors->create(0, width, CV_32F);
-      queue.finish();  // profiling information exists once the commands are complete
-      times.prepare_ms += Timestamps::between(image.uploaded, image.integrated);
-      return;
-    }
     std::vector<DeviceKeypoint> records(static_cast<std::size_t>(n));
-    for (int i = 0; i < n; ++i) records[i] = toDevice(keypoints[i]);
-    const cl::Buffer on_device(device.context(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
-                               sizeof(DeviceKeypoint) * records.size(), records.data());
-    const cl::Event oriented = enqueueOrientations(device, image.sum, gray.size(), on_device, n, p.upright);
-    cl::Event described, downloaded;
-    if (descriptors != nullptr) {
-      descriptors->create(n, width, CV_32F);
-      const cl::Buffer rows(device.context(), CL_MEM_WRITE_ONLY, sizeof(float) * n * width);
-      described = enqueueDescriptors(device, image.pixels, gray.size(), on_device, n, p.extended, p.upright, rows);
-      queue.enqueueReadBuffer(rows, CL_FALSE, 0, sizeof(float) * n * width, descriptors->ptr<float>(), nullptr,
-                              &downloaded);
+    cv::Mat rows;  // descriptors in the records' order
+    cl::Event oriented, described, downloaded;
+    if (n > 0) {
+      oriented = enqueueOrientations(device, image.sum, gray.size(), detection.records, n, p.upright);
+      if (descriptors != nullptr) {
+        rows.create(n, width, CV_32F);
+        const cl::Buffer on_device(device.context(), CL_MEM_WRITE_ONLY, sizeof(float) * n * width);
+        described = enqueueDescriptors(device, image.pixels, gray.size(), detection.records, n, p.extended, p.upright,
+                                       on_device);
+        queue.enqueueReadBuffer(on_device, CL_FALSE, 0, sizeof(float) * n * width, rows.ptr<float>(), nullptr,
+                                &downloaded);
+      }
+      queue.enqueueReadBuffer(detection.records, CL_FALSE, 0, sizeof(DeviceKeypoint) * n, records.data());
     }
-    queue.enqueueReadBuffer(on_device, CL_TRUE, 0, sizeof(DeviceKeypoint) * records.size(), records.data());
     queue.finish();
+
+    const auto host_start = std::chrono::steady_clock::now();
+    std::vector<cv::KeyPoint> found;
+    found.reserve(records.size());
+    for (const DeviceKeypoint& d : records) found.push_back(fromDevice(d));
+    // Output order: OpenCV's (detected keypoints) or the caller's; then OpenCV's removals: keypoints
+    // outside the mask, and those the orientation stage could not sample (size -1). Removing
+    // elements leaves the others sorted, so sorting before the removals is as OpenCV does.
+    std::vector<int> order(found.size());
+    std::iota(order.begin(), order.end(), 0);
+    if (!use_provided_keypoints)
+      std::sort(order.begin(), order.end(), [&](int a, int b) { return keypointGreater(found[a], found[b]); });
+    keypoints.clear();
+    std::vector<int> kept;
+    for (int i : order)
+      if (found[i].size > 0 && (use_provided_keypoints || !maskedOut(mask, found[i]))) {
+        keypoints.push_back(found[i]);
+        kept.push_back(i);
+      }
+    if (descriptors != nullptr) {
+      descriptors->create(static_cast<int>(kept.size()), width, CV_32F);
+      for (std::size_t r = 0; r < kept.size(); ++r) rows.row(kept[r]).copyTo(descriptors->row(static_cast<int>(r)));
+    }
+    const double host_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - host_start).count();
+
     times.prepare_ms += Timestamps::between(image.uploaded, image.integrated);
+    times.hessian_ms += Timestamps::of(detection.hessian);
+    times.extrema_ms += Timestamps::between(detection.first_extrema, detection.extrema) + host_ms;  // + the sort
     times.orientation_ms += Timestamps::of(oriented);
     times.descriptor_ms += Timestamps::between(described, downloaded);
-    for (int i = 0; i < n; ++i) {
-      keypoints[i].angle = records[i].angle;
-      keypoints[i].size = records[i].size;  // -1 where the orientation could not be sampled
-    }
-    removeUnorientedKeypoints(keypoints, descriptors);
   }
 
   std::string device_spec_;

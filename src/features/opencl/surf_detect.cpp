@@ -52,9 +52,8 @@ cl::Event enqueueIntegralImage(detail::DeviceContext& device, const cl::Buffer& 
   return done;
 }
 
-std::vector<cv::KeyPoint> detectKeypoints(detail::DeviceContext& device, const cl::Buffer& sum,
-                                          const cl::Buffer* mask_sum, cv::Size image_size,
-                                          const SurfParams& params, DetectionEvents* events) {
+DeviceDetection detectOnDevice(detail::DeviceContext& device, const cl::Buffer& sum, const cl::Buffer* mask_sum,
+                               cv::Size image_size, const SurfParams& params) {
   const DeviceScaleSpace plan = planDeviceScaleSpace(image_size, params.octaves, params.octave_layers);
   const auto max_alloc = device.device().getInfo<CL_DEVICE_MAX_MEM_ALLOC_SIZE>();
   const std::uint64_t det_bytes = sizeof(float) * static_cast<std::uint64_t>(plan.det_elements);
@@ -68,8 +67,8 @@ std::vector<cv::KeyPoint> detectKeypoints(detail::DeviceContext& device, const c
     throw CapacityError("SURF on the device: " + image + " has " + std::to_string(plan.det_elements) +
                         " Hessian responses, more than the kernels' 32-bit indices reach (2^31 - 1); use fewer " +
                         "octave layers or the builtin backend");
-  std::vector<cv::KeyPoint> keypoints;
-  if (plan.searches.empty()) return keypoints;  // smaller than the smallest octave's search window
+  DeviceDetection result;
+  if (plan.searches.empty()) return result;  // smaller than the smallest octave's search window
 
   auto& context = device.context();
   auto& queue = device.queue();
@@ -122,12 +121,29 @@ std::vector<cv::KeyPoint> detectKeypoints(detail::DeviceContext& device, const c
     if (found <= capacity) break;
     capacity = found;
   }
-  std::vector<DeviceKeypoint> raw(static_cast<std::size_t>(found));
-  if (found > 0) queue.enqueueReadBuffer(records, CL_TRUE, 0, sizeof(DeviceKeypoint) * raw.size(), raw.data());
+  result.records = records;
+  result.count = found;
+  result.hessian = hessian_done;
+  result.first_extrema = first_extrema;
+  result.extrema = extrema_done;
+  return result;
+}
+
+std::vector<cv::KeyPoint> readKeypoints(detail::DeviceContext& device, const cl::Buffer& records, int count) {
+  std::vector<DeviceKeypoint> raw(static_cast<std::size_t>(count));
+  if (count > 0)
+    device.queue().enqueueReadBuffer(records, CL_TRUE, 0, sizeof(DeviceKeypoint) * raw.size(), raw.data());
+  std::vector<cv::KeyPoint> keypoints;
   keypoints.reserve(raw.size());
   for (const DeviceKeypoint& d : raw) keypoints.push_back(fromDevice(d));
+  return keypoints;
+}
+
+std::vector<cv::KeyPoint> detectKeypoints(detail::DeviceContext& device, const cl::Buffer& sum,
+                                          const cl::Buffer* mask_sum, cv::Size image_size, const SurfParams& params) {
+  const DeviceDetection found = detectOnDevice(device, sum, mask_sum, image_size, params);
+  std::vector<cv::KeyPoint> keypoints = readKeypoints(device, found.records, found.count);
   std::sort(keypoints.begin(), keypoints.end(), keypointGreater);
-  if (events != nullptr) *events = {hessian_done, first_extrema, extrema_done};
   return keypoints;
 }
 
