@@ -105,8 +105,9 @@ bool hasImageExtension(const std::string& path) {
   if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return false;
   std::string ext = path.substr(dot + 1);
   std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
-  static const char* kExts[] = {"png", "jpg", "jpeg", "jpe", "tif", "tiff", "bmp", "dib", "webp", "jp2",
-                                "pbm", "pgm", "ppm", "pxm", "pnm", "sr", "ras", "exr", "hdr", "pic"};
+  // Every format image_headers/ knows (OpenCV's decoders here), by the extensions OpenCV's writers use.
+  static const char* kExts[] = {"png", "jpg", "jpeg", "jpe", "tif", "tiff", "bmp", "dib", "webp", "jp2", "j2k",
+                                "pbm", "pgm", "ppm", "pxm", "pnm", "pam", "pfm", "sr", "ras", "exr", "hdr", "pic"};
   return std::any_of(std::begin(kExts), std::end(kExts), [&](const char* e) { return ext == e; });
 }
 

@@ -420,6 +420,7 @@ TEST(ImageExtensions, RecognisesImageFiles) {
   EXPECT_TRUE(hasImageExtension("a/b.PNG"));
   EXPECT_TRUE(hasImageExtension("x.jpeg"));
   EXPECT_TRUE(hasImageExtension("x.tif"));
+  for (const char* decodable : {"x.pam", "x.pfm", "x.j2k"}) EXPECT_TRUE(hasImageExtension(decodable)) << decodable;
   EXPECT_FALSE(hasImageExtension("x.txt"));
   EXPECT_FALSE(hasImageExtension("dir.png/file"));
   EXPECT_FALSE(hasImageExtension("noext"));
