@@ -5,6 +5,8 @@
 # The binaries are Debian 12 builds with OpenCV, carried with their libraries
 # (bundle-libs.sh OUT bovw bovw_surf_bench bovw_opencl_surf_tests bovw_features_tests opencv_bow_baseline).
 # Usage: bench/surf/gpu_surf.sh BUILD_DIR LIBS.tar.xz IMAGES_DIR SET_DIR OUT_DIR
+# (BOVW_SET_COPIES: how many copies of SET_DIR the files-to-histograms part reads, default 4;
+#  BOVW_ONLY_FILES=1: that part alone)
 set -uo pipefail
 build=$1; libs=$2; images=$3; set=$4; out=$5
 source .device/opencl-env.sh
@@ -17,6 +19,7 @@ mkdir -p "$out"
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
 echo "host: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"
 
+if [ "${BOVW_ONLY_FILES:-0}" != 1 ]; then
 echo "== fidelity on the device"
 "$build/tests/features/bovw_opencl_surf_tests" > "$out/opencl_surf_tests.txt" 2>&1
 grep -E "identical|PASSED|FAILED" "$out/opencl_surf_tests.txt" | tail -25
@@ -48,9 +51,11 @@ PY
 for b in opencl builtin; do "$build/bovw" extract /tmp/big6000x4000.pgm -o "/tmp/big-$b.npy" --surf-backend "$b"; done
 cmp /tmp/big-opencl.npy /tmp/big-builtin.npy && echo "6000 x 4000: OpenCL descriptors identical to the builtin's"
 
-echo "== files to histograms (the set copied 4 times, so that start-up does not dominate)"
-big=/tmp/set_x4; rm -rf "$big"; mkdir -p "$big"; head -1 "$set/GROUPS.csv" > "$big/GROUPS.csv"
-for r in 1 2 3 4; do
+fi
+copies=${BOVW_SET_COPIES:-4}
+echo "== files to histograms (the set copied $copies times, so that start-up does not dominate)"
+big=/tmp/set_x$copies; rm -rf "$big"; mkdir -p "$big"; head -1 "$set/GROUPS.csv" > "$big/GROUPS.csv"
+for r in $(seq 1 "$copies"); do
   for f in "$set"/*.jpg; do cp "$f" "$big/r${r}_$(basename "$f")"; done
   tail -n +2 "$set/GROUPS.csv" | sed "s/^/r${r}_/" >> "$big/GROUPS.csv"
 done
