@@ -51,6 +51,7 @@ DeviceContext::DeviceContext(const std::string& spec) {
   withOpenCLErrors([&] {
     shared_ = sharedDevice(handle);
     queue_ = cl::CommandQueue(shared_->context, shared_->device, CL_QUEUE_PROFILING_ENABLE);
+    scratch_ = ScratchBuffers(shared_->context);
   });
 }
 

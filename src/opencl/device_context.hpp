@@ -1,11 +1,12 @@
 // One selected OpenCL device as a histogrammer uses it: the device's process-wide context, program
 // cache (shared by every histogrammer on that device, so an application that makes one per request
 // compiles each kernel once per process) and registry of pinned descriptor memory, and a
-// profiling-enabled in-order queue of its own.
+// profiling-enabled in-order queue of its own with its scratch buffers.
 #pragma once
 
 #include "opencl/cl.hpp"
 #include "opencl/program_cache.hpp"
+#include "opencl/scratch_buffers.hpp"
 
 #include <bovw/device.hpp>
 
@@ -62,10 +63,12 @@ class DeviceContext {
   ProgramCache& programs() { return shared_->programs; }
   PinnedRanges& pinnedRanges() { return shared_->pinned; }
   cl::CommandQueue& queue() { return queue_; }
+  ScratchBuffers& scratch() { return scratch_; }  // working buffers reused by this queue's callers
 
  private:
   std::shared_ptr<SharedDevice> shared_;
   cl::CommandQueue queue_;
+  ScratchBuffers scratch_{cl::Context()};
 };
 
 }  // namespace bovw::detail

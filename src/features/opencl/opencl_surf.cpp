@@ -83,14 +83,15 @@ class OpenClSurf final : public SurfExtractor {
     return std::make_unique<detail::DeviceContext>(device_spec_);
   }
 
-  static DeviceImage upload(detail::DeviceContext& device, const cv::Mat& image) {
+  // `name`: which scratch buffers hold it (the image and its mask are on the device at once).
+  static DeviceImage upload(detail::DeviceContext& device, const cv::Mat& image, const std::string& name) {
     const cv::Mat packed = image.isContinuous() ? image : image.clone();
     auto& queue = device.queue();
     DeviceImage d;
-    d.pixels = cl::Buffer(device.context(), CL_MEM_READ_ONLY, packed.total());
+    d.pixels = device.scratch().get("surf." + name + ".pixels", packed.total());
     queue.enqueueWriteBuffer(d.pixels, CL_TRUE, 0, packed.total(), packed.data, nullptr, &d.uploaded);
-    d.sum = cl::Buffer(device.context(), CL_MEM_READ_WRITE,
-                       sizeof(cl_uint) * (image.rows + 1) * static_cast<std::size_t>(image.cols + 1));
+    d.sum = device.scratch().get("surf." + name + ".sum",
+                                 sizeof(cl_uint) * (image.rows + 1) * static_cast<std::size_t>(image.cols + 1));
     d.integrated = enqueueIntegralImage(device, d.pixels, image.size(), d.sum);
     return d;
   }
@@ -100,7 +101,7 @@ class OpenClSurf final : public SurfExtractor {
                    SurfStageTimes& times) const {
     const SurfParams& p = params();
     auto& queue = device.queue();
-    const DeviceImage image = upload(device, gray);
+    const DeviceImage image = upload(device, gray, "image");
     // The keypoint records on the device: detected (unsorted: describing them does not depend on
     // their order, so the host sorts once, at the end), or the caller's.
     DeviceDetection detection;
@@ -109,7 +110,7 @@ class OpenClSurf final : public SurfExtractor {
       if (!mask.empty()) {
         cv::Mat ones;
         cv::min(mask, 1, ones);
-        mask01 = upload(device, ones);
+        mask01 = upload(device, ones, "mask");
       }
       detection = detectOnDevice(device, image.sum, mask.empty() ? nullptr : &mask01.sum, gray.size(), p);
     } else if (!keypoints.empty()) {
@@ -128,7 +129,7 @@ class OpenClSurf final : public SurfExtractor {
       oriented = enqueueOrientations(device, image.sum, gray.size(), detection.records, n, p.upright);
       if (descriptors != nullptr) {
         rows.create(n, width, CV_32F);
-        const cl::Buffer on_device(device.context(), CL_MEM_WRITE_ONLY, sizeof(float) * n * width);
+        const cl::Buffer on_device = device.scratch().get("surf.descriptors", sizeof(float) * n * width);
         described = enqueueDescriptors(device, image.pixels, gray.size(), detection.records, n, p.extended, p.upright,
                                        on_device);
         queue.enqueueReadBuffer(on_device, CL_FALSE, 0, sizeof(float) * n * width, rows.ptr<float>(), nullptr,

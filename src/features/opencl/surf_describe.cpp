@@ -28,7 +28,7 @@ cl::Buffer enqueueQuadImage(detail::DeviceContext& device, const std::string& op
                             cv::Size image_size, cl::Event& done) {
   // kernels/surf_window.h's surf_quad_index: tiles of 8 x 4 words.
   const std::size_t tiles = static_cast<std::size_t>((image_size.height + 3) / 4) * ((image_size.width + 7) / 8);
-  cl::Buffer quads(device.context(), CL_MEM_READ_WRITE, sizeof(cl_uint) * 32 * tiles);
+  cl::Buffer quads = device.scratch().get("surf.quads", sizeof(cl_uint) * 32 * tiles);
   cl::Kernel kernel = device.programs().kernel("surf_descriptor", "surf_quad_image", options);
   kernel.setArg(0, gray);
   kernel.setArg(1, cl_int{image_size.height});
@@ -44,7 +44,7 @@ cl::Buffer enqueueQuadImage(detail::DeviceContext& device, const std::string& op
 cl::Buffer enqueuePatches(detail::DeviceContext& device, const std::string& options, const cl::Buffer& gray,
                           const cl::Buffer& quads, cv::Size image_size, const cl::Buffer& keypoints, int n,
                           cl::Event& done) {
-  cl::Buffer patches(device.context(), CL_MEM_READ_WRITE, static_cast<std::size_t>(n) * kPatchPixels);
+  cl::Buffer patches = device.scratch().get("surf.patches", static_cast<std::size_t>(n) * kPatchPixels);
   cl::Kernel kernel = device.programs().kernel("surf_descriptor", "surf_patch", options);
   kernel.setArg(0, gray);
   kernel.setArg(1, quads);

@@ -74,7 +74,7 @@ DeviceDetection detectOnDevice(detail::DeviceContext& device, const cl::Buffer& 
   auto& queue = device.queue();
   const cl::Buffer layers = tableBuffer(device, plan.layers);
   const cl::Buffer searches = tableBuffer(device, plan.searches);
-  const cl::Buffer det(context, CL_MEM_READ_WRITE, det_bytes);
+  const cl::Buffer det = device.scratch().get("surf.det", det_bytes);
   const cl_int sum_pitch = image_size.width + 1;
 
   cl::Kernel hessian = device.programs().kernel("surf_hessian", "surf_hessian", surfProgramOptions(device));
@@ -101,14 +101,14 @@ DeviceDetection detectOnDevice(detail::DeviceContext& device, const cl::Buffer& 
   extrema.setArg(6, static_cast<cl_int>(plan.search_items));
   extrema.setArg(7, det);
   extrema.setArg(8, static_cast<cl_float>(params.hessian_threshold));
-  const cl::Buffer count(context, CL_MEM_READ_WRITE, sizeof(cl_int));
+  const cl::Buffer count = device.scratch().get("surf.count", sizeof(cl_int));
   // A second launch with room for every keypoint when the first one ran out (the count is exact).
   int capacity = std::max<int>(kMinCapacity, static_cast<int>(plan.search_items / 256));
   cl_int found = 0;
   cl::Buffer records;
   cl::Event first_extrema, extrema_done;
   for (int attempt = 0; attempt < 2; ++attempt) {
-    records = cl::Buffer(context, CL_MEM_READ_WRITE, sizeof(DeviceKeypoint) * capacity);
+    records = device.scratch().get("surf.records", sizeof(DeviceKeypoint) * capacity);
     const cl_int zero = 0;
     queue.enqueueFillBuffer(count, zero, 0, sizeof zero);
     extrema.setArg(9, records);

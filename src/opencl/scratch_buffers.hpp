@@ -1,0 +1,40 @@
+// Device buffers that one command queue's callers reuse from call to call, by name. Allocating and
+// releasing device memory for every image costs driver work that does not overlap with other
+// queues' kernels (on NVIDIA's driver a release can wait for the device), so per-image stages
+// (SURF's) take their working buffers from here. A buffer grows (by half again, so that a run of
+// slightly larger images does not reallocate each time) and is never shrunk; a request above
+// kRetainLimit gets a buffer of its own that is not kept (a huge image's scale space should not stay
+// allocated on every queue of a pool). Safe on an in-order
+// queue: a buffer handed out again is only used by commands enqueued after the earlier ones.
+// Not thread-safe: one per queue, used by the thread that owns the queue.
+#pragma once
+
+#include "opencl/cl.hpp"
+
+#include <cstddef>
+#include <map>
+#include <string>
+#include <utility>
+
+namespace bovw::detail {
+
+class ScratchBuffers {
+ public:
+  static constexpr std::size_t kRetainLimit = std::size_t{64} << 20;
+
+  explicit ScratchBuffers(cl::Context context) : context_(std::move(context)) {}
+
+  // A read-write buffer of at least `bytes` (at least 1) bytes, named `name`; its content is
+  // whatever the previous user left.
+  cl::Buffer get(const std::string& name, std::size_t bytes);
+
+ private:
+  struct Entry {
+    cl::Buffer buffer;
+    std::size_t bytes = 0;
+  };
+  cl::Context context_;
+  std::map<std::string, Entry> buffers_;
+};
+
+}  // namespace bovw::detail
