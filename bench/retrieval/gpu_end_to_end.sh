@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Files-to-histograms throughput on the GPU machine: bovw with SURF on the host cores (builtin) or on
 # the GPU (opencl), histograms by OpenMP or on the GPU, against the OpenCV BOW baseline, on a
-# UKBench-style folder, alternating the configurations three times. The binaries are the Debian 12 builds
+# UKBench-style folder, alternating the configurations $BOVW_ROUNDS times (default 3). The binaries are the Debian 12 builds
 # with OpenCV, carried with their libraries (bundle-libs.sh OUT bovw opencv_bow_baseline).
 # Usage: bench/retrieval/gpu_end_to_end.sh BUILD_DIR LIBS.tar.xz SET_DIR OUT_DIR [K]
 # (BUILD_DIR: bovw at its top, opencv_bow_baseline under bench/retrieval)
@@ -13,7 +13,7 @@ seconds() { local s=$(date +%s%N); "$@" > /dev/null 2>>"$out/stderr.txt"; local 
 images=$(ls "$set"/*.jpg | wc -l)
 echo "host: $(nproc) cores; $images images; K = $k"
 echo "bovw train (GPU assignment): $(seconds "$bin/bovw" train "$set" --words "$k" --seed 1 --quiet --backend opencl --variant local --device gpu --output "$out/v.bovw") s"
-for repeat in 1 2 3; do
+for repeat in $(seq 1 "${BOVW_ROUNDS:-3}"); do
   for run in "builtin openmp baseline" "builtin opencl local" "opencl opencl local"; do
     set -- $run
     t=$(seconds "$bin/bovw" histogram --images "$set" --vocabulary "$out/v.bovw" --quiet --surf-backend "$1" \
