@@ -13,6 +13,8 @@
 #include <opencv2/imgproc.hpp>
 
 #include <algorithm>
+#include <string>
+#include <thread>
 
 namespace bovw {
 namespace {
@@ -140,6 +142,34 @@ TEST(OpenClSurf, AScaleSpaceBeyondTheDeviceIsACapacityErrorNamingTheImage) {
   } catch (const CapacityError& e) {
     EXPECT_NE(std::string(e.what()).find("8000 x 6000"), std::string::npos) << e.what();
   }
+}
+
+// One extractor, several threads: each call borrows a queue with its own scratch buffers, and the
+// images differ in size so that the buffers are reused, grown and shared across calls in every order.
+TEST(OpenClSurf, ConcurrentCallsGiveEachImageItsOwnResult) {
+  BOVW_REQUIRE_OPENCL();
+  const auto surf = SurfExtractor::create(SurfParams{}, SurfBackend::OpenCL);
+  std::vector<cv::Mat> images = {photo("box.png"), test::texturedImage(173, 251, 7), test::texturedImage(96, 64, 8)};
+  std::vector<Extraction> alone;
+  for (const cv::Mat& img : images) alone.push_back(extract(SurfBackend::Builtin, SurfParams{}, img));
+  constexpr int kThreads = 4, kRounds = 3;
+  std::vector<std::thread> threads;
+  std::vector<std::string> failures(kThreads);
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      for (int r = 0; r < kRounds; ++r)
+        for (std::size_t k = 0; k < images.size(); ++k) {
+          const std::size_t i = (k + t) % images.size();  // each thread its own order
+          Extraction got;
+          surf->detectAndCompute(images[i], cv::noArray(), got.keypoints, got.descriptors);
+          const bool same = got.keypoints.size() == alone[i].keypoints.size() &&
+                            cv::norm(got.descriptors, alone[i].descriptors, cv::NORM_INF) == 0;
+          if (!same && failures[t].empty())
+            failures[t] = "image " + std::to_string(i) + " round " + std::to_string(r) + " differs";
+        }
+    });
+  for (auto& thread : threads) thread.join();
+  for (int t = 0; t < kThreads; ++t) EXPECT_TRUE(failures[t].empty()) << "thread " << t << ": " << failures[t];
 }
 
 TEST(OpenClSurf, BackendIsNamedAndParsed) {
