@@ -80,8 +80,9 @@ std::unique_ptr<SurfExtractor> SurfExtractor::create(const SurfParams& params, S
     if (defaultDeviceIsGpu(device)) {
       try {
         return surf::makeOpenClSurf(params, device);
-      } catch (const InvalidInput&) {
-        // A GPU without double precision: Auto goes on to the CPU backends.
+      } catch (const Error&) {
+        // A GPU without double precision, or whose compiler rejects the kernels: Auto goes on to the
+        // CPU backends (SurfBackend::OpenCL, asked for by name, reports the error instead).
       }
     }
     backend = openCvSurfAvailable() ? SurfBackend::OpenCV : SurfBackend::Builtin;

@@ -15,6 +15,8 @@
 
 #include <bovw/error.hpp>
 
+#include <opencv2/imgproc.hpp>
+
 #include <algorithm>
 #include <chrono>
 #include <cstring>
@@ -51,6 +53,7 @@ class OpenClSurf final : public SurfExtractor {
       throw InvalidInput("SURF backend opencl: device '" + first->info().name +
                          "' lacks cl_khr_fp64, which the box filters need to round as OpenCV does");
     idle_.push_back(std::move(first));
+    buildKernels();
   }
 
  protected:
@@ -65,6 +68,20 @@ class OpenClSurf final : public SurfExtractor {
   }
 
  private:
+  // Builds every kernel now, with the options the calls use, by extracting a small generated image
+  // (blobs of several sizes, so that every stage runs): a device whose compiler rejects them fails
+  // here, once, with the compiler's log (KernelBuildError), rather than on every image, and
+  // SurfBackend::Auto can fall back to the CPU.
+  void buildKernels() const {
+    cv::Mat noise(96, 96, CV_8U), image;
+    cv::RNG(1).fill(noise, cv::RNG::UNIFORM, 0, 256);
+    cv::GaussianBlur(noise, image, cv::Size(0, 0), 2.0);
+    std::vector<cv::KeyPoint> keypoints;
+    cv::Mat descriptors;
+    SurfStageTimes ignored;
+    run(image, cv::Mat(), keypoints, false, &descriptors, ignored);
+  }
+
   // An image on the device with its integral image, and the events that bound that stage.
   struct DeviceImage {
     cl::Buffer pixels, sum;
