@@ -55,4 +55,12 @@ DeviceContext::DeviceContext(const std::string& spec) {
   });
 }
 
+cl::Kernel& DeviceContext::kernel(const std::string& file, const std::string& kernel_name,
+                                  const std::string& options) {
+  const std::string key = file + '\n' + kernel_name + '\n' + options;
+  auto it = kernels_.find(key);
+  if (it == kernels_.end()) it = kernels_.emplace(key, programs().kernel(file, kernel_name, options)).first;
+  return it->second;
+}
+
 }  // namespace bovw::detail

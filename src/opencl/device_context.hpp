@@ -65,10 +65,17 @@ class DeviceContext {
   cl::CommandQueue& queue() { return queue_; }
   ScratchBuffers& scratch() { return scratch_; }  // working buffers reused by this queue's callers
 
+  // Kernel `kernel_name` of kernels/<file>.cl built with `options`, made once for this queue and kept:
+  // a cl_kernel's arguments belong to the object, so each queue's caller needs its own, and making and
+  // releasing kernels per call from several threads at once crashed PoCL 3.1 (an assertion on a
+  // reference count of its binary cache, about one run in eight of a four-thread test).
+  cl::Kernel& kernel(const std::string& file, const std::string& kernel_name, const std::string& options);
+
  private:
   std::shared_ptr<SharedDevice> shared_;
   cl::CommandQueue queue_;
   ScratchBuffers scratch_{cl::Context()};
+  std::map<std::string, cl::Kernel> kernels_;  // by file, kernel name and options
 };
 
 }  // namespace bovw::detail

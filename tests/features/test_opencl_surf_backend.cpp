@@ -144,8 +144,9 @@ TEST(OpenClSurf, AScaleSpaceBeyondTheDeviceIsACapacityErrorNamingTheImage) {
   }
 }
 
-// One extractor, several threads: each call borrows a queue with its own scratch buffers, and the
-// images differ in size so that the buffers are reused, grown and shared across calls in every order.
+// One extractor, several threads: on a GPU each call borrows a queue with its own scratch buffers and
+// kernels (on a CPU device such as PoCL the calls take turns), and the images differ in size so that the
+// buffers are reused, grown and shared across calls in every order.
 TEST(OpenClSurf, ConcurrentCallsGiveEachImageItsOwnResult) {
   BOVW_REQUIRE_OPENCL();
   const auto surf = SurfExtractor::create(SurfParams{}, SurfBackend::OpenCL);

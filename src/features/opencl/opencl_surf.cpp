@@ -3,7 +3,7 @@
 // once in the middle (for the keypoint count, to size the launches); the keypoints and descriptors
 // come back at the end, where the host puts them in OpenCV's order.
 // Stage times are the device's own timestamps (profiling events), not host wall-clock. Several
-// threads may extract at once: each call borrows a queue of its own (same device, context and
+// threads may extract at once: on a GPU each call borrows a queue of its own (same device, context and
 // compiled programs), so one image's transfers and kernels overlap another's.
 #include "device_keypoint.hpp"
 #include "features/backends.hpp"
@@ -52,6 +52,10 @@ class OpenClSurf final : public SurfExtractor {
     if (extensions.find("cl_khr_fp64") == std::string::npos)
       throw InvalidInput("SURF backend opencl: device '" + first->info().name +
                          "' lacks cl_khr_fp64, which the box filters need to round as OpenCV does");
+    // On a CPU device (PoCL) one image at a time: the device already spreads each launch over every
+    // core, and PoCL 3.1 aborts when several queues run the same kernels at once (an assertion on a
+    // reference count in its binary cache, about one run in ten of a four-thread test).
+    one_at_a_time_ = first->info().type != "GPU";
     idle_.push_back(std::move(first));
     buildKernels();
   }
@@ -59,6 +63,8 @@ class OpenClSurf final : public SurfExtractor {
  protected:
   void run(const cv::Mat& gray, const cv::Mat& mask, std::vector<cv::KeyPoint>& keypoints,
            bool use_provided_keypoints, cv::Mat* descriptors, SurfStageTimes& times) const override {
+    std::unique_lock<std::mutex> serial(serial_, std::defer_lock);
+    if (one_at_a_time_) serial.lock();
     detail::withOpenCLErrors([&] {
       std::unique_ptr<detail::DeviceContext> device = borrowQueue();
       runOnDevice(*device, gray, mask, keypoints, use_provided_keypoints, descriptors, times);
@@ -191,6 +197,8 @@ class OpenClSurf final : public SurfExtractor {
   }
 
   std::string device_spec_;
+  bool one_at_a_time_ = false;
+  mutable std::mutex serial_;  // held for a whole call when one_at_a_time_
   mutable std::mutex mutex_;
   mutable std::vector<std::unique_ptr<detail::DeviceContext>> idle_;  // queues no call is using
 };

@@ -29,7 +29,7 @@ cl::Buffer enqueueQuadImage(detail::DeviceContext& device, const std::string& op
   // kernels/surf_window.h's surf_quad_index: tiles of 8 x 4 words.
   const std::size_t tiles = static_cast<std::size_t>((image_size.height + 3) / 4) * ((image_size.width + 7) / 8);
   cl::Buffer quads = device.scratch().get("surf.quads", sizeof(cl_uint) * 32 * tiles);
-  cl::Kernel kernel = device.programs().kernel("surf_descriptor", "surf_quad_image", options);
+  cl::Kernel& kernel = device.kernel("surf_descriptor", "surf_quad_image", options);
   kernel.setArg(0, gray);
   kernel.setArg(1, cl_int{image_size.height});
   kernel.setArg(2, cl_int{image_size.width});
@@ -45,7 +45,7 @@ cl::Buffer enqueuePatches(detail::DeviceContext& device, const std::string& opti
                           const cl::Buffer& quads, cv::Size image_size, const cl::Buffer& keypoints, int n,
                           cl::Event& done) {
   cl::Buffer patches = device.scratch().get("surf.patches", static_cast<std::size_t>(n) * kPatchPixels);
-  cl::Kernel kernel = device.programs().kernel("surf_descriptor", "surf_patch", options);
+  cl::Kernel& kernel = device.kernel("surf_descriptor", "surf_patch", options);
   kernel.setArg(0, gray);
   kernel.setArg(1, quads);
   kernel.setArg(2, cl_int{image_size.height});
@@ -63,7 +63,7 @@ cl::Buffer enqueuePatches(detail::DeviceContext& device, const std::string& opti
 cl::Event enqueueOrientations(detail::DeviceContext& device, const cl::Buffer& sum, cv::Size image_size,
                          const cl::Buffer& keypoints, int n, bool upright) {
   if (n <= 0) return cl::Event();
-  cl::Kernel kernel = device.programs().kernel(
+  cl::Kernel& kernel = device.kernel(
       "surf_orientation", "surf_orientation", surfProgramOptions(device) + atanBuildOptions(opencvAtanRounding()));
   const OrientationSampling& sampling = orientationSampling();
   CV_Assert(sampling.count <= kOrientationGroup);  // one work-item per sample
@@ -100,7 +100,7 @@ cl::Event enqueueDescriptors(detail::DeviceContext& device, const cl::Buffer& gr
   // and the kernel takes `gray` as a stand-in argument it never reads.
   const cl::Buffer quads = upright ? gray : enqueueQuadImage(device, options, gray, image_size, first);
   const cl::Buffer patches = enqueuePatches(device, options, gray, quads, image_size, keypoints, n, patched);
-  cl::Kernel kernel = device.programs().kernel("surf_descriptor", "surf_descriptor", options);
+  cl::Kernel& kernel = device.kernel("surf_descriptor", "surf_descriptor", options);
   const cl::Buffer weight_buffer = constantBuffer(device, descriptorWeights(), sizeof(float) * 20 * 20);
   kernel.setArg(0, keypoints);
   kernel.setArg(1, patches);

@@ -34,8 +34,8 @@ cl::Buffer tableBuffer(detail::DeviceContext& device, const std::vector<Record>&
 cl::Event enqueueIntegralImage(detail::DeviceContext& device, const cl::Buffer& gray, cv::Size image_size,
                                const cl::Buffer& sum) {
   const std::string options = surfProgramOptions(device) + " -DSURF_ROW_WG=" + std::to_string(kRowGroup);
-  cl::Kernel rows = device.programs().kernel("surf_integral", "surf_integral_rows", options);
-  cl::Kernel columns = device.programs().kernel("surf_integral", "surf_integral_columns", options);
+  cl::Kernel& rows = device.kernel("surf_integral", "surf_integral_rows", options);
+  cl::Kernel& columns = device.kernel("surf_integral", "surf_integral_columns", options);
   rows.setArg(0, gray);
   rows.setArg(1, cl_int{image_size.height});
   rows.setArg(2, cl_int{image_size.width});
@@ -77,7 +77,7 @@ DeviceDetection detectOnDevice(detail::DeviceContext& device, const cl::Buffer& 
   const cl::Buffer det = device.scratch().get("surf.det", det_bytes);
   const cl_int sum_pitch = image_size.width + 1;
 
-  cl::Kernel hessian = device.programs().kernel("surf_hessian", "surf_hessian", surfProgramOptions(device));
+  cl::Kernel& hessian = device.kernel("surf_hessian", "surf_hessian", surfProgramOptions(device));
   hessian.setArg(0, sum);
   hessian.setArg(1, sum_pitch);
   hessian.setArg(2, layers);
@@ -88,7 +88,7 @@ DeviceDetection detectOnDevice(detail::DeviceContext& device, const cl::Buffer& 
   queue.enqueueNDRangeKernel(hessian, cl::NullRange, roundedUp(plan.hessian_items), cl::NDRange(kGroup), nullptr,
                              &hessian_done);
 
-  cl::Kernel extrema = device.programs().kernel("surf_extrema", "surf_extrema", surfProgramOptions(device));
+  cl::Kernel& extrema = device.kernel("surf_extrema", "surf_extrema", surfProgramOptions(device));
   extrema.setArg(0, sum);
   if (mask_sum != nullptr)
     extrema.setArg(1, *mask_sum);
