@@ -137,6 +137,21 @@ class Extract(unittest.TestCase):
                     self.assertIn("thread count must be a whole number >= 1, got '%s'" % bad, result.stderr)
                 self.assertFalse(os.path.exists(out))
 
+    def test_opencl_backend_writes_the_builtin_backends_file(self):
+        """--surf-backend opencl (every stage on the OpenCL device: PoCL here) writes keypoints and
+        descriptors identical to the builtin backend's, upright and extended included."""
+        for flags in ([], ["--upright", "--extended"]):
+            with self.subTest(flags=flags):
+                outputs = []
+                for backend in ("builtin", "opencl"):
+                    out = self.path("box-%s%s.yml.gz" % (backend, "".join(flags)))
+                    result = run(self.box, "-o", out, "--surf-backend", backend, *flags)
+                    self.assertEqual(result.returncode, 0, result.stderr)
+                    outputs.append(read_yml(out))
+                self.assertGreater(outputs[0][0].shape[0], 100)
+                for a, b in zip(outputs[0], outputs[1]):
+                    np.testing.assert_array_equal(a, b)
+
     def test_usage_errors(self):
         self.assertEqual(run(self.box).returncode, 2)  # no --output
         self.assertEqual(run(self.box, "-o", self.path("x.yml"), "--surf-backend", "fast").returncode, 2)
