@@ -18,4 +18,15 @@ cl::Buffer ScratchBuffers::get(const std::string& name, std::size_t bytes) {
   return entry.buffer;
 }
 
+cl::Buffer ScratchBuffers::table(const std::string& name, const void* data, std::size_t bytes) {
+  const auto* begin = static_cast<const unsigned char*>(data);
+  Table& entry = tables_[name];
+  if (entry.buffer() == nullptr || !std::equal(begin, begin + bytes, entry.content.begin(), entry.content.end())) {
+    entry.content.assign(begin, begin + bytes);
+    entry.buffer = cl::Buffer(context_, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, std::max<std::size_t>(bytes, 1),
+                              entry.content.data());
+  }
+  return entry.buffer;
+}
+
 }  // namespace bovw::detail

@@ -1,4 +1,4 @@
-// Device buffers that one command queue's callers reuse from call to call, by name. Allocating and
+// Device buffers that one command queue's callers reuse from call to call, by name (and small constant tables, kept while unchanged). Allocating and
 // releasing device memory for every image costs driver work that does not overlap with other
 // queues' kernels (on NVIDIA's driver a release can wait for the device), so per-image stages
 // (SURF's) take their working buffers from here. A buffer grows (by half again, so that a run of
@@ -15,6 +15,7 @@
 #include <map>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace bovw::detail {
 
@@ -28,13 +29,23 @@ class ScratchBuffers {
   // whatever the previous user left.
   cl::Buffer get(const std::string& name, std::size_t bytes);
 
+  // A buffer holding exactly `bytes` bytes of `data` (a small table the kernels read), named `name`:
+  // made once and handed out again while the table is the same, so an unchanged table is neither
+  // uploaded nor allocated again.
+  cl::Buffer table(const std::string& name, const void* data, std::size_t bytes);
+
  private:
   struct Entry {
     cl::Buffer buffer;
     std::size_t bytes = 0;
   };
+  struct Table {
+    cl::Buffer buffer;
+    std::vector<unsigned char> content;
+  };
   cl::Context context_;
   std::map<std::string, Entry> buffers_;
+  std::map<std::string, Table> tables_;
 };
 
 }  // namespace bovw::detail

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <vector>
+
 namespace bovw {
 namespace {
 
@@ -26,6 +28,22 @@ TEST(ScratchBuffers, ReusesGrowsAndDoesNotRetainHugeBuffers) {
   EXPECT_EQ(once.getInfo<CL_MEM_SIZE>(), huge);
   EXPECT_NE(scratch.get("a", huge)(), once());  // not kept
   EXPECT_NE(scratch.get("a", 1000)(), grown());  // and the small one was let go with it
+}
+
+TEST(ScratchBuffers, TablesAreKeptWhileTheirContentIsTheSame) {
+  BOVW_REQUIRE_OPENCL();
+  detail::DeviceContext device("");
+  detail::ScratchBuffers& scratch = device.scratch();
+  std::vector<int> values = {3, 1, 4, 1, 5};
+  const cl::Buffer first = scratch.table("t", values.data(), sizeof(int) * values.size());
+  EXPECT_EQ(scratch.table("t", values.data(), sizeof(int) * values.size())(), first());
+  values[2] = 9;
+  const cl::Buffer changed = scratch.table("t", values.data(), sizeof(int) * values.size());
+  EXPECT_NE(changed(), first());
+  std::vector<int> read(values.size());
+  device.queue().enqueueReadBuffer(changed, CL_TRUE, 0, sizeof(int) * read.size(), read.data());
+  EXPECT_EQ(read, values);  // the new content, not the old
+  EXPECT_NE(scratch.table("t", values.data(), sizeof(int) * 4)(), changed());  // a shorter table differs
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
 // Host side of the OpenCL orientation and descriptor stages: build options, the constant tables the
-// kernels read (uploaded per call: a few hundred floats), and the launches.
+// kernels read (uploaded once per queue: ScratchBuffers::table), and the launches.
 #include "features/opencl/surf_describe.hpp"
 
 #include "features/opencl/opencv_atan_rounding.hpp"
@@ -18,10 +18,6 @@ constexpr int kPatchGroup = 256;        // kernels/surf_descriptor.cl's SURF_PAT
 constexpr int kPatchBands = 4;          // and SURF_BANDS
 constexpr int kPatchPixels = 21 * 21;   // and SURF_PATCH_PIXELS
 constexpr int kDescriptorGroup = 64;    // and SURF_DESCRIPTOR_GROUP
-
-cl::Buffer constantBuffer(detail::DeviceContext& device, const void* data, std::size_t bytes) {
-  return cl::Buffer(device.context(), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes, const_cast<void*>(data));
-}
 
 // surf_quad_image of `gray`, in a new buffer; `done`: its kernel's event.
 cl::Buffer enqueueQuadImage(detail::DeviceContext& device, const std::string& options, const cl::Buffer& gray,
@@ -72,9 +68,10 @@ cl::Event enqueueOrientations(detail::DeviceContext& device, const cl::Buffer& s
     offsets.push_back(sampling.offset[k].x);
     offsets.push_back(sampling.offset[k].y);
   }
-  // Released here, kept alive by the enqueued kernel until it has run (OpenCL's rule).
-  const cl::Buffer offset_buffer = constantBuffer(device, offsets.data(), sizeof(cl_int) * offsets.size());
-  const cl::Buffer weight_buffer = constantBuffer(device, sampling.weight.data(), sizeof(float) * sampling.count);
+  const cl::Buffer offset_buffer =
+      device.scratch().table("surf.orientation.offsets", offsets.data(), sizeof(cl_int) * offsets.size());
+  const cl::Buffer weight_buffer =
+      device.scratch().table("surf.orientation.weights", sampling.weight.data(), sizeof(float) * sampling.count);
   kernel.setArg(0, sum);
   kernel.setArg(1, cl_int{image_size.height});
   kernel.setArg(2, cl_int{image_size.width});
@@ -101,7 +98,8 @@ cl::Event enqueueDescriptors(detail::DeviceContext& device, const cl::Buffer& gr
   const cl::Buffer quads = upright ? gray : enqueueQuadImage(device, options, gray, image_size, first);
   const cl::Buffer patches = enqueuePatches(device, options, gray, quads, image_size, keypoints, n, patched);
   cl::Kernel& kernel = device.kernel("surf_descriptor", "surf_descriptor", options);
-  const cl::Buffer weight_buffer = constantBuffer(device, descriptorWeights(), sizeof(float) * 20 * 20);
+  const cl::Buffer weight_buffer =
+      device.scratch().table("surf.descriptor.weights", descriptorWeights(), sizeof(float) * 20 * 20);
   kernel.setArg(0, keypoints);
   kernel.setArg(1, patches);
   kernel.setArg(2, weight_buffer);

@@ -24,9 +24,8 @@ cl::NDRange roundedUp(std::int64_t items) {
 }
 
 template <typename Record>
-cl::Buffer tableBuffer(detail::DeviceContext& device, const std::vector<Record>& table) {
-  return cl::Buffer(device.context(), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof(Record) * table.size(),
-                    const_cast<Record*>(table.data()));
+cl::Buffer tableBuffer(detail::DeviceContext& device, const std::string& name, const std::vector<Record>& table) {
+  return device.scratch().table(name, table.data(), sizeof(Record) * table.size());
 }
 
 }  // namespace
@@ -72,8 +71,9 @@ DeviceDetection detectOnDevice(detail::DeviceContext& device, const cl::Buffer& 
 
   auto& context = device.context();
   auto& queue = device.queue();
-  const cl::Buffer layers = tableBuffer(device, plan.layers);
-  const cl::Buffer searches = tableBuffer(device, plan.searches);
+  // The same for every image of one size: kept on the device while the size repeats.
+  const cl::Buffer layers = tableBuffer(device, "surf.layers", plan.layers);
+  const cl::Buffer searches = tableBuffer(device, "surf.searches", plan.searches);
   const cl::Buffer det = device.scratch().get("surf.det", det_bytes);
   const cl_int sum_pitch = image_size.width + 1;
 
