@@ -1,7 +1,7 @@
-// Device buffers that one command queue's callers reuse from call to call, by name (and small constant tables, kept while unchanged). Allocating and
-// releasing device memory for every image costs driver work that does not overlap with other
-// queues' kernels (on NVIDIA's driver a release can wait for the device), so per-image stages
-// (SURF's) take their working buffers from here. A buffer grows (by half again, so that a run of
+// Device buffers that one command queue's callers reuse from call to call, by name, and small
+// constant tables kept while unchanged. Allocating and releasing device memory for every image
+// costs driver work that does not overlap with other queues' kernels (on NVIDIA's driver a release
+// can wait for the device), so per-image stages (SURF's) take their working buffers from here. A buffer grows (by half again, so that a run of
 // slightly larger images does not reallocate each time) and is never shrunk; a request above
 // kRetainLimit gets a buffer of its own that is not kept (a huge image's scale space should not stay
 // allocated on every queue of a pool). Safe on an in-order

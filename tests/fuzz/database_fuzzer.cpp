@@ -58,8 +58,5 @@ void check(const std::vector<char>& bytes) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  std::vector<char> bytes(data, data + size);
-  check(bytes);
-  if (bytes.size() >= 8) check(resealed(bytes));
-  return 0;
+  return fuzz::checkAsIsAndResealed(data, size, check, [](const std::vector<char>& bytes) { return resealed(bytes); });
 }

@@ -22,6 +22,7 @@
 #include <fstream>
 #include <memory>
 #include <string>
+#include <vector>
 #include <typeinfo>
 
 namespace bovw::fuzz {
@@ -55,6 +56,16 @@ bool acceptsOrRefuses(Read&& read) {
   } catch (...) {
     finding("an exception not derived from std::exception");
   }
+}
+
+// Checks the input as it is, then (inputs of 8 bytes or more: shorter ones hold no checksum) with its
+// checksums rewritten by `reseal`, so that mutations also reach the structure checks behind them.
+template <typename Check, typename Reseal>
+int checkAsIsAndResealed(const std::uint8_t* data, std::size_t size, Check&& check, Reseal&& reseal) {
+  std::vector<char> bytes(data, data + size);
+  check(bytes);
+  if (bytes.size() >= 8) check(reseal(bytes));
+  return 0;
 }
 
 // A file in the temporary directory holding the bytes of one input, rewritten for each; its name
