@@ -69,7 +69,6 @@ DeviceDetection detectOnDevice(detail::DeviceContext& device, const cl::Buffer& 
   DeviceDetection result;
   if (plan.searches.empty()) return result;  // smaller than the smallest octave's search window
 
-  auto& context = device.context();
   auto& queue = device.queue();
   // The same for every image of one size: kept on the device while the size repeats.
   const cl::Buffer layers = tableBuffer(device, "surf.layers", plan.layers);
