@@ -18,6 +18,7 @@ struct IndexArguments {
   std::string images;
   std::string vocabulary;
   std::string output;
+  bool keypoints = false;
   FeatureOptions features;
   HistogrammerOptions histogrammer;
 } args;
@@ -29,6 +30,8 @@ CLI::App* addIndexCommand(CLI::App& app) {
   command->add_option("IMAGES_DIR", args.images, "folder of images")->required();
   command->add_option("--vocabulary", args.vocabulary, "vocabulary file: " + vocabularyFormatNames())->required();
   command->add_option("--output", args.output, "database file to write (vocabulary, settings and index)")->required();
+  command->add_flag("--keypoints", args.keypoints,
+                    "also store each image's keypoints and words (8 bytes per keypoint), for search --verify");
   args.features.addTo(command);
   args.histogrammer.addTo(command);
   return command;
@@ -37,15 +40,21 @@ CLI::App* addIndexCommand(CLI::App& app) {
 int runIndexCommand() {
   args.features.useThreads(args.histogrammer.threads);
   const Vocabulary vocabulary = loadVocabulary(args.vocabulary);
-  ImageDatabase database = namingFile(args.vocabulary, [&] { return ImageDatabase(vocabulary, args.features.spec()); });
+  DatabaseOptions options;
+  options.store_keypoints = args.keypoints;
+  ImageDatabase database =
+      namingFile(args.vocabulary, [&] { return ImageDatabase(vocabulary, args.features.spec(), options); });
   auto histogrammer = makeHistogrammer(args.histogrammer.config());
-  const ImageHistograms result = args.features.histogramFolder(args.images, vocabulary, *histogrammer, "index");
-  for (std::size_t i = 0; i < result.names.size(); ++i)
-    database.index().add(result.names[i], result.histograms.row(static_cast<Eigen::Index>(i)));
+  const ImageHistograms result =
+      args.features.histogramFolder(args.images, vocabulary, *histogrammer, "index", args.keypoints);
+  for (std::size_t i = 0; i < result.names.size(); ++i) {
+    if (args.keypoints) database.add(result.names[i], result.words[i]);
+    else database.add(result.names[i], result.histograms.row(static_cast<Eigen::Index>(i)));
+  }
   database.save(args.output);
   std::cout << "bovw index: " << result.names.size() << " images, " << database.index().postingCount()
-            << " postings over K = " << vocabulary.size() << " " << vocabulary.descriptorType().toString() << " words; wrote "
-            << args.output << "\n";
+            << " postings over K = " << vocabulary.size() << " " << vocabulary.descriptorType().toString() << " words"
+            << (args.keypoints ? ", keypoints stored" : "") << "; wrote " << args.output << "\n";
   return 0;
 }
 

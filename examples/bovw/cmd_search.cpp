@@ -3,11 +3,15 @@
 #include "feature_options.hpp"
 #include "query_options.hpp"
 #include "search_report.hpp"
+#include "verify_options.hpp"
 
 #include <bovw/atomic_file.hpp>
 #include <bovw/error.hpp>
 #include <bovw/image_database.hpp>
 
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
 #include <iostream>
 
 namespace bovw::cli {
@@ -21,6 +25,7 @@ struct SearchArguments {
   std::string format = "csv";
   std::string output;
   QueryOptions query;
+  VerifyOptions verify;
 } args;
 
 }  // namespace
@@ -35,21 +40,40 @@ CLI::App* addSearchCommand(CLI::App& app) {
       ->capture_default_str();
   command->add_option("--output", args.output, "file to write (default: standard output; html: bovw-search.html)");
   args.query.addTo(command);
+  args.verify.addTo(command);
   return command;
 }
 
 int runSearchCommand() {
   const ImageDatabase database = ImageDatabase::load(args.index);
   if (database.index().empty()) throw InvalidInput("'" + args.index + "': the index holds no image yet");
-  const ImageHistograms histograms = args.query.histogramQueries(database, args.queries, false, "search");
+  const bool verify = args.verify.enabled();
+  if (verify && !database.storesKeypoints())
+    throw InvalidInput("'" + args.index + "' stores no keypoints, so --verify cannot check its results; index the "
+                       "images again with bovw index --keypoints");
+  const ImageHistograms histograms = args.query.histogramQueries(database, args.queries, false, "search", verify);
   const std::size_t failed = reportFailures(histograms.failures, args.queries.size());
   if (histograms.names.empty()) throw InvalidInput("no query image could be read");
 
   std::vector<QueryResults> results;
   const Scoring scoring = args.query.parsedScoring();
-  for (std::size_t q = 0; q < histograms.names.size(); ++q)
-    results.push_back({histograms.names[q], database.index().query(histograms.histograms.row(static_cast<Eigen::Index>(q)),
-                                                                    args.top, scoring)});
+  // Verification re-ranks a shortlist longer than --top: ask the index for that many.
+  const std::size_t ranked = verify ? std::max(args.top, args.verify.shortlist) : args.top;
+  for (std::size_t q = 0; q < histograms.names.size(); ++q) {
+    const auto ranking = database.index().query(histograms.histograms.row(static_cast<Eigen::Index>(q)), ranked, scoring);
+    QueryResults query{histograms.names[q], {}, std::nullopt};
+    if (verify) {
+      VerificationReport report;
+      query.results = database.verify(histograms.words[q], ranking, args.verify.options(), &report);
+      query.verification = report;
+      spdlog::info("{}: {} of {} results verified, {:.2f} ms", query.query, report.verified, report.checked,
+                   report.milliseconds);
+    } else {
+      query.results = unverified(ranking);
+    }
+    if (query.results.size() > args.top) query.results.resize(args.top);
+    results.push_back(std::move(query));
+  }
   auto write = [&](std::ostream& out) {
     if (args.format == "csv") writeCsv(out, results);
     else if (args.format == "json") writeJson(out, results);

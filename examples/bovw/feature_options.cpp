@@ -100,13 +100,16 @@ PipelineOptions FeatureOptions::pipeline(ProgressBar& bar) const {
 }
 
 ImageHistograms FeatureOptions::histogramFolder(const std::string& directory, const Vocabulary& vocabulary,
-                                                Histogrammer& histogrammer, const char* label) const {
+                                                Histogrammer& histogrammer, const char* label,
+                                                bool keep_words) const {
   const auto images = listImages(directory);
   if (images.empty()) throw InvalidInput("'" + directory + "' holds no image files");
   ImageHistograms result;
   {
     ProgressBar bar(label, quiet);
-    result = histogramImages(images, *extractor(), vocabulary, histogrammer, pipeline(bar));
+    PipelineOptions options = pipeline(bar);
+    options.keep_words = keep_words;
+    result = histogramImages(images, *extractor(), vocabulary, histogrammer, options);
   }
   reportFailures(result.failures, images.size());
   if (result.names.empty()) throw InvalidInput("no readable image in '" + directory + "'");

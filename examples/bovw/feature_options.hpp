@@ -43,10 +43,11 @@ struct FeatureOptions {
   // The command's --threads: applied to OpenCV and OpenMP (applyThreadCount) and the default for --workers.
   void useThreads(int count);
 
-  // Histograms of every image of a folder, with a progress bar labelled `label`; bad images are
-  // reported and skipped. Throws InvalidInput if the folder has no image or none could be read.
+  // Histograms of every image of a folder (and with `keep_words` their words and keypoints), with a
+  // progress bar labelled `label`; bad images are reported and skipped. Throws InvalidInput if the
+  // folder has no image or none could be read.
   ImageHistograms histogramFolder(const std::string& directory, const Vocabulary& vocabulary,
-                                  Histogrammer& histogrammer, const char* label) const;
+                                  Histogrammer& histogrammer, const char* label, bool keep_words = false) const;
 };
 
 // One line per registered feature kind, with its --feature-param defaults: --features' help text.

@@ -17,13 +17,14 @@ void QueryOptions::addTo(CLI::App* command) {
 }
 
 ImageHistograms QueryOptions::histogramQueries(const ImageDatabase& database, const std::vector<std::string>& paths,
-                                               bool strict, const char* label) const {
+                                               bool strict, const char* label, bool keep_words) const {
   auto device = makeHistogrammer(histogrammer.config());
   applyThreadCount(histogrammer.threads);
   ProgressBar bar(label, quiet);
   PipelineOptions options;
   options.workers = histogrammer.threads;  // 0: all cores
   options.strict = strict;
+  options.keep_words = keep_words;
   options.progress = [&bar](const PipelineProgress& p) { bar.update(p); };
   ImageHistograms queries = histogramImages(paths, *database.makeExtractor(), database.vocabulary(), *device, options);
   // An empty result list would otherwise be the only sign that a query had nothing to match with.

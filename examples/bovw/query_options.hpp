@@ -24,10 +24,11 @@ struct QueryOptions {
   void addTo(CLI::App* command);
   Scoring parsedScoring() const { return parseScoring(scoring); }
 
-  // Histograms of the query images with the database's features and vocabulary. Unreadable queries
-  // are skipped with a warning, or stop the run when `strict`.
+  // Histograms of the query images with the database's features and vocabulary (and with
+  // `keep_words` their words and keypoints). Unreadable queries are skipped with a warning, or stop
+  // the run when `strict`.
   ImageHistograms histogramQueries(const ImageDatabase& database, const std::vector<std::string>& paths,
-                                   bool strict, const char* label) const;
+                                   bool strict, const char* label, bool keep_words = false) const;
 };
 
 }  // namespace bovw::cli

@@ -5,6 +5,7 @@
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
+#include <algorithm>
 #include <iomanip>
 
 namespace bovw::cli {
@@ -78,23 +79,50 @@ std::string fixed(double value, int digits) {
   return s.str();
 }
 
+bool anyVerification(const std::vector<QueryResults>& queries) {
+  return std::any_of(queries.begin(), queries.end(), [](const QueryResults& q) { return q.verification.has_value(); });
+}
+
 }  // namespace
 
+std::vector<VerifiedResult> unverified(const std::vector<SearchResult>& results) {
+  std::vector<VerifiedResult> converted;
+  for (const SearchResult& r : results) converted.push_back({r.id, r.name, r.score, r.score, -1, false});
+  return converted;
+}
+
 void writeCsv(std::ostream& out, const std::vector<QueryResults>& queries) {
-  out << "query,rank,image,score\n";
+  const bool verification = anyVerification(queries);
+  out << "query,rank,image,score" << (verification ? ",bow_score,inliers" : "") << "\n";
   for (const auto& q : queries)
-    for (std::size_t r = 0; r < q.results.size(); ++r)
-      out << csvField(q.query) << ',' << r + 1 << ',' << csvField(q.results[r].name) << ','
-          << fixed(q.results[r].score, 6) << '\n';
+    for (std::size_t r = 0; r < q.results.size(); ++r) {
+      const VerifiedResult& v = q.results[r];
+      out << csvField(q.query) << ',' << r + 1 << ',' << csvField(v.name) << ',' << fixed(v.score, 6);
+      if (verification) out << ',' << fixed(v.bow_score, 6) << ',' << v.inliers;
+      out << '\n';
+    }
 }
 
 void writeJson(std::ostream& out, const std::vector<QueryResults>& queries) {
   nlohmann::json j = nlohmann::json::array();
   for (const auto& q : queries) {
     nlohmann::json results = nlohmann::json::array();
-    for (std::size_t r = 0; r < q.results.size(); ++r)
-      results.push_back({{"rank", r + 1}, {"image", q.results[r].name}, {"score", q.results[r].score}});
-    j.push_back({{"query", q.query}, {"results", results}});
+    for (std::size_t r = 0; r < q.results.size(); ++r) {
+      const VerifiedResult& v = q.results[r];
+      nlohmann::json result = {{"rank", r + 1}, {"image", v.name}, {"score", v.score}};
+      if (q.verification) {
+        result["bow_score"] = v.bow_score;
+        result["inliers"] = v.inliers;  // -1: not checked
+        result["verified"] = v.verified;
+      }
+      results.push_back(result);
+    }
+    nlohmann::json entry = {{"query", q.query}, {"results", results}};
+    if (q.verification)
+      entry["verification"] = {{"checked", q.verification->checked},
+                               {"verified", q.verification->verified},
+                               {"milliseconds", q.verification->milliseconds}};
+    j.push_back(entry);
   }
   out << j.dump(2) << "\n";
 }
@@ -114,11 +142,14 @@ void writeHtml(std::ostream& out, const std::vector<QueryResults>& queries, cons
     out << "<section>" << figure(q.query, "<b>query</b><br>" + htmlEscape(fileName(q.query)), "query")
         << "<div class=\"arrow\">&rarr;</div>";
     if (q.results.empty()) out << "<p>no image shares a visual word with this query</p>";
-    for (std::size_t r = 0; r < q.results.size(); ++r)
-      out << figure(q.results[r].name,
-                    "#" + std::to_string(r + 1) + " <span class=\"score\">" + fixed(q.results[r].score, 3) +
-                        "</span><br>" + htmlEscape(fileName(q.results[r].name)),
+    for (std::size_t r = 0; r < q.results.size(); ++r) {
+      const VerifiedResult& v = q.results[r];
+      const std::string inliers = v.verified ? " (" + std::to_string(v.inliers) + " inliers)" : "";
+      out << figure(v.name,
+                    "#" + std::to_string(r + 1) + " <span class=\"score\">" + fixed(v.bow_score, 3) + inliers +
+                        "</span><br>" + htmlEscape(fileName(v.name)),
                     "hit");
+    }
     out << "</section>\n";
   }
   out << "</body></html>\n";

@@ -26,7 +26,7 @@ cv::Mat unpackBinaryDescriptors(const cv::Mat& packed);
 
 class Feature2DExtractor final : public FeatureExtractor {
  public:
-  // `make` returns a new detector on every call (each extract() uses its own, as OpenCV does not
+  // `make` returns a new detector on every call (each extractFeatures() uses its own, as OpenCV does not
   // promise that one Feature2D serves concurrent calls). Its descriptors must match `conversion`
   // (CV_32F for Float32, CV_8U for UnpackBits): checked here, throwing InvalidInput.
   Feature2DExtractor(std::string family, std::function<cv::Ptr<cv::Feature2D>()> make, DescriptorConversion conversion);
@@ -34,7 +34,7 @@ class Feature2DExtractor final : public FeatureExtractor {
   DescriptorType descriptorType() const override;
   int descriptorSize() const override { return width_; }
   // Runs detectAndCompute on the image as 8-bit gray (toSurfGray: colour and 16-bit are converted).
-  cv::Mat extract(const cv::Mat& image) const override;
+  ImageFeatures extractFeatures(const cv::Mat& image) const override;
 
  private:
   std::string family_;

@@ -1,13 +1,22 @@
 // The interface of every feature extractor: descriptors of an image as float32 rows, with the
-// DescriptorType that vocabularies record and check. Extractors are made from a FeatureSpec by the
-// registry (bovw/feature_registry.hpp).
+// DescriptorType that vocabularies record and check, and where in the image each was found (what
+// geometric verification needs). Extractors are made from a FeatureSpec by the registry
+// (bovw/feature_registry.hpp).
 #pragma once
 
 #include <bovw/descriptor_type.hpp>
 
 #include <opencv2/core.hpp>
 
+#include <vector>
+
 namespace bovw {
+
+// One image's features: descriptor row i was computed at keypoints[i].
+struct ImageFeatures {
+  cv::Mat descriptors;                  // N x descriptorSize() CV_32F (0 rows: no features)
+  std::vector<cv::KeyPoint> keypoints;  // N, in the pixel coordinates of the image given
+};
 
 class FeatureExtractor {
  public:
@@ -18,9 +27,11 @@ class FeatureExtractor {
   virtual DescriptorType descriptorType() const = 0;
   virtual int descriptorSize() const = 0;
 
-  // N x descriptorSize() CV_32F descriptors of an 8- or 16-bit gray or colour image (0 rows when it
-  // has no features). Safe to call from several threads at once.
-  virtual cv::Mat extract(const cv::Mat& image) const = 0;
+  // Features of an 8- or 16-bit gray or colour image. Safe to call from several threads at once.
+  virtual ImageFeatures extractFeatures(const cv::Mat& image) const = 0;
+
+  // The descriptors alone.
+  cv::Mat extract(const cv::Mat& image) const { return extractFeatures(image).descriptors; }
 };
 
 }  // namespace bovw

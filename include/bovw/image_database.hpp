@@ -1,51 +1,95 @@
-// An image-retrieval database in one file: how features are extracted, the vocabulary, and the
-// inverted index of the images added so far. What `bovw index` writes and `bovw search` and
-// `bovw evaluate` read; an application can load it and query by image or by histogram.
+// An image-retrieval database in one file: how features are extracted, the vocabulary, the
+// inverted index of the images added so far and, when asked for, their keypoints for geometric
+// verification. What `bovw index` writes and `bovw search` and `bovw evaluate` read; an
+// application can load it and query by image or by histogram.
 #pragma once
 
 #include <bovw/feature_extractor.hpp>
 #include <bovw/feature_registry.hpp>
 #include <bovw/feature_spec.hpp>
+#include <bovw/geometric_verification.hpp>
 #include <bovw/histogrammer.hpp>
+#include <bovw/image_words.hpp>
 #include <bovw/inverted_index.hpp>
 #include <bovw/vocabulary.hpp>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace bovw {
 
+namespace retrieval_detail {
+class KeypointStore;
+}
+
+struct DatabaseOptions {
+  // Keep every image's keypoints, words and word signatures (16 bytes per keypoint) so that results
+  // can be verified geometrically (verify()); without them the database holds only the index.
+  bool store_keypoints = false;
+};
+
+// add/remove may run beside queries and verify() in other threads (the index and the keypoints
+// each take their own locks); an image being added may be ranked before its keypoints are in, and
+// is then not verified.
 class ImageDatabase {
  public:
   // An empty index over `vocabulary`, for images whose features `features` describes (stored
   // normalised: every parameter present). Throws InvalidInput if the spec is invalid or its
   // descriptors do not fit the vocabulary (checkCompatible).
-  ImageDatabase(Vocabulary vocabulary, FeatureSpec features);
+  ImageDatabase(Vocabulary vocabulary, FeatureSpec features, DatabaseOptions options = {});
+  ~ImageDatabase();
+  ImageDatabase(ImageDatabase&&) noexcept;
+  ImageDatabase& operator=(ImageDatabase&&) noexcept;
 
   const Vocabulary& vocabulary() const { return vocabulary_; }
   const FeatureSpec& features() const { return features_; }
-  InvertedIndex& index() { return index_; }
+  // Queries, names and ids; images are added and removed through the database (below), so that
+  // their keypoints stay with them.
   const InvertedIndex& index() const { return index_; }
+  bool storesKeypoints() const { return keypoints_ != nullptr; }
+
+  // Indexes an image by its histogram. Throws InvalidInput if the database stores keypoints (it
+  // needs the image's words: the overload below), and as InvertedIndex::add.
+  ImageId add(std::string name, HistogramRef histogram);
+  // Indexes an image by its words (its histogram is their count per word), keeping its keypoints
+  // when the database stores them (histogramImages with PipelineOptions::keep_words makes these).
+  // Throws InvalidInput naming the image for words outside the vocabulary and, when keypoints are
+  // stored, for points, words and signatures of different counts or points outside the image.
+  ImageId add(std::string name, const ImageWords& words);
+  void remove(const std::string& name);  // throws InvalidInput if no image has this name
+
+  // The stored keypoints of an indexed image (in word order); nullopt if the database stores none
+  // or the id is unknown.
+  std::optional<ImageWords> keypoints(ImageId id) const;
+  // Geometric re-ranking of `ranking` (from index().query) for a query image's words
+  // (bovw/geometric_verification.hpp). Throws InvalidInput naming the database's lack of keypoints
+  // when it stores none.
+  std::vector<VerifiedResult> verify(const ImageWords& query, const std::vector<SearchResult>& ranking,
+                                     const VerificationOptions& options, VerificationReport* report = nullptr) const;
 
   // An extractor that makes descriptors this database's vocabulary accepts.
   std::unique_ptr<FeatureExtractor> makeExtractor(const ExtractorOptions& options = {}) const;
 
-  // File layout (little-endian; docs/FORMATS.md): magic "BOVWDB\0\0", u32 version 3, u32 byte-order
+  // File layout (little-endian; docs/FORMATS.md): magic "BOVWDB\0\0", u32 version 4, u32 byte-order
   // mark 0x01020304, u32 length + the feature spec's canonical text, u64 length + a .bovw
-  // vocabulary, u64 length + an inverted index, u64 checksum of every byte before it. Saving is
-  // atomic; loading checks the checksum and every length against the file, and still reads
-  // versions 1 and 2 (SURF or SIFT settings in fixed fields; version 1 without a checksum). Throws
-  // IoError if the file cannot be read or written, InvalidInput naming the file if it is damaged.
+  // vocabulary, u64 length + an inverted index, u64 length + the keypoints (0: none stored), u64
+  // checksum of every byte before it. Saving is atomic; loading checks the checksum and every
+  // length against the file, and still reads versions 1 to 3 (no keypoints; 1 and 2 with SURF or
+  // SIFT settings in fixed fields; 1 without a checksum). Throws IoError if the file cannot be read
+  // or written, InvalidInput naming the file if it is damaged.
   void save(const std::string& path) const;
   static ImageDatabase load(const std::string& path);
 
  private:
-  ImageDatabase(Vocabulary vocabulary, FeatureSpec features, InvertedIndex index);
+  ImageDatabase(Vocabulary vocabulary, FeatureSpec features, InvertedIndex index,
+                std::unique_ptr<retrieval_detail::KeypointStore> keypoints);
 
   Vocabulary vocabulary_;
   FeatureSpec features_;
   InvertedIndex index_;
+  std::unique_ptr<retrieval_detail::KeypointStore> keypoints_;  // null: keypoints not stored
 };
 
 }  // namespace bovw

@@ -7,6 +7,7 @@
 #include <bovw/descriptors.hpp>
 #include <bovw/feature_extractor.hpp>
 #include <bovw/histogrammer.hpp>
+#include <bovw/image_words.hpp>
 
 #include <cstdint>
 #include <functional>
@@ -35,6 +36,7 @@ struct PipelineOptions {
   int workers = 0;                      // extraction threads; 0: all cores
   int batch_images = 256;               // images per histogram pass
   bool strict = false;                  // stop at the first bad image (its error is thrown)
+  bool keep_words = false;              // histogramImages: also each image's words and keypoints
   std::int64_t max_pixels = 100'000'000;
   std::function<void(const PipelineProgress&)> progress;  // called from the calling thread
 };
@@ -44,7 +46,9 @@ struct PipelineOptions {
 struct ExtractedBatch {
   std::size_t first = 0;
   Descriptors descriptors;
+  std::vector<cv::Point2f> points;     // the keypoint of each descriptor row
   std::vector<std::int64_t> offsets;
+  std::vector<cv::Size> image_sizes;   // per image (0 x 0 for a failed one)
   std::vector<bool> failed;
 };
 
@@ -59,6 +63,7 @@ struct ImageHistograms {
   std::vector<std::string> names;     // the images that succeeded, in input order
   Histograms histograms;              // one row per name
   std::vector<std::int64_t> descriptor_counts;
+  std::vector<ImageWords> words;      // one per name with PipelineOptions::keep_words, else empty
   std::vector<ImageFailure> failures;
 };
 

@@ -44,17 +44,20 @@ DescriptorType Feature2DExtractor::descriptorType() const {
                                                                         : DescriptorElement::Float32);
 }
 
-cv::Mat Feature2DExtractor::extract(const cv::Mat& image) const {
+ImageFeatures Feature2DExtractor::extractFeatures(const cv::Mat& image) const {
   const cv::Mat gray = toSurfGray(image);  // validates the image; detectors want 8-bit gray
   std::vector<cv::KeyPoint> keypoints;
   cv::Mat descriptors;
   make_()->detectAndCompute(gray, cv::noArray(), keypoints, descriptors);
-  if (descriptors.empty()) return cv::Mat(0, width_, CV_32F);
+  if (descriptors.empty()) return {cv::Mat(0, width_, CV_32F), {}};
   if (conversion_ == DescriptorConversion::UnpackBits) descriptors = unpackBinaryDescriptors(descriptors);
   if (descriptors.type() != CV_32FC1 || descriptors.cols != width_)
     throw InvalidInput(family_ + " features: the detector returned " + std::to_string(descriptors.cols) + " " +
                        cv::typeToString(descriptors.type()) + " columns, not " + std::to_string(width_));
-  return descriptors;
+  if (keypoints.size() != static_cast<std::size_t>(descriptors.rows))
+    throw InvalidInput(family_ + " features: the detector returned " + std::to_string(descriptors.rows) +
+                       " descriptors for " + std::to_string(keypoints.size()) + " keypoints");
+  return {descriptors, std::move(keypoints)};
 }
 
 FeatureKind feature2DKind(std::string name, std::string description, std::vector<FeatureParameter> parameters,

@@ -15,11 +15,10 @@ class SurfFeatures final : public FeatureExtractor {
       : surf_(SurfExtractor::create(params, backend, device)) {}
   DescriptorType descriptorType() const override { return surf_->descriptorType(); }
   int descriptorSize() const override { return surf_->descriptorSize(); }
-  cv::Mat extract(const cv::Mat& image) const override {
-    std::vector<cv::KeyPoint> keypoints;
-    cv::Mat descriptors;
-    surf_->detectAndCompute(image, cv::noArray(), keypoints, descriptors);
-    return descriptors;
+  ImageFeatures extractFeatures(const cv::Mat& image) const override {
+    ImageFeatures features;
+    surf_->detectAndCompute(image, cv::noArray(), features.keypoints, features.descriptors);
+    return features;
   }
 
  private:

@@ -15,27 +15,37 @@ namespace bovw {
 namespace {
 
 struct Slot {
-  cv::Mat descriptors;
+  ImageFeatures features;
+  cv::Size image_size;
   std::string error;
   bool ready = false;
 };
 
-// Stacks the batch's descriptor matrices into one, with offsets; releases the slots' memory.
+// Stacks the batch's descriptor matrices and keypoints into one, with offsets; releases the slots'
+// memory.
 ExtractedBatch assemble(std::vector<Slot>& slots, std::size_t first, std::size_t end, int width) {
   ExtractedBatch batch;
   batch.first = first;
   batch.offsets = {0};
-  for (std::size_t i = first; i < end; ++i) batch.offsets.push_back(batch.offsets.back() + slots[i].descriptors.rows);
+  for (std::size_t i = first; i < end; ++i)
+    batch.offsets.push_back(batch.offsets.back() + slots[i].features.descriptors.rows);
   batch.descriptors.resize(batch.offsets.back(), width);
+  batch.points.reserve(static_cast<std::size_t>(batch.offsets.back()));
   for (std::size_t i = first; i < end; ++i) {
-    const cv::Mat& d = slots[i].descriptors;
+    ImageFeatures& f = slots[i].features;
+    const cv::Mat& d = f.descriptors;
     batch.failed.push_back(!slots[i].error.empty());
+    batch.image_sizes.push_back(slots[i].image_size);
     if (d.rows == 0) continue;
     if (d.cols != width || d.type() != CV_32F)
       throw Error("feature extractor returned " + std::to_string(d.cols) + " columns, expected " + std::to_string(width));
+    if (f.keypoints.size() != static_cast<std::size_t>(d.rows))
+      throw Error("feature extractor returned " + std::to_string(d.rows) + " descriptors but " +
+                  std::to_string(f.keypoints.size()) + " keypoints");
     for (int r = 0; r < d.rows; ++r)
       std::copy(d.ptr<float>(r), d.ptr<float>(r) + width, batch.descriptors.row(batch.offsets[i - first] + r).data());
-    slots[i].descriptors.release();
+    for (const cv::KeyPoint& k : f.keypoints) batch.points.push_back(k.pt);
+    f = ImageFeatures();  // the slot's memory is not needed any more
   }
   return batch;
 }
@@ -68,16 +78,17 @@ std::vector<ImageFailure> extractInBatches(const std::vector<std::string>& paths
       }
       Slot result;
       try {
-        result.descriptors = extractor.extract(loadImage(paths[i], options.max_pixels));
+        const cv::Mat image = loadImage(paths[i], options.max_pixels);
+        result.image_size = image.size();
+        result.features = extractor.extractFeatures(image);
       } catch (const std::exception& e) {  // bovw::Error, cv::Exception, std::bad_alloc
         result.error = e.what();
         if (result.error.find(paths[i]) == std::string::npos) result.error = "'" + paths[i] + "': " + result.error;
       }
       {
         std::lock_guard<std::mutex> lock(mutex);
-        slots[i].descriptors = std::move(result.descriptors);
-        slots[i].error = std::move(result.error);
-        slots[i].ready = true;
+        result.ready = true;
+        slots[i] = std::move(result);
       }
       slot_ready.notify_all();
     }

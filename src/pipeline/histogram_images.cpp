@@ -5,6 +5,26 @@
 
 namespace bovw {
 
+namespace {
+
+// Image i of the batch: its keypoints, the words their descriptors were assigned to, and where in
+// the word's cell each descriptor lies.
+ImageWords imageWords(const ExtractedBatch& batch, const std::vector<std::int32_t>& assignments,
+                      const Vocabulary& vocabulary, std::size_t i) {
+  const auto begin = static_cast<std::size_t>(batch.offsets[i]), end = static_cast<std::size_t>(batch.offsets[i + 1]);
+  ImageWords words;
+  words.image_size = batch.image_sizes[i];
+  words.points.assign(batch.points.begin() + begin, batch.points.begin() + end);
+  for (std::size_t row = begin; row < end; ++row) {
+    words.words.push_back(assignments[row]);
+    words.signatures.push_back(
+        wordSignature(batch.descriptors.row(static_cast<Eigen::Index>(row)).data(), vocabulary, assignments[row]));
+  }
+  return words;
+}
+
+}  // namespace
+
 ImageHistograms histogramImages(const std::vector<std::string>& paths, const FeatureExtractor& extractor,
                                 const Vocabulary& vocabulary, Histogrammer& histogrammer,
                                 const PipelineOptions& options) {
@@ -12,8 +32,10 @@ ImageHistograms histogramImages(const std::vector<std::string>& paths, const Fea
   ImageHistograms result;
   std::vector<Histograms> parts;
   std::int64_t rows = 0;
+  std::vector<std::int32_t> assignments;
   result.failures = extractInBatches(paths, extractor, options, [&](const ExtractedBatch& batch) {
-    const Histograms h = histogrammer.compute(DescriptorBatch(batch.descriptors, batch.offsets), vocabulary);
+    const Histograms h = histogrammer.compute(DescriptorBatch(batch.descriptors, batch.offsets), vocabulary,
+                                              options.keep_words ? &assignments : nullptr);
     Histograms kept(static_cast<Eigen::Index>(std::count(batch.failed.begin(), batch.failed.end(), false)),
                     vocabulary.size());
     Eigen::Index row = 0;
@@ -22,6 +44,7 @@ ImageHistograms histogramImages(const std::vector<std::string>& paths, const Fea
       kept.row(row++) = h.row(static_cast<Eigen::Index>(i));
       result.names.push_back(paths[batch.first + i]);
       result.descriptor_counts.push_back(batch.offsets[i + 1] - batch.offsets[i]);
+      if (options.keep_words) result.words.push_back(imageWords(batch, assignments, vocabulary, i));
     }
     rows += kept.rows();
     parts.push_back(std::move(kept));

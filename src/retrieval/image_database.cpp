@@ -7,6 +7,7 @@
 #include "io/file_bytes.hpp"
 #include "io/file_header.hpp"
 #include "io/vocabulary_formats.hpp"
+#include "retrieval/keypoint_store.hpp"
 
 #include <sstream>
 
@@ -17,9 +18,10 @@ namespace {
 // Version 1 had no checksum (its feature settings were checked by nothing) and was written in the
 // host's byte order: little-endian on every machine that wrote one, so this reader reads it.
 // Version 2 stored SURF or SIFT settings in fixed fields; version 3 the feature spec's text, so that
-// any registered kind (ORB, ...) with all its parameters is stored.
-constexpr detail::BinaryFormat kFormat{"bovw database", {'B', 'O', 'V', 'W', 'D', 'B', '\0', '\0'}, 3, 1, 2};
+// any registered kind (ORB, ...) with all its parameters is stored. Version 4 adds the keypoints.
+constexpr detail::BinaryFormat kFormat{"bovw database", {'B', 'O', 'V', 'W', 'D', 'B', '\0', '\0'}, 4, 1, 2};
 constexpr std::uint32_t kFirstWithSpecText = 3;
+constexpr std::uint32_t kFirstWithKeypoints = 4;
 constexpr std::uint32_t kMaxSpecLength = 4096;
 
 // Version 3, from offset 16:
@@ -71,17 +73,78 @@ FeatureSpec readFixedFeatures(detail::ByteReader& in) {
   }
 }
 
+// The histogram that `words` make over K words (their count per word). Throws InvalidInput naming
+// `name` for a word outside [0, K).
+Eigen::Matrix<std::int32_t, 1, Eigen::Dynamic> countWords(const ImageWords& words, int k, const std::string& name) {
+  Eigen::Matrix<std::int32_t, 1, Eigen::Dynamic> histogram = Eigen::Matrix<std::int32_t, 1, Eigen::Dynamic>::Zero(k);
+  for (std::int32_t w : words.words) {
+    if (w < 0 || w >= k)
+      throw InvalidInput("words of '" + name + "': word " + std::to_string(w) + " outside the vocabulary's " +
+                         std::to_string(k) + " words");
+    ++histogram[w];
+  }
+  return histogram;
+}
+
 }  // namespace
 
-ImageDatabase::ImageDatabase(Vocabulary vocabulary, FeatureSpec features)
-    : ImageDatabase(vocabulary, std::move(features), InvertedIndex(vocabulary)) {}
+ImageDatabase::ImageDatabase(Vocabulary vocabulary, FeatureSpec features, DatabaseOptions options)
+    : ImageDatabase(vocabulary, std::move(features), InvertedIndex(vocabulary),
+                    options.store_keypoints ? std::make_unique<retrieval_detail::KeypointStore>(vocabulary.size())
+                                            : nullptr) {}
 
-ImageDatabase::ImageDatabase(Vocabulary vocabulary, FeatureSpec features, InvertedIndex index)
-    : vocabulary_(std::move(vocabulary)), features_(normalizeFeatureSpec(features)), index_(std::move(index)) {
+ImageDatabase::ImageDatabase(Vocabulary vocabulary, FeatureSpec features, InvertedIndex index,
+                             std::unique_ptr<retrieval_detail::KeypointStore> keypoints)
+    : vocabulary_(std::move(vocabulary)),
+      features_(normalizeFeatureSpec(features)),
+      index_(std::move(index)),
+      keypoints_(std::move(keypoints)) {
   ExtractorOptions builtin;
   builtin.surf_backend = SurfBackend::Builtin;  // always there; every backend makes the same type
   checkCompatible(vocabulary_, makeExtractor(builtin)->descriptorType());
   index_.checkVocabulary(vocabulary_);
+}
+
+ImageDatabase::~ImageDatabase() = default;
+ImageDatabase::ImageDatabase(ImageDatabase&&) noexcept = default;
+ImageDatabase& ImageDatabase::operator=(ImageDatabase&&) noexcept = default;
+
+ImageId ImageDatabase::add(std::string name, HistogramRef histogram) {
+  if (keypoints_)
+    throw InvalidInput("image '" + name + "': this database stores keypoints, so it needs the image's words, not only "
+                       "its histogram");
+  return index_.add(std::move(name), histogram);
+}
+
+ImageId ImageDatabase::add(std::string name, const ImageWords& words) {
+  const auto histogram = countWords(words, vocabulary_.size(), name);
+  if (!keypoints_) return index_.add(std::move(name), histogram);
+  // Checked (and quantised) before the index changes, so a bad image leaves the database as it was.
+  retrieval_detail::KeypointStore single(vocabulary_.size());
+  single.put(0, words, name);
+  const std::string stored_name = name;
+  const ImageId id = index_.add(std::move(name), histogram);
+  keypoints_->put(id, words, stored_name);
+  return id;
+}
+
+void ImageDatabase::remove(const std::string& name) {
+  const std::optional<ImageId> id = index_.find(name);
+  index_.remove(name);
+  if (keypoints_ && id) keypoints_->erase(*id);
+}
+
+std::optional<ImageWords> ImageDatabase::keypoints(ImageId id) const {
+  if (!keypoints_) return std::nullopt;
+  return keypoints_->get(id);
+}
+
+std::vector<VerifiedResult> ImageDatabase::verify(const ImageWords& query, const std::vector<SearchResult>& ranking,
+                                                  const VerificationOptions& options, VerificationReport* report) const {
+  if (!keypoints_)
+    throw InvalidInput("this database stores no keypoints, so its results cannot be verified geometrically (index "
+                       "the images again with keypoints: bovw index --keypoints)");
+  return verifyRanking(query, ranking, [this](ImageId id) { return keypoints_->get(id); }, options, report);
 }
 
 std::unique_ptr<FeatureExtractor> ImageDatabase::makeExtractor(const ExtractorOptions& options) const {
@@ -89,14 +152,19 @@ std::unique_ptr<FeatureExtractor> ImageDatabase::makeExtractor(const ExtractorOp
 }
 
 void ImageDatabase::save(const std::string& path) const {
-  std::ostringstream vocabulary, index;
+  std::ostringstream vocabulary, index, keypoints;
   detail::writeVocabularyBinary(vocabulary, vocabulary_);
   index_.write(index);
+  if (keypoints_) {
+    detail::ByteWriter block(keypoints);
+    keypoints_->write(block);
+    block.flush();
+  }
   writeFileAtomically(path, [&](std::ostream& out) {
     detail::ByteWriter w(out);
     detail::writeFileHeader(w, kFormat);
     writeFeatures(w, features_);
-    for (const std::string& block : {vocabulary.str(), index.str()}) {
+    for (const std::string& block : {vocabulary.str(), index.str(), keypoints.str()}) {
       w.u64(block.size());
       w.text(block);
     }
@@ -114,12 +182,25 @@ ImageDatabase ImageDatabase::load(const std::string& path) {
   const char* vocabulary_bytes = r.take(vocabulary_length, "the vocabulary");
   const std::uint64_t index_length = r.u64("the index's length");
   const char* index_bytes = r.take(index_length, "the index");
-  if (r.remaining() != 0) r.fail("unexpected bytes after the index");
+  std::uint64_t keypoints_length = 0;
+  const char* keypoint_bytes = nullptr;
+  if (version >= kFirstWithKeypoints) {
+    keypoints_length = r.u64("the keypoints' length");
+    keypoint_bytes = r.take(keypoints_length, "the keypoints");
+  }
+  if (r.remaining() != 0) r.fail("unexpected bytes after the last block");
   Vocabulary vocabulary =
       detail::decodeVocabularyBinary(vocabulary_bytes, vocabulary_length, path + " (vocabulary)");
   InvertedIndex index = InvertedIndex::read(std::vector<char>(index_bytes, index_bytes + index_length), path + " (index)");
+  std::unique_ptr<retrieval_detail::KeypointStore> keypoints;
+  if (keypoints_length > 0) {
+    detail::ByteReader block(keypoint_bytes, keypoints_length, path + " (keypoints)", kFormat.name);
+    keypoints = std::make_unique<retrieval_detail::KeypointStore>(
+        retrieval_detail::KeypointStore::read(block, vocabulary.size()));
+    if (block.remaining() != 0) block.fail("unexpected bytes after the keypoints");
+  }
   try {
-    return ImageDatabase(std::move(vocabulary), features, std::move(index));
+    return ImageDatabase(std::move(vocabulary), features, std::move(index), std::move(keypoints));
   } catch (const InvalidInput& e) {
     r.fail(e.problem());
   }

@@ -39,7 +39,7 @@ def describe(result):
 
 
 def read_database_header(path):
-    """(version, feature spec text, vocabulary block) of a .bovwdb version 3 (docs/FORMATS.md), its
+    """(version, feature spec text, vocabulary block) of a .bovwdb version 3 or 4 (docs/FORMATS.md), its
     checksum recomputed."""
     with open(path, "rb") as f:
         data = f.read()

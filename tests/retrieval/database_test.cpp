@@ -18,7 +18,7 @@
 namespace bovw::test {
 namespace {
 
-// Version 3 (docs/FORMATS.md): the feature spec's length and text, then the vocabulary block.
+// Versions 3 and 4 (docs/FORMATS.md): the feature spec's length and text, then the vocabulary block.
 constexpr std::size_t kSpecLengthOffset = 16, kSpecOffset = 20;
 // Version 2's fixed fields.
 constexpr std::size_t kKindOffset = 16, kHessianOffset = 20, kOctavesOffset = 28, kLayersOffset = 32,
@@ -69,7 +69,7 @@ std::uint32_t specLength(const std::vector<char>& bytes) {
   return length;
 }
 
-// A version-3 file with its spec text replaced by `text` (length field fixed, checksum resealed),
+// A version-3/4 file with its spec text replaced by `text` (length field fixed, checksum resealed),
 // so that the forged spec reaches the checks behind the checksum.
 std::vector<char> withSpecText(const std::vector<char>& bytes, const std::string& text) {
   std::vector<char> forged(bytes.begin(), bytes.begin() + kSpecLengthOffset);
@@ -103,9 +103,9 @@ TEST(ImageDatabase, SaveLoadKeepsVocabularySettingsAndAnswers) {
   std::vector<std::vector<std::int32_t>> histograms;
   for (int i = 0; i < 12; ++i) {
     histograms.push_back(randomHistogram(rng, k, 30 + i * 7));
-    database.index().add("image_" + std::to_string(i) + ".png", view(histograms.back()));
+    database.add("image_" + std::to_string(i) + ".png", view(histograms.back()));
   }
-  database.index().remove("image_4.png");  // ids stay as assigned
+  database.remove("image_4.png");  // ids stay as assigned
   const std::string path = dir.file("db.bovwdb");
   database.save(path);
 
@@ -135,7 +135,7 @@ TEST(ImageDatabase, SaveLoadKeepsVocabularySettingsAndAnswers) {
   }
   // The loaded database still takes new images, with the fixed vocabulary.
   ImageDatabase reloaded = ImageDatabase::load(path);
-  const ImageId id = reloaded.index().add("new.png", view(histograms[4]));
+  const ImageId id = reloaded.add("new.png", view(histograms[4]));
   EXPECT_EQ(reloaded.index().query(view(histograms[4]), 1).front().id, id);
   // Saving again writes the same bytes.
   database.save(dir.file("again.bovwdb"));
@@ -247,7 +247,7 @@ TEST(ImageDatabase, FeaturesThatDoNotMatchTheVocabularyAreRefused) {
 // A small valid file: K = 4, D = 64, three images.
 std::vector<char> smallDatabase(std::mt19937_64& rng, const std::string& path) {
   ImageDatabase database(Vocabulary(randomMatrix(rng, 4, 64), DescriptorType::parse("surf64")), FeatureSpec());
-  for (int i = 0; i < 3; ++i) database.index().add("img" + std::to_string(i), view(randomHistogram(rng, 4, 10)));
+  for (int i = 0; i < 3; ++i) database.add("img" + std::to_string(i), view(randomHistogram(rng, 4, 10)));
   database.save(path);
   return readBytes(path);
 }
@@ -289,8 +289,8 @@ TEST(ImageDatabaseFile, BadMagicVersionByteOrderAndKind) {
   bytes[0] = 'X';
   expectRefused(bytes, "magic");
   bytes = good;
-  poke<std::uint32_t>(bytes, 8, 4);
-  expectRefused(bytes, "version 4");
+  poke<std::uint32_t>(bytes, 8, 5);
+  expectRefused(bytes, "version 5");
   bytes = good;
   poke<std::uint32_t>(bytes, 8, 0);
   expectRefused(bytes, "version 0");
@@ -309,7 +309,7 @@ TEST(ImageDatabaseFile, ForgedFeatureSpecsAreRefused) {
   BOVW_SEEDED_RNG(rng);
   TempDir dir;
   const std::vector<char> good = smallDatabase(rng, dir.file("good.db"));  // SURF-64 words
-  ASSERT_EQ(versionOf(good), 3u);
+  ASSERT_EQ(versionOf(good), 4u);
   ASSERT_EQ(std::string(good.data() + kSpecOffset, specLength(good)), normalizeFeatureSpec(FeatureSpec()).toString());
   const std::string path = dir.file("bad.db");
   // Valid text that is not canonical still loads (normalised); each forged spec is refused.
@@ -385,7 +385,7 @@ TEST(ImageDatabaseFile, ForgedVersion2SettingsAreRefused) {
 }
 
 TEST(ImageDatabaseFile, EveryFlippedByteIsRefused) {
-  // Versions 2 and 3 checksum every byte: the feature settings (which version 1 left unchecked, so
+  // Versions 2 to 4 checksum every byte: the feature settings (which version 1 left unchecked, so
   // that a flipped bit changed the ranking silently) as much as the vocabulary and the index.
   BOVW_SEEDED_RNG(rng);
   TempDir dir;
@@ -429,7 +429,7 @@ TEST(ImageDatabaseFile, AChangedVocabularyWordDoesNotMatchTheIndex) {
 
 // Databases written by earlier bovw (tests/data/formats/README.md): version 1 (before the format
 // toolkit) and version 2 (fixed SURF/SIFT fields): their settings, vocabulary and index load as they
-// were saved, and saving again writes version 3 with the same settings.
+// were saved, and saving again writes the current version (4) with the same settings.
 void expectFixtureContent(const ImageDatabase& loaded) {
   expectTestSettings(loaded.features());
   ASSERT_EQ(loaded.vocabulary().size(), 5);
@@ -442,9 +442,9 @@ void expectFixtureContent(const ImageDatabase& loaded) {
   EXPECT_EQ(loaded.index().query(view(query), 1).front().name, "image_0.png");
 
   TempDir dir;
-  loaded.save(dir.file("v3.bovwdb"));
-  EXPECT_EQ(versionOf(readBytes(dir.file("v3.bovwdb"))), 3u);
-  const ImageDatabase again = ImageDatabase::load(dir.file("v3.bovwdb"));
+  loaded.save(dir.file("v4.bovwdb"));
+  EXPECT_EQ(versionOf(readBytes(dir.file("v4.bovwdb"))), 4u);
+  const ImageDatabase again = ImageDatabase::load(dir.file("v4.bovwdb"));
   EXPECT_EQ(again.index().ids(), loaded.index().ids());
   EXPECT_EQ(again.features(), loaded.features());
   EXPECT_EQ(again.vocabulary().fingerprint(), loaded.vocabulary().fingerprint());

@@ -195,14 +195,14 @@ TEST(ExtractInBatches, ImagesOverThePixelLimitFailByName) {
   EXPECT_EQ(c.batches[0].failed, std::vector<bool>({true, true}));
 }
 
-// Counts extract() calls; returns one 64-D row per image, valued by the call's order.
+// Counts extraction calls; returns one 64-D row per image, valued by the call's order.
 class CountingExtractor final : public FeatureExtractor {
  public:
   DescriptorType descriptorType() const override { return DescriptorType("surf", 64); }
   int descriptorSize() const override { return 64; }
-  cv::Mat extract(const cv::Mat&) const override {
+  ImageFeatures extractFeatures(const cv::Mat&) const override {
     const int n = ++calls;
-    return cv::Mat(1, 64, CV_32F, cv::Scalar(static_cast<float>(n)));
+    return {cv::Mat(1, 64, CV_32F, cv::Scalar(static_cast<float>(n))), {cv::KeyPoint(1.0f, 2.0f, 10.0f)}};
   }
   mutable std::atomic<int> calls{0};
 };

@@ -1,0 +1,28 @@
+// The --verify options.
+#include "verify_options.hpp"
+
+namespace bovw::cli {
+
+void VerifyOptions::addTo(CLI::App* command) {
+  auto* verify = command->add_option(
+      "--verify", shortlist,
+      "re-rank the top N results by a homography fitted to keypoints that share words (needs a database "
+      "indexed with --keypoints)");
+  verify->check(CLI::PositiveNumber);
+  command->add_option("--min-inliers", settings.min_inliers, "inliers a verified result needs")
+      ->check(CLI::Range(4, 1 << 20))
+      ->capture_default_str()
+      ->needs(verify);
+  command->add_option("--max-error", settings.max_error_px, "RANSAC reprojection threshold, pixels")
+      ->check(CLI::Range(1e-3, 1e6))
+      ->capture_default_str()
+      ->needs(verify);
+}
+
+VerificationOptions VerifyOptions::options() const {
+  VerificationOptions result = settings;
+  result.shortlist = shortlist;
+  return result;
+}
+
+}  // namespace bovw::cli

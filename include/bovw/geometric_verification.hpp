@@ -1,0 +1,83 @@
+// Geometric verification of a ranked list (Philbin et al., CVPR 2007): for each of the top results,
+// the query's keypoints are paired with the result's through shared visual words whose signatures
+// agree (bovw/image_words.hpp), a homography is fitted to the pairs with OpenCV's USAC (MAGSAC++),
+// and the results are re-ranked by how many keypoints it maps onto their partners (inliers). A bag
+// of words ignores where words are; this finds a small object in clutter whose histogram drowns in
+// the background's words.
+#pragma once
+
+#include <bovw/image_words.hpp>
+#include <bovw/inverted_index.hpp>
+
+#include <opencv2/core.hpp>
+
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace bovw {
+
+struct VerificationOptions {
+  std::size_t shortlist = 50;     // results of the bag-of-words ranking that are verified
+  int min_inliers = 12;           // fewer inliers: the result is not verified and keeps its BoW score
+  double max_error_px = 8.0;      // RANSAC threshold: reprojection error in the result image, pixels
+  // Two keypoints of one word pair only if their signatures differ in at most this many of 64 bits
+  // (with a vocabulary of a few thousand words, most pairs of one word are different scene points).
+  int max_signature_distance = 16;
+  // A word that would pair more than this many keypoint pairs (its occurrences in the query times
+  // those in the result) contributes none: such bursts (Jégou et al., CVPR 2009) are mostly repeated
+  // texture and cost more to compare than they help.
+  int max_pairs_per_word = 256;
+  int max_iterations = 1000;      // RANSAC iterations per result
+};
+
+// Keypoint pairs through shared words: query_points[i] and result_points[i] have the same word and
+// close signatures (when both images have signatures). Pairs of rare words first (a word seen once
+// in each image pairs more reliably).
+struct WordCorrespondences {
+  std::vector<cv::Point2f> query_points;
+  std::vector<cv::Point2f> result_points;
+};
+WordCorrespondences matchWords(const ImageWords& query, const ImageWords& result, const VerificationOptions& options);
+
+struct GeometricMatch {
+  int correspondences = 0;  // pairs through shared words
+  int inliers = 0;          // pairs the homography maps within max_error_px (0 if none was found)
+  std::optional<cv::Matx33d> homography;  // query coordinates -> result coordinates
+};
+// Throws InvalidInput if an ImageWords has different numbers of points and words (or signatures,
+// when it has any) or the options are out of range.
+GeometricMatch verifyPair(const ImageWords& query, const ImageWords& result, const VerificationOptions& options);
+
+struct VerifiedResult {
+  ImageId id = 0;
+  std::string name;
+  // min_inliers or more: inliers + bow_score, so verified results rank above all others (by inliers,
+  // then by BoW score); otherwise bow_score.
+  double score = 0;
+  double bow_score = 0;
+  int inliers = -1;     // -1: not checked (beyond the shortlist, or no keypoints stored for it)
+  bool verified = false;
+};
+
+struct VerificationReport {
+  std::size_t checked = 0;   // results whose geometry was tested
+  std::size_t verified = 0;  // of which with at least min_inliers inliers
+  double milliseconds = 0;   // spent pairing and fitting (steady clock)
+};
+
+// The keypoints of an indexed image, or nullopt if none are stored for it.
+using KeypointLookup = std::function<std::optional<ImageWords>(ImageId)>;
+
+// Re-ranks `ranking` (best first, as InvertedIndex::query returns it): its first `shortlist` results
+// are verified against `query` and sorted by score; the rest follow in their order, unverified.
+std::vector<VerifiedResult> verifyRanking(const ImageWords& query, const std::vector<SearchResult>& ranking,
+                                          const KeypointLookup& keypoints, const VerificationOptions& options,
+                                          VerificationReport* report = nullptr);
+
+// Throws InvalidInput naming the first option out of range.
+void validateVerificationOptions(const VerificationOptions& options);
+
+}  // namespace bovw

@@ -1,0 +1,174 @@
+// Geometric verification: word correspondences, a USAC homography per candidate, re-ranking.
+#include <bovw/error.hpp>
+#include <bovw/geometric_verification.hpp>
+
+#include <opencv2/calib3d.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <numeric>
+
+namespace bovw {
+
+namespace {
+
+constexpr int kMinimalSample = 4;  // a homography needs four pairs
+
+void checkImageWords(const ImageWords& image, const char* which) {
+  if (image.points.size() != image.words.size() ||
+      (!image.signatures.empty() && image.signatures.size() != image.points.size()))
+    throw InvalidInput(std::string("geometric verification: the ") + which + " has " +
+                       std::to_string(image.points.size()) + " points, " + std::to_string(image.words.size()) +
+                       " words and " + std::to_string(image.signatures.size()) + " signatures");
+}
+
+// Indices of the image's keypoints in word order (stable: equal words keep their order). Stored
+// images and a ranking's query (sorted once in verifyRanking) are in word order already.
+std::vector<std::size_t> byWord(const ImageWords& image) {
+  std::vector<std::size_t> order(image.words.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  if (!std::is_sorted(image.words.begin(), image.words.end()))
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return image.words[a] < image.words[b]; });
+  return order;
+}
+
+// The same keypoints in word order.
+ImageWords sortedByWord(const ImageWords& image) {
+  ImageWords sorted;
+  sorted.image_size = image.image_size;
+  for (std::size_t i : byWord(image)) {
+    sorted.points.push_back(image.points[i]);
+    sorted.words.push_back(image.words[i]);
+    if (!image.signatures.empty()) sorted.signatures.push_back(image.signatures[i]);
+  }
+  return sorted;
+}
+
+// Pairs the homography maps within `max_error` pixels, each keypoint counted once on either side: a
+// keypoint of a repeated word takes part in several pairs, and a homography that collapses a region
+// onto one point would otherwise "explain" all of them.
+int distinctInliers(const WordCorrespondences& pairs, const cv::Matx33d& h, double max_error) {
+  std::vector<std::pair<float, float>> query_used, result_used;
+  for (std::size_t i = 0; i < pairs.query_points.size(); ++i) {
+    const cv::Point2f q = pairs.query_points[i], r = pairs.result_points[i];
+    const cv::Vec3d p = h * cv::Vec3d(q.x, q.y, 1.0);
+    if (!(p[2] > 1e-12)) continue;  // behind the camera (or at infinity): not a plausible view
+    const double dx = p[0] / p[2] - r.x, dy = p[1] / p[2] - r.y;
+    if (dx * dx + dy * dy > max_error * max_error) continue;
+    query_used.emplace_back(q.x, q.y);
+    result_used.emplace_back(r.x, r.y);
+  }
+  auto distinct = [](std::vector<std::pair<float, float>>& points) {
+    std::sort(points.begin(), points.end());
+    return static_cast<int>(std::unique(points.begin(), points.end()) - points.begin());
+  };
+  return std::min(distinct(query_used), distinct(result_used));
+}
+
+}  // namespace
+
+void validateVerificationOptions(const VerificationOptions& options) {
+  auto refuse = [](const std::string& what) { throw InvalidInput("geometric verification: " + what); };
+  if (options.shortlist < 1) refuse("the shortlist must hold at least one result");
+  if (options.min_inliers < kMinimalSample)
+    refuse("min_inliers = " + std::to_string(options.min_inliers) + "; a homography needs at least 4");
+  if (!(options.max_error_px > 0) || !std::isfinite(options.max_error_px))
+    refuse("max_error_px = " + std::to_string(options.max_error_px) + "; need a positive number of pixels");
+  if (options.max_signature_distance < 0 || options.max_signature_distance > 64)
+    refuse("max_signature_distance = " + std::to_string(options.max_signature_distance) + "; need 0 to 64 bits");
+  if (options.max_pairs_per_word < 1)
+    refuse("max_pairs_per_word = " + std::to_string(options.max_pairs_per_word) + "; need at least 1");
+  if (options.max_iterations < 1)
+    refuse("max_iterations = " + std::to_string(options.max_iterations) + "; need at least 1");
+}
+
+WordCorrespondences matchWords(const ImageWords& query, const ImageWords& result, const VerificationOptions& options) {
+  checkImageWords(query, "query");
+  checkImageWords(result, "result");
+  const std::vector<std::size_t> q = byWord(query), r = byWord(result);
+  struct Run {
+    std::size_t query_begin, query_end, result_begin, result_end;
+  };
+  std::vector<Run> shared;
+  // One merge over both word-sorted lists: runs of the same word on both sides.
+  for (std::size_t i = 0, j = 0; i < q.size() && j < r.size();) {
+    const std::int32_t wq = query.words[q[i]], wr = result.words[r[j]];
+    if (wq < wr) { ++i; continue; }
+    if (wr < wq) { ++j; continue; }
+    std::size_t i_end = i, j_end = j;
+    while (i_end < q.size() && query.words[q[i_end]] == wq) ++i_end;
+    while (j_end < r.size() && result.words[r[j_end]] == wq) ++j_end;
+    if ((i_end - i) * (j_end - j) <= static_cast<std::size_t>(options.max_pairs_per_word))
+      shared.push_back({i, i_end, j, j_end});
+    i = i_end;
+    j = j_end;
+  }
+  std::stable_sort(shared.begin(), shared.end(), [](const Run& a, const Run& b) {
+    return (a.query_end - a.query_begin) * (a.result_end - a.result_begin) <
+           (b.query_end - b.query_begin) * (b.result_end - b.result_begin);
+  });
+  const bool signatures = !query.signatures.empty() && !result.signatures.empty();
+  WordCorrespondences pairs;
+  for (const Run& run : shared)
+    for (std::size_t i = run.query_begin; i < run.query_end; ++i)
+      for (std::size_t j = run.result_begin; j < run.result_end; ++j) {
+        if (signatures && signatureDistance(query.signatures[q[i]], result.signatures[r[j]]) >
+                              options.max_signature_distance)
+          continue;
+        pairs.query_points.push_back(query.points[q[i]]);
+        pairs.result_points.push_back(result.points[r[j]]);
+      }
+  return pairs;
+}
+
+GeometricMatch verifyPair(const ImageWords& query, const ImageWords& result, const VerificationOptions& options) {
+  validateVerificationOptions(options);
+  const WordCorrespondences pairs = matchWords(query, result, options);
+  GeometricMatch match;
+  match.correspondences = static_cast<int>(pairs.query_points.size());
+  // Fewer pairs than min_inliers cannot verify: skip the fit.
+  if (match.correspondences < std::max(kMinimalSample, options.min_inliers)) return match;
+  cv::Mat inlier_mask;
+  // USAC_MAGSAC: MAGSAC++ scoring with local optimisation; its random generator is seeded by a
+  // fixed state, so the same pairs give the same answer on every run.
+  const cv::Mat h = cv::findHomography(pairs.query_points, pairs.result_points, cv::USAC_MAGSAC, options.max_error_px,
+                                       inlier_mask, options.max_iterations, 0.995);
+  if (h.empty()) return match;
+  match.homography = cv::Matx33d(h);
+  match.inliers = distinctInliers(pairs, *match.homography, options.max_error_px);
+  return match;
+}
+
+std::vector<VerifiedResult> verifyRanking(const ImageWords& query, const std::vector<SearchResult>& ranking,
+                                          const KeypointLookup& keypoints, const VerificationOptions& options,
+                                          VerificationReport* report) {
+  validateVerificationOptions(options);
+  checkImageWords(query, "query");
+  const auto start = std::chrono::steady_clock::now();
+  const ImageWords sorted_query = sortedByWord(query);
+  std::vector<VerifiedResult> results;
+  results.reserve(ranking.size());
+  VerificationReport counts;
+  for (const SearchResult& r : ranking) results.push_back({r.id, r.name, r.score, r.score, -1, false});
+  const std::size_t shortlist = std::min(options.shortlist, results.size());
+  for (std::size_t i = 0; i < shortlist; ++i) {
+    VerifiedResult& v = results[i];
+    const std::optional<ImageWords> stored = keypoints(v.id);
+    if (!stored) continue;
+    ++counts.checked;
+    v.inliers = verifyPair(sorted_query, *stored, options).inliers;
+    if (v.inliers >= options.min_inliers) {
+      v.verified = true;
+      v.score = v.inliers + v.bow_score;
+      ++counts.verified;
+    }
+  }
+  std::stable_sort(results.begin(), results.begin() + static_cast<std::ptrdiff_t>(shortlist),
+                   [](const VerifiedResult& a, const VerifiedResult& b) { return a.score > b.score; });
+  counts.milliseconds = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  if (report) *report = counts;
+  return results;
+}
+
+}  // namespace bovw

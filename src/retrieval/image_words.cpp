@@ -1,0 +1,22 @@
+// Word signatures: the sign pattern of a descriptor's offset from its word's centroid.
+#include <bovw/image_words.hpp>
+
+#include <bitset>
+
+namespace bovw {
+
+std::uint64_t wordSignature(const float* descriptor, const Vocabulary& vocabulary, std::int32_t word) {
+  const int d = vocabulary.dimension();
+  const auto centroid = vocabulary.centroids().row(word);
+  std::uint64_t signature = 0;
+  const int bits = d < 64 ? d : 64;
+  for (int j = 0; j < bits; ++j) {
+    const int dimension = static_cast<int>(static_cast<std::int64_t>(j) * d / bits);
+    if (descriptor[dimension] > centroid[dimension]) signature |= std::uint64_t{1} << j;
+  }
+  return signature;
+}
+
+int signatureDistance(std::uint64_t a, std::uint64_t b) { return static_cast<int>(std::bitset<64>(a ^ b).count()); }
+
+}  // namespace bovw

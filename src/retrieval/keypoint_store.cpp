@@ -1,0 +1,141 @@
+// KeypointStore: quantising, sorting and (de)serialising the keypoints kept for verification.
+#include "retrieval/keypoint_store.hpp"
+
+#include <bovw/error.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <mutex>
+
+namespace bovw::retrieval_detail {
+
+namespace {
+
+constexpr std::uint32_t kNothingStored = 0xffffffffu;
+constexpr double kSteps = 65535.0;  // quantisation steps across the image
+constexpr std::size_t kKeypointBytes = 16;
+
+std::uint16_t quantise(float coordinate, std::uint32_t extent) {
+  return static_cast<std::uint16_t>(std::lround(std::clamp(coordinate / extent, 0.0f, 1.0f) * kSteps));
+}
+
+}  // namespace
+
+KeypointStore::KeypointStore(KeypointStore&& other) noexcept
+    : words_(other.words_), images_(std::move(other.images_)) {}
+
+KeypointStore& KeypointStore::operator=(KeypointStore&& other) noexcept {
+  words_ = other.words_;
+  images_ = std::move(other.images_);
+  return *this;
+}
+
+void KeypointStore::put(ImageId id, const ImageWords& image, const std::string& name) {
+  auto refuse = [&](const std::string& problem) { throw InvalidInput("keypoints of '" + name + "': " + problem); };
+  if (image.points.size() != image.words.size() || image.points.size() != image.signatures.size())
+    refuse(std::to_string(image.points.size()) + " points, " + std::to_string(image.words.size()) + " words and " +
+           std::to_string(image.signatures.size()) + " signatures");
+  if (!image.points.empty() && (image.image_size.width < 1 || image.image_size.height < 1))
+    refuse("image size " + std::to_string(image.image_size.width) + " x " + std::to_string(image.image_size.height));
+  Image stored;
+  stored.width = static_cast<std::uint32_t>(std::max(0, image.image_size.width));
+  stored.height = static_cast<std::uint32_t>(std::max(0, image.image_size.height));
+  stored.keypoints.reserve(image.points.size());
+  for (std::size_t i = 0; i < image.points.size(); ++i) {
+    const cv::Point2f p = image.points[i];
+    const std::int32_t w = image.words[i];
+    if (w < 0 || w >= words_)
+      refuse("word " + std::to_string(w) + " outside the vocabulary's " + std::to_string(words_) + " words");
+    // Keypoint centres lie inside the image; a little slack for sub-pixel interpolation at the border.
+    if (!(p.x >= -1.0f && p.y >= -1.0f && p.x <= image.image_size.width + 1.0f && p.y <= image.image_size.height + 1.0f))
+      refuse("point (" + std::to_string(p.x) + ", " + std::to_string(p.y) + ") outside the image");
+    stored.keypoints.push_back({static_cast<std::uint32_t>(w), quantise(p.x, stored.width), quantise(p.y, stored.height),
+                                image.signatures[i]});
+  }
+  std::stable_sort(stored.keypoints.begin(), stored.keypoints.end(),
+                   [](const Keypoint& a, const Keypoint& b) { return a.word < b.word; });
+  std::unique_lock<std::shared_mutex> lock(mutex_);
+  if (images_.size() <= id) images_.resize(static_cast<std::size_t>(id) + 1);
+  images_[id] = std::move(stored);
+}
+
+void KeypointStore::erase(ImageId id) {
+  std::unique_lock<std::shared_mutex> lock(mutex_);
+  if (id < images_.size()) images_[id].reset();
+}
+
+std::optional<ImageWords> KeypointStore::get(ImageId id) const {
+  std::shared_lock<std::shared_mutex> lock(mutex_);
+  if (id >= images_.size() || !images_[id]) return std::nullopt;
+  const Image& stored = *images_[id];
+  ImageWords image;
+  image.image_size = cv::Size(static_cast<int>(stored.width), static_cast<int>(stored.height));
+  image.points.reserve(stored.keypoints.size());
+  image.words.reserve(stored.keypoints.size());
+  image.signatures.reserve(stored.keypoints.size());
+  for (const Keypoint& k : stored.keypoints) {
+    image.points.emplace_back(static_cast<float>(k.x / kSteps * stored.width),
+                              static_cast<float>(k.y / kSteps * stored.height));
+    image.words.push_back(static_cast<std::int32_t>(k.word));
+    image.signatures.push_back(k.signature);
+  }
+  return image;
+}
+
+void KeypointStore::write(detail::ByteWriter& out) const {
+  std::shared_lock<std::shared_mutex> lock(mutex_);
+  out.u32(static_cast<std::uint32_t>(images_.size()));
+  for (const auto& image : images_) {
+    if (!image) {
+      out.u32(kNothingStored);
+      continue;
+    }
+    out.u32(static_cast<std::uint32_t>(image->keypoints.size()));
+    out.u32(image->width);
+    out.u32(image->height);
+    for (const Keypoint& k : image->keypoints) {
+      out.u32(k.word);
+      out.number(k.x);
+      out.number(k.y);
+      out.u64(k.signature);
+    }
+  }
+}
+
+KeypointStore KeypointStore::read(detail::ByteReader& in, int words) {
+  KeypointStore store(words);
+  const std::uint32_t slots = in.u32("the keypoints' image count");
+  if (slots > in.remaining() / 4) in.fail("keypoints of " + std::to_string(slots) + " images in a block of " +
+                                          std::to_string(in.remaining()) + " bytes");
+  store.images_.resize(slots);
+  for (std::uint32_t id = 0; id < slots; ++id) {
+    const std::uint32_t count = in.u32("an image's keypoint count");
+    if (count == kNothingStored) continue;
+    Image image;
+    image.width = in.u32("an image's width");
+    image.height = in.u32("an image's height");
+    if (count > in.remaining() / kKeypointBytes)
+      in.fail("image " + std::to_string(id) + " declares " + std::to_string(count) + " keypoints, more than the " +
+              std::to_string(in.remaining()) + " bytes left hold");
+    if (count > 0 && (image.width == 0 || image.height == 0 || image.width > INT32_MAX || image.height > INT32_MAX))
+      in.fail("image " + std::to_string(id) + " has keypoints but a size of " + std::to_string(image.width) + " x " +
+              std::to_string(image.height));
+    image.keypoints.resize(count);
+    for (Keypoint& k : image.keypoints) {
+      k.word = in.u32("a keypoint");
+      k.x = in.number<std::uint16_t>("a keypoint");
+      k.y = in.number<std::uint16_t>("a keypoint");
+      k.signature = in.u64("a keypoint");
+      if (k.word >= static_cast<std::uint32_t>(words))
+        in.fail("image " + std::to_string(id) + " has a keypoint of word " + std::to_string(k.word) + " (K = " +
+                std::to_string(words) + ")");
+    }
+    if (!std::is_sorted(image.keypoints.begin(), image.keypoints.end(),
+                        [](const Keypoint& a, const Keypoint& b) { return a.word < b.word; }))
+      in.fail("image " + std::to_string(id) + "'s keypoints are not in word order");
+    store.images_[id] = std::move(image);
+  }
+  return store;
+}
+
+}  // namespace bovw::retrieval_detail

@@ -1,0 +1,58 @@
+// The keypoints a database keeps per indexed image for geometric verification, compactly: 16 bytes
+// per keypoint (a 32-bit word id, the position quantised to 16 bits per axis in 1/65535ths of the
+// image's width and height: better than 0.1 px for images up to 6,500 px, and the 64-bit word
+// signature), sorted by word so that two images' shared words are found by one merge. Its place in
+// the .bovwdb file is in docs/FORMATS.md.
+#pragma once
+
+#include <bovw/image_words.hpp>
+#include <bovw/inverted_index.hpp>
+
+#include "io/byte_reader.hpp"
+#include "io/byte_writer.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <shared_mutex>
+#include <vector>
+
+namespace bovw::retrieval_detail {
+
+class KeypointStore {
+ public:
+  explicit KeypointStore(int words) : words_(words) {}
+  KeypointStore(KeypointStore&& other) noexcept;
+  KeypointStore& operator=(KeypointStore&& other) noexcept;
+
+  // Keeps `image`'s keypoints under `id` (replacing what it held). Throws InvalidInput naming
+  // `name` if the points, words and signatures differ in count, a word is outside [0, K), a point
+  // lies outside the image, or the image size is not positive while there are points.
+  void put(ImageId id, const ImageWords& image, const std::string& name);
+  void erase(ImageId id);
+  // The keypoints stored for `id`, in word order; nullopt if none were stored.
+  std::optional<ImageWords> get(ImageId id) const;
+
+  // Block layout: u32 S, image slots; then per slot u32 n (0xffffffff: nothing stored), and when
+  // stored u32 width, u32 height and n x (u32 word, u16 x, u16 y, u64 signature).
+  void write(detail::ByteWriter& out) const;
+  // Reads what write() wrote, checking every count against the bytes left and every word against K;
+  // fails through `in`.
+  static KeypointStore read(detail::ByteReader& in, int words);
+
+ private:
+  struct Keypoint {
+    std::uint32_t word;
+    std::uint16_t x, y;
+    std::uint64_t signature;
+  };
+  struct Image {
+    std::uint32_t width = 0, height = 0;
+    std::vector<Keypoint> keypoints;
+  };
+
+  int words_;
+  mutable std::shared_mutex mutex_;  // put/erase beside get from verifying threads
+  std::vector<std::optional<Image>> images_;  // by id
+};
+
+}  // namespace bovw::retrieval_detail
