@@ -13,3 +13,9 @@ endif()
 if(BOVW_WITH_OPENCV)
   bovw_cli_test(cli_orb test_orb.py --images /usr/share/doc/opencv-doc/examples/data)
 endif()
+
+# Geometric verification (index --keypoints, search --verify) on opencv-doc sample images: box in a
+# scene and a graffiti viewpoint change found and verified, scores and order, JSON, errors.
+if(BOVW_WITH_OPENCV)
+  bovw_cli_test(cli_verify test_verify.py --images /usr/share/doc/opencv-doc/examples/data)
+endif()

@@ -1,0 +1,163 @@
+#!/usr/bin/env python3
+"""Geometric verification through the `bovw` program, on Debian's opencv-doc sample images: `index
+--keypoints` then `search --verify N`: box_in_scene.png must find box.png (a small object in clutter
+that the bag of words alone ranks low) and graf3.png must find graf1.png, verified; the output's
+scores are the inliers plus the plain search's bag-of-words score; the re-ranked order follows them;
+JSON reports what was verified; and the errors: --verify on a database without keypoints (exit 1,
+naming the file and the fix), --verify 0 and --min-inliers without --verify (usage errors, exit 2).
+
+Usage: test_verify.py --bovw PATH/TO/bovw --images /usr/share/doc/opencv-doc/examples/data [unittest options]
+
+Needs numpy, python3-opencv and opencv-doc (Debian packages); exit status 77 (CTest: skipped) without them.
+"""
+import argparse
+import csv
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from test_retrieval import describe  # noqa: E402 (exits 77 without cv2/numpy)
+
+BOVW = None
+IMAGES = None
+TIMEOUT = 300
+# Pairs with a partner in the set, and distractors.
+NAMES = ["box.png", "box_in_scene.png", "graf1.png", "graf3.png", "leuvenA.jpg", "leuvenB.jpg", "building.jpg",
+         "fruits.jpg", "baboon.jpg", "aero1.jpg", "messi5.jpg", "left.jpg"]
+STATE = None
+
+
+class Shared:
+    pass
+
+
+def run(*args):
+    env = dict(os.environ)
+    env.pop("BOVW_DEVICE", None)
+    return subprocess.run([BOVW] + [str(a) for a in args], capture_output=True, text=True, timeout=TIMEOUT, env=env)
+
+
+def setUpModule():
+    global STATE
+    STATE = Shared()
+    STATE.root = tempfile.mkdtemp(prefix="bovw_verify_cli_")
+    STATE.images = os.path.join(STATE.root, "images")
+    os.mkdir(STATE.images)
+    for name in NAMES:
+        shutil.copy(os.path.join(IMAGES, name), STATE.images)
+    STATE.vocabulary = os.path.join(STATE.root, "V.bovw")
+    STATE.plain = os.path.join(STATE.root, "plain.bovwdb")
+    STATE.index = os.path.join(STATE.root, "keypoints.bovwdb")
+    for args in (("train", STATE.images, "--words", 300, "--max-descriptors", 40000, "--seed", 1, "--quiet",
+                  "--output", STATE.vocabulary),
+                 ("index", STATE.images, "--vocabulary", STATE.vocabulary, "--quiet", "--output", STATE.plain),
+                 ("index", STATE.images, "--vocabulary", STATE.vocabulary, "--keypoints", "--quiet",
+                  "--output", STATE.index)):
+        result = run(*args)
+        if result.returncode != 0:
+            raise AssertionError("setup failed: " + describe(result))
+
+
+def tearDownModule():
+    if STATE is not None:
+        shutil.rmtree(STATE.root, ignore_errors=True)
+
+
+def image(name):
+    return os.path.join(STATE.images, name)
+
+
+def rows(output):
+    return list(csv.DictReader(io.StringIO(output)))
+
+
+class Verify(unittest.TestCase):
+    def search(self, *args):
+        result = run("search", "--quiet", *args)
+        self.assertEqual(result.returncode, 0, describe(result))
+        return result
+
+    def test_a_small_object_in_clutter_and_a_viewpoint_change_are_verified(self):
+        for query, partner in (("box_in_scene.png", "box.png"), ("graf3.png", "graf1.png"), ("box.png", "box_in_scene.png")):
+            results = rows(self.search("--index", STATE.index, "--top", 5, "--verify", 12, image(query)).stdout)
+            ranked = [os.path.basename(r["image"]) for r in results]
+            self.assertEqual(ranked[0], query)  # the query is indexed too
+            self.assertEqual(ranked[1], partner, results)
+            self.assertGreaterEqual(int(results[1]["inliers"]), 12)
+            for r in results[2:]:
+                self.assertLess(int(r["inliers"]), 12, r)  # unrelated images do not verify
+
+    def test_scores_are_inliers_plus_the_plain_bag_of_words_score_and_give_the_order(self):
+        query = image("box_in_scene.png")
+        plain = {r["image"]: float(r["score"]) for r in rows(self.search("--index", STATE.plain, "--top", 12, query).stdout)}
+        verified = rows(self.search("--index", STATE.index, "--top", 12, "--verify", 12, query).stdout)
+        self.assertEqual(set(r["image"] for r in verified), set(plain))
+        for r in verified:
+            self.assertAlmostEqual(float(r["bow_score"]), plain[r["image"]], places=6)
+            inliers = int(r["inliers"])
+            expected = inliers + float(r["bow_score"]) if inliers >= 12 else float(r["bow_score"])
+            self.assertAlmostEqual(float(r["score"]), expected, places=5)
+        scores = [float(r["score"]) for r in verified]
+        self.assertEqual(scores, sorted(scores, reverse=True))
+        # Without --verify the keypoint database ranks exactly as the plain one.
+        again = rows(self.search("--index", STATE.index, "--top", 12, query).stdout)
+        self.assertEqual([(r["image"], r["score"]) for r in again],
+                         [(r["image"], r["score"]) for r in rows(self.search("--index", STATE.plain, "--top", 12, query).stdout)])
+        self.assertNotIn("inliers", again[0])
+
+    def test_json_reports_what_was_verified(self):
+        result = self.search("--index", STATE.index, "--top", 3, "--verify", 6, "--format", "json",
+                             image("graf3.png"), image("fruits.jpg"))
+        queries = json.loads(result.stdout)
+        self.assertEqual(len(queries), 2)
+        for q in queries:
+            report = q["verification"]
+            self.assertEqual(report["checked"], 6)
+            # Verified results rank first: the first min(verified, 3) shown are the verified ones.
+            shown = [r["verified"] for r in q["results"]]
+            self.assertEqual(shown, [i < report["verified"] for i in range(len(shown))])
+            self.assertGreaterEqual(report["milliseconds"], 0)
+            self.assertEqual(len(q["results"]), 3)
+        self.assertGreaterEqual(queries[0]["verification"]["verified"], 2)  # itself and graf1
+        self.assertIn("results verified", result.stderr)
+
+    def test_verify_needs_a_database_with_keypoints(self):
+        result = run("search", "--index", STATE.plain, "--verify", 5, image("box.png"))
+        self.assertEqual(result.returncode, 1, describe(result))
+        self.assertIn(STATE.plain, result.stderr)
+        self.assertIn("--keypoints", result.stderr)
+
+    def test_usage_errors(self):
+        for args in (("--verify", 0), ("--min-inliers", 20), ("--verify", 5, "--min-inliers", 2),
+                     ("--verify", 5, "--max-error", -1)):
+            result = run("search", "--index", STATE.index, *args, image("box.png"))
+            self.assertEqual(result.returncode, 2, describe(result))
+
+    def test_keypoints_make_the_database_larger_by_their_count(self):
+        # 16 bytes per keypoint plus 12 per image; the plain database has none of it.
+        extra = os.path.getsize(STATE.index) - os.path.getsize(STATE.plain)
+        self.assertGreater(extra, 16 * 1000 * len(NAMES) // 4)
+
+
+def main():
+    global BOVW, IMAGES
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0], add_help=False)
+    parser.add_argument("--bovw", required=True, help="path of the bovw binary")
+    parser.add_argument("--images", required=True, help="opencv-doc's examples/data folder")
+    options, rest = parser.parse_known_args()
+    BOVW, IMAGES = os.path.abspath(options.bovw), options.images
+    if not all(os.path.isfile(os.path.join(IMAGES, n)) for n in NAMES):
+        print("test_verify.py: no opencv-doc images at %s (apt install opencv-doc); skipping" % IMAGES, file=sys.stderr)
+        return 77
+    program = unittest.main(argv=[sys.argv[0]] + rest, exit=False, verbosity=2)
+    return 0 if program.result.wasSuccessful() else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
