@@ -1,6 +1,6 @@
 // libFuzzer harness: the .bovwdb reader (ImageDatabase::load, src/retrieval/image_database.cpp) on
 // arbitrary files: its own fields, then the .bovw vocabulary and the index inside it, then the
-// checks that they fit each other and the feature spec. Version 2 and 3 files and the blocks inside
+// checks that they fit each other and the feature spec, and the stored keypoints. Version 2-4 files and the blocks inside
 // end in checksums, so each input is also tried with all three rewritten to match where its
 // declared lengths allow (version 1 files, in the seeds too, have no outer checksum).
 #include "core/resealing.hpp"
@@ -8,6 +8,7 @@
 
 #include <bovw/image_database.hpp>
 
+#include <algorithm>
 #include <optional>
 #include <vector>
 
@@ -53,6 +54,18 @@ void check(const std::vector<char>& bytes) {
   fuzz::require(extractor->descriptorSize() == database->vocabulary().dimension() &&
                     database->index().vocabulary().words == database->vocabulary().size(),
                 "an accepted database's features, vocabulary and index fit");
+  // Stored keypoints: words within the vocabulary, in word order, points inside their image.
+  for (ImageId id : database->index().ids()) {
+    const std::optional<ImageWords> keypoints = database->keypoints(id);
+    if (!keypoints) continue;
+    fuzz::require(std::is_sorted(keypoints->words.begin(), keypoints->words.end()) &&
+                      std::all_of(keypoints->words.begin(), keypoints->words.end(),
+                                  [&](std::int32_t w) { return w >= 0 && w < database->vocabulary().size(); }),
+                  "stored keypoints' words are within the vocabulary, in order");
+    for (const cv::Point2f& p : keypoints->points)
+      fuzz::require(p.x >= 0 && p.y >= 0 && p.x <= keypoints->image_size.width && p.y <= keypoints->image_size.height,
+                    "stored keypoints lie inside their image");
+  }
 }
 
 }  // namespace

@@ -48,13 +48,26 @@ Descriptors words(int rows, int cols) {
   return m;
 }
 
-void addImages(InvertedIndex& index, int count) {
-  const int k = index.vocabulary().words;
+// Images "image_<i>.png" with word w counted (i + w) mod 3 times, into an index or a database.
+template <typename Target>
+void addImages(Target& target, int k, int count) {
   for (int i = 0; i < count; ++i) {
     Eigen::Matrix<std::int32_t, 1, Eigen::Dynamic> h(k);
     for (int w = 0; w < k; ++w) h(w) = (i + w) % 3;
-    index.add("image_" + std::to_string(i) + ".png", h);
+    target.add("image_" + std::to_string(i) + ".png", h);
   }
+}
+
+// Three keypoints per image, of words 0, 1 and 0, at image-dependent places of a 40 x 30 image.
+ImageWords keypointsOf(int image) {
+  ImageWords words;
+  words.image_size = {40, 30};
+  for (int p = 0; p < 3; ++p) {
+    words.points.emplace_back(5.0f * p + image, 4.0f * p + 1.0f);
+    words.words.push_back(p % 2);
+    words.signatures.push_back(0x0123456789abcdefull >> (8 * p + image));
+  }
+  return words;
 }
 
 void npySeeds(const fs::path& dir) {
@@ -94,7 +107,7 @@ void indexSeeds(const fs::path& dir, const fs::path& data) {
   const VocabularySignature signature{4, 3, DescriptorType::parse("float"), 12345};
   InvertedIndex(signature).save((dir / "empty.bovwidx").string());
   InvertedIndex index(signature);
-  addImages(index, 3);
+  addImages(index, signature.words, 3);
   index.remove("image_1.png");
   index.save((dir / "three_images_one_removed.bovwidx").string());
   fs::copy_file(data / "formats" / "v1.bovwidx", dir / "version1.bovwidx", fs::copy_options::overwrite_existing);
@@ -107,10 +120,16 @@ void databaseSeeds(const fs::path& dir, const fs::path& data) {
     builtin.surf_backend = SurfBackend::Builtin;
     const auto extractor = makeFeatureExtractor(spec, builtin);
     ImageDatabase database(Vocabulary(words(2, extractor->descriptorSize()), extractor->descriptorType()), spec);
-    addImages(database.index(), 2);
+    addImages(database, database.vocabulary().size(), 2);
     database.save((dir / (std::string(kind) + "_two_images.bovwdb")).string());
   }
-  for (const char* version : {"v1", "v2"})
+  // Version 4's keypoint block: two images with keypoints, one removed (its slot left empty).
+  const FeatureSpec surf = normalizeFeatureSpec(FeatureSpec("surf"));
+  ImageDatabase with_keypoints(Vocabulary(words(2, 64), DescriptorType("surf", 64)), surf, DatabaseOptions{true});
+  for (int i = 0; i < 3; ++i) with_keypoints.add("image_" + std::to_string(i) + ".png", keypointsOf(i));
+  with_keypoints.remove("image_1.png");
+  with_keypoints.save((dir / "surf_keypoints.bovwdb").string());
+  for (const char* version : {"v1", "v2", "v3"})
     fs::copy_file(data / "formats" / (std::string(version) + ".bovwdb"),
                   dir / ("version" + std::string(version + 1) + ".bovwdb"), fs::copy_options::overwrite_existing);
 }
