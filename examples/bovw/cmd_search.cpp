@@ -34,7 +34,7 @@ CLI::App* addSearchCommand(CLI::App& app) {
       ->check(CLI::IsMember({"csv", "json", "html"}))
       ->capture_default_str();
   command->add_option("--output", args.output, "file to write (default: standard output; html: bovw-search.html)");
-  args.query.addTo(command);
+  args.query.addTo(command, ScoringChoice::One);
   return command;
 }
 
@@ -46,7 +46,7 @@ int runSearchCommand() {
   if (histograms.names.empty()) throw InvalidInput("no query image could be read");
 
   std::vector<QueryResults> results;
-  const Scoring scoring = args.query.parsedScoring();
+  const ScoringOptions scoring = args.query.parsedScoring();
   for (std::size_t q = 0; q < histograms.names.size(); ++q)
     results.push_back({histograms.names[q], database.index().query(histograms.histograms.row(static_cast<Eigen::Index>(q)),
                                                                     args.top, scoring)});
