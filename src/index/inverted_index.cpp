@@ -92,10 +92,10 @@ struct InvertedIndex::Impl {
   // Instead a modification (under the exclusive lock, so no reader is inside) only clears
   // `weights_valid`; the first query after it recomputes idf, O(postings), under `weights_mutex`
   // while holding the shared lock (the lists cannot change meanwhile), and drops the weights of
-  // every option set. A query then takes its option set's weights from `weights`, computing them
-  // (O(postings)) under `weights_mutex` if no earlier query since the modification did. Queries
-  // arriving meanwhile wait on `weights_mutex`; holding it they only look up the shared_ptr, which
-  // keeps those weights alive for their query even if another query drops them from the cache.
+  // every option set. Every query holds `weights_mutex` to look up its option set's weights (at
+  // most kCachedOptionSets entries); the first query with an option set since the last
+  // modification computes them there, O(postings), and queries arriving meanwhile wait. The
+  // shared_ptr a query copies keeps its weights alive even if another query evicts them.
   // `weights_valid` is written under the exclusive lock and read under the shared one, which orders
   // the two.
   mutable std::mutex weights_mutex;
