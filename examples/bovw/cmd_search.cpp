@@ -39,7 +39,7 @@ CLI::App* addSearchCommand(CLI::App& app) {
       ->check(CLI::IsMember({"csv", "json", "html"}))
       ->capture_default_str();
   command->add_option("--output", args.output, "file to write (default: standard output; html: bovw-search.html)");
-  args.query.addTo(command);
+  args.query.addTo(command, ScoringChoice::One);
   args.verify.addTo(command);
   return command;
 }
@@ -56,7 +56,7 @@ int runSearchCommand() {
   if (histograms.names.empty()) throw InvalidInput("no query image could be read");
 
   std::vector<QueryResults> results;
-  const Scoring scoring = args.query.parsedScoring();
+  const ScoringOptions scoring = args.query.parsedScoring();
   // Verification re-ranks a shortlist longer than --top: ask the index for that many.
   const std::size_t ranked = verify ? std::max(args.top, args.verify.shortlist) : args.top;
   for (std::size_t q = 0; q < histograms.names.size(); ++q) {

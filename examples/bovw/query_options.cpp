@@ -6,12 +6,77 @@
 #include "feature_options.hpp"
 #include "progress_bar.hpp"
 
+#include <bovw/error.hpp>
+
+#include <algorithm>
+
 namespace bovw::cli {
 
-void QueryOptions::addTo(CLI::App* command) {
-  command->add_option("--scoring", scoring, "intersection (TF-IDF, L1) or cosine (TF-IDF, L2)")
-      ->check(CLI::IsMember({"intersection", "cosine"}))
-      ->capture_default_str();
+namespace {
+
+// A usage error (exit 2) naming the bad value, with the library's list of valid forms.
+CLI::Validator scoringValidator(ScoringChoice choice) {
+  return CLI::Validator(
+      [choice](std::string& value) -> std::string {
+        try {
+          if (choice == ScoringChoice::One) parseScoringOptions(value);
+          else parseScoringList(value);
+        } catch (const InvalidInput& e) {
+          return e.what();
+        }
+        return std::string();
+      },
+      choice == ScoringChoice::One ? "SCORING" : "SCORING[,SCORING...]|all", "scoring");
+}
+
+std::string joined(const std::vector<ScoringOptions>& sets) {
+  std::string text;
+  for (const auto& options : sets) text += (text.empty() ? "" : ", ") + toString(options);
+  return text;
+}
+
+}  // namespace
+
+const std::vector<ScoringOptions>& allScorings() {
+  static const std::vector<ScoringOptions> sets = [] {
+    std::vector<ScoringOptions> all;
+    for (Scoring similarity : {Scoring::Intersection, Scoring::Cosine}) {
+      for (TermWeighting term : {TermWeighting::Count, TermWeighting::Sqrt, TermWeighting::Log})
+        all.push_back({similarity, term, 1.0});
+      all.push_back({similarity, TermWeighting::Count, 0.5});
+    }
+    return all;
+  }();
+  return sets;
+}
+
+std::vector<ScoringOptions> parseScoringList(const std::string& text) {
+  if (text == "all") return allScorings();
+  std::vector<ScoringOptions> sets;
+  for (std::size_t start = 0;;) {
+    const std::size_t comma = text.find(',', start);
+    ScoringOptions options;
+    try {
+      options = parseScoringOptions(text.substr(start, comma == std::string::npos ? comma : comma - start));
+    } catch (const InvalidInput& e) {
+      throw InvalidInput(e.problem() + "; or several of them, comma-separated, or all");
+    }
+    if (std::find(sets.begin(), sets.end(), options) != sets.end())
+      throw InvalidInput("scoring '" + toString(options) + "' is listed twice in '" + text + "'");
+    sets.push_back(options);
+    if (comma == std::string::npos) return sets;
+    start = comma + 1;
+  }
+}
+
+void QueryOptions::addTo(CLI::App* command, ScoringChoice choice) {
+  std::string help =
+      "TF-IDF scoring: intersection (L1) or cosine (L2), then optionally +sqrt or +log (damp words repeated "
+      "in one image: burstiness), then optionally +powerALPHA (power-law normalisation, 0 < ALPHA <= 1); "
+      "e.g. cosine+sqrt+power0.5";
+  if (choice == ScoringChoice::List)
+    help += ". Several, comma-separated, or all (" + joined(allScorings()) + ") are compared side by side";
+  command->add_option("--scoring", scoring, help)->check(scoringValidator(choice))->capture_default_str();
   command->add_flag("--quiet", quiet, "no progress bar");
   histogrammer.addTo(command);
 }

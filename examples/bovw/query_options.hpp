@@ -14,6 +14,19 @@
 
 namespace bovw::cli {
 
+// What --scoring takes: search ranks with one option set, evaluate compares several.
+enum class ScoringChoice {
+  One,   // a canonical form (parseScoringOptions)
+  List,  // a comma-separated list of canonical forms, or `all` (allScorings())
+};
+
+// The option sets `evaluate --scoring all` compares: both similarities with each term weighting,
+// and power-law normalisation (alpha = 0.5, the usual choice) on the plain TF-IDF of each.
+const std::vector<ScoringOptions>& allScorings();
+
+// Throws InvalidInput naming the bad item, or an option set listed twice (its rows would repeat).
+std::vector<ScoringOptions> parseScoringList(const std::string& text);
+
 struct QueryOptions {
   // L1 (histogram intersection) by default: Nistér & Stewénius (CVPR 2006) found L1 scoring better
   // than L2 on UKBench, and so do our measurements (docs/RETRIEVAL.md).
@@ -21,8 +34,9 @@ struct QueryOptions {
   bool quiet = false;
   HistogrammerOptions histogrammer;
 
-  void addTo(CLI::App* command);
-  Scoring parsedScoring() const { return parseScoring(scoring); }
+  void addTo(CLI::App* command, ScoringChoice choice);
+  ScoringOptions parsedScoring() const { return parseScoringOptions(scoring); }
+  std::vector<ScoringOptions> parsedScoringList() const { return parseScoringList(scoring); }
 
   // Histograms of the query images with the database's features and vocabulary (and with
   // `keep_words` their words and keypoints). Unreadable queries are skipped with a warning, or stop

@@ -1,7 +1,9 @@
-// Image retrieval over bag-of-visual-words histograms: an inverted index with TF-IDF weights,
-// cosine or histogram-intersection scores, incremental add/remove, and a checked binary file.
+// Image retrieval over bag-of-visual-words histograms: an inverted index with TF-IDF weights
+// (optionally burstiness-damped and power-law normalised), cosine or histogram-intersection scores,
+// incremental add/remove, and a checked binary file.
 #pragma once
 
+#include <bovw/scoring.hpp>
 #include <bovw/vocabulary.hpp>
 
 #include <Eigen/Core>
@@ -26,16 +28,6 @@ using HistogramRef = Eigen::Ref<const Eigen::Matrix<std::int32_t, 1, Eigen::Dyna
 // stays valid for the life of the index and across save()/load().
 using ImageId = std::uint32_t;
 
-// How a query is compared with the indexed images. Both work on TF-IDF vectors (below).
-enum class Scoring {
-  Cosine,        // L2-normalised vectors, score = sum_w q_w d_w, in [0, 1]
-  Intersection,  // L1-normalised vectors, score = sum_w min(q_w, d_w), in [0, 1]
-};
-
-// "cosine", "intersection"; parseScoring throws InvalidInput listing the valid names.
-std::string_view toString(Scoring scoring);
-Scoring parseScoring(std::string_view name);
-
 // The vocabulary an index was built with, recorded so that a query made with another one is
 // refused instead of silently scoring unrelated words.
 struct VocabularySignature {
@@ -53,9 +45,13 @@ struct SearchResult {
   double score;
 };
 
-// Weighting. With N live images, n_w of them containing word w and c_{d,w} the count of word w
-// in image d:
-//   tf_{d,w} = c_{d,w} / sum_v c_{d,v}        idf_w = ln((1 + N) / (1 + n_w)) + 1
+// Weighting (ScoringOptions, scoring.hpp). With N live images, n_w of them containing word w,
+// c_{d,w} the count of word w in image d, f the term weighting (c, sqrt c or 1 + ln c; f(0) = 0)
+// and alpha the power-law exponent:
+//   tf_{d,w} = f(c_{d,w}) / sum_v f(c_{d,v})      idf_w = ln((1 + N) / (1 + n_w)) + 1
+//   v_{d,w} = (tf_{d,w} idf_w)^alpha, then v_d is L2-normalised (cosine) or L1-normalised
+//   (intersection) and compared with the query's vector, weighted the same way.
+// A query given only a Scoring uses f(c) = c and alpha = 1: the classic TF-IDF.
 // The smoothed idf (scikit-learn's smooth_idf) is used because the classic ln(N / n_w) is 0 for
 // every word when one image is indexed (and for any word in every image): all vectors would be
 // zero and cosine 0/0. Smoothing counts one extra phantom image that holds every word, so idf >= 1
@@ -108,6 +104,10 @@ class InvertedIndex {
   // negative count, or if top_k is 0.
   std::vector<SearchResult> query(HistogramRef histogram, std::size_t top_k,
                                   Scoring scoring = Scoring::Cosine) const;
+  // The same with a term weighting and power-law exponent; also throws InvalidInput for an
+  // exponent outside (0, 1]. The images' normalisers are computed by the first query with each
+  // option set after an add/remove, O(postings), and kept for the next ones.
+  std::vector<SearchResult> query(HistogramRef histogram, std::size_t top_k, const ScoringOptions& options) const;
 
   const VocabularySignature& vocabulary() const;  // fixed for the life of the index
   // Throws InvalidInput naming the first difference (K, D, descriptor type, or fingerprint when

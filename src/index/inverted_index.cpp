@@ -1,17 +1,18 @@
-// The inverted index: one posting list per word, TF-IDF normalisers refreshed lazily, top-k queries
-// that visit only the query's words, and the locking that lets queries run beside add/remove.
+// The inverted index: one posting list per word, TF-IDF weights refreshed lazily per scoring option
+// set, top-k queries that visit only the query's words, and the locking that lets queries run
+// beside add/remove.
 #include <bovw/inverted_index.hpp>
 
 #include "index/index_data.hpp"
 #include "index/index_file.hpp"
+#include "index/scoring_weights.hpp"
 
 #include <bovw/atomic_file.hpp>
 #include <bovw/error.hpp>
 
 #include <algorithm>
-#include <array>
-#include <atomic>
 #include <cmath>
+#include <memory>
 #include <mutex>
 #include <shared_mutex>
 #include <utility>
@@ -20,11 +21,12 @@ namespace bovw {
 
 using index_detail::IndexData;
 using index_detail::Posting;
+using index_detail::ScoringWeights;
 
 namespace {
 
-constexpr std::array<std::pair<Scoring, std::string_view>, 2> kScoringNames{
-    {{Scoring::Cosine, "cosine"}, {Scoring::Intersection, "intersection"}}};
+// Option sets whose weights are kept at once; a query with yet another one drops the oldest.
+constexpr std::size_t kCachedOptionSets = 16;
 
 void checkSignature(const VocabularySignature& v) {
   if (v.words < 1) throw InvalidInput("inverted index: K = " + std::to_string(v.words) + " words; need at least one");
@@ -68,21 +70,6 @@ thread_local Accumulator t_accumulator;
 
 }  // namespace
 
-std::string_view toString(Scoring scoring) {
-  for (const auto& [value, name] : kScoringNames)
-    if (value == scoring) return name;
-  return "unknown";
-}
-
-Scoring parseScoring(std::string_view name) {
-  std::string valid;
-  for (const auto& [value, n] : kScoringNames) {
-    if (n == name) return value;
-    valid += (valid.empty() ? "" : ", ") + std::string(n);
-  }
-  throw InvalidInput("unknown scoring '" + std::string(name) + "'; valid: " + valid);
-}
-
 VocabularySignature VocabularySignature::of(const Vocabulary& vocabulary) {
   return {vocabulary.size(), vocabulary.dimension(), vocabulary.descriptorType(), vocabulary.fingerprint()};
 }
@@ -100,52 +87,43 @@ struct InvertedIndex::Impl {
   mutable std::mutex turnstile;
   mutable std::shared_mutex mutex;
 
-  // The TF-IDF normalisers. Every add/remove changes N and so every idf and every image's norm:
+  // The TF-IDF weights. Every add/remove changes N and so every idf and every image's norm:
   // recomputing them eagerly would make indexing a folder of N images cost O(N * postings).
   // Instead a modification (under the exclusive lock, so no reader is inside) only clears
-  // `weights_valid`; the first query after it recomputes everything once, O(postings), under
-  // `weights_mutex` while holding the shared lock (the lists cannot change meanwhile). Queries
-  // arriving during the refresh wait on `weights_mutex`; the release/acquire on `weights_valid`
-  // publishes the vectors to queries that find them valid.
+  // `weights_valid`; the first query after it recomputes idf, O(postings), under `weights_mutex`
+  // while holding the shared lock (the lists cannot change meanwhile), and drops the weights of
+  // every option set. Every query holds `weights_mutex` to look up its option set's weights (at
+  // most kCachedOptionSets entries); the first query with an option set since the last
+  // modification computes them there, O(postings), and queries arriving meanwhile wait. The
+  // shared_ptr a query copies keeps its weights alive even if another query evicts them.
+  // `weights_valid` is written under the exclusive lock and read under the shared one, which orders
+  // the two.
   mutable std::mutex weights_mutex;
-  mutable std::atomic<bool> weights_valid{false};
-  mutable std::vector<double> idf;           // by word
-  mutable std::vector<double> cosine_scale;  // by id: 1 / ||(c_w idf_w)_w||_2, 0 for no words
-  mutable std::vector<double> l1_scale;      // by id: 1 / ||(c_w idf_w)_w||_1, 0 for no words
+  mutable bool weights_valid = false;
+  mutable std::vector<double> idf;  // by word
+  mutable std::vector<std::shared_ptr<const ScoringWeights>> weights;  // by option set, oldest first
 
   std::shared_lock<std::shared_mutex> readLock() const {
     std::lock_guard<std::mutex> gate(turnstile);
     return std::shared_lock<std::shared_mutex>(mutex);
   }
 
-  // tf = c / total, but every vector is normalised before it is compared, so the 1 / total
-  // factor cancels: the index keeps raw counts and folds total and norm into one scale per image.
-  void refreshWeights() const {
-    if (weights_valid.load(std::memory_order_acquire)) return;
+  // Called with the shared lock held.
+  std::shared_ptr<const ScoringWeights> weightsFor(const ScoringOptions& options) const {
     std::lock_guard<std::mutex> guard(weights_mutex);
-    if (weights_valid.load(std::memory_order_relaxed)) return;
-    const double n = static_cast<double>(data.live());
-    const std::size_t slots = data.names.size();
-    idf.assign(data.postings.size(), 0.0);
-    std::vector<double> squares(slots, 0.0), sums(slots, 0.0);
-    for (std::size_t w = 0; w < data.postings.size(); ++w) {
-      const auto& list = data.postings[w];
-      idf[w] = std::log((1.0 + n) / (1.0 + static_cast<double>(list.size()))) + 1.0;
-      for (const Posting& p : list) {
-        const double v = p.count * idf[w];
-        squares[p.image] += v * v;
-        sums[p.image] += v;
-      }
+    if (!weights_valid) {
+      const double n = static_cast<double>(data.live());
+      idf.assign(data.postings.size(), 0.0);
+      for (std::size_t w = 0; w < data.postings.size(); ++w)
+        idf[w] = std::log((1.0 + n) / (1.0 + static_cast<double>(data.postings[w].size()))) + 1.0;
+      weights.clear();
+      weights_valid = true;
     }
-    cosine_scale.assign(slots, 0.0);
-    l1_scale.assign(slots, 0.0);
-    for (std::size_t d = 0; d < slots; ++d) {
-      if (sums[d] > 0.0) {
-        cosine_scale[d] = 1.0 / std::sqrt(squares[d]);
-        l1_scale[d] = 1.0 / sums[d];
-      }
-    }
-    weights_valid.store(true, std::memory_order_release);
+    for (const auto& cached : weights)
+      if (cached->options() == options) return cached;
+    if (weights.size() == kCachedOptionSets) weights.erase(weights.begin());
+    weights.push_back(std::make_shared<const ScoringWeights>(data, idf, options));
+    return weights.back();
   }
 
   void checkLive(ImageId id) const {
@@ -163,7 +141,7 @@ struct InvertedIndex::Impl {
     }
     data.ids.erase(data.names[id]);
     std::string().swap(data.names[id]);
-    weights_valid.store(false, std::memory_order_relaxed);
+    weights_valid = false;
   }
 };
 
@@ -210,7 +188,7 @@ ImageId InvertedIndex::add(std::string name, HistogramRef histogram) {
     if (s.data.names.size() > id) s.data.names.pop_back();
     throw;
   }
-  s.weights_valid.store(false, std::memory_order_relaxed);
+  s.weights_valid = false;
   return id;
 }
 
@@ -288,38 +266,43 @@ void InvertedIndex::checkVocabulary(const Vocabulary& other) const {
 }
 
 std::vector<SearchResult> InvertedIndex::query(HistogramRef histogram, std::size_t top_k, Scoring scoring) const {
+  return query(histogram, top_k, ScoringOptions{scoring, TermWeighting::Count, 1.0});
+}
+
+std::vector<SearchResult> InvertedIndex::query(HistogramRef histogram, std::size_t top_k,
+                                               const ScoringOptions& options) const {
   const Impl& s = *impl_;
   checkHistogram(histogram, s.data.vocabulary.words, "the query histogram");
   if (top_k == 0) throw InvalidInput("inverted index: top_k must be at least 1");
+  checkScoringOptions(options);
 
   auto lock = s.readLock();
   if (s.data.live() == 0) throw InvalidInput("index is empty: add images before querying");
-  s.refreshWeights();
+  const std::shared_ptr<const ScoringWeights> weights = s.weightsFor(options);
+  const bool cosine = options.similarity == Scoring::Cosine;
 
   // The query's weights use the index's idf; words no indexed image holds still count towards the
   // query's norm (idf = ln(1 + N) + 1), exactly as in the dense definition.
   double query_norm = 0.0;
   for (Eigen::Index w = 0; w < histogram.size(); ++w) {
     if (histogram[w] == 0) continue;
-    const double v = histogram[w] * s.idf[static_cast<std::size_t>(w)];
-    query_norm += scoring == Scoring::Cosine ? v * v : v;
+    const double v = weights->weight(histogram[w], static_cast<std::size_t>(w));
+    query_norm += cosine ? v * v : v;
   }
   if (query_norm == 0.0) return {};  // an empty histogram scores 0 against everything
-  if (scoring == Scoring::Cosine) query_norm = std::sqrt(query_norm);
+  if (cosine) query_norm = std::sqrt(query_norm);
 
   Accumulator& a = t_accumulator;
   if (a.score.size() < s.data.names.size()) a.score.resize(s.data.names.size(), 0.0);
   Accumulator::Reset reset{a};
-  const std::vector<double>& scale = scoring == Scoring::Cosine ? s.cosine_scale : s.l1_scale;
   for (Eigen::Index w = 0; w < histogram.size(); ++w) {
     if (histogram[w] == 0) continue;
-    const auto& list = s.data.postings[static_cast<std::size_t>(w)];
-    const double idf = s.idf[static_cast<std::size_t>(w)];
-    const double q = histogram[w] * idf / query_norm;
-    for (const Posting& p : list) {
+    const auto word = static_cast<std::size_t>(w);
+    const double q = weights->weight(histogram[w], word) / query_norm;
+    for (const Posting& p : s.data.postings[word]) {
       if (a.score[p.image] == 0.0) a.touched.push_back(p.image);  // every contribution is > 0
-      const double d = p.count * idf * scale[p.image];
-      a.score[p.image] += scoring == Scoring::Cosine ? q * d : std::min(q, d);
+      const double d = weights->weight(p.count, word) * weights->scale(p.image);
+      a.score[p.image] += cosine ? q * d : std::min(q, d);
     }
   }
 

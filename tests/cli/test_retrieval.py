@@ -11,7 +11,8 @@ original, rotated and scaled, a perspective tilt made brighter, a blurred crop),
 
 Checked: the vocabulary formats (.bovw parsed here, .npy with numpy, .yml.gz with cv2.FileStorage),
 reproducibility by seed and OpenCL (PoCL) against OpenMP training, histogram rows against
-`bovw extract` + `bovw histogram --descriptors`, search output formats, evaluate's scores, SIFT,
+`bovw extract` + `bovw histogram --descriptors`, search output formats, evaluate's scores (one row per
+--scoring, each equal to a run with that scoring alone), SIFT,
 and the bad inputs: exit 1 naming the input (2 for usage errors), no output and no .bovw-tmp-*
 file left behind; a folder with bad files still finishes the good ones. Every run's stderr is
 checked for progress-bar carriage returns (the tests run with pipes, where the bar must be off); a
@@ -63,6 +64,12 @@ def run(*args, cwd=None, env=None):
     if "\r" in result.stderr:
         raise AssertionError("progress bar drawn on a pipe: " + describe(result))
     return result
+
+
+def evaluate_rows(stdout):
+    """`bovw evaluate`'s table: [(scoring, N-S, mAP, ms per query)] in printed order."""
+    return [(m.group(1), float(m.group(2)), float(m.group(3)), float(m.group(4))) for m in
+            re.finditer(r"^  (\S+) +([0-9]+\.[0-9]+) +([0-9]+\.[0-9]+) +([0-9]+\.[0-9]+)$", stdout, re.M)]
 
 
 def describe(result):
@@ -459,7 +466,17 @@ class Search(RetrievalTestCase):
         self.assertEqual(rows[0][2], SET.paths[5])
         self.assertAlmostEqual(float(rows[0][3]), 1.0, places=5)
         result = self.ok("evaluate", "--index", SET.index, "--groups", SET.groups_csv, "--scoring", "intersection")
-        self.assertGreater(float(re.search(r"N-S score\s+([0-9.]+)", result.stdout).group(1)), 2.0, result.stdout)
+        rows = evaluate_rows(result.stdout)
+        self.assertEqual([r[0] for r in rows], ["intersection"], result.stdout)
+        self.assertGreater(rows[0][1], 2.0, result.stdout)
+
+    def test_burstiness_and_power_law_scorings(self):
+        for scoring in ("cosine+sqrt", "intersection+log+power0.5", "cosine+power0.3"):
+            with self.subTest(scoring=scoring):
+                result = self.ok("search", "--index", SET.index, "--top", 3, "--scoring", scoring, SET.paths[6])
+                rows = self.parse_csv(result.stdout)
+                self.assertEqual(rows[0][2], SET.paths[6])
+                self.assertAlmostEqual(float(rows[0][3]), 1.0, places=5)
 
     def test_json_parses(self):
         queries = [SET.paths[1], SET.paths[9]]
@@ -534,12 +551,20 @@ class Evaluate(RetrievalTestCase):
     def test_prints_ns_and_map_and_the_same_in_json(self):
         out = self.path("E.json")
         result = self.ok("evaluate", "--index", SET.index, "--groups", SET.groups_csv, "--json", out)
-        ns = float(re.search(r"N-S score\s+([0-9.]+)", result.stdout).group(1))
-        mean_ap = float(re.search(r"mAP\s+([0-9.]+)", result.stdout).group(1))
+        rows = evaluate_rows(result.stdout)
+        self.assertEqual(len(rows), 1, result.stdout)
+        scoring, ns, mean_ap, ms = rows[0]
+        self.assertEqual(scoring, "intersection")  # the default
         with open(out) as f:
             data = json.load(f)
+        self.assertEqual(data["scoring"], "intersection")
         self.assertAlmostEqual(data["ns_score"], ns, delta=0.0005 + 1e-9)
         self.assertAlmostEqual(data["mean_ap"], mean_ap, delta=0.0005 + 1e-9)
+        self.assertEqual(data["scorings"], [{"scoring": "intersection", "ns_score": data["ns_score"],
+                                             "mean_ap": data["mean_ap"], "ms_per_query": data["scorings"][0]["ms_per_query"]}])
+        self.assertAlmostEqual(data["scorings"][0]["ms_per_query"], ms, delta=0.00005 + 1e-9)
+        self.assertGreater(ms, 0.0)
+        self.assertLess(data["extraction_seconds"], data["seconds"])
         self.assertEqual(data["queries"], len(SET.paths))
         # Chance is 1 + 3 * 3/15 = 1.6 of 4; the views of this set are easy.
         self.assertGreater(ns, 2.0, result.stdout)
@@ -553,9 +578,37 @@ class Evaluate(RetrievalTestCase):
             f.write("image,group\n")
             for p, g in zip(SET.paths, SET.groups):
                 f.write("%s,%d\n" % (p, g))
-        a = self.ok("evaluate", "--index", SET.index, "--groups", groups).stdout
-        b = self.ok("evaluate", "--index", SET.index, "--groups", SET.groups_csv).stdout
-        self.assertEqual(re.findall(r"[0-9]+\.[0-9]+", a), re.findall(r"[0-9]+\.[0-9]+", b))
+        a = evaluate_rows(self.ok("evaluate", "--index", SET.index, "--groups", groups).stdout)
+        b = evaluate_rows(self.ok("evaluate", "--index", SET.index, "--groups", SET.groups_csv).stdout)
+        self.assertEqual([r[:3] for r in a], [r[:3] for r in b])  # the times differ from run to run
+
+    def test_all_scorings_side_by_side_equal_single_runs(self):
+        every = ["intersection", "intersection+sqrt", "intersection+log", "intersection+power0.5",
+                 "cosine", "cosine+sqrt", "cosine+log", "cosine+power0.5"]
+        out = self.path("all.json")
+        result = self.ok("evaluate", "--index", SET.index, "--groups", SET.groups_csv, "--scoring", "all", "--json", out)
+        rows = evaluate_rows(result.stdout)
+        self.assertEqual([r[0] for r in rows], every, result.stdout)
+        with open(out) as f:
+            data = json.load(f)
+        self.assertEqual([r["scoring"] for r in data["scorings"]], every)
+        self.assertEqual((data["scoring"], data["ns_score"]), (every[0], data["scorings"][0]["ns_score"]))
+        for row, printed in zip(data["scorings"], rows):
+            with self.subTest(scoring=row["scoring"]):
+                self.assertAlmostEqual(row["ns_score"], printed[1], delta=0.0005 + 1e-9)
+                self.assertGreater(row["ms_per_query"], 0.0)
+                self.assertGreater(row["ns_score"], 2.0)  # chance is 1.6
+                single = self.path(row["scoring"] + ".json")
+                self.ok("evaluate", "--index", SET.index, "--groups", SET.groups_csv, "--scoring", row["scoring"],
+                        "--json", single)
+                with open(single) as f:
+                    alone = json.load(f)
+                self.assertEqual((alone["ns_score"], alone["mean_ap"]), (row["ns_score"], row["mean_ap"]))
+
+    def test_a_list_of_scorings_keeps_its_order(self):
+        result = self.ok("evaluate", "--index", SET.index, "--groups", SET.groups_csv,
+                         "--scoring", "cosine+log+power0.3,intersection")
+        self.assertEqual([r[0] for r in evaluate_rows(result.stdout)], ["cosine+log+power0.3", "intersection"])
 
     def test_an_image_that_is_not_indexed_is_named(self):
         groups = self.path("groups.csv")
@@ -765,6 +818,24 @@ class BadInput(RetrievalTestCase):
         self.fails("search", "--index", SET.index, "--format", "xml", SET.paths[0], status=2)
         self.fails("search", "--index", SET.index, "--top", 0, SET.paths[0], status=2)
         self.fails("evaluate", "--index", SET.index, status=2)                       # no --groups
+
+    def test_bad_scorings_are_usage_errors_naming_them(self):
+        evaluate = ["evaluate", "--index", SET.index, "--groups", SET.groups_csv, "--json", self.path("E.json")]
+        search = ["search", "--index", SET.index, SET.paths[0], "--scoring"]
+        for args in (search, evaluate + ["--scoring"]):
+            for bad in ("l3", "cosine+bogus", "sqrt+cosine", "cosine+count"):
+                with self.subTest(command=args[0], scoring=bad):
+                    result = self.fails(*args, bad, status=2, names=["'%s'" % bad], outputs=[self.path("E.json")])
+                    for valid in ("cosine", "intersection", "sqrt", "log", "power"):
+                        self.assertIn(valid, result.stderr)
+            for bad in ("cosine+power0", "intersection+power1.5", "cosine+power-1"):
+                with self.subTest(command=args[0], scoring=bad):
+                    self.fails(*args, bad, status=2, names=["'%s'" % bad, "alpha"], outputs=[self.path("E.json")])
+        # search ranks with one scoring; evaluate takes `all` alone and each scoring once.
+        self.fails(*search, "all", status=2, names=["'all'"])
+        self.fails(*search, "cosine,intersection", status=2, names=["'cosine,intersection'"])
+        self.fails(*evaluate, "--scoring", "all,cosine", status=2, names=["'all'"])
+        self.fails(*evaluate, "--scoring", "cosine,cosine+power1", status=2, names=["twice"])
 
     def test_unknown_vocabulary_extension_is_refused_before_any_work(self):
         out = self.path("V.txt")

@@ -1,0 +1,58 @@
+// How an inverted index scores a query against its images: the comparison (cosine or histogram
+// intersection), the weight of a word's count (burstiness), and power-law normalisation; and the
+// canonical text form of those choices ("cosine+sqrt+power0.5"). The weighting they configure is
+// defined in inverted_index.hpp.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace bovw {
+
+// How two weighted vectors are compared. Both are normalised first, so scores lie in [0, 1].
+enum class Scoring {
+  Cosine,        // L2-normalised vectors, score = sum_w q_w d_w
+  Intersection,  // L1-normalised vectors, score = sum_w min(q_w, d_w)
+};
+
+// The weight f(c) of a word seen c > 0 times in one image. A repeated structure (a brick wall, a
+// fence) yields many descriptors of one word; the count lets it dominate the image's vector, which
+// sqrt and log damp (Jégou, Douze, Schmid, "On the burstiness of visual elements", CVPR 2009).
+enum class TermWeighting {
+  Count,  // f(c) = c
+  Sqrt,   // f(c) = sqrt(c)
+  Log,    // f(c) = 1 + ln c
+};
+
+// Everything a query's scores depend on besides the histograms. `power` is the exponent alpha of
+// power-law normalisation, v -> v^alpha for every TF-IDF component, applied before the L1/L2
+// normalisation (Perronnin, Sánchez, Mensink, ECCV 2010; Jégou et al.): alpha < 1 flattens the
+// vector so that no few components dominate; alpha = 1 leaves it unchanged. It must be in (0, 1].
+struct ScoringOptions {
+  Scoring similarity = Scoring::Cosine;
+  TermWeighting term = TermWeighting::Count;
+  double power = 1.0;
+};
+
+bool operator==(const ScoringOptions& a, const ScoringOptions& b);
+bool operator!=(const ScoringOptions& a, const ScoringOptions& b);
+
+// Throws InvalidInput naming alpha unless 0 < power <= 1 (so also for NaN).
+void checkScoringOptions(const ScoringOptions& options);
+
+// "cosine", "intersection"; parseScoring throws InvalidInput listing the valid names.
+std::string_view toString(Scoring scoring);
+Scoring parseScoring(std::string_view name);
+// "count", "sqrt", "log".
+std::string_view toString(TermWeighting term);
+
+// Canonical text form: the similarity, then "+sqrt" or "+log" unless the weighting is count, then
+// "+power<alpha>" unless alpha is 1, alpha written in the shortest form that reads back exactly:
+// "intersection", "cosine+sqrt", "intersection+power0.5", "cosine+log+power0.3".
+// parseScoringOptions(toString(o)) == o for every valid o. parseScoringOptions accepts exactly these
+// forms (alpha in any decimal or exponent notation) and throws InvalidInput naming the text and
+// listing the valid forms, or naming a bad alpha.
+std::string toString(const ScoringOptions& options);
+ScoringOptions parseScoringOptions(std::string_view text);
+
+}  // namespace bovw

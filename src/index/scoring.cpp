@@ -1,0 +1,119 @@
+// Scoring options: their check and their canonical text form.
+#include <bovw/scoring.hpp>
+
+#include <bovw/error.hpp>
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+namespace bovw {
+
+namespace {
+
+constexpr std::array<std::pair<Scoring, std::string_view>, 2> kScoringNames{
+    {{Scoring::Cosine, "cosine"}, {Scoring::Intersection, "intersection"}}};
+constexpr std::array<std::pair<TermWeighting, std::string_view>, 3> kTermNames{
+    {{TermWeighting::Count, "count"}, {TermWeighting::Sqrt, "sqrt"}, {TermWeighting::Log, "log"}}};
+constexpr std::string_view kPowerPrefix = "power";
+
+const std::string kValidForms =
+    "SIMILARITY[+TERM][+powerALPHA] with SIMILARITY cosine or intersection, TERM sqrt or log (count, the default, "
+    "is left out), ALPHA in (0, 1] (1, the default, is left out); e.g. intersection, cosine+sqrt, "
+    "intersection+power0.5, cosine+log+power0.3";
+
+// The shortest decimal that reads back as the same double, so that toString/parse round-trip.
+std::string shortest(double value) {
+  std::array<char, 32> buffer{};
+  const auto result = std::to_chars(buffer.data(), buffer.data() + buffer.size(), value);
+  return std::string(buffer.data(), result.ptr);
+}
+
+std::vector<std::string_view> splitAtPlus(std::string_view text) {
+  std::vector<std::string_view> parts;
+  for (std::size_t start = 0;;) {
+    const std::size_t plus = text.find('+', start);
+    parts.push_back(text.substr(start, plus == std::string_view::npos ? std::string_view::npos : plus - start));
+    if (plus == std::string_view::npos) return parts;
+    start = plus + 1;
+  }
+}
+
+}  // namespace
+
+bool operator==(const ScoringOptions& a, const ScoringOptions& b) {
+  return a.similarity == b.similarity && a.term == b.term && a.power == b.power;
+}
+
+bool operator!=(const ScoringOptions& a, const ScoringOptions& b) { return !(a == b); }
+
+void checkScoringOptions(const ScoringOptions& options) {
+  if (!(options.power > 0.0 && options.power <= 1.0))  // also refuses NaN
+    throw InvalidInput("power-law exponent alpha = " + shortest(options.power) +
+                       " is not in (0, 1] (1: no power-law normalisation)");
+}
+
+std::string_view toString(Scoring scoring) {
+  for (const auto& [value, name] : kScoringNames)
+    if (value == scoring) return name;
+  return "unknown";
+}
+
+Scoring parseScoring(std::string_view name) {
+  std::string valid;
+  for (const auto& [value, n] : kScoringNames) {
+    if (n == name) return value;
+    valid += (valid.empty() ? "" : ", ") + std::string(n);
+  }
+  throw InvalidInput("unknown scoring '" + std::string(name) + "'; valid: " + valid);
+}
+
+std::string_view toString(TermWeighting term) {
+  for (const auto& [value, name] : kTermNames)
+    if (value == term) return name;
+  return "unknown";
+}
+
+std::string toString(const ScoringOptions& options) {
+  std::string text(toString(options.similarity));
+  if (options.term != TermWeighting::Count) text += "+" + std::string(toString(options.term));
+  if (options.power != 1.0) text += "+" + std::string(kPowerPrefix) + shortest(options.power);
+  return text;
+}
+
+ScoringOptions parseScoringOptions(std::string_view text) {
+  const auto unknown = [&] {
+    return InvalidInput("unknown scoring '" + std::string(text) + "'; valid: " + kValidForms);
+  };
+  const std::vector<std::string_view> parts = splitAtPlus(text);
+  ScoringOptions options;
+  std::size_t next = 0;
+  const auto similarity = std::find_if(kScoringNames.begin(), kScoringNames.end(),
+                                       [&](const auto& entry) { return entry.second == parts[next]; });
+  if (similarity == kScoringNames.end()) throw unknown();
+  options.similarity = similarity->first;
+  ++next;
+  // count is the default and has no spelling of its own: one text per option set.
+  if (next < parts.size() && (parts[next] == "sqrt" || parts[next] == "log")) {
+    options.term = parts[next] == "sqrt" ? TermWeighting::Sqrt : TermWeighting::Log;
+    ++next;
+  }
+  if (next < parts.size() && parts[next].substr(0, kPowerPrefix.size()) == kPowerPrefix) {
+    const std::string_view number = parts[next].substr(kPowerPrefix.size());
+    const auto [end, error] = std::from_chars(number.data(), number.data() + number.size(), options.power);
+    if (number.empty() || error != std::errc() || end != number.data() + number.size()) throw unknown();
+    try {
+      checkScoringOptions(options);
+    } catch (const InvalidInput& e) {
+      throw InvalidInput("scoring '" + std::string(text) + "': " + e.problem());
+    }
+    ++next;
+  }
+  if (next != parts.size()) throw unknown();
+  return options;
+}
+
+}  // namespace bovw

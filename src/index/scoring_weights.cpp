@@ -1,0 +1,37 @@
+// Per-option weights of an index: term weights, idf^alpha and the images' normalisers.
+#include "index/scoring_weights.hpp"
+
+#include <cmath>
+
+namespace bovw::index_detail {
+
+ScoringWeights::ScoringWeights(const IndexData& data, const std::vector<double>& idf, const ScoringOptions& options)
+    : options_(options) {
+  term_power_.resize(static_cast<std::size_t>(kTabledCounts));
+  for (std::int32_t c = 0; c < kTabledCounts; ++c) term_power_[static_cast<std::size_t>(c)] = computeTermWeight(c);
+  idf_power_.resize(idf.size());
+  for (std::size_t w = 0; w < idf.size(); ++w) idf_power_[w] = std::pow(idf[w], options.power);
+
+  const bool cosine = options.similarity == Scoring::Cosine;
+  std::vector<double> norms(data.names.size(), 0.0);  // sum of squares (cosine) or of values (L1)
+  for (std::size_t w = 0; w < data.postings.size(); ++w) {
+    for (const Posting& p : data.postings[w]) {
+      const double v = weight(p.count, w);
+      norms[p.image] += cosine ? v * v : v;
+    }
+  }
+  scale_.assign(norms.size(), 0.0);
+  for (std::size_t d = 0; d < norms.size(); ++d)
+    if (norms[d] > 0.0) scale_[d] = 1.0 / (cosine ? std::sqrt(norms[d]) : norms[d]);
+}
+
+double ScoringWeights::computeTermWeight(std::int32_t count) const {
+  if (count <= 0) return 0.0;  // absent words; only reached for the table's entry 0
+  const double c = static_cast<double>(count);
+  double f = c;
+  if (options_.term == TermWeighting::Sqrt) f = std::sqrt(c);
+  if (options_.term == TermWeighting::Log) f = 1.0 + std::log(c);
+  return std::pow(f, options_.power);
+}
+
+}  // namespace bovw::index_detail

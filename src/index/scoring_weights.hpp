@@ -1,0 +1,45 @@
+// What the index derives from its raw counts for one ScoringOptions: the weight of every (count,
+// word) pair and every image's normaliser, so that a query costs a table look-up and two multiplies
+// per posting it visits, not a pow.
+#pragma once
+
+#include "index/index_data.hpp"
+
+#include <bovw/scoring.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace bovw::index_detail {
+
+// The weight of count c of word w is (f(c) idf_w)^alpha = f(c)^alpha * idf_w^alpha: the factors
+// are kept apart so that each is computed once (tf's 1 / total cancels in the normalisation).
+class ScoringWeights {
+ public:
+  // O(postings). `idf` is the index's current idf by word.
+  ScoringWeights(const IndexData& data, const std::vector<double>& idf, const ScoringOptions& options);
+
+  const ScoringOptions& options() const { return options_; }
+
+  // (f(c) idf_w)^alpha for a count c > 0 of word w.
+  double weight(std::int32_t count, std::size_t word) const { return termWeight(count) * idf_power_[word]; }
+  // 1 / (L2 or L1 norm of the image's weights), 0 for an image with no words or a removed id.
+  double scale(ImageId image) const { return scale_[image]; }
+
+ private:
+  static constexpr std::int32_t kTabledCounts = 256;  // larger counts are rare: computed when met
+
+  double termWeight(std::int32_t count) const {
+    return count < kTabledCounts ? term_power_[static_cast<std::size_t>(count)] : computeTermWeight(count);
+  }
+  double computeTermWeight(std::int32_t count) const;
+
+  ScoringOptions options_;
+  std::vector<double> term_power_;  // f(c)^alpha by count c < kTabledCounts
+  std::vector<double> idf_power_;   // idf_w^alpha by word
+  std::vector<double> scale_;       // by id
+};
+
+}  // namespace bovw::index_detail

@@ -1,0 +1,408 @@
+// Scoring options (term weighting, power-law exponent): every option's scores against a dense
+// float64 recomputation from the definitions in inverted_index.hpp, the default against the classic
+// TF-IDF reference, empty histograms, concurrent queries with many option sets, and the text form.
+#include "index/index_test_support.hpp"
+
+#include <bovw/error.hpp>
+
+#include <atomic>
+#include <cmath>
+#include <limits>
+#include <mutex>
+#include <thread>
+
+// Readable option sets in failure messages.
+namespace bovw {
+inline void PrintTo(const ScoringOptions& options, std::ostream* os) {
+  *os << toString(options) << " (alpha " << options.power << ")";
+}
+}  // namespace bovw
+
+namespace bovw::test {
+namespace {
+
+VocabularySignature signature(int words) { return {words, 64, DescriptorType::parse("surf64"), 0}; }
+
+// Every similarity and term weighting, each without and with power-law normalisation (two
+// exponents), plus one exponent drawn at random.
+std::vector<ScoringOptions> optionSets(std::mt19937_64& rng) {
+  std::uniform_real_distribution<double> alpha(0.05, 1.0);
+  const double drawn = alpha(rng);
+  std::vector<ScoringOptions> sets;
+  for (Scoring similarity : {Scoring::Cosine, Scoring::Intersection})
+    for (TermWeighting term : {TermWeighting::Count, TermWeighting::Sqrt, TermWeighting::Log})
+      for (double power : {1.0, 0.5, 0.3, drawn}) sets.push_back({similarity, term, power});
+  return sets;
+}
+
+std::string describe(const ScoringOptions& options) {
+  return toString(options) + " (alpha " + std::to_string(options.power) + ")";
+}
+
+// ------------------------------------------------------------------------------------------------
+// The reference: dense vectors of length K in double, straight from the definitions, with tf's
+// division by the weighted total and the exponent applied to the whole product (the index folds
+// both away).
+
+double termWeight(TermWeighting term, std::int32_t count) {
+  if (count == 0) return 0.0;
+  switch (term) {
+    case TermWeighting::Count: return count;
+    case TermWeighting::Sqrt: return std::sqrt(static_cast<double>(count));
+    case TermWeighting::Log: return 1.0 + std::log(static_cast<double>(count));
+  }
+  return std::numeric_limits<double>::quiet_NaN();
+}
+
+// Every live image's score for `query`, 0 included.
+std::map<ImageId, double> denseScores(const std::map<ImageId, Counts>& images, const Counts& query,
+                                      const ScoringOptions& options) {
+  const std::size_t words = query.size();
+  const double n = static_cast<double>(images.size());
+  std::vector<double> idf(words);
+  for (std::size_t w = 0; w < words; ++w) {
+    double containing = 0;
+    for (const auto& [id, counts] : images) containing += counts[w] > 0 ? 1 : 0;
+    idf[w] = std::log((1.0 + n) / (1.0 + containing)) + 1.0;
+  }
+  const bool cosine = options.similarity == Scoring::Cosine;
+  auto vectorOf = [&](const Counts& counts) {
+    std::vector<double> v(words, 0.0);
+    double total = 0;
+    for (auto c : counts) total += termWeight(options.term, c);
+    if (total == 0) return v;
+    double norm = 0;
+    for (std::size_t w = 0; w < words; ++w) {
+      v[w] = std::pow(termWeight(options.term, counts[w]) / total * idf[w], options.power);
+      norm += cosine ? v[w] * v[w] : v[w];
+    }
+    if (cosine) norm = std::sqrt(norm);
+    for (auto& x : v) x /= norm;
+    return v;
+  };
+  const std::vector<double> q = vectorOf(query);
+  std::map<ImageId, double> scores;
+  for (const auto& [id, counts] : images) {
+    const std::vector<double> d = vectorOf(counts);
+    double score = 0;
+    for (std::size_t w = 0; w < words; ++w) score += cosine ? q[w] * d[w] : std::min(q[w], d[w]);
+    scores[id] = score;
+  }
+  return scores;
+}
+
+// Zipf-like counts plus, in some images, one burst: a word seen hundreds of times (a repeated
+// structure), which also takes counts past the index's table of term weights.
+Counts burstyCounts(std::mt19937_64& rng, int words) {
+  std::uniform_int_distribution<int> size(0, 3 * words);
+  Counts counts = randomCounts(rng, words, size(rng));
+  if (std::bernoulli_distribution(0.3)(rng)) {
+    std::uniform_int_distribution<int> word(0, words - 1), burst(100, 2000);
+    counts[static_cast<std::size_t>(word(rng))] += burst(rng);
+  }
+  return counts;
+}
+
+// The index's answer with every positive score equals the reference's positive scores, image by
+// image, to 1e-12; it is sorted by score descending then id ascending; a top-3 answer is its prefix.
+void expectMatchesDense(const InvertedIndex& index, const std::map<ImageId, Counts>& images, const Counts& query,
+                        const ScoringOptions& options) {
+  SCOPED_TRACE(describe(options));
+  const auto got = index.query(view(query), images.size() + 3, options);
+  const auto reference = denseScores(images, query, options);
+  std::size_t positive = 0;
+  for (const auto& [id, score] : reference) positive += score > 0 ? 1 : 0;
+  EXPECT_EQ(got.size(), positive);
+  for (std::size_t r = 0; r < got.size(); ++r) {
+    ASSERT_EQ(reference.count(got[r].id), 1u) << "id " << got[r].id << " is not live";
+    EXPECT_NEAR(got[r].score, reference.at(got[r].id), 1e-12) << "id " << got[r].id;
+    if (r > 0) {
+      EXPECT_TRUE(got[r].score < got[r - 1].score || (got[r].score == got[r - 1].score && got[r].id > got[r - 1].id))
+          << "out of order at rank " << r + 1;
+    }
+  }
+  const auto top = index.query(view(query), 3, options);
+  ASSERT_EQ(top.size(), std::min<std::size_t>(3, got.size()));
+  for (std::size_t r = 0; r < top.size(); ++r) EXPECT_EQ(top[r].id, got[r].id);
+}
+
+// A random index of `count` images and its reference copy, queried with indexed and new images.
+struct RandomIndex {
+  RandomIndex(std::mt19937_64& rng, int words, int count) : index(signature(words)) {
+    for (int i = 0; i < count; ++i) add(burstyCounts(rng, words));
+  }
+  void add(const Counts& counts) {
+    const ImageId id = index.add("image-" + std::to_string(next++), view(counts));
+    images[id] = counts;
+  }
+  void remove(ImageId id) {
+    index.remove(id);
+    images.erase(id);
+  }
+  void expectEveryOptionMatchesDense(std::mt19937_64& rng, const std::vector<ScoringOptions>& sets) {
+    const int words = index.vocabulary().words;
+    std::vector<Counts> queries;
+    for (const auto& [id, counts] : images) {
+      if (queries.size() >= 3) break;
+      queries.push_back(counts);
+    }
+    for (int i = 0; i < 3; ++i) queries.push_back(burstyCounts(rng, words));
+    for (std::size_t q = 0; q < queries.size(); ++q) {
+      SCOPED_TRACE("query " + std::to_string(q));
+      for (const ScoringOptions& options : sets) expectMatchesDense(index, images, queries[q], options);
+    }
+  }
+
+  InvertedIndex index;
+  std::map<ImageId, Counts> images;
+  int next = 0;
+};
+
+TEST(ScoringOptions, EveryOptionMatchesTheDenseDefinition) {
+  BOVW_SEEDED_RNG(rng);
+  const auto sets = optionSets(rng);
+  for (auto [words, count] : {std::pair{1, 5}, std::pair{13, 1}, std::pair{97, 33}, std::pair{331, 151}}) {
+    SCOPED_TRACE("K = " + std::to_string(words) + ", " + std::to_string(count) + " images");
+    RandomIndex r(rng, words, count);
+    r.expectEveryOptionMatchesDense(rng, sets);
+  }
+}
+
+// Each option set's cached weights must follow N and the idf through removals and additions.
+TEST(ScoringOptions, EveryOptionFollowsRemovalsAndAdditions) {
+  BOVW_SEEDED_RNG(rng);
+  const auto sets = optionSets(rng);
+  RandomIndex r(rng, 53, 71);
+  r.expectEveryOptionMatchesDense(rng, sets);
+  for (ImageId id = 0; id < 71; id += 4) r.remove(id);
+  r.expectEveryOptionMatchesDense(rng, sets);
+  for (int i = 0; i < 19; ++i) r.add(burstyCounts(rng, 53));
+  r.expectEveryOptionMatchesDense(rng, sets);
+}
+
+// query(h, k, Scoring) is count weighting without power-law normalisation, bit for bit, and still
+// equals the classic TF-IDF reference the index was always checked against.
+TEST(ScoringOptions, DefaultIsTheClassicTfIdf) {
+  BOVW_SEEDED_RNG(rng);
+  EXPECT_EQ(ScoringOptions{}, (ScoringOptions{Scoring::Cosine, TermWeighting::Count, 1.0}));
+  RandomIndex r(rng, 41, 57);
+  std::map<ImageId, std::string> names;
+  for (const auto& [id, counts] : r.images) names[id] = r.index.name(id);
+  for (int q = 0; q < 6; ++q) {
+    const Counts query = burstyCounts(rng, 41);
+    for (Scoring scoring : {Scoring::Cosine, Scoring::Intersection}) {
+      const auto classic = r.index.query(view(query), 100, scoring);
+      const auto options = r.index.query(view(query), 100, ScoringOptions{scoring, TermWeighting::Count, 1.0});
+      ASSERT_EQ(classic.size(), options.size());
+      for (std::size_t i = 0; i < classic.size(); ++i) {
+        EXPECT_EQ(classic[i].id, options[i].id);
+        EXPECT_EQ(classic[i].score, options[i].score);
+      }
+      expectSameRanking(classic, bruteForce(r.images, query, scoring), 100, names, 1e-12);
+    }
+  }
+}
+
+TEST(ScoringOptions, EmptyHistogramsScoreNothing) {
+  BOVW_SEEDED_RNG(rng);
+  InvertedIndex index(signature(4));
+  const Counts empty{0, 0, 0, 0}, some{1, 300, 0, 2};
+  index.add("empty", view(empty));
+  for (const ScoringOptions& options : optionSets(rng)) {
+    SCOPED_TRACE(describe(options));
+    EXPECT_TRUE(index.query(view(some), 5, options).empty());
+    EXPECT_TRUE(index.query(view(empty), 5, options).empty());
+  }
+  const ImageId some_id = index.add("some", view(some));
+  for (const ScoringOptions& options : optionSets(rng)) {
+    SCOPED_TRACE(describe(options));
+    const auto results = index.query(view(some), 5, options);
+    ASSERT_EQ(results.size(), 1u);
+    EXPECT_EQ(results[0].id, some_id);
+    EXPECT_NEAR(results[0].score, 1.0, 1e-12);
+    EXPECT_TRUE(index.query(view(empty), 5, options).empty());
+  }
+}
+
+// ------------------------------------------------------------------------------------------------
+// Concurrency: the per-option weights are computed lazily by whichever query needs them first.
+
+// Four threads query, each cycling through every option set in its own order, while one thread
+// adds and removes images; every answer must be well formed. Afterwards, with more option sets
+// than the index keeps at once, every thread's answers must equal those of a serially built index.
+TEST(ScoringOptions, ConcurrentQueriesWithManyOptionSetsMatchSerial) {
+  BOVW_SEEDED_RNG(rng);
+  constexpr int kWords = 48, kBase = 30, kAdded = 200;
+  std::vector<Counts> histograms;
+  for (int i = 0; i < kBase + kAdded; ++i) {
+    Counts counts = burstyCounts(rng, kWords);
+    ++counts[static_cast<std::size_t>(i % kWords)];  // no empty image: each query finds itself
+    histograms.push_back(counts);
+  }
+  auto nameOf = [](std::size_t id) { return "img" + std::to_string(id); };
+  std::vector<ScoringOptions> sets = optionSets(rng);
+  for (double power : {0.2, 0.4, 0.6, 0.8})  // 28 sets in all, more than the index caches
+    sets.push_back({Scoring::Intersection, TermWeighting::Sqrt, power});
+
+  InvertedIndex index(signature(kWords));
+  for (int i = 0; i < kBase; ++i) index.add(nameOf(i), view(histograms[i]));
+
+  std::atomic<bool> writing{true};
+  std::atomic<int> started{0};
+  std::atomic<long> queries{0}, problems{0};
+  std::mutex first_problem_mutex;
+  std::string first_problem;
+  auto report = [&](const std::string& what) {
+    if (problems.fetch_add(1) == 0) {
+      std::lock_guard<std::mutex> lock(first_problem_mutex);
+      first_problem = what;
+    }
+  };
+  auto reader = [&](int thread) {
+    long done = 0;
+    while (writing.load() || done < 60) {
+      const std::size_t q = static_cast<std::size_t>((thread + done) % 4);  // base images, never removed
+      const ScoringOptions& options = sets[static_cast<std::size_t>(thread * 5 + done) % sets.size()];
+      try {
+        const auto results = index.query(view(histograms[q]), 6, options);
+        // The base images have the lowest ids, so an equal-scoring image cannot rank above them.
+        if (results.empty() || results[0].id != q || std::abs(results[0].score - 1.0) > 1e-9)
+          report(toString(options) + ": query image " + std::to_string(q) + " is not first with score 1");
+        for (std::size_t r = 0; r < results.size(); ++r) {
+          if (!std::isfinite(results[r].score) || results[r].score <= 0 || results[r].score > 1 + 1e-9)
+            report(toString(options) + ": score out of (0, 1]: " + std::to_string(results[r].score));
+          if (results[r].name != nameOf(results[r].id)) report("name " + results[r].name + " for id " +
+                                                               std::to_string(results[r].id));
+          if (r > 0 && (results[r].score > results[r - 1].score ||
+                        (results[r].score == results[r - 1].score && results[r].id < results[r - 1].id)))
+            report(toString(options) + ": results out of order");
+        }
+      } catch (const std::exception& e) {
+        report(std::string("exception: ") + e.what());
+      }
+      if (done++ == 0) started.fetch_add(1);
+    }
+    queries.fetch_add(done);
+  };
+  std::vector<std::thread> readers;
+  for (int t = 0; t < 4; ++t) readers.emplace_back(reader, t);
+  while (started.load() < 4) std::this_thread::yield();  // the writes must meet running queries
+  for (int i = kBase; i < kBase + kAdded; ++i) {
+    index.add(nameOf(i), view(histograms[i]));
+    if (i % 3 == 0) index.remove(nameOf(i - 1));
+    if (i % 40 == 0) std::this_thread::yield();
+  }
+  writing.store(false);
+  for (auto& t : readers) t.join();
+  EXPECT_EQ(problems.load(), 0) << "first: " << first_problem;
+  EXPECT_GE(queries.load(), 240);
+
+  InvertedIndex serial(signature(kWords));
+  for (int i = 0; i < kBase + kAdded; ++i) {
+    serial.add(nameOf(i), view(histograms[i]));
+    if (i >= kBase && i % 3 == 0) serial.remove(nameOf(i - 1));
+  }
+  ASSERT_EQ(index.ids(), serial.ids());
+  std::vector<std::size_t> probes;
+  for (std::size_t q = 0; q < histograms.size(); q += 23) probes.push_back(q);
+  std::vector<std::vector<std::vector<SearchResult>>> expected(sets.size());  // [set][probe]
+  for (std::size_t s = 0; s < sets.size(); ++s)
+    for (std::size_t q : probes) expected[s].push_back(serial.query(view(histograms[q]), 15, sets[s]));
+
+  // Fresh weights (one more add invalidates them all), then every thread asks for every set at once.
+  const Counts extra = burstyCounts(rng, kWords);
+  index.add("extra", view(extra));
+  serial.add("extra", view(extra));
+  for (std::size_t s = 0; s < sets.size(); ++s)
+    for (std::size_t p = 0; p < probes.size(); ++p) expected[s][p] = serial.query(view(histograms[probes[p]]), 15, sets[s]);
+  std::atomic<long> mismatches{0};
+  auto compare = [&](int thread) {
+    for (std::size_t i = 0; i < sets.size(); ++i) {
+      const std::size_t s = (i * 7 + static_cast<std::size_t>(thread) * 11) % sets.size();
+      for (std::size_t p = 0; p < probes.size(); ++p) {
+        const auto got = index.query(view(histograms[probes[p]]), 15, sets[s]);
+        const auto& want = expected[s][p];
+        bool same = got.size() == want.size();
+        for (std::size_t r = 0; same && r < got.size(); ++r)
+          same = got[r].id == want[r].id && got[r].score == want[r].score;
+        if (!same) mismatches.fetch_add(1);
+      }
+    }
+  };
+  std::vector<std::thread> comparers;
+  for (int t = 0; t < 4; ++t) comparers.emplace_back(compare, t);
+  for (auto& t : comparers) t.join();
+  EXPECT_EQ(mismatches.load(), 0);
+}
+
+// ------------------------------------------------------------------------------------------------
+// Text form and bad options
+
+// Runs `call`, expecting InvalidInput whose message contains every one of `parts`.
+template <typename Call>
+void expectInvalidInput(Call call, const std::vector<std::string>& parts) {
+  try {
+    call();
+    ADD_FAILURE() << "no exception";
+  } catch (const InvalidInput& e) {
+    for (const auto& part : parts) EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
+  }
+}
+
+TEST(ScoringOptionsText, CanonicalFormsRoundTrip) {
+  const std::vector<std::pair<std::string, ScoringOptions>> forms{
+      {"intersection", {Scoring::Intersection, TermWeighting::Count, 1.0}},
+      {"cosine", {Scoring::Cosine, TermWeighting::Count, 1.0}},
+      {"cosine+sqrt", {Scoring::Cosine, TermWeighting::Sqrt, 1.0}},
+      {"intersection+log", {Scoring::Intersection, TermWeighting::Log, 1.0}},
+      {"intersection+power0.5", {Scoring::Intersection, TermWeighting::Count, 0.5}},
+      {"cosine+log+power0.3", {Scoring::Cosine, TermWeighting::Log, 0.3}},
+      {"intersection+sqrt+power1e-05", {Scoring::Intersection, TermWeighting::Sqrt, 1e-5}}};
+  for (const auto& [text, options] : forms) {
+    SCOPED_TRACE(text);
+    EXPECT_EQ(toString(options), text);
+    EXPECT_EQ(parseScoringOptions(text), options);
+  }
+  // Any valid exponent, however written, comes back as the same double.
+  BOVW_SEEDED_RNG(rng);
+  for (const ScoringOptions& options : optionSets(rng)) EXPECT_EQ(parseScoringOptions(toString(options)), options);
+  std::uniform_real_distribution<double> alpha(0.0, 1.0);
+  for (int i = 0; i < 1000; ++i) {
+    const ScoringOptions options{Scoring::Cosine, TermWeighting::Sqrt, 1.0 - alpha(rng)};  // in (0, 1]
+    EXPECT_EQ(parseScoringOptions(toString(options)), options) << toString(options);
+  }
+  EXPECT_EQ(parseScoringOptions("cosine+power1"), ScoringOptions{});
+  EXPECT_EQ(parseScoringOptions("cosine+power5e-1").power, 0.5);
+  EXPECT_EQ(toString(TermWeighting::Log), "log");
+}
+
+TEST(ScoringOptionsText, UnknownFormsAreNamedAndTheValidOnesListed) {
+  for (const char* text : {"", "l3", "Cosine", "cosine+", "+cosine", "cosine+count", "cosine+sqrt+log",
+                           "cosine+power0.5+sqrt", "cosine+power", "cosine+powerx", "cosine+power0.5x",
+                           "cosine+power 0.5", "cosine+power0.5+power0.5", "sqrt", "cosine,intersection"}) {
+    SCOPED_TRACE(text);
+    expectInvalidInput([&] { parseScoringOptions(text); },
+                       {"'" + std::string(text) + "'", "cosine", "intersection", "sqrt", "log", "power"});
+  }
+}
+
+TEST(ScoringOptionsText, ExponentsOutsideZeroToOneAreRefused) {
+  for (const char* text : {"cosine+power0", "cosine+power-0.5", "intersection+sqrt+power1.5", "cosine+powernan",
+                           "cosine+powerinf", "cosine+power-0"}) {
+    SCOPED_TRACE(text);
+    expectInvalidInput([&] { parseScoringOptions(text); }, {"'" + std::string(text) + "'", "alpha", "(0, 1]"});
+  }
+  InvertedIndex index(signature(3));
+  const Counts counts{1, 2, 0};
+  index.add("a", view(counts));
+  for (double power : {0.0, -0.5, 1.5, std::numeric_limits<double>::quiet_NaN(),
+                       std::numeric_limits<double>::infinity()}) {
+    SCOPED_TRACE(power);
+    const ScoringOptions options{Scoring::Intersection, TermWeighting::Sqrt, power};
+    expectInvalidInput([&] { checkScoringOptions(options); }, {"alpha", "(0, 1]"});
+    expectInvalidInput([&] { index.query(view(counts), 1, options); }, {"alpha", "(0, 1]"});
+  }
+}
+
+}  // namespace
+}  // namespace bovw::test
