@@ -3,6 +3,7 @@
 #include "commands.hpp"
 #include "feature_options.hpp"
 #include "query_options.hpp"
+#include "verify_options.hpp"
 
 #include <bovw/atomic_file.hpp>
 #include <bovw/error.hpp>
@@ -28,6 +29,7 @@ struct EvaluateArguments {
   std::string groups;
   std::string json;
   QueryOptions query;
+  VerifyOptions verify;
 } args;
 
 // The indexed image that a groups-file entry names: the same path, or the same file name.
@@ -41,49 +43,66 @@ std::map<std::string, ImageId> indexedByName(const InvertedIndex& index) {
   return by_name;
 }
 
-// One scoring option set's quality and speed.
+// One scoring option set's quality and speed, with or without geometric verification.
 struct ScoringRow {
   ScoringOptions options;
+  std::size_t verified_top = 0;  // 0: the bag-of-words ranking itself
   RetrievalScores scores;
-  double ms_per_query;  // ranking only: the queries' histograms are extracted once, before
+  double ms_per_query;  // ranking (and verification): the queries' features are extracted once, before
+
+  std::string label() const {
+    return toString(options) + (verified_top ? " verify" + std::to_string(verified_top) : "");
+  }
 };
 
 // Ranking passes timed per option set. The median pass is reported: the rankings are the same in
-// every pass, the times are not on a machine shared with other work.
+// every pass, the times are not on a machine shared with other work. Verification costs 10-100
+// times the ranking, so rows with it time one pass.
 constexpr int kTimedPasses = 5;
 
-// Ranks every query against the whole index: `position` maps an indexed id to its groups-file entry.
-// One untimed query first computes the option set's weights (once per index, O(postings)), so that
-// every row times the same steady-state work.
-ScoringRow evaluateScoring(const InvertedIndex& index, const Histograms& queries,
+// Ranks every query against the whole index (and verifies the top `verify.shortlist` when
+// enabled): `position` maps an indexed id to its groups-file entry. One untimed query first
+// computes the option set's weights (once per index, O(postings)), so that every row times the
+// same steady-state work.
+ScoringRow evaluateScoring(const ImageDatabase& database, const ImageHistograms& queries,
                            const std::map<ImageId, std::size_t>& position, const std::vector<std::string>& groups,
-                           const ScoringOptions& options) {
-  const auto count = static_cast<std::size_t>(queries.rows());
-  if (count > 0) index.query(queries.row(0), 1, options);
+                           const ScoringOptions& options, const VerifyOptions& verify) {
+  const InvertedIndex& index = database.index();
+  const auto count = queries.names.size();
+  if (count > 0) index.query(queries.histograms.row(0), 1, options);
   std::vector<std::vector<std::size_t>> rankings(count);
   std::vector<double> pass_ms;
-  for (int pass = 0; pass < kTimedPasses; ++pass) {
+  const int passes = verify.enabled() ? 1 : kTimedPasses;
+  for (int pass = 0; pass < passes; ++pass) {
     const auto start = std::chrono::steady_clock::now();
     for (std::size_t q = 0; q < count; ++q) {
+      const auto ranking = index.query(queries.histograms.row(static_cast<Eigen::Index>(q)), index.size(), options);
       rankings[q].clear();
-      for (const auto& hit : index.query(queries.row(static_cast<Eigen::Index>(q)), index.size(), options))
-        if (auto p = position.find(hit.id); p != position.end()) rankings[q].push_back(p->second);
+      auto rank = [&](ImageId id) {
+        if (auto p = position.find(id); p != position.end()) rankings[q].push_back(p->second);
+      };
+      if (verify.enabled()) {
+        for (const auto& hit : database.verify(queries.words[q], ranking, verify.options())) rank(hit.id);
+      } else {
+        for (const auto& hit : ranking) rank(hit.id);
+      }
     }
     pass_ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
   }
-  std::nth_element(pass_ms.begin(), pass_ms.begin() + kTimedPasses / 2, pass_ms.end());
-  const double median_ms = pass_ms[kTimedPasses / 2];
-  return {options, scoreRankings(rankings, groups), median_ms / static_cast<double>(std::max<std::size_t>(count, 1))};
+  std::nth_element(pass_ms.begin(), pass_ms.begin() + passes / 2, pass_ms.end());
+  const double median_ms = pass_ms[static_cast<std::size_t>(passes / 2)];
+  return {options, verify.shortlist, scoreRankings(rankings, groups),
+          median_ms / static_cast<double>(std::max<std::size_t>(count, 1))};
 }
 
 // One row per option set, the names padded to one column.
 void printTable(std::ostream& out, const std::vector<ScoringRow>& rows) {
   std::size_t width = std::string("scoring").size();
-  for (const auto& row : rows) width = std::max(width, toString(row.options).size());
+  for (const auto& row : rows) width = std::max(width, row.label().size());
   const auto w = static_cast<int>(width);
   out << "  " << std::left << std::setw(w) << "scoring" << std::right << "  N-S (of 4)     mAP  ms/query\n";
   for (const auto& row : rows)
-    out << "  " << std::left << std::setw(w) << toString(row.options) << std::right << std::fixed
+    out << "  " << std::left << std::setw(w) << row.label() << std::right << std::fixed
         << std::setprecision(3) << std::setw(12) << row.scores.ns_score << std::setw(8) << row.scores.mean_ap
         << std::setprecision(4) << std::setw(10) << row.ms_per_query << "\n";
 }
@@ -94,13 +113,15 @@ CLI::App* addEvaluateCommand(CLI::App& app) {
   auto* command = app.add_subcommand(
       "evaluate",
       "N-S score (relevant images in the top 4; 4 is perfect), mAP and ranking time per query (median of 5 "
-      "passes) of an index on a grouped set, for each --scoring side by side");
+      "passes) of an index on a grouped set, for each --scoring side by side; with --verify N each also with its "
+      "top N verified geometrically (one timed pass)");
   command->add_option("--index", args.index, "database written by bovw index")->required();
   command->add_option("--groups", args.groups, "CSV with header image,group: the views of each object or scene")
       ->required();
   command->add_option("--json", args.json,
                       "also write the scores as JSON: a row per scoring under \"scorings\", the first one's also at the top");
   args.query.addTo(command, ScoringChoice::List);
+  args.verify.addTo(command);
   return command;
 }
 
@@ -126,13 +147,21 @@ int runEvaluateCommand() {
     groups.push_back(entry.group);
   }
   const std::vector<ScoringOptions> scorings = args.query.parsedScoringList();
+  if (args.verify.enabled() && !database.storesKeypoints())
+    throw InvalidInput("'" + args.index + "' stores no keypoints, so --verify cannot check its results; index the "
+                       "images again with bovw index --keypoints");
   const auto start = std::chrono::steady_clock::now();
   // Strict: a query that cannot be read would make the scores meaningless.
-  const ImageHistograms histograms = args.query.histogramQueries(database, paths, true, "evaluate");
+  const ImageHistograms histograms =
+      args.query.histogramQueries(database, paths, true, "evaluate", args.verify.enabled());
   const double extraction_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  // With --verify, each scoring is reported plain and verified, side by side.
   std::vector<ScoringRow> rows;
-  for (const ScoringOptions& options : scorings)
-    rows.push_back(evaluateScoring(index, histograms.histograms, position, groups, options));
+  for (const ScoringOptions& options : scorings) {
+    rows.push_back(evaluateScoring(database, histograms, position, groups, options, VerifyOptions()));
+    if (args.verify.enabled())
+      rows.push_back(evaluateScoring(database, histograms, position, groups, options, args.verify));
+  }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
   std::cout << "bovw evaluate: " << rows.front().scores.queries << " queries, " << index.size()
@@ -142,6 +171,7 @@ int runEvaluateCommand() {
     nlohmann::json table = nlohmann::json::array();
     for (const auto& row : rows)
       table.push_back({{"scoring", toString(row.options)},
+                       {"verified_top", row.verified_top},
                        {"ns_score", row.scores.ns_score},
                        {"mean_ap", row.scores.mean_ap},
                        {"ms_per_query", row.ms_per_query}});

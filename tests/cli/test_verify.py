@@ -139,6 +139,30 @@ class Verify(unittest.TestCase):
             result = run("search", "--index", STATE.index, *args, image("box.png"))
             self.assertEqual(result.returncode, 2, describe(result))
 
+    def test_evaluate_reports_each_scoring_plain_and_verified(self):
+        groups = os.path.join(STATE.root, "groups.csv")
+        partner = {"box_in_scene.png": "box.png", "graf3.png": "graf1.png", "leuvenB.jpg": "leuvenA.jpg"}
+        with open(groups, "w") as f:
+            f.write("image,group\n")
+            for name in NAMES:
+                f.write("%s,%s\n" % (name, partner.get(name, name)))
+        report = os.path.join(STATE.root, "evaluate.json")
+        result = run("evaluate", "--index", STATE.index, "--groups", groups, "--scoring", "intersection,cosine",
+                     "--verify", 12, "--quiet", "--json", report)
+        self.assertEqual(result.returncode, 0, describe(result))
+        self.assertIn("intersection verify12", result.stdout)
+        with open(report) as f:
+            rows = json.load(f)["scorings"]
+        self.assertEqual([(r["scoring"], r["verified_top"]) for r in rows],
+                         [("intersection", 0), ("intersection", 12), ("cosine", 0), ("cosine", 12)])
+        for plain, verified in (rows[0:2], rows[2:4]):
+            # Every pair of the set is found and verified (box.png ranks low without verification).
+            self.assertGreater(verified["mean_ap"], plain["mean_ap"])
+            self.assertAlmostEqual(verified["mean_ap"], 1.0)
+        result = run("evaluate", "--index", STATE.plain, "--groups", groups, "--verify", 12)
+        self.assertEqual(result.returncode, 1, describe(result))
+        self.assertIn("--keypoints", result.stderr)
+
     def test_keypoints_make_the_database_larger_by_their_count(self):
         # 16 bytes per keypoint plus 12 per image; the plain database has none of it.
         extra = os.path.getsize(STATE.index) - os.path.getsize(STATE.plain)
