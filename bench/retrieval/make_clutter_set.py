@@ -7,7 +7,8 @@ HOMOGRAPHIES.json with the true object-to-view homography of every pasted view.
 Construction (all draws from one seeded numpy generator, so the same seed gives the same set):
 - Sources are images of Debian's opencv-doc package (/usr/share/doc/opencv-doc/examples/data) or of
   the folder given with --source, downscaled to --max-side. They are split into object sources and a
-  pool of background scenes. No background belongs to the family of an object source (box.png and
+  pool of background scenes (curated lists below; with --source, the last 8 images by name are the
+  backgrounds unless --backgrounds names them). No background belongs to the family of an object source (box.png and
   box_in_scene.png are one family, graf1/graf3, leuvenA/B, ... are others), so a background never
   shows another group's object.
 - Objects: box.png is used whole (it is an object photographed alone); from every other object
@@ -19,8 +20,8 @@ Construction (all draws from one seeded numpy generator, so the same seed gives 
   (the V views of one group use V different scenes, and every group draws from the same pool, so
   background words do not identify the group), randomly cropped to 75-100% of each side; the object
   is changed in illumination (gain 0.6-1.4, gamma 0.7-1.4), then mapped by a homography made of a
-  scale (the object's longer side becomes 0.25-0.6 of the scene's shorter side), a rotation (any
-  angle), a mild perspective (each corner moved by up to 8% of the object's scaled longer side) and a
+  scale (the object's longer side becomes 0.25-0.6 of the scene's shorter side; --scale MIN MAX),
+  a rotation (any angle), a mild perspective (each corner moved by up to 8% of the object's scaled longer side) and a
   translation that keeps the whole object inside the scene; it is anti-aliased before the warp and
   blended in with its warped (soft-edged) mask. The whole view then gets blur (sigma 0.5-1.2), noise
   (sigma 2-6) or nothing, and is saved as JPEG at quality 40-85. Like box_in_scene.png: a small
@@ -30,10 +31,12 @@ Construction (all draws from one seeded numpy generator, so the same seed gives 
   coordinates of the object image (gGGG_v0.jpg, as saved) to those of the view, in OpenCV's
   convention (x right, y down, pixel centres at integer coordinates): view = cv2.warpPerspective(
   object, H, view_size) before the blending and photometric changes. "corners" are the object
-  image's corners (0,0), (w-1,0), (w-1,h-1), (0,h-1) mapped into the view.
+  image's corners (0,0), (w-1,0), (w-1,h-1), (0,h-1) mapped into the view; "scale" is the linear
+  scale from object pixels to view pixels, before the perspective.
 
 Usage: make_clutter_set.py OUT_DIR [--source DIR] [--seed 5] [--objects 20] [--views 3]
-       [--max-side 640] [--min-keypoints 300]
+       [--max-side 640] [--min-keypoints 300] [--scale 0.25 0.6]
+       [--object-sources NAME ...] [--backgrounds NAME ...]
 """
 import argparse
 import csv
@@ -143,13 +146,13 @@ def crop_background(scene, rng):
     return scene[y:y + ch, x:x + cw].copy()
 
 
-def placement(object_shape, view_shape, rng):
+def placement(object_shape, view_shape, scale_range, rng):
     """Homography from object pixels to view pixels: scale, rotation, mild perspective, translation."""
     oh, ow = object_shape[:2]
     vh, vw = view_shape[:2]
     corners = np.float32([[0, 0], [ow - 1, 0], [ow - 1, oh - 1], [0, oh - 1]])
     for _ in range(100):
-        side = rng.uniform(0.25, 0.6) * min(vh, vw)  # the object's longer side in the view
+        side = rng.uniform(*scale_range) * min(vh, vw)  # the object's longer side in the view
         scale = side / max(ow, oh)
         angle = np.deg2rad(rng.uniform(-180, 180))
         rotation = np.array([[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]])
@@ -202,7 +205,11 @@ def main():
     parser.add_argument("--views", type=int, default=3, help="pasted views per object")
     parser.add_argument("--max-side", type=int, default=640, help="downscale sources larger than this")
     parser.add_argument("--min-keypoints", type=int, default=300, help="ORB keypoints an object needs")
+    parser.add_argument("--scale", type=float, nargs=2, default=[0.25, 0.6], metavar=("MIN", "MAX"),
+                        help="the object's longer side in a view, as a fraction of the scene's shorter side")
     args = parser.parse_args()
+    if not 0 < args.scale[0] <= args.scale[1] <= 0.7:
+        fail(f"--scale {args.scale[0]} {args.scale[1]}: need 0 < MIN <= MAX <= 0.7 (larger objects do not fit rotated)")
     if not os.path.isdir(args.source):
         fail(f"no source folder {args.source} (apt install opencv-doc, or give --source)")
 
@@ -239,7 +246,7 @@ def main():
                                   "orb_keypoints": count}
             for v, background in enumerate(rng.choice(background_names, size=args.views, replace=False), start=1):
                 scene = crop_background(scenes[background], rng)
-                homography, corners, scale = placement(obj.shape, scene.shape, rng)
+                homography, corners, scale = placement(obj.shape, scene.shape, args.scale, rng)
                 view = paste(illumination(obj, rng), scene, homography, scale)
                 change = VIEW_CHANGES[rng.integers(len(VIEW_CHANGES))]
                 view = change(view, rng)
