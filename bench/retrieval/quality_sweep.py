@@ -29,6 +29,7 @@ import json
 import os
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -155,6 +156,7 @@ def main():
         fail(f"no bovw binary at {args.bovw} (give --bovw)")
     train_args, index_args, evaluate_args = (shlex.split(a) for a in (args.train_args, args.index_args,
                                                                        args.evaluate_args))
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit("quality_sweep: terminated"))  # still clean up and log
     log = [f"# quality_sweep.py {shlex.join(sys.argv[1:])}", f"# started {time.strftime('%Y-%m-%d %H:%M:%S %Z')}"]
     run = Runner(log)
     work = args.work or tempfile.mkdtemp(prefix="bovw-sweep-")
