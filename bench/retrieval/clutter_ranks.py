@@ -80,6 +80,9 @@ def main():
     print(f"- rank of the object image for a pasted view (1 = first after the query): median "
           f"{statistics.median(object_ranks):g}, quartiles {quartiles[0]:g}..{quartiles[2]:g}, "
           f"in the top 3 for {sum(r <= 3 for r in object_ranks)} of {len(object_ranks)} (of {len(group) - 1} others)")
+    print("- pasted views whose object image is within the top N (a re-ranking shortlist of N): " +
+          ", ".join(f"N = {n}: {sum(r <= n for r in object_ranks)}" for n in (10, 20, 30, 50)) +
+          f" of {len(object_ranks)}")
 
 
 if __name__ == "__main__":
