@@ -2,7 +2,7 @@
 """Checks the homographies of a make_clutter_set.py set against its images: for every pasted view, the
 object image warped by the recorded homography must correlate with the view inside the pasted region
 (eroded by 2 pixels) better than the same homography shifted by 15 pixels does. Prints the correlations'
-spread; exits 1 if any view fails.
+spread and the pasted objects' share of the view's area; exits 1 if any view fails.
 
 Usage: check_clutter_homographies.py SET_DIR
 """
@@ -29,7 +29,7 @@ def main():
             views = json.load(f)["views"]
     except (OSError, ValueError, KeyError) as error:
         sys.exit(f"check_clutter_homographies: cannot read {path}: {error}")
-    true, shifted, failed = [], [], []
+    true, shifted, failed, area = [], [], [], []
     shift = np.array([[1, 0, 15], [0, 1, 0], [0, 0, 1]], dtype=np.float64)
     for name, entry in sorted(views.items()):
         obj = cv2.imread(os.path.join(folder, entry["object_image"]), cv2.IMREAD_GRAYSCALE)
@@ -42,11 +42,13 @@ def main():
         inside = cv2.erode(inside.astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
         true.append(correlation(cv2.warpPerspective(obj, homography, size)[inside], view[inside]))
         shifted.append(correlation(cv2.warpPerspective(obj, shift @ homography, size)[inside], view[inside]))
+        area.append(cv2.contourArea(np.float32(entry["corners"])) / (size[0] * size[1]))
         if true[-1] <= shifted[-1]:
             failed.append(name)
     print(f"{len(true)} pasted views; correlation with the recorded homography: min {min(true):.2f}, median "
           f"{np.median(true):.2f}, max {max(true):.2f}; shifted by 15 pixels: min {min(shifted):.2f}, median "
           f"{np.median(shifted):.2f}, max {max(shifted):.2f}")
+    print(f"object's share of the view's area: min {min(area):.3f}, median {np.median(area):.3f}, max {max(area):.3f}")
     if failed:
         sys.exit(f"check_clutter_homographies: the recorded homography does not fit {', '.join(failed)}")
 
