@@ -8,7 +8,13 @@ Runs `bovw search --index INDEX --top N --format csv` with every image of SET_DI
 - pasted views: images of the same group in the top 3, images with the same background scene (other
   objects pasted into it) in the top 3, and the rank of the object image (median and quartiles).
 
+With --vocabulary, also the "scene finds its object" protocol, box_in_scene.png against box.png: the
+object images alone (gGGG_v0.jpg) are indexed with that vocabulary (`bovw index` of a temporary folder
+linking to them, with --index-args), every pasted view searches that index, and the rank of its own
+object among the objects is reported. Pasted views sharing a background cannot compete there.
+
 Usage: clutter_ranks.py SET_DIR INDEX [--bovw build/bovw] [--search-args ARGS] [--csv SEARCH_CSV]
+       [--vocabulary VOCABULARY [--index-args ARGS]]
        (--search-args: passed through to bovw search, e.g. "--scoring cosine"; --csv: keep its output)
 """
 import argparse
@@ -26,6 +32,44 @@ def fail(message):
     sys.exit(f"clutter_ranks: {message}")
 
 
+def search(bovw, index, queries, top, output, search_args):
+    """{query file name: [result file names, best first]} from bovw search."""
+    command = [bovw, "search", "--index", index, "--top", str(top), "--format", "csv", "--quiet",
+               "--output", output] + shlex.split(search_args) + queries
+    result = subprocess.run(command, capture_output=True, text=True)
+    if result.returncode != 0:
+        fail(f"bovw search failed (exit {result.returncode}): {shlex.join(command[:10])} ...\n{result.stderr}")
+    ranking = {}
+    with open(output, newline="") as f:
+        for row in csv.DictReader(f):
+            ranking.setdefault(os.path.basename(row["query"]), []).append(os.path.basename(row["image"]))
+    return ranking
+
+
+def object_only_ranks(args, info, work):
+    """Ranks of each pasted view's own object among the object images alone, indexed with --vocabulary."""
+    folder = os.path.join(work, "objects")
+    os.makedirs(folder)
+    for entry in info["objects"].values():
+        os.symlink(os.path.abspath(os.path.join(args.set, entry["image"])), os.path.join(folder, entry["image"]))
+    database = os.path.join(work, "objects.bovwdb")
+    command = [args.bovw, "index", folder, "--vocabulary", args.vocabulary, "--output", database,
+               "--quiet"] + shlex.split(args.index_args)
+    result = subprocess.run(command, capture_output=True, text=True)
+    if result.returncode != 0:
+        fail(f"bovw index of the object images failed (exit {result.returncode}): {shlex.join(command)}\n"
+             f"{result.stderr}")
+    views = sorted(info["views"])
+    ranking = search(args.bovw, database, [os.path.join(args.set, v) for v in views], len(info["objects"]),
+                     os.path.join(work, "objects.csv"), args.search_args)
+    ranks = []
+    for view in views:
+        ranked = ranking.get(view, [])
+        own = info["views"][view]["object_image"]
+        ranks.append(ranked.index(own) + 1 if own in ranked else len(info["objects"]))
+    return ranks
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("set")
@@ -33,6 +77,8 @@ def main():
     parser.add_argument("--bovw", default="build/bovw")
     parser.add_argument("--search-args", default="")
     parser.add_argument("--csv", help="keep the search output here")
+    parser.add_argument("--vocabulary", help="also rank the pasted views against the object images alone")
+    parser.add_argument("--index-args", default="", help="with --vocabulary: extra bovw index arguments")
     args = parser.parse_args()
     for path in ("GROUPS.csv", "HOMOGRAPHIES.json"):
         if not os.path.isfile(os.path.join(args.set, path)):
@@ -45,17 +91,9 @@ def main():
     objects = {entry["image"] for entry in info["objects"].values()}
 
     with tempfile.TemporaryDirectory() as work:
-        output = args.csv or os.path.join(work, "search.csv")
-        command = [args.bovw, "search", "--index", args.index, "--top", str(len(group)), "--format", "csv",
-                   "--quiet", "--output", output] + shlex.split(args.search_args) + \
-                  [os.path.join(args.set, image) for image in group]
-        result = subprocess.run(command, capture_output=True, text=True)
-        if result.returncode != 0:
-            fail(f"bovw search failed (exit {result.returncode}): {shlex.join(command[:9])} ...\n{result.stderr}")
-        ranking = {}
-        with open(output, newline="") as f:
-            for row in csv.DictReader(f):
-                ranking.setdefault(os.path.basename(row["query"]), []).append(os.path.basename(row["image"]))
+        ranking = search(args.bovw, args.index, [os.path.join(args.set, image) for image in group], len(group),
+                         args.csv or os.path.join(work, "search.csv"), args.search_args)
+        alone = object_only_ranks(args, info, work) if args.vocabulary else None
 
     views_found, object_queries, same_group, same_background, view_queries, object_ranks = 0, 0, 0, 0, 0, []
     for query, ranked in ranking.items():
@@ -83,6 +121,13 @@ def main():
     print("- pasted views whose object image is within the top N (a re-ranking shortlist of N): " +
           ", ".join(f"N = {n}: {sum(r <= n for r in object_ranks)}" for n in (10, 20, 30, 50)) +
           f" of {len(object_ranks)}")
+    if alone:
+        n = len(info["objects"])
+        print(f"- scene finds its object (pasted views against the {n} object images alone, vocabulary "
+              f"{args.vocabulary}{', index ' + args.index_args if args.index_args else ''}): own object first for "
+              f"{sum(r == 1 for r in alone)}, in the top 3 for {sum(r <= 3 for r in alone)}, in the top 5 for "
+              f"{sum(r <= 5 for r in alone)} of {len(alone)}; median rank {statistics.median(alone):g} of {n} "
+              f"(a random ranking: first for 1 in {n}, median rank {(n + 1) / 2:g})")
 
 
 if __name__ == "__main__":
