@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Plots N-S score and mAP over the vocabulary size K from a quality_sweep.py CSV: one line per variant
-(e.g. scoring), the mean over seeds with bars from the minimum to the maximum, K on a log axis.
+(e.g. scoring), the mean over seeds with bars from the minimum to the maximum, K on a log axis. Where
+the CSVs hold several sets (their evaluate.groups column differs), each set gets its own lines.
 
 Needs matplotlib (Debian: python3-matplotlib); without it, says so and exits with status 2.
 
@@ -28,9 +29,12 @@ def read_sweep(path, prefix):
         fail(f"cannot read {path}: {error}")
     if not rows or not {"words", "ns_score", "mean_ap"} <= set(rows[0]):
         fail(f"{path}: not a quality_sweep.py CSV (needs the columns words, ns_score, mean_ap)")
+    sets = {row.get("evaluate.groups", "") for row in rows}
     curves = {}
     for row in rows:
         variant = prefix + (row.get("variant") or "-")
+        if len(sets) > 1:
+            variant = os.path.basename(os.path.dirname(row["evaluate.groups"])) + ": " + variant
         curves.setdefault(variant, {}).setdefault(int(row["words"]), []).append(
             (float(row["ns_score"]), float(row["mean_ap"])))
     return curves
