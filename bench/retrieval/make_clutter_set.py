@@ -213,7 +213,8 @@ def main():
     if not os.path.isdir(args.source):
         fail(f"no source folder {args.source} (apt install opencv-doc, or give --source)")
 
-    if os.path.isdir(args.out) and os.listdir(args.out) and not os.path.isfile(os.path.join(args.out, "HOMOGRAPHIES.json")):
+    earlier_set = os.path.isfile(os.path.join(args.out, "HOMOGRAPHIES.json"))
+    if os.path.isdir(args.out) and os.listdir(args.out) and not earlier_set:
         fail(f"{args.out} exists and is not a set made by make_clutter_set.py: give a new folder")
     object_names, background_names = choose_sources(args)
     rng = np.random.default_rng(args.seed)
