@@ -12,11 +12,12 @@ the seeds, per K and variant.
 
 evaluate's --json may hold one object (today's bovw), an array of objects, or {"rows": [...]}, e.g. one row
 per scoring option; every row is kept. A row's "variant" is made of the fields named by --variant-fields
-that it has (default: scoring, verify, rerank, keypoints, method, label, name), so rows of different
+that it has (default: scoring, verified_top), so rows of different
 scorings are summarised apart, not averaged together.
 
 --index-args and --evaluate-args (and --train-args) are passed through word by word (shell-style
-quoting), e.g. --evaluate-args "--scoring cosine" or, with the options being added, "--verify 50".
+quoting), with "=" so that argparse does not take them for its own options: --index-args=--keypoints
+"--evaluate-args=--scoring cosine --verify 50".
 
 Usage: quality_sweep.py SET_DIR [--bovw build/bovw] [--words 1000 ...] [--seeds 1 2 ...]
        [--max-descriptors 200000] [--train-args ARGS] [--index-args ARGS] [--evaluate-args ARGS]
@@ -35,7 +36,7 @@ import sys
 import tempfile
 import time
 
-DEFAULT_VARIANT_FIELDS = ["scoring", "verify", "rerank", "keypoints", "method", "label", "name"]
+DEFAULT_VARIANT_FIELDS = ["scoring", "verified_top"]
 
 
 def fail(message):
@@ -78,15 +79,18 @@ class Runner:
 
 
 def evaluation_rows(path):
-    """The rows of an evaluate --json file: one object, an array of objects, or {"rows": [...]}."""
+    """The rows of an evaluate --json file: its "scorings" rows (one per scoring, and per verification
+    with --verify), each with the report's shared fields; also one object, an array of objects, or
+    {"rows": [...]}."""
     try:
         with open(path) as f:
             data = json.load(f)
     except (OSError, ValueError) as error:
         fail(f"cannot read the evaluation {path}: {error}")
-    if isinstance(data, dict) and isinstance(data.get("rows"), list):
-        shared = {k: v for k, v in data.items() if k != "rows" and not isinstance(v, (list, dict))}
-        rows = [{**shared, **row} for row in data["rows"]]
+    key = next((k for k in ("scorings", "rows") if isinstance(data, dict) and isinstance(data.get(k), list)), None)
+    if key:
+        shared = {k: v for k, v in data.items() if k != key and not isinstance(v, (list, dict))}
+        rows = [{**shared, **row} for row in data[key]]
     elif isinstance(data, list):
         rows = data
     else:
