@@ -1,7 +1,8 @@
 // Large vocabularies on the CPU: for each K, a vocabulary tree trained on real descriptors
-// (hierarchical k-means, KMeansOptions::branching), then the assignment throughput of the exact
-// openmp-tiled backend against the approximate openmp-ann at several `checks`, with its recall@1
-// (the share of descriptors given the exact nearest word). Timings are medians after warm-up calls.
+// (hierarchical k-means, KMeansOptions::branching; its held-out distortion beside flat k-means' up to
+// --flat-up-to), then the assignment throughput of the exact openmp-tiled backend against the
+// approximate openmp-ann at several `checks`, with its recall@1 (the share of descriptors given the
+// exact nearest word). Timings are medians after warm-up calls.
 //
 // The descriptors are SURF (the library's extractor, default parameters) of a folder of images, or
 // a float32 .npy sample. They are shuffled once (seeded); the first --queries are held out for the
@@ -107,6 +108,16 @@ double recall(const std::vector<std::int32_t>& exact, const std::vector<std::int
   return static_cast<double>(same) / static_cast<double>(exact.size());
 }
 
+// The vocabulary's quality on the held-out descriptors: the mean squared distance to the exact
+// nearest word (float64), the k-means objective per descriptor.
+double heldOutDistortion(const bovw::Descriptors& queries, const bovw::Vocabulary& vocabulary, int threads) {
+  bovw::HistogrammerConfig exact;
+  exact.backend = bovw::Backend::OpenMPTiled;
+  exact.threads = threads;
+  const auto histogrammer = bovw::makeHistogrammer(exact);
+  return bovw::kmeansInertia(queries, vocabulary, *histogrammer) / static_cast<double>(queries.rows());
+}
+
 bovw::Vocabulary train(const bovw::Descriptors& sample, int words, int branching, const Arguments& args, double& seconds) {
   bovw::KMeansOptions options;
   options.words = words;
@@ -140,11 +151,13 @@ void run(const Arguments& args) {
                 static_cast<double>(rows) / k, rows < static_cast<Eigen::Index>(k) * args.per_word ? ", all there are" : "");
     double tree_seconds = 0;
     const bovw::Vocabulary vocabulary = train(sample, k, args.branching, args, tree_seconds);
-    std::printf("  train  tree b=%-3d %10.1f s\n", args.branching, tree_seconds);
+    std::printf("  train  tree b=%-3d %10.1f s  held-out distortion %.5f\n", args.branching, tree_seconds,
+                heldOutDistortion(queries, vocabulary, args.threads));
     if (k <= args.flat_up_to) {
       double flat_seconds = 0;
-      train(sample, k, 0, args, flat_seconds);
-      std::printf("  train  flat        %10.1f s  (openmp-tiled assignment)\n", flat_seconds);
+      const bovw::Vocabulary flat = train(sample, k, 0, args, flat_seconds);
+      std::printf("  train  flat        %10.1f s  held-out distortion %.5f  (openmp-tiled assignment)\n", flat_seconds,
+                  heldOutDistortion(queries, flat, args.threads));
     }
     bovw::HistogrammerConfig exact_config;
     exact_config.backend = bovw::Backend::OpenMPTiled;

@@ -73,7 +73,7 @@ struct HistogrammerConfig {
   // OpenMPApproximate: words whose distance each descriptor's search computes (FLANN's `checks`) at
   // the least; more checks, higher recall, slower. The default's recall is measured in
   // docs/RETRIEVAL.md ("Large vocabularies"). Must be >= 1.
-  int approximate_checks = 256;
+  int approximate_checks = 128;
 };
 
 // Where the time of one call went, in milliseconds. For OpenCL these come from profiling events;

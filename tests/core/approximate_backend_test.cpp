@@ -9,10 +9,10 @@
 namespace bovw::test {
 namespace {
 
-// Recall@1 on uniform random data, K = 4096, D = 64, 5000 descriptors, default 256 checks: measured
-// 0.575, 0.589, 0.585, 0.581, 0.572 (BOVW_TEST_SEED 1..5; one seed's standard error is about 0.007).
-// The floor sits 10 standard errors below the lowest, so it fails on a regression, not on a seed.
-constexpr double kUniformRecallFloor = 0.50;
+// Recall@1 on uniform random data, K = 4096, D = 64, 5000 descriptors, default 128 checks: measured
+// 0.432, 0.448, 0.435, 0.443, 0.424 (BOVW_TEST_SEED 1..5; one seed's standard error is about 0.007).
+// The floor sits 9 standard errors below the lowest, so it fails on a regression, not on a seed.
+constexpr double kUniformRecallFloor = 0.36;
 
 std::unique_ptr<Histogrammer> approximate(int checks = HistogrammerConfig{}.approximate_checks, int threads = 0) {
   HistogrammerConfig config;
