@@ -12,6 +12,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <chrono>
+#include <iomanip>
 #include <iostream>
 
 namespace bovw::cli {
@@ -28,6 +30,7 @@ struct TrainArguments {
   int iterations = 30;
   double tolerance = 1e-4;
   unsigned long long seed = 0;
+  int tree_branching = 0;
   bool quiet = false;
 #ifdef BOVW_CLI_WITH_FEATURES
   FeatureOptions features;
@@ -70,6 +73,11 @@ CLI::App* addTrainCommand(CLI::App& app) {
   command->add_option("--tolerance", args.tolerance, "stop when the relative improvement falls below this")
       ->capture_default_str();
   command->add_option("--seed", args.seed, "random seed (same seed, images and backend: same vocabulary)")
+      ->capture_default_str();
+  command->add_option("--tree-branching", args.tree_branching,
+                      "hierarchical k-means (a vocabulary tree) with this many children per node, for large K "
+                      "(0: flat k-means)")
+      ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
 #ifdef BOVW_CLI_WITH_FEATURES
   args.features.addTo(command);
@@ -131,9 +139,15 @@ int runTrainCommand() {
   options.max_iterations = args.iterations;
   options.tolerance = args.tolerance;
   options.seed = args.seed;
+  options.branching = args.tree_branching;
   options.descriptor_type = type;
   options.assignment = args.histogrammer.config();
   options.progress = [](const KMeansIteration& it) {
+    if (!it.node.empty()) {  // a vocabulary tree's inner nodes: thousands of them at large K
+      spdlog::debug("k-means node {} iteration {}: inertia {:.9g}, {:.3f} s", it.node, it.iteration, it.inertia,
+                    it.seconds);
+      return;
+    }
     if (!args.quiet && it.iteration == 1)
       spdlog::info("k-means on {}; k-means++ seeding {:.2f} s", it.assignment, it.seeding_seconds);
     if (!args.quiet)
@@ -141,10 +155,14 @@ int runTrainCommand() {
                    it.relative_improvement, it.reseeded ? ", " + std::to_string(it.reseeded) + " empty words re-seeded" : "",
                    it.seconds);
   };
+  const auto start = std::chrono::steady_clock::now();
   const Vocabulary vocabulary = namingFile(source, [&] { return trainVocabulary(sample, options); });
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   saveVocabulary(args.output, vocabulary);
-  std::cout << "bovw train: " << vocabulary.size() << " " << vocabulary.descriptorType().toString() << " words from "
-            << sample.rows() << " descriptors of '" << source << "'; wrote " << args.output << "\n";
+  const std::string how = args.tree_branching ? " (vocabulary tree, branching " + std::to_string(args.tree_branching) + ")" : "";
+  std::cout << "bovw train: " << vocabulary.size() << " " << vocabulary.descriptorType().toString() << " words"
+            << how << " from " << sample.rows() << " descriptors of '" << source << "' in " << std::fixed
+            << std::setprecision(1) << seconds << " s; wrote " << args.output << "\n";
   return 0;
 }
 

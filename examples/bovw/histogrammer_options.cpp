@@ -22,7 +22,7 @@ std::vector<std::string> variantNames() {
 }
 
 void HistogrammerOptions::addTo(CLI::App* command) {
-  command->add_option("--backend", backend, "where to compute")
+  command->add_option("--backend", backend, "where to compute (openmp-ann: approximate nearest words, for large K)")
       ->check(CLI::IsMember(backendNames()))
       ->capture_default_str();
   command->add_option("--variant", variant, "OpenCL kernel variant: the chapter's GPU1..GPU5, bovw's tiled, or auto (tiled on GPUs)")
@@ -46,6 +46,10 @@ void HistogrammerOptions::addTo(CLI::App* command) {
                       "OpenCL: descriptors per pinned transfer chunk (0: about 64 MiB)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
+  command->add_option("--approximate-checks", approximate_checks,
+                      "openmp-ann: words each descriptor's search checks (more: higher recall, slower)")
+      ->check(CLI::Range(1, 1 << 30))
+      ->capture_default_str();
   auto* tiles_option = command->add_option(
       "--tiles", tiles, "tiled variant's tile sizes TM,TN,ROWS,WORDS,DEPTH (default: the device's)");
   command->add_option("--tuning", tuning, "tile sizes from a `bovw bench --tune --save-tuning` file")
@@ -62,6 +66,7 @@ HistogrammerConfig HistogrammerOptions::config() const {
   config.build_options = build_options;
   config.device_memory_limit = device_memory_limit_mib << 20;
   config.transfer_rows = transfer_rows;
+  config.approximate_checks = approximate_checks;
   if (!tiles.empty()) config.tiles = parseTileSizes(tiles);
   if (!tuning.empty()) config.tiles = readTuningFile(tuning, selectDevice(device).name);
   return config;

@@ -21,6 +21,7 @@ struct HistogrammerOptions {
   std::int64_t transfer_rows = 0;
   std::string tiles;   // "TM,TN,ROWS,WORDS,DEPTH" for the tiled variant
   std::string tuning;  // a tuning file from `bovw bench --tune --save-tuning`
+  int approximate_checks = HistogrammerConfig{}.approximate_checks;  // openmp-ann's search budget
 
   // Adds the options to `command`; unknown backend/variant names become usage errors (exit 2).
   void addTo(CLI::App* command);

@@ -1,6 +1,6 @@
 // The Histogrammer: nearest visual word of each descriptor, and one K-bin histogram per image.
-// One interface, four backends (Serial, OpenMP, OpenMPTiled, OpenCL with six kernel variants), made
-// by a factory.
+// One interface, five backends (Serial, OpenMP, OpenMPTiled, OpenCL with six kernel variants, and the
+// approximate OpenMPApproximate), made by a factory.
 #pragma once
 
 #include <bovw/descriptors.hpp>
@@ -19,6 +19,12 @@ enum class Backend {
   OpenMP,       // the golden reference on all cores
   OpenMPTiled,  // ||c||^2 - 2 x.c blocked like a GEMM, with an exact re-check: same answers, faster
   OpenCL,       // one of the kernel variants below
+  // APPROXIMATE: a FLANN hierarchical k-means tree over the words (a vocabulary tree, built once per
+  // vocabulary) searched with a budget of `approximate_checks` words per descriptor, for large K on
+  // the CPU. Its word may differ from the exact nearest one (recall below 1; docs/RETRIEVAL.md gives
+  // measured figures); validation, histograms and ties among the words it checks (to the lower word)
+  // follow the interface. Needs OpenCV (BOVW_WITH_OPENCV); otherwise makeHistogrammer refuses it.
+  OpenMPApproximate,
 };
 
 // The OpenCL kernels: the book chapter's five (GPU1..GPU5) and bovw's own tiled kernel; see
@@ -64,6 +70,10 @@ struct HistogrammerConfig {
   // of this device (bovw/pinned_descriptors.hpp), else through pinned staging buffers that the host
   // fills first. 0: about 64 MiB per chunk.
   std::int64_t transfer_rows = 0;
+  // OpenMPApproximate: words whose distance each descriptor's search computes (FLANN's `checks`) at
+  // the least; more checks, higher recall, slower. The default's recall is measured in
+  // docs/RETRIEVAL.md ("Large vocabularies"). Must be >= 1.
+  int approximate_checks = 128;
 };
 
 // Where the time of one call went, in milliseconds. For OpenCL these come from profiling events;
@@ -110,7 +120,8 @@ class Histogrammer {
 // Throws InvalidInput for a bad configuration, OpenCLError/InvalidInput if no device matches.
 std::unique_ptr<Histogrammer> makeHistogrammer(const HistogrammerConfig& config = {});
 
-// Names used on the command line and in reports: "serial", "openmp", "openmp-tiled", "opencl";
+// Names used on the command line and in reports: "serial", "openmp", "openmp-tiled", "opencl",
+// "openmp-ann";
 // "baseline", "coalesced", "float4", "local", "constant", "tiled", "auto".
 std::string_view toString(Backend backend);
 std::string_view toString(KernelVariant variant);
@@ -123,6 +134,8 @@ std::string toString(const TileSizes& tiles);
 TileSizes parseTileSizes(std::string_view text);
 // The concrete variants (every one but Auto), in the order above.
 const std::vector<KernelVariant>& allKernelVariants();
+// Every backend, the approximate one included: code that expects exact answers must skip
+// Backend::OpenMPApproximate.
 const std::vector<Backend>& allBackends();
 
 }  // namespace bovw

@@ -11,11 +11,12 @@ namespace bovw {
 
 namespace {
 
-constexpr std::array<std::pair<Backend, std::string_view>, 4> kBackendNames{{
+constexpr std::array<std::pair<Backend, std::string_view>, 5> kBackendNames{{
     {Backend::Serial, "serial"},
     {Backend::OpenMP, "openmp"},
     {Backend::OpenMPTiled, "openmp-tiled"},
-    {Backend::OpenCL, "opencl"}}};
+    {Backend::OpenCL, "opencl"},
+    {Backend::OpenMPApproximate, "openmp-ann"}}};
 
 constexpr std::array<std::pair<KernelVariant, std::string_view>, 7> kVariantNames{{
     {KernelVariant::Baseline, "baseline"},

@@ -3,9 +3,12 @@
 // order, and the two heavy passes (seeding distances, Lloyd's assignment) give the same numbers on
 // the CPU and on a device (vocabulary/sample_passes.hpp).
 #include "vocabulary/sample_passes.hpp"
+#include "vocabulary/vocabulary_tree.hpp"
 
 #include <bovw/error.hpp>
 #include <bovw/kmeans.hpp>
+
+#include <omp.h>
 
 #include <algorithm>
 #include <chrono>
@@ -30,11 +33,15 @@ double squaredDistance(const float* a, const float* b, int d) {
   return sum;
 }
 
+// The OpenMP threads of a configuration's `threads` (0: all cores).
+int threadCount(int threads) { return threads > 0 ? threads : omp_get_max_threads(); }
+
 // Squared distance of every sample row to its assigned word (parallel per row; no reduction here).
-std::vector<double> rowDistances(DescriptorsRef x, const Descriptors& words, const std::vector<std::int32_t>& assignment) {
+std::vector<double> rowDistances(DescriptorsRef x, const Descriptors& words, const std::vector<std::int32_t>& assignment,
+                                 int threads) {
   std::vector<double> distances(static_cast<std::size_t>(x.rows()));
   const int d = static_cast<int>(x.cols());
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for num_threads(threadCount(threads)) schedule(static)
   for (Eigen::Index i = 0; i < x.rows(); ++i)
     distances[static_cast<std::size_t>(i)] = squaredDistance(x.row(i).data(), &words(assignment[i], 0), d);
   return distances;
@@ -88,7 +95,7 @@ Descriptors seedPlusPlus(DescriptorsRef x, int k, detail::SamplePasses& passes, 
 // is currently worst served (largest distance), so no word is wasted; rows are taken in decreasing
 // distance order and each at most once.
 int updateWords(DescriptorsRef x, const std::vector<std::int32_t>& assignment, const std::vector<double>& distances,
-                Descriptors& words) {
+                Descriptors& words, int threads) {
   const int k = static_cast<int>(words.rows());
   std::vector<std::int64_t> start(static_cast<std::size_t>(k) + 1, 0);
   for (const std::int32_t word : assignment) ++start[static_cast<std::size_t>(word) + 1];
@@ -97,7 +104,7 @@ int updateWords(DescriptorsRef x, const std::vector<std::int32_t>& assignment, c
   std::vector<std::int64_t> next(start.begin(), start.end() - 1);
   for (std::size_t i = 0; i < assignment.size(); ++i)
     order[static_cast<std::size_t>(next[static_cast<std::size_t>(assignment[i])]++)] = static_cast<Eigen::Index>(i);
-#pragma omp parallel for schedule(dynamic, 16)
+#pragma omp parallel for num_threads(threadCount(threads)) schedule(dynamic, 16)
   for (int w = 0; w < k; ++w) {
     const std::int64_t begin = start[static_cast<std::size_t>(w)];
     const std::int64_t end = start[static_cast<std::size_t>(w) + 1];
@@ -135,7 +142,7 @@ std::unique_ptr<detail::SamplePasses> samplePasses(DescriptorsRef sample, const 
 
 double kmeansInertia(DescriptorsRef sample, const Vocabulary& vocabulary, Histogrammer& histogrammer) {
   const auto assignment = histogrammer.assign(sample, vocabulary);
-  const auto distances = rowDistances(sample, vocabulary.centroids(), assignment);
+  const auto distances = rowDistances(sample, vocabulary.centroids(), assignment, 0);
   return std::accumulate(distances.begin(), distances.end(), 0.0);
 }
 
@@ -149,6 +156,7 @@ Vocabulary trainVocabulary(DescriptorsRef sample, const KMeansOptions& options) 
   if (options.max_iterations < 1) throw InvalidInput("k-means: max_iterations must be >= 1");
   for (Eigen::Index i = 0; i < n; ++i)  // row by row: rows are contiguous, columns are strided
     if (!sample.row(i).allFinite()) throw InvalidInput("k-means: sample row " + std::to_string(i) + " contains NaN or Inf");
+  if (options.branching != 0) return detail::trainVocabularyTree(sample, options);
 
   std::mt19937_64 rng(options.seed);
   const auto seeding_start = Clock::now();
@@ -160,13 +168,13 @@ Vocabulary trainVocabulary(DescriptorsRef sample, const KMeansOptions& options) 
     const auto start = Clock::now();
     const Vocabulary current(words, options.descriptor_type);
     const auto assignment = passes->assign(current);
-    const auto distances = rowDistances(sample, words, assignment);
+    const auto distances = rowDistances(sample, words, assignment, options.assignment.threads);
     KMeansIteration report;
     report.iteration = iteration;
     report.inertia = std::accumulate(distances.begin(), distances.end(), 0.0);
     report.relative_improvement = std::isinf(previous) ? std::numeric_limits<double>::infinity()
                                                        : (previous - report.inertia) / std::max(previous, 1e-300);
-    report.reseeded = updateWords(sample, assignment, distances, words);
+    report.reseeded = updateWords(sample, assignment, distances, words, options.assignment.threads);
     report.seconds = std::chrono::duration<double>(Clock::now() - start).count();
     report.seeding_seconds = seeding_seconds;
     report.assignment = passes->description();

@@ -6,8 +6,8 @@
 // Same seed, same vocabulary on every backend: both implementations compute each seeding distance
 // as seedDistance() defines it and sum the running minima in float64 over blocks of kSeedBlock rows in
 // the one order seedBlockSum() defines; the device kernel (kernels/kmeans_seeding.cl) follows both
-// step for step. Lloyd's assignments are exact on every backend (golden or re-checked), so identical
-// seeds give identical iterations.
+// step for step. Lloyd's assignments are exact on every exact backend (golden or re-checked), so
+// identical seeds give identical iterations on all of them (openmp-ann, approximate, gives its own).
 #pragma once
 
 #include <bovw/descriptors.hpp>
@@ -62,7 +62,8 @@ class SamplePasses {
   // Seeding is over: a device may release what only seeding needed.
   virtual void endSeeding() {}
 
-  // Lloyd: the nearest word of every row (exact: equal to the golden path).
+  // Lloyd: the nearest word of every row (exact, equal to the golden path, on every backend but the
+  // approximate openmp-ann, which a caller may choose for the CPU passes).
   virtual std::vector<std::int32_t> assign(const Vocabulary& words) = 0;
   // What runs the passes, for reports: "OpenMP", "opencl ... (sample resident)".
   virtual std::string description() const = 0;

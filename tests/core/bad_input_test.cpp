@@ -59,6 +59,7 @@ class BadData : public testing::TestWithParam<BackendCase> {
  protected:
   void SetUp() override {
     if (GetParam().backend == Backend::OpenCL) BOVW_REQUIRE_OPENCL();
+    if (GetParam().backend == Backend::OpenMPApproximate) BOVW_REQUIRE_APPROXIMATE_BACKEND();
   }
   std::unique_ptr<Histogrammer> make() { return makeHistogrammer(configFor(GetParam())); }
 };
@@ -132,6 +133,11 @@ TEST_P(BadData, DescriptorValuesBeyondTheIndexLimitAreACapacityError) {
 
 INSTANTIATE_TEST_SUITE_P(AllBackends, BadData, testing::ValuesIn(allBackendCases()),
                          [](const auto& info) { return caseName(info.param); });
+// The approximate backend validates like the others. Its one exactness check above (after the NaN
+// rows) holds too: 8 words are fewer than its tree's branching, so every word is checked.
+INSTANTIATE_TEST_SUITE_P(Approximate, BadData,
+                         testing::Values(BackendCase{Backend::OpenMPApproximate, KernelVariant::Baseline}),
+                         [](const auto&) { return std::string("openmp_ann"); });  // no '-' in test names
 
 // --- Vocabulary and batch construction ------------------------------------------------------------
 
@@ -171,7 +177,7 @@ TEST(BadOffsets, MustStartAtZeroNeverDecreaseAndEndAtN) {
 TEST(Names, UnknownBackendListsTheValidNames) {
   EXPECT_TRUE(throwsWith<InvalidInput>([] { parseBackend("cuda"); }, {"cuda", "serial", "openmp", "opencl"}));
   EXPECT_TRUE(throwsWith<InvalidInput>([] { parseBackend(""); }, {"serial", "openmp", "opencl"}));
-  ASSERT_EQ(allBackends().size(), 4u);
+  ASSERT_EQ(allBackends().size(), 5u);
   for (Backend b : allBackends()) EXPECT_EQ(parseBackend(toString(b)), b);
 }
 
@@ -193,6 +199,10 @@ TEST(Config, NonPositiveWorkGroupOrNegativeThreadsAreRefused) {
   config.backend = Backend::OpenCL;
   config.work_group_size = 0;
   EXPECT_TRUE(throwsWith<InvalidInput>([&] { makeHistogrammer(config); }, {"work-group"}));
+  config = {};
+  config.backend = Backend::OpenMPApproximate;
+  config.approximate_checks = 0;
+  EXPECT_TRUE(throwsWith<InvalidInput>([&] { makeHistogrammer(config); }, {"approximate checks", "0"}));
 }
 
 // --- Devices ---------------------------------------------------------------------------------------

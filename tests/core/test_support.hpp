@@ -5,6 +5,7 @@
 
 #include <bovw/descriptors.hpp>
 #include <bovw/device.hpp>
+#include <bovw/error.hpp>
 #include <bovw/histogrammer.hpp>
 #include <bovw/vocabulary.hpp>
 
@@ -395,6 +396,24 @@ inline bool openclAvailable() {
   return available;
 }
 
+// The approximate backend needs OpenCV's FLANN: a build without OpenCV refuses to make it.
+inline bool approximateBackendAvailable() {
+  HistogrammerConfig config;
+  config.backend = Backend::OpenMPApproximate;
+  try {
+    makeHistogrammer(config);
+    return true;
+  } catch (const InvalidInput&) {
+    return false;
+  }
+}
+
+#define BOVW_REQUIRE_APPROXIMATE_BACKEND()                                                       \
+  do {                                                                                           \
+    if (!::bovw::test::approximateBackendAvailable())                                            \
+      GTEST_SKIP() << "this bovw was built without OpenCV, which the approximate backend needs"; \
+  } while (0)
+
 #define BOVW_REQUIRE_OPENCL()                                                              \
   do {                                                                                     \
     if (!::bovw::test::openclAvailable())                                                  \
@@ -412,6 +431,8 @@ struct BackendCase {
   KernelVariant variant;  // for OpenCL
 };
 
+// The exact backends: suites parametrised on these check exact answers, so the approximate
+// Backend::OpenMPApproximate is left out on purpose (approximate_backend_test.cpp checks it).
 inline std::vector<BackendCase> allBackendCases() {
   std::vector<BackendCase> cases{{Backend::Serial, KernelVariant::Baseline},
                                  {Backend::OpenMP, KernelVariant::Baseline}};
