@@ -4,14 +4,19 @@
 # (SURF and histograms on the GPU), evaluated plain and with the top 50 verified; every step timed. Then
 # the assignment kernels at the largest K: the GPU's tiled kernel against the exact OpenMP path on all
 # cores (bovw bench). The binaries are Debian 12 builds carried with their libraries (.device/).
-# Usage: bench/retrieval/gpu_vocabulary_sizes.sh BUILD_DIR LIBS.tar.xz OUT_DIR SET_DIR... [-- K...]
+# Usage: bench/retrieval/gpu_vocabulary_sizes.sh BUILD_DIR LIBS OUT_DIR SET_DIR... [-- K...]
+#        (LIBS: the .tar.xz of .device/bundle-libs.sh, or the folder a previous run unpacked it into)
 set -uo pipefail
 build=$1; libs=$2; out=$3; shift 3
 sets=(); while [ $# -gt 0 ] && [ "$1" != "--" ]; do sets+=("$1"); shift; done
 [ "${1:-}" = "--" ] && shift
 if [ $# -gt 0 ]; then sizes=("$@"); else sizes=(1000 4096 16384 65536); fi
 source .device/opencl-env.sh
-tar xJf "$libs" -C /tmp && export LD_LIBRARY_PATH=/tmp/$(basename "$libs" .tar.xz)
+if [ -d "$libs" ]; then
+  export LD_LIBRARY_PATH=$libs
+else
+  tar xJf "$libs" -C /tmp && export LD_LIBRARY_PATH=/tmp/$(basename "$libs" .tar.xz)
+fi
 export BOVW_DEVICE=${BOVW_DEVICE:-NVIDIA}
 mkdir -p "$out"
 nvidia-smi --query-gpu=name --format=csv,noheader
