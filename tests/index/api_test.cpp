@@ -151,10 +151,9 @@ TEST(IndexConcurrency, QueriesDuringAddsAndRemoves) {
   std::vector<Counts> histograms;
   std::uniform_int_distribution<int> size(20, 120);
   for (int i = 0; i < kBase + kAdded; ++i) histograms.push_back(randomCounts(rng, kWords, size(rng)));
-  auto nameOf = [](std::size_t id) { return "img" + std::to_string(id); };
 
   InvertedIndex index(signature(kWords));
-  for (int i = 0; i < kBase; ++i) index.add(nameOf(i), view(histograms[i]));
+  for (int i = 0; i < kBase; ++i) index.add(imageName(i), view(histograms[i]));
 
   std::atomic<bool> writing{true};
   std::atomic<long> queries{0};
@@ -182,7 +181,7 @@ TEST(IndexConcurrency, QueriesDuringAddsAndRemoves) {
         for (std::size_t r = 0; r < results.size(); ++r) {
           if (!std::isfinite(results[r].score) || results[r].score <= 0 || results[r].score > 1 + 1e-9)
             report("score out of (0, 1]: " + std::to_string(results[r].score));
-          if (results[r].name != nameOf(results[r].id)) report("name " + results[r].name + " for id " +
+          if (results[r].name != imageName(results[r].id)) report("name " + results[r].name + " for id " +
                                                                std::to_string(results[r].id));
           if (r > 0 && (results[r].score > results[r - 1].score ||
                         (results[r].score == results[r - 1].score && results[r].id < results[r - 1].id)))
@@ -201,11 +200,7 @@ TEST(IndexConcurrency, QueriesDuringAddsAndRemoves) {
   std::vector<std::thread> readers;
   for (int t = 0; t < 3; ++t) readers.emplace_back(reader, t);
   while (started.load() < 3) std::this_thread::yield();  // the writes must meet running queries
-  for (int i = kBase; i < kBase + kAdded; ++i) {
-    index.add(nameOf(i), view(histograms[i]));
-    if (i % 3 == 0) index.remove(nameOf(i - 1));
-    if (i % 50 == 0) std::this_thread::yield();
-  }
+  addAndRemove(index, histograms, kBase, kBase + kAdded, 50);
   writing.store(false);
   for (auto& t : readers) t.join();
 
@@ -217,10 +212,8 @@ TEST(IndexConcurrency, QueriesDuringAddsAndRemoves) {
   EXPECT_GE(queries.load(), 150);
 
   InvertedIndex serial(signature(kWords));
-  for (int i = 0; i < kBase + kAdded; ++i) {
-    serial.add(nameOf(i), view(histograms[i]));
-    if (i >= kBase && i % 3 == 0) serial.remove(nameOf(i - 1));
-  }
+  for (int i = 0; i < kBase; ++i) serial.add(imageName(i), view(histograms[i]));
+  addAndRemove(serial, histograms, kBase, kBase + kAdded);
   ASSERT_EQ(index.ids(), serial.ids());
   for (std::size_t q = 0; q < histograms.size(); q += 13) {
     for (Scoring scoring : {Scoring::Cosine, Scoring::Intersection}) {

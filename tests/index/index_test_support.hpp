@@ -15,6 +15,7 @@
 #include <map>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace bovw::test {
@@ -42,11 +43,8 @@ struct Expected {
   double score;
 };
 
-// The ranking the index must produce: every image with a positive score, by score descending
-// then id ascending. `images` holds the live images by id.
-inline std::vector<Expected> bruteForce(const std::map<ImageId, Counts>& images, const Counts& query,
-                                        Scoring scoring) {
-  const std::size_t words = query.size();
+// The documented idf of every word, recomputed from the live images: ln((1 + N) / (1 + n_w)) + 1.
+inline std::vector<double> smoothedIdf(const std::map<ImageId, Counts>& images, std::size_t words) {
   const double n = static_cast<double>(images.size());
   std::vector<double> idf(words);
   for (std::size_t w = 0; w < words; ++w) {
@@ -54,6 +52,28 @@ inline std::vector<Expected> bruteForce(const std::map<ImageId, Counts>& images,
     for (const auto& [id, counts] : images) containing += counts[w] > 0 ? 1 : 0;
     idf[w] = std::log((1.0 + n) / (1.0 + containing)) + 1.0;
   }
+  return idf;
+}
+
+inline std::string imageName(std::size_t id) { return "img" + std::to_string(id); }
+
+// The concurrency tests' edits: adds images [first, end) and, after each third, removes the image
+// before it; yields now and then (every `yield_every`, 0: never) so that readers get in between.
+inline void addAndRemove(InvertedIndex& index, const std::vector<Counts>& histograms, int first, int end,
+                         int yield_every = 0) {
+  for (int i = first; i < end; ++i) {
+    index.add(imageName(static_cast<std::size_t>(i)), view(histograms[static_cast<std::size_t>(i)]));
+    if (i % 3 == 0) index.remove(imageName(static_cast<std::size_t>(i - 1)));
+    if (yield_every > 0 && i % yield_every == 0) std::this_thread::yield();
+  }
+}
+
+// The ranking the index must produce: every image with a positive score, by score descending
+// then id ascending. `images` holds the live images by id.
+inline std::vector<Expected> bruteForce(const std::map<ImageId, Counts>& images, const Counts& query,
+                                        Scoring scoring) {
+  const std::size_t words = query.size();
+  const std::vector<double> idf = smoothedIdf(images, words);
   auto weigh = [&](const Counts& counts) {
     double total = 0;
     for (auto c : counts) total += c;

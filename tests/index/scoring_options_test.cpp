@@ -58,13 +58,7 @@ double termWeight(TermWeighting term, std::int32_t count) {
 std::map<ImageId, double> denseScores(const std::map<ImageId, Counts>& images, const Counts& query,
                                       const ScoringOptions& options) {
   const std::size_t words = query.size();
-  const double n = static_cast<double>(images.size());
-  std::vector<double> idf(words);
-  for (std::size_t w = 0; w < words; ++w) {
-    double containing = 0;
-    for (const auto& [id, counts] : images) containing += counts[w] > 0 ? 1 : 0;
-    idf[w] = std::log((1.0 + n) / (1.0 + containing)) + 1.0;
-  }
+  const std::vector<double> idf = smoothedIdf(images, words);
   const bool cosine = options.similarity == Scoring::Cosine;
   auto vectorOf = [&](const Counts& counts) {
     std::vector<double> v(words, 0.0);
@@ -239,13 +233,12 @@ TEST(ScoringOptions, ConcurrentQueriesWithManyOptionSetsMatchSerial) {
     ++counts[static_cast<std::size_t>(i % kWords)];  // no empty image: each query finds itself
     histograms.push_back(counts);
   }
-  auto nameOf = [](std::size_t id) { return "img" + std::to_string(id); };
   std::vector<ScoringOptions> sets = optionSets(rng);
   for (double power : {0.2, 0.4, 0.6, 0.8})  // 28 sets in all, more than the index caches
     sets.push_back({Scoring::Intersection, TermWeighting::Sqrt, power});
 
   InvertedIndex index(signature(kWords));
-  for (int i = 0; i < kBase; ++i) index.add(nameOf(i), view(histograms[i]));
+  for (int i = 0; i < kBase; ++i) index.add(imageName(i), view(histograms[i]));
 
   std::atomic<bool> writing{true};
   std::atomic<int> started{0};
@@ -271,7 +264,7 @@ TEST(ScoringOptions, ConcurrentQueriesWithManyOptionSetsMatchSerial) {
         for (std::size_t r = 0; r < results.size(); ++r) {
           if (!std::isfinite(results[r].score) || results[r].score <= 0 || results[r].score > 1 + 1e-9)
             report(toString(options) + ": score out of (0, 1]: " + std::to_string(results[r].score));
-          if (results[r].name != nameOf(results[r].id)) report("name " + results[r].name + " for id " +
+          if (results[r].name != imageName(results[r].id)) report("name " + results[r].name + " for id " +
                                                                std::to_string(results[r].id));
           if (r > 0 && (results[r].score > results[r - 1].score ||
                         (results[r].score == results[r - 1].score && results[r].id < results[r - 1].id)))
@@ -287,21 +280,15 @@ TEST(ScoringOptions, ConcurrentQueriesWithManyOptionSetsMatchSerial) {
   std::vector<std::thread> readers;
   for (int t = 0; t < 4; ++t) readers.emplace_back(reader, t);
   while (started.load() < 4) std::this_thread::yield();  // the writes must meet running queries
-  for (int i = kBase; i < kBase + kAdded; ++i) {
-    index.add(nameOf(i), view(histograms[i]));
-    if (i % 3 == 0) index.remove(nameOf(i - 1));
-    if (i % 40 == 0) std::this_thread::yield();
-  }
+  addAndRemove(index, histograms, kBase, kBase + kAdded, 40);
   writing.store(false);
   for (auto& t : readers) t.join();
   EXPECT_EQ(problems.load(), 0) << "first: " << first_problem;
   EXPECT_GE(queries.load(), 240);
 
   InvertedIndex serial(signature(kWords));
-  for (int i = 0; i < kBase + kAdded; ++i) {
-    serial.add(nameOf(i), view(histograms[i]));
-    if (i >= kBase && i % 3 == 0) serial.remove(nameOf(i - 1));
-  }
+  for (int i = 0; i < kBase; ++i) serial.add(imageName(i), view(histograms[i]));
+  addAndRemove(serial, histograms, kBase, kBase + kAdded);
   ASSERT_EQ(index.ids(), serial.ids());
   std::vector<std::size_t> probes;
   for (std::size_t q = 0; q < histograms.size(); q += 23) probes.push_back(q);
