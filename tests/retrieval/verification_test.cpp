@@ -15,10 +15,12 @@
 #include <opencv2/imgproc.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <bitset>
 #include <cstring>
 #include <map>
 #include <set>
+#include <thread>
 
 namespace bovw::test {
 namespace {
@@ -345,6 +347,39 @@ TEST(KeypointDatabase, AddAndRemoveKeepKeypointsWithTheirImagesAndRefuseBadWords
   const ImageId again = database.add(name, made.images.words[0]);
   EXPECT_NE(again, id);  // ids are never reused
   EXPECT_TRUE(database.keypoints(again).has_value());
+}
+
+TEST(KeypointDatabase, VerificationFromSeveralThreadsWhileImagesComeAndGo) {
+  // verify() reads the keypoints under a shared lock; add/remove write them: the answers for the
+  // images that stay must not change while others are added and removed.
+  KeypointDatabase made = keypointDatabase();
+  ImageDatabase& database = made.database;
+  const auto ranking = database.index().query(made.images.histograms.row(1), 3);
+  const auto expected = database.verify(made.images.words[1], ranking, VerificationOptions());
+  std::atomic<bool> writing{true};
+  std::atomic<int> mismatches{0}, calls{0};
+  std::vector<std::thread> readers;
+  for (int t = 0; t < 3; ++t)
+    readers.emplace_back([&] {
+      while (writing.load()) {
+        const auto got = database.verify(made.images.words[1], ranking, VerificationOptions());
+        bool same = got.size() == expected.size();
+        for (std::size_t i = 0; same && i < got.size(); ++i)
+          same = got[i].id == expected[i].id && got[i].inliers == expected[i].inliers;
+        if (!same) mismatches.fetch_add(1);
+        calls.fetch_add(1);
+      }
+    });
+  for (int round = 0; round < 30; ++round) {
+    const std::string name = "copy_" + std::to_string(round) + ".png";
+    database.add(name, made.images.words[2]);
+    if (round % 2 == 1) database.remove(name);
+  }
+  while (calls.load() < 6) std::this_thread::yield();
+  writing.store(false);
+  for (auto& reader : readers) reader.join();
+  EXPECT_EQ(mismatches.load(), 0);
+  EXPECT_EQ(database.index().size(), 3u + 15u);
 }
 
 TEST(KeypointDatabase, MalformedKeypointBlocksAreInvalidInputNamingThem) {
