@@ -119,12 +119,9 @@ ImageId ImageDatabase::add(std::string name, HistogramRef histogram) {
 ImageId ImageDatabase::add(std::string name, const ImageWords& words) {
   const auto histogram = countWords(words, vocabulary_.size(), name);
   if (!keypoints_) return index_.add(std::move(name), histogram);
-  // Checked (and quantised) before the index changes, so a bad image leaves the database as it was.
-  retrieval_detail::KeypointStore single(vocabulary_.size());
-  single.put(0, words, name);
-  const std::string stored_name = name;
+  retrieval_detail::KeypointStore::StoredImage prepared = keypoints_->prepare(words, name);
   const ImageId id = index_.add(std::move(name), histogram);
-  keypoints_->put(id, words, stored_name);
+  keypoints_->put(id, std::move(prepared));
   return id;
 }
 

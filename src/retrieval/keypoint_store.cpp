@@ -30,14 +30,14 @@ KeypointStore& KeypointStore::operator=(KeypointStore&& other) noexcept {
   return *this;
 }
 
-void KeypointStore::put(ImageId id, const ImageWords& image, const std::string& name) {
+KeypointStore::StoredImage KeypointStore::prepare(const ImageWords& image, const std::string& name) const {
   auto refuse = [&](const std::string& problem) { throw InvalidInput("keypoints of '" + name + "': " + problem); };
   if (image.points.size() != image.words.size() || image.points.size() != image.signatures.size())
     refuse(std::to_string(image.points.size()) + " points, " + std::to_string(image.words.size()) + " words and " +
            std::to_string(image.signatures.size()) + " signatures");
   if (!image.points.empty() && (image.image_size.width < 1 || image.image_size.height < 1))
     refuse("image size " + std::to_string(image.image_size.width) + " x " + std::to_string(image.image_size.height));
-  Image stored;
+  StoredImage stored;
   stored.width = static_cast<std::uint32_t>(std::max(0, image.image_size.width));
   stored.height = static_cast<std::uint32_t>(std::max(0, image.image_size.height));
   stored.keypoints.reserve(image.points.size());
@@ -54,9 +54,13 @@ void KeypointStore::put(ImageId id, const ImageWords& image, const std::string& 
   }
   std::stable_sort(stored.keypoints.begin(), stored.keypoints.end(),
                    [](const Keypoint& a, const Keypoint& b) { return a.word < b.word; });
+  return stored;
+}
+
+void KeypointStore::put(ImageId id, StoredImage image) {
   std::unique_lock<std::shared_mutex> lock(mutex_);
   if (images_.size() <= id) images_.resize(static_cast<std::size_t>(id) + 1);
-  images_[id] = std::move(stored);
+  images_[id] = std::move(image);
 }
 
 void KeypointStore::erase(ImageId id) {
@@ -67,7 +71,7 @@ void KeypointStore::erase(ImageId id) {
 std::optional<ImageWords> KeypointStore::get(ImageId id) const {
   std::shared_lock<std::shared_mutex> lock(mutex_);
   if (id >= images_.size() || !images_[id]) return std::nullopt;
-  const Image& stored = *images_[id];
+  const StoredImage& stored = *images_[id];
   ImageWords image;
   image.image_size = cv::Size(static_cast<int>(stored.width), static_cast<int>(stored.height));
   image.points.reserve(stored.keypoints.size());
@@ -111,7 +115,7 @@ KeypointStore KeypointStore::read(detail::ByteReader& in, int words) {
   for (std::uint32_t id = 0; id < slots; ++id) {
     const std::uint32_t count = in.u32("an image's keypoint count");
     if (count == kNothingStored) continue;
-    Image image;
+    StoredImage image;
     image.width = in.u32("an image's width");
     image.height = in.u32("an image's height");
     if (count > in.remaining() / kKeypointBytes)

@@ -24,10 +24,24 @@ class KeypointStore {
   KeypointStore(KeypointStore&& other) noexcept;
   KeypointStore& operator=(KeypointStore&& other) noexcept;
 
-  // Keeps `image`'s keypoints under `id` (replacing what it held). Throws InvalidInput naming
-  // `name` if the points, words and signatures differ in count, a word is outside [0, K), a point
-  // lies outside the image, or the image size is not positive while there are points.
-  void put(ImageId id, const ImageWords& image, const std::string& name);
+  // One image's keypoints, checked and quantised, in word order.
+  struct Keypoint {
+    std::uint32_t word;
+    std::uint16_t x, y;
+    std::uint64_t signature;
+  };
+  struct StoredImage {
+    std::uint32_t width = 0, height = 0;
+    std::vector<Keypoint> keypoints;
+  };
+
+  // Checks and quantises `image` (first, so that a database refuses a bad image before its index
+  // changes). Throws InvalidInput naming `name` if the points, words and signatures differ in
+  // count, a word is outside [0, K), a point lies outside the image, or the image size is not
+  // positive while there are points.
+  StoredImage prepare(const ImageWords& image, const std::string& name) const;
+  // Keeps a prepared image's keypoints under `id`, replacing what it held.
+  void put(ImageId id, StoredImage image);
   void erase(ImageId id);
   // The keypoints stored for `id`, in word order; nullopt if none were stored.
   std::optional<ImageWords> get(ImageId id) const;
@@ -40,19 +54,9 @@ class KeypointStore {
   static KeypointStore read(detail::ByteReader& in, int words);
 
  private:
-  struct Keypoint {
-    std::uint32_t word;
-    std::uint16_t x, y;
-    std::uint64_t signature;
-  };
-  struct Image {
-    std::uint32_t width = 0, height = 0;
-    std::vector<Keypoint> keypoints;
-  };
-
   int words_;
   mutable std::shared_mutex mutex_;  // put/erase beside get from verifying threads
-  std::vector<std::optional<Image>> images_;  // by id
+  std::vector<std::optional<StoredImage>> images_;  // by id
 };
 
 }  // namespace bovw::retrieval_detail
