@@ -10,6 +10,7 @@
 #include <cctype>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <set>
 
 namespace bovw {
@@ -47,12 +48,15 @@ ShardManifest ShardManifest::read(const std::string& path) {
   if (j.is_discarded() || !j.is_object()) throw InvalidInput(path, "not a shard manifest (not a JSON object)");
   if (field<std::string>(j, "format", path, "text") != kFormatName)
     throw InvalidInput(path, "format '" + j["format"].get<std::string>() + "' is not '" + kFormatName + "'");
-  const int version = field<int>(j, "version", path, "an integer");
+  const auto version = field<std::int64_t>(j, "version", path, "an integer");
   if (version != kVersion)
     throw InvalidInput(path, "manifest version " + std::to_string(version) + " (this bovw reads version " +
                                  std::to_string(kVersion) + ")");
   ShardManifest m;
-  m.words = field<int>(j, "words", path, "an integer");
+  const auto words = field<std::int64_t>(j, "words", path, "an integer");
+  if (words < 1 || words > std::numeric_limits<int>::max())
+    throw InvalidInput(path, "\"words\" is " + std::to_string(words) + "; K must be a positive int");
+  m.words = static_cast<int>(words);
   m.descriptor_type = field<std::string>(j, "descriptor_type", path, "text");
   m.features = field<std::string>(j, "features", path, "text");
   const std::string fingerprint = field<std::string>(j, "vocabulary_fingerprint", path, "16 hex digits");

@@ -40,6 +40,19 @@ struct ShardIdentity {
   }
 };
 
+// The shards, once each is found to share the first one's vocabulary and features (before their
+// models are merged, so that a shard of another K is named rather than failing the merge).
+std::vector<ImageDatabase> checkedShards(std::vector<ImageDatabase> shards, const std::vector<std::string>& sources) {
+  if (shards.empty()) throw InvalidInput("a sharded database needs at least one shard");
+  if (sources.size() != shards.size())
+    throw InvalidInput("a sharded database of " + std::to_string(shards.size()) + " shards was given " +
+                       std::to_string(sources.size()) + " names for them");
+  const ShardIdentity first = ShardIdentity::of(shards.front());
+  for (std::size_t s = 1; s < shards.size(); ++s)
+    ShardIdentity::of(shards[s]).expectSame(first, {sources[s]}, sources[s], "but shard '" + sources.front() + "' has");
+  return shards;
+}
+
 TfIdfModel globalModel(const std::vector<ImageDatabase>& shards) {
   TfIdfModel model(shards.front().vocabulary().size());
   for (const auto& shard : shards) model += shard.index().model();
@@ -49,17 +62,7 @@ TfIdfModel globalModel(const std::vector<ImageDatabase>& shards) {
 }  // namespace
 
 ShardedDatabase::ShardedDatabase(std::vector<ImageDatabase> shards, std::vector<std::string> sources)
-    : shards_(std::move(shards)),
-      sources_(std::move(sources)),
-      model_(shards_.empty() ? throw InvalidInput("a sharded database needs at least one shard") : globalModel(shards_)) {
-  if (sources_.size() != shards_.size())
-    throw InvalidInput("a sharded database of " + std::to_string(shards_.size()) + " shards was given " +
-                       std::to_string(sources_.size()) + " names for them");
-  const ShardIdentity first = ShardIdentity::of(shards_.front());
-  for (std::size_t s = 1; s < shards_.size(); ++s)
-    ShardIdentity::of(shards_[s]).expectSame(first, {sources_[s]}, sources_[s],
-                                             "but shard '" + sources_.front() + "' has");
-}
+    : shards_(checkedShards(std::move(shards), sources)), sources_(std::move(sources)), model_(globalModel(shards_)) {}
 
 ShardedDatabase ShardedDatabase::load(const std::string& path) {
   std::vector<ImageDatabase> shards;

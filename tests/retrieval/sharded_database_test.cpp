@@ -147,6 +147,11 @@ TEST(ShardedDatabase, ShardsOfAnotherVocabularyOrOtherFeaturesAreNamed) {
   shards.emplace_back(other, surf());
   expectThrowsMentioning<InvalidInput>([&] { ShardedDatabase(std::move(shards), {"a.bovwdb", "b.bovwdb"}); },
                                        {"'b.bovwdb'", "vocabulary fingerprint", "'a.bovwdb'"});
+  std::vector<ImageDatabase> sizes;  // another K: named, not a failed merge of the models
+  sizes.emplace_back(vocabulary, surf());
+  sizes.emplace_back(Vocabulary(randomMatrix(rng, 7, 64), DescriptorType::parse("surf64")), surf());
+  expectThrowsMentioning<InvalidInput>([&] { ShardedDatabase(std::move(sizes), {"a.bovwdb", "c.bovwdb"}); },
+                                       {"'c.bovwdb'", "K = 7", "6"});
   expectThrowsMentioning<InvalidInput>([&] { ShardedDatabase({}, {}); }, {"at least one shard"});
 }
 
@@ -184,6 +189,7 @@ TEST(ShardedDatabase, MissingOrDamagedShardsAndManifestsAreNamed) {
   refused("bovw shards", "bovw shard", "format 'bovw shard'");
   refused("\"version\": 1", "\"version\": 2", "version 2");
   refused("\"words\": 6", "\"words\": 7", "K = 6");
+  refused("\"words\": 6", "\"words\": 4294967302", "\"words\" is 4294967302");
   refused("surf64", "sift128", "descriptor type");
   refused("\"vocabulary_fingerprint\": \"", "\"vocabulary_fingerprint\": \"x", "hex digits");
   refused("{", "[", "not a valid bovw database");  // not an object, so not taken for a manifest at all
