@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <map>
 #include <random>
+#include <thread>
 #include <vector>
 
 namespace bovw::test {
@@ -200,6 +201,57 @@ TEST(TfIdfModel, PartsQueriedWithTheGlobalModelRankAsTheWhole) {
       }
     }
   }
+}
+
+// Queries with the index's own model and two global ones, six option sets each (18 pairs: more than
+// the weights cache holds, so entries are evicted and recomputed while others read them), from four
+// threads at once, give exactly the serial answers.
+TEST(TfIdfModel, ConcurrentQueriesWithSeveralModelsMatchSerial) {
+  std::mt19937_64 rng(seedForCurrentTest());
+  const int words = 61;
+  InvertedIndex index(signature(words));
+  for (std::size_t i = 0; i < 40; ++i) index.add(imageName(i), view(randomCounts(rng, words, 90)));
+  const TfIdfModel own = index.model();
+  const std::vector<TfIdfModel> globals = {own + TfIdfModel(17, std::vector<std::uint64_t>(words, 5)),
+                                           own + TfIdfModel(300, std::vector<std::uint64_t>(words, 120))};
+  const std::vector<std::string> forms = {"intersection", "cosine", "cosine+sqrt", "intersection+log",
+                                          "cosine+power0.5", "intersection+sqrt+power0.3"};
+  struct Call {
+    Counts query;
+    ScoringOptions options;
+    const TfIdfModel* model;  // null: the index's own
+    std::vector<SearchResult> serial;
+  };
+  std::vector<Call> calls;
+  for (int q = 0; q < 3; ++q) {
+    const Counts query = randomCounts(rng, words, 50);
+    for (const auto& form : forms)
+      for (const TfIdfModel* model : {static_cast<const TfIdfModel*>(nullptr), &globals[0], &globals[1]})
+        calls.push_back({query, parseScoringOptions(form), model, {}});
+  }
+  auto ask = [&](const Call& c) {
+    return c.model ? index.query(view(c.query), 10, c.options, *c.model) : index.query(view(c.query), 10, c.options);
+  };
+  for (auto& c : calls) c.serial = ask(c);
+
+  std::vector<std::thread> threads;
+  std::vector<int> mismatches(4, 0);
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      for (int round = 0; round < 5; ++round)
+        for (std::size_t i = 0; i < calls.size(); ++i) {
+          const Call& c = calls[(i * 7 + static_cast<std::size_t>(t) * 5) % calls.size()];
+          const auto got = ask(c);
+          bool same = got.size() == c.serial.size();
+          for (std::size_t r = 0; same && r < got.size(); ++r)
+            same = got[r].id == c.serial[r].id && got[r].score == c.serial[r].score;
+          mismatches[static_cast<std::size_t>(t)] += same ? 0 : 1;
+        }
+    });
+  for (auto& thread : threads) thread.join();
+  for (int t = 0; t < 4; ++t) EXPECT_EQ(mismatches[static_cast<std::size_t>(t)], 0) << "thread " << t;
+  // The global models do change the scores (else this test would prove little).
+  EXPECT_NE(calls[0].serial.front().score, calls[1].serial.front().score);
 }
 
 }  // namespace
