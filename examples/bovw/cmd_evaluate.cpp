@@ -86,7 +86,8 @@ ScoringRow evaluateScoring(const ShardedDatabase& database, const ImageHistogram
   for (int pass = 0; pass < passes; ++pass) {
     const auto start = std::chrono::steady_clock::now();
     for (std::size_t q = 0; q < count; ++q) {
-      const auto ranking = database.query(queries.histograms.row(static_cast<Eigen::Index>(q)), database.size(), options);
+      const auto ranking =
+          database.query(queries.histograms.row(static_cast<Eigen::Index>(q)), database.size(), options);
       rankings[q].clear();
       auto rank = [&](const ImageKey& key) {
         if (auto p = position.find(key); p != position.end()) rankings[q].push_back(p->second);
@@ -125,7 +126,8 @@ CLI::App* addEvaluateCommand(CLI::App& app) {
       "N-S score (relevant images in the top 4; 4 is perfect), mAP and ranking time per query (median of 5 "
       "passes) of an index on a grouped set, for each --scoring side by side; with --verify N each also with its "
       "top N verified geometrically (one timed pass)");
-  command->add_option("--index", args.index, "database written by bovw index, or the manifest of its shards (index --shards)")->required();
+  command->add_option("--index", args.index,
+                      "database written by bovw index, or the manifest of its shards (index --shards)")->required();
   command->add_option("--groups", args.groups, "CSV with header image,group: the views of each object or scene")
       ->required();
   command->add_option("--json", args.json,

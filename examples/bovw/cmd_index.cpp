@@ -78,7 +78,8 @@ int runIndexCommand() {
   const FeatureSpec features = args.features.spec();
   const std::size_t parts = std::max<std::size_t>(args.shards, 1);
   // Checked before the images are read, so a bad --output costs nothing.
-  const std::vector<std::string> shard_files = args.shards ? shardFileNames(args.output, parts) : std::vector<std::string>{};
+  const std::vector<std::string> shard_files =
+      args.shards ? shardFileNames(args.output, parts) : std::vector<std::string>{};
   std::vector<ImageDatabase> databases;
   for (std::size_t s = 0; s < parts; ++s)
     databases.push_back(namingFile(args.vocabulary, [&] { return ImageDatabase(vocabulary, features, options); }));

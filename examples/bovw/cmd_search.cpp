@@ -34,7 +34,8 @@ struct SearchArguments {
 CLI::App* addSearchCommand(CLI::App& app) {
   auto* command = app.add_subcommand("search", "Find the indexed images most similar to query images");
   command->add_option("QUERY_IMAGE", args.queries, "query images")->required();
-  command->add_option("--index", args.index, "database written by bovw index, or the manifest of its shards (index --shards)")->required();
+  command->add_option("--index", args.index,
+                      "database written by bovw index, or the manifest of its shards (index --shards)")->required();
   command->add_option("--top", args.top, "results per query")->check(CLI::PositiveNumber)->capture_default_str();
   command->add_option("--format", args.format, "csv (query,rank,image,score), json, or html (thumbnails)")
       ->check(CLI::IsMember({"csv", "json", "html"}))

@@ -57,8 +57,8 @@ struct SearchResult {
 // every word when one image is indexed (and for any word in every image): all vectors would be
 // zero and cosine 0/0. Smoothing counts one extra phantom image that holds every word, so idf >= 1
 // and finite for all N >= 1, including words no indexed image has (n_w = 0). The query is weighted
-// with the index's idf (or a given global model's: query with a TfIdfModel). An empty histogram is allowed: its vector is zero, it scores 0 against
-// everything (no NaN), and it is never returned.
+// with the index's idf (or a given global model's: query with a TfIdfModel). An empty histogram is
+// allowed: its vector is zero, it scores 0 against everything (no NaN), and it is never returned.
 //
 // Queries visit only the posting lists of the words present in the query. Images sharing no word
 // with the query score exactly 0 and are not returned, so a query may return fewer than top_k

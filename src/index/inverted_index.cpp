@@ -1,6 +1,6 @@
-// The inverted index: one posting list per word, its TF-IDF model and the weights derived from a
-// model refreshed lazily per (model, scoring option set), top-k queries that visit only the query's words, and the locking that lets queries run
-// beside add/remove.
+// The inverted index: one posting list per word, its own TF-IDF model, weights derived lazily per
+// (model, scoring option set), top-k queries that visit only the query's words, and the locking
+// that lets queries run beside add/remove.
 #include <bovw/inverted_index.hpp>
 
 #include "index/index_data.hpp"

@@ -35,7 +35,8 @@ struct ShardIdentity {
     if (descriptor_type != expected.descriptor_type)
       refuse("descriptor type", "'" + descriptor_type + "'", "'" + expected.descriptor_type + "'");
     if (fingerprint != expected.fingerprint)
-      refuse("vocabulary fingerprint", fingerprintText(fingerprint), fingerprintText(expected.fingerprint) + " (another vocabulary)");
+      refuse("vocabulary fingerprint", fingerprintText(fingerprint),
+             fingerprintText(expected.fingerprint) + " (another vocabulary)");
     if (features != expected.features) refuse("features", "'" + features + "'", "'" + expected.features + "'");
   }
 };
