@@ -93,7 +93,8 @@ ScoringRow evaluateScoring(const ShardedDatabase& database, const ImageHistogram
         if (auto p = position.find(key); p != position.end()) rankings[q].push_back(p->second);
       };
       if (verify.enabled()) {
-        for (const auto& hit : verify.verify(database, queries.words[q], ranking)) rank({0, hit.id});  // one shard
+        for (const auto& hit : database.verify(queries.words[q], ranking, verify.options()))
+          rank({hit.shard, hit.result.id});
       } else {
         for (const auto& hit : ranking) rank({hit.shard, hit.id});
       }

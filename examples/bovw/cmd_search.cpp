@@ -64,7 +64,8 @@ int runSearchCommand() {
     QueryResults query{histograms.names[q], {}, std::nullopt};
     if (verify) {
       VerificationReport report;
-      query.results = args.verify.verify(database, histograms.words[q], ranking, &report);
+      for (auto& hit : database.verify(histograms.words[q], ranking, args.verify.options(), &report))
+        query.results.push_back(std::move(hit.result));
       query.verification = report;
       spdlog::info("{}: {} of {} results verified, {:.2f} ms", query.query, report.verified, report.checked,
                    report.milliseconds);

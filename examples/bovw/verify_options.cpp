@@ -9,7 +9,7 @@ void VerifyOptions::addTo(CLI::App* command) {
   auto* verify = command->add_option(
       "--verify", shortlist,
       "re-rank the top N results by a homography fitted to keypoints that share words (needs a database "
-      "indexed with --keypoints; a single database, not a manifest of shards)");
+      "indexed with --keypoints)");
   verify->check(CLI::PositiveNumber);
   command->add_option("--min-inliers", settings.min_inliers, "inliers a verified result needs")
       ->check(CLI::Range(4, 1 << 20))
@@ -28,20 +28,9 @@ VerificationOptions VerifyOptions::options() const {
 }
 
 void VerifyOptions::checkVerifiable(const ShardedDatabase& database, const std::string& path) {
-  if (database.shardCount() > 1)
-    throw InvalidInput("'" + path + "' is a manifest of " + std::to_string(database.shardCount()) +
-                       " shards; --verify works on a single database only (index without --shards)");
-  if (!database.shard(0).storesKeypoints())
-    throw InvalidInput("'" + path + "' stores no keypoints, so --verify cannot check its results; index the images "
-                       "again with bovw index --keypoints");
-}
-
-std::vector<VerifiedResult> VerifyOptions::verify(const ShardedDatabase& database, const ImageWords& query,
-                                                  const std::vector<ShardedResult>& ranking,
-                                                  VerificationReport* report) const {
-  std::vector<SearchResult> plain;  // one shard: its ids are the database's
-  for (const ShardedResult& r : ranking) plain.push_back({r.id, r.name, r.score});
-  return database.shard(0).verify(query, plain, options(), report);
+  if (!database.storesKeypoints())
+    throw InvalidInput("'" + path + "' stores no keypoints" + (database.shardCount() > 1 ? " (in every shard)" : "") +
+                       ", so --verify cannot check its results; index the images again with bovw index --keypoints");
 }
 
 }  // namespace bovw::cli

@@ -8,7 +8,6 @@
 
 #include <cstddef>
 #include <string>
-#include <vector>
 
 namespace bovw::cli {
 
@@ -20,13 +19,8 @@ struct VerifyOptions {
   bool enabled() const { return shortlist > 0; }
   VerificationOptions options() const;
 
-  // Throws InvalidInput naming `path` unless the database can verify: a single database (not a
-  // manifest of several shards, whose keypoints this does not combine yet) that stores keypoints.
+  // Throws InvalidInput naming `path` unless the database (every shard) stores keypoints.
   static void checkVerifiable(const ShardedDatabase& database, const std::string& path);
-  // Verifies `ranking` of such a database (checkVerifiable).
-  std::vector<VerifiedResult> verify(const ShardedDatabase& database, const ImageWords& query,
-                                     const std::vector<ShardedResult>& ranking,
-                                     VerificationReport* report = nullptr) const;
 };
 
 }  // namespace bovw::cli

@@ -22,6 +22,12 @@ struct ShardedResult {
   double score;
 };
 
+// A verified result of a sharded ranking: `result.id` is the image's id in shard `shard`.
+struct ShardedVerifiedResult {
+  std::size_t shard;
+  VerifiedResult result;
+};
+
 // Read-only once built (the shards are not modified through it), so the global model stays that
 // of the shards' images; query() may run from several threads at once.
 class ShardedDatabase {
@@ -55,6 +61,16 @@ class ShardedDatabase {
   // (score, then id) exactly. Throws InvalidInput as InvertedIndex::query, and "is empty" when no
   // shard holds an image.
   std::vector<ShardedResult> query(HistogramRef histogram, std::size_t top_k, const ScoringOptions& options) const;
+
+  // Whether every shard stores keypoints (ImageDatabase::storesKeypoints), so verify() can run.
+  bool storesKeypoints() const;
+  // Geometric re-ranking of `ranking` (from query()) as ImageDatabase::verify does it, each result
+  // checked against the keypoints of its own shard: the same results and order as the unsharded
+  // database's verify of the same ranking. Throws InvalidInput naming the first shard that stores
+  // no keypoints.
+  std::vector<ShardedVerifiedResult> verify(const ImageWords& query, const std::vector<ShardedResult>& ranking,
+                                            const VerificationOptions& options,
+                                            VerificationReport* report = nullptr) const;
 
  private:
   std::vector<ImageDatabase> shards_;

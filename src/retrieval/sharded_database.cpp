@@ -3,6 +3,7 @@
 #include <bovw/sharded_database.hpp>
 
 #include <bovw/error.hpp>
+#include <bovw/geometric_verification.hpp>
 
 #include <algorithm>
 #include <exception>
@@ -130,6 +131,37 @@ std::vector<ShardedResult> ShardedDatabase::query(HistogramRef histogram, std::s
   std::partial_sort(merged.begin(), merged.begin() + static_cast<std::ptrdiff_t>(k), merged.end(), better);
   merged.resize(k);
   return merged;
+}
+
+bool ShardedDatabase::storesKeypoints() const {
+  return std::all_of(shards_.begin(), shards_.end(), [](const ImageDatabase& s) { return s.storesKeypoints(); });
+}
+
+std::vector<ShardedVerifiedResult> ShardedDatabase::verify(const ImageWords& query,
+                                                           const std::vector<ShardedResult>& ranking,
+                                                           const VerificationOptions& options,
+                                                           VerificationReport* report) const {
+  for (std::size_t s = 0; s < shards_.size(); ++s)
+    if (!shards_[s].storesKeypoints())
+      throw InvalidInput(sources_[s], "this shard stores no keypoints, so results cannot be verified geometrically "
+                                      "(index the images again with keypoints: bovw index --keypoints)");
+  // verifyRanking knows images by one id: the result's position in `ranking` stands for it, and the
+  // lookup finds the keypoints in the result's shard.
+  std::vector<SearchResult> positions;
+  positions.reserve(ranking.size());
+  for (std::size_t r = 0; r < ranking.size(); ++r)
+    positions.push_back({static_cast<ImageId>(r), ranking[r].name, ranking[r].score});
+  const KeypointLookup lookup = [&](ImageId position) {
+    const ShardedResult& r = ranking[position];
+    return shards_[r.shard].keypoints(r.id);
+  };
+  std::vector<ShardedVerifiedResult> verified;
+  for (VerifiedResult& v : verifyRanking(query, positions, lookup, options, report)) {
+    const ShardedResult& r = ranking[v.id];
+    v.id = r.id;
+    verified.push_back({r.shard, std::move(v)});
+  }
+  return verified;
 }
 
 }  // namespace bovw

@@ -7,8 +7,9 @@ Usage: test_shards.py --bovw PATH/TO/bovw --data tests/data [unittest options]
 The image set and helpers are test_retrieval.py's (4 scenes x 4 views, fixed seeds). Checked: the
 manifest (format, version, shard files beside it, relative paths), search's CSV ranking (names and
 scores to 6 digits) for several scorings and evaluate's N-S and mAP equal the unsharded database's;
-a failed index run leaves no manifest, no shard and no temporary; a missing or damaged shard is named;
---output without .bovwshards and --verify on shards are refused.
+search --verify and evaluate --verify over shards give the unsharded database's results; a failed
+index run leaves no manifest, no shard and no temporary; a missing or damaged shard is named;
+--output without .bovwshards and --verify on shards without keypoints are refused.
 
 Needs numpy and python3-opencv (Debian packages); exit status 77 (CTest: skipped) without them.
 """
@@ -126,9 +127,23 @@ class Shards(base.RetrievalTestCase):
         self.fails("search", "--index", manifest, "--quiet", SET.new_view, names=[shard])
         self.fails("evaluate", "--index", manifest, "--groups", SET.groups_csv, "--quiet", names=[shard])
 
-    def test_verify_on_shards_is_refused(self):
+    def test_verify_over_shards_gives_the_unsharded_results(self):
+        database, manifest = self.path("K.bovwdb"), self.path("K.bovwshards")
+        self.ok("index", SET.images, "--vocabulary", SET.vocabulary, "--output", database, "--keypoints")
+        self.ok("index", SET.images, "--vocabulary", SET.vocabulary, "--output", manifest, "--keypoints",
+                "--shards", SHARDS)
+        args = ("--verify", 8, "--min-inliers", 8, "--top", 10, "--quiet", SET.new_view, SET.paths[5])
+        whole = csv_rows(self.ok("search", "--index", database, *args).stdout)
+        self.assertEqual(whole[0][-2:], ["bow_score", "inliers"])
+        self.assertTrue(any(int(row[-1]) >= 8 for row in whole[1:]), whole)  # something was verified
+        self.assertEqual(csv_rows(self.ok("search", "--index", manifest, *args).stdout), whole)
+        def scores(index):
+            out = self.ok("evaluate", "--index", index, "--groups", SET.groups_csv, "--verify", 6, "--quiet").stdout
+            return [(name, ns, ap) for name, ns, ap, _ in base.evaluate_rows(out)]
+        self.assertEqual(scores(manifest), scores(database))
+        # Shards without keypoints: refused, naming the manifest.
         self.fails("search", "--index", SET.manifest, "--verify", 5, "--quiet", SET.new_view,
-                   names=[SET.manifest, "3 shards", "single database"])
+                   names=[SET.manifest, "no keypoints"])
 
 
 def main():

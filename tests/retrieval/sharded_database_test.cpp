@@ -172,7 +172,11 @@ TEST(ShardedDatabase, MissingOrDamagedShardsAndManifestsAreNamed) {
   std::filesystem::remove(dir.file("shard-2.bovwdb"));
   expectThrowsMentioning<IoError>([&] { ShardedDatabase::load(manifest); }, {"shard-2.bovwdb"});
   writeBytes(dir.file("shard-2.bovwdb"), shard);
-  EXPECT_EQ(ShardedDatabase::load(manifest).shardCount(), 3u);
+  const ShardedDatabase loaded = ShardedDatabase::load(manifest);
+  EXPECT_EQ(loaded.shardCount(), 3u);
+  EXPECT_FALSE(loaded.storesKeypoints());
+  expectThrowsMentioning<InvalidInput>([&] { loaded.verify(ImageWords{}, {}, VerificationOptions{}); },
+                                       {"shard-0.bovwdb", "no keypoints"});
 
   // The manifest damaged: each problem named with the manifest.
   auto refused = [&](const std::string& from, const std::string& to, const std::string& problem) {
