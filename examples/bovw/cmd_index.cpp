@@ -34,14 +34,12 @@ constexpr const char* kManifestExtension = ".bovwshards";
 // With --shards S, OUT.bovwshards names the manifest and its shards are OUT-0.bovwdb ..
 // OUT-(S-1).bovwdb beside it, listed by file name (the manifest resolves them from its folder).
 std::vector<std::string> shardFileNames(const std::string& manifest, std::size_t shards) {
-  const std::string stem = std::filesystem::path(manifest).filename().string();
-  if (stem.size() <= std::string(kManifestExtension).size() ||
-      stem.compare(stem.size() - std::string(kManifestExtension).size(), std::string::npos, kManifestExtension) != 0)
+  const std::filesystem::path name = std::filesystem::path(manifest).filename();
+  if (name.extension() != kManifestExtension || name.stem().empty())
     throw InvalidInput("--output '" + manifest + "': with --shards it names the shards' manifest, which must end in " +
                        kManifestExtension);
-  const std::string base = stem.substr(0, stem.size() - std::string(kManifestExtension).size());
   std::vector<std::string> names;
-  for (std::size_t s = 0; s < shards; ++s) names.push_back(base + "-" + std::to_string(s) + ".bovwdb");
+  for (std::size_t s = 0; s < shards; ++s) names.push_back(name.stem().string() + "-" + std::to_string(s) + ".bovwdb");
   return names;
 }
 
