@@ -7,7 +7,7 @@
 
 #include <bovw/atomic_file.hpp>
 #include <bovw/error.hpp>
-#include <bovw/image_database.hpp>
+#include <bovw/sharded_database.hpp>
 #include <bovw/retrieval_metrics.hpp>
 
 #include <nlohmann/json.hpp>
@@ -18,6 +18,7 @@
 #include <iomanip>
 #include <iostream>
 #include <map>
+#include <utility>
 #include <vector>
 
 namespace bovw::cli {
@@ -32,15 +33,25 @@ struct EvaluateArguments {
   VerifyOptions verify;
 } args;
 
+// An indexed image: its shard and its id there (shard 0 of a single database).
+using ImageKey = std::pair<std::size_t, ImageId>;
+
 // The indexed image that a groups-file entry names: the same path, or the same file name.
-std::map<std::string, ImageId> indexedByName(const InvertedIndex& index) {
-  std::map<std::string, ImageId> by_name;
-  for (ImageId id : index.ids()) {
-    const std::string name = index.name(id);
-    by_name[name] = id;
-    by_name.emplace(std::filesystem::path(name).filename().string(), id);
+std::map<std::string, ImageKey> indexedByName(const ShardedDatabase& database) {
+  std::map<std::string, ImageKey> by_name;
+  for (std::size_t s = 0; s < database.shardCount(); ++s) {
+    const InvertedIndex& index = database.shard(s).index();
+    for (ImageId id : index.ids()) {
+      const std::string name = index.name(id);
+      by_name[name] = {s, id};
+      by_name.emplace(std::filesystem::path(name).filename().string(), ImageKey{s, id});
+    }
   }
   return by_name;
+}
+
+std::string nameOf(const ShardedDatabase& database, const ImageKey& key) {
+  return database.shard(key.first).index().name(key.second);
 }
 
 // One scoring option set's quality and speed, with or without geometric verification.
@@ -64,27 +75,28 @@ constexpr int kTimedPasses = 5;
 // enabled): `position` maps an indexed id to its groups-file entry. One untimed query first
 // computes the option set's weights (once per index, O(postings)), so that every row times the
 // same steady-state work.
-ScoringRow evaluateScoring(const ImageDatabase& database, const ImageHistograms& queries,
-                           const std::map<ImageId, std::size_t>& position, const std::vector<std::string>& groups,
+ScoringRow evaluateScoring(const ShardedDatabase& database, const ImageHistograms& queries,
+                           const std::map<ImageKey, std::size_t>& position, const std::vector<std::string>& groups,
                            const ScoringOptions& options, const VerifyOptions& verify) {
-  const InvertedIndex& index = database.index();
   const auto count = queries.names.size();
-  if (count > 0) index.query(queries.histograms.row(0), 1, options);
+  if (count > 0) database.query(queries.histograms.row(0), 1, options);
   std::vector<std::vector<std::size_t>> rankings(count);
   std::vector<double> pass_ms;
   const int passes = verify.enabled() ? 1 : kTimedPasses;
   for (int pass = 0; pass < passes; ++pass) {
     const auto start = std::chrono::steady_clock::now();
     for (std::size_t q = 0; q < count; ++q) {
-      const auto ranking = index.query(queries.histograms.row(static_cast<Eigen::Index>(q)), index.size(), options);
+      const auto ranking =
+          database.query(queries.histograms.row(static_cast<Eigen::Index>(q)), database.size(), options);
       rankings[q].clear();
-      auto rank = [&](ImageId id) {
-        if (auto p = position.find(id); p != position.end()) rankings[q].push_back(p->second);
+      auto rank = [&](const ImageKey& key) {
+        if (auto p = position.find(key); p != position.end()) rankings[q].push_back(p->second);
       };
       if (verify.enabled()) {
-        for (const auto& hit : database.verify(queries.words[q], ranking, verify.options())) rank(hit.id);
+        for (const auto& hit : database.verify(queries.words[q], ranking, verify.options()))
+          rank({hit.shard, hit.result.id});
       } else {
-        for (const auto& hit : ranking) rank(hit.id);
+        for (const auto& hit : ranking) rank({hit.shard, hit.id});
       }
     }
     pass_ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
@@ -115,7 +127,8 @@ CLI::App* addEvaluateCommand(CLI::App& app) {
       "N-S score (relevant images in the top 4; 4 is perfect), mAP and ranking time per query (median of 5 "
       "passes) of an index on a grouped set, for each --scoring side by side; with --verify N each also with its "
       "top N verified geometrically (one timed pass)");
-  command->add_option("--index", args.index, "database written by bovw index")->required();
+  command->add_option("--index", args.index,
+                      "database written by bovw index, or the manifest of its shards (index --shards)")->required();
   command->add_option("--groups", args.groups, "CSV with header image,group: the views of each object or scene")
       ->required();
   command->add_option("--json", args.json,
@@ -127,14 +140,13 @@ CLI::App* addEvaluateCommand(CLI::App& app) {
 
 int runEvaluateCommand() {
   const auto entries = readGroupsCsv(args.groups);
-  const ImageDatabase database = ImageDatabase::load(args.index);
-  const InvertedIndex& index = database.index();
-  if (index.empty()) throw InvalidInput("'" + args.index + "': the index holds no image yet");
-  const auto by_name = indexedByName(index);
+  const ShardedDatabase database = ShardedDatabase::load(args.index);
+  if (database.size() == 0) throw InvalidInput("'" + args.index + "': the index holds no image yet");
+  const auto by_name = indexedByName(database);
 
   // Every listed image must be indexed; queries are the indexed images themselves, re-extracted.
   std::vector<std::string> paths;
-  std::map<ImageId, std::size_t> position;  // indexed id -> entry
+  std::map<ImageKey, std::size_t> position;  // indexed image -> entry
   std::vector<std::string> groups;
   for (const auto& entry : entries) {
     const auto it = by_name.find(entry.image);
@@ -142,14 +154,12 @@ int runEvaluateCommand() {
       throw InvalidInput("'" + args.groups + "': image '" + entry.image + "' is not in the index '" + args.index + "'");
     if (!position.emplace(it->second, paths.size()).second)
       throw InvalidInput("'" + args.groups + "': image '" + entry.image + "' is the indexed image '" +
-                         index.name(it->second) + "', which an earlier line already lists");
-    paths.push_back(index.name(it->second));
+                         nameOf(database, it->second) + "', which an earlier line already lists");
+    paths.push_back(nameOf(database, it->second));
     groups.push_back(entry.group);
   }
   const std::vector<ScoringOptions> scorings = args.query.parsedScoringList();
-  if (args.verify.enabled() && !database.storesKeypoints())
-    throw InvalidInput("'" + args.index + "' stores no keypoints, so --verify cannot check its results; index the "
-                       "images again with bovw index --keypoints");
+  if (args.verify.enabled()) VerifyOptions::checkVerifiable(database, args.index);
   const auto start = std::chrono::steady_clock::now();
   // Strict: a query that cannot be read would make the scores meaningless.
   const ImageHistograms histograms =
@@ -164,7 +174,7 @@ int runEvaluateCommand() {
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
-  std::cout << "bovw evaluate: " << rows.front().scores.queries << " queries, " << index.size()
+  std::cout << "bovw evaluate: " << rows.front().scores.queries << " queries, " << database.size()
             << " indexed images, K = " << database.vocabulary().size() << "\n";
   printTable(std::cout, rows);
   if (!args.json.empty()) {
@@ -179,7 +189,7 @@ int runEvaluateCommand() {
     const nlohmann::json j = {{"index", args.index},
                               {"groups", args.groups},
                               {"queries", rows.front().scores.queries},
-                              {"indexed_images", index.size()},
+                              {"indexed_images", database.size()},
                               {"words", database.vocabulary().size()},
                               {"descriptor_type", database.vocabulary().descriptorType().toString()},
                               {"scoring", toString(rows.front().options)},

@@ -1,4 +1,5 @@
-// `bovw search`: the most similar indexed images for each query image.
+// `bovw search`: the most similar indexed images for each query image, in one database or over the
+// shards a manifest lists.
 #include "commands.hpp"
 #include "feature_options.hpp"
 #include "query_options.hpp"
@@ -7,7 +8,7 @@
 
 #include <bovw/atomic_file.hpp>
 #include <bovw/error.hpp>
-#include <bovw/image_database.hpp>
+#include <bovw/sharded_database.hpp>
 
 #include <spdlog/spdlog.h>
 
@@ -33,7 +34,8 @@ struct SearchArguments {
 CLI::App* addSearchCommand(CLI::App& app) {
   auto* command = app.add_subcommand("search", "Find the indexed images most similar to query images");
   command->add_option("QUERY_IMAGE", args.queries, "query images")->required();
-  command->add_option("--index", args.index, "database written by bovw index")->required();
+  command->add_option("--index", args.index,
+                      "database written by bovw index, or the manifest of its shards (index --shards)")->required();
   command->add_option("--top", args.top, "results per query")->check(CLI::PositiveNumber)->capture_default_str();
   command->add_option("--format", args.format, "csv (query,rank,image,score), json, or html (thumbnails)")
       ->check(CLI::IsMember({"csv", "json", "html"}))
@@ -45,12 +47,10 @@ CLI::App* addSearchCommand(CLI::App& app) {
 }
 
 int runSearchCommand() {
-  const ImageDatabase database = ImageDatabase::load(args.index);
-  if (database.index().empty()) throw InvalidInput("'" + args.index + "': the index holds no image yet");
+  const ShardedDatabase database = ShardedDatabase::load(args.index);
+  if (database.size() == 0) throw InvalidInput("'" + args.index + "': the index holds no image yet");
   const bool verify = args.verify.enabled();
-  if (verify && !database.storesKeypoints())
-    throw InvalidInput("'" + args.index + "' stores no keypoints, so --verify cannot check its results; index the "
-                       "images again with bovw index --keypoints");
+  if (verify) VerifyOptions::checkVerifiable(database, args.index);
   const ImageHistograms histograms = args.query.histogramQueries(database, args.queries, false, "search", verify);
   const std::size_t failed = reportFailures(histograms.failures, args.queries.size());
   if (histograms.names.empty()) throw InvalidInput("no query image could be read");
@@ -60,11 +60,12 @@ int runSearchCommand() {
   // Verification re-ranks a shortlist longer than --top: ask the index for that many.
   const std::size_t ranked = verify ? std::max(args.top, args.verify.shortlist) : args.top;
   for (std::size_t q = 0; q < histograms.names.size(); ++q) {
-    const auto ranking = database.index().query(histograms.histograms.row(static_cast<Eigen::Index>(q)), ranked, scoring);
+    const auto ranking = database.query(histograms.histograms.row(static_cast<Eigen::Index>(q)), ranked, scoring);
     QueryResults query{histograms.names[q], {}, std::nullopt};
     if (verify) {
       VerificationReport report;
-      query.results = database.verify(histograms.words[q], ranking, args.verify.options(), &report);
+      for (auto& hit : database.verify(histograms.words[q], ranking, args.verify.options(), &report))
+        query.results.push_back(std::move(hit.result));
       query.verification = report;
       spdlog::info("{}: {} of {} results verified, {:.2f} ms", query.query, report.verified, report.checked,
                    report.milliseconds);

@@ -4,7 +4,7 @@
 
 #include "histogrammer_options.hpp"
 
-#include <bovw/image_database.hpp>
+#include <bovw/sharded_database.hpp>
 #include <bovw/image_pipeline.hpp>
 
 #include <CLI/CLI.hpp>
@@ -41,7 +41,7 @@ struct QueryOptions {
   // Histograms of the query images with the database's features and vocabulary (and with
   // `keep_words` their words and keypoints). Unreadable queries are skipped with a warning, or stop
   // the run when `strict`.
-  ImageHistograms histogramQueries(const ImageDatabase& database, const std::vector<std::string>& paths,
+  ImageHistograms histogramQueries(const ShardedDatabase& database, const std::vector<std::string>& paths,
                                    bool strict, const char* label, bool keep_words = false) const;
 };
 

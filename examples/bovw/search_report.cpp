@@ -85,9 +85,9 @@ bool anyVerification(const std::vector<QueryResults>& queries) {
 
 }  // namespace
 
-std::vector<VerifiedResult> unverified(const std::vector<SearchResult>& results) {
+std::vector<VerifiedResult> unverified(const std::vector<ShardedResult>& results) {
   std::vector<VerifiedResult> converted;
-  for (const SearchResult& r : results) converted.push_back({r.id, r.name, r.score, r.score, -1, false});
+  for (const ShardedResult& r : results) converted.push_back({r.id, r.name, r.score, r.score, -1, false});
   return converted;
 }
 

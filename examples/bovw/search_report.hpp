@@ -5,6 +5,7 @@
 
 #include <bovw/geometric_verification.hpp>
 #include <bovw/inverted_index.hpp>
+#include <bovw/sharded_database.hpp>
 
 #include <optional>
 #include <ostream>
@@ -20,7 +21,7 @@ struct QueryResults {
 };
 
 // Results of a plain bag-of-words query, as not verified.
-std::vector<VerifiedResult> unverified(const std::vector<SearchResult>& results);
+std::vector<VerifiedResult> unverified(const std::vector<ShardedResult>& results);
 
 void writeCsv(std::ostream& out, const std::vector<QueryResults>& queries);
 void writeJson(std::ostream& out, const std::vector<QueryResults>& queries);

@@ -1,5 +1,7 @@
-// The --verify options.
+// The --verify options, and the one way search and evaluate verify a ranking.
 #include "verify_options.hpp"
+
+#include <bovw/error.hpp>
 
 namespace bovw::cli {
 
@@ -23,6 +25,12 @@ VerificationOptions VerifyOptions::options() const {
   VerificationOptions result = settings;
   result.shortlist = shortlist;
   return result;
+}
+
+void VerifyOptions::checkVerifiable(const ShardedDatabase& database, const std::string& path) {
+  if (!database.storesKeypoints())
+    throw InvalidInput("'" + path + "' stores no keypoints" + (database.shardCount() > 1 ? " (in every shard)" : "") +
+                       ", so --verify cannot check its results; index the images again with bovw index --keypoints");
 }
 
 }  // namespace bovw::cli

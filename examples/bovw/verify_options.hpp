@@ -2,10 +2,12 @@
 #pragma once
 
 #include <bovw/geometric_verification.hpp>
+#include <bovw/sharded_database.hpp>
 
 #include <CLI/CLI.hpp>
 
 #include <cstddef>
+#include <string>
 
 namespace bovw::cli {
 
@@ -16,6 +18,9 @@ struct VerifyOptions {
   void addTo(CLI::App* command);
   bool enabled() const { return shortlist > 0; }
   VerificationOptions options() const;
+
+  // Throws InvalidInput naming `path` unless the database (every shard) stores keypoints.
+  static void checkVerifiable(const ShardedDatabase& database, const std::string& path);
 };
 
 }  // namespace bovw::cli

@@ -80,6 +80,9 @@ class ImageDatabase {
   // SIFT settings in fixed fields; 1 without a checksum). Throws IoError if the file cannot be read
   // or written, InvalidInput naming the file if it is damaged.
   void save(const std::string& path) const;
+  // The same bytes to a stream, for a caller that writes several files as one job
+  // (writeFilesAtomically: the shards of a ShardedDatabase).
+  void write(std::ostream& out) const;
   static ImageDatabase load(const std::string& path);
 
  private:

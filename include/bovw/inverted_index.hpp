@@ -4,6 +4,7 @@
 #pragma once
 
 #include <bovw/scoring.hpp>
+#include <bovw/tfidf_model.hpp>
 #include <bovw/vocabulary.hpp>
 
 #include <Eigen/Core>
@@ -56,8 +57,8 @@ struct SearchResult {
 // every word when one image is indexed (and for any word in every image): all vectors would be
 // zero and cosine 0/0. Smoothing counts one extra phantom image that holds every word, so idf >= 1
 // and finite for all N >= 1, including words no indexed image has (n_w = 0). The query is weighted
-// with the index's idf. An empty histogram is allowed: its vector is zero, it scores 0 against
-// everything (no NaN), and it is never returned.
+// with the index's idf (or a given global model's: query with a TfIdfModel). An empty histogram is
+// allowed: its vector is zero, it scores 0 against everything (no NaN), and it is never returned.
 //
 // Queries visit only the posting lists of the words present in the query. Images sharing no word
 // with the query score exactly 0 and are not returned, so a query may return fewer than top_k
@@ -108,6 +109,18 @@ class InvertedIndex {
   // exponent outside (0, 1]. The images' normalisers are computed by the first query with each
   // option set after an add/remove, O(postings), and kept for the next ones.
   std::vector<SearchResult> query(HistogramRef histogram, std::size_t top_k, const ScoringOptions& options) const;
+  // The same, scoring this index's images (and the query) with the idf of `global` instead of the
+  // index's own: the model merged from several indexes' model() (shards), so that each shard's
+  // scores are those the union of the shards would give. The images' normalisers under a global
+  // model are computed once per model version and option set, like the others. Also throws
+  // InvalidInput if `global` has another K, or counts fewer images, or fewer for some word, than
+  // this index (it must include this index's own model).
+  std::vector<SearchResult> query(HistogramRef histogram, std::size_t top_k, const ScoringOptions& options,
+                                  const TfIdfModel& global) const;
+
+  // N (live images) and every word's document frequency n_w, from the posting lists: the model
+  // query() uses, and what shards merge into a global one. O(K) after an add/remove, else a copy.
+  TfIdfModel model() const;
 
   const VocabularySignature& vocabulary() const;  // fixed for the life of the index
   // Throws InvalidInput naming the first difference (K, D, descriptor type, or fingerprint when
@@ -133,6 +146,9 @@ class InvertedIndex {
  private:
   struct Impl;
   explicit InvertedIndex(std::unique_ptr<Impl> impl);
+  // `global`: null for the index's own model.
+  std::vector<SearchResult> queryWith(HistogramRef histogram, std::size_t top_k, const ScoringOptions& options,
+                                      const TfIdfModel* global) const;
   std::unique_ptr<Impl> impl_;
 };
 

@@ -1,6 +1,6 @@
-// The inverted index: one posting list per word, TF-IDF weights refreshed lazily per scoring option
-// set, top-k queries that visit only the query's words, and the locking that lets queries run
-// beside add/remove.
+// The inverted index: one posting list per word, its own TF-IDF model, weights derived lazily per
+// (model, scoring option set), top-k queries that visit only the query's words, and the locking
+// that lets queries run beside add/remove.
 #include <bovw/inverted_index.hpp>
 
 #include "index/index_data.hpp"
@@ -25,7 +25,8 @@ using index_detail::ScoringWeights;
 
 namespace {
 
-// Option sets whose weights are kept at once; a query with yet another one drops the oldest.
+// (Model, option set) pairs whose weights are kept at once; a query with yet another one drops the
+// oldest.
 constexpr std::size_t kCachedOptionSets = 16;
 
 void checkSignature(const VocabularySignature& v) {
@@ -87,43 +88,62 @@ struct InvertedIndex::Impl {
   mutable std::mutex turnstile;
   mutable std::shared_mutex mutex;
 
-  // The TF-IDF weights. Every add/remove changes N and so every idf and every image's norm:
-  // recomputing them eagerly would make indexing a folder of N images cost O(N * postings).
+  // The TF-IDF model and weights. Every add/remove changes N and so every idf and every image's
+  // norm: recomputing them eagerly would make indexing a folder of N images cost O(N * postings).
   // Instead a modification (under the exclusive lock, so no reader is inside) only clears
-  // `weights_valid`; the first query after it recomputes idf, O(postings), under `weights_mutex`
-  // while holding the shared lock (the lists cannot change meanwhile), and drops the weights of
-  // every option set. Every query holds `weights_mutex` to look up its option set's weights (at
-  // most kCachedOptionSets entries); the first query with an option set since the last
-  // modification computes them there, O(postings), and queries arriving meanwhile wait. The
-  // shared_ptr a query copies keeps its weights alive even if another query evicts them.
-  // `weights_valid` is written under the exclusive lock and read under the shared one, which orders
-  // the two.
+  // `weights_valid`; the first query after it rebuilds `model` from the posting lists, O(K), under
+  // `weights_mutex` while holding the shared lock (the lists cannot change meanwhile), and drops the
+  // weights of every (model, option set) pair. Every query holds `weights_mutex` to look up its
+  // pair's weights (at most kCachedOptionSets entries, keyed by the model's version); the first
+  // query with a pair since the last modification computes them there, O(postings), and queries
+  // arriving meanwhile wait. A global model (several shards') keys its own entries: its norms are
+  // those of this index's images under the global idf. The shared_ptr a query copies keeps its
+  // weights alive even if another query evicts them. `weights_valid` is written under the exclusive
+  // lock and read under the shared one, which orders the two.
   mutable std::mutex weights_mutex;
   mutable bool weights_valid = false;
-  mutable std::vector<double> idf;  // by word
-  mutable std::vector<std::shared_ptr<const ScoringWeights>> weights;  // by option set, oldest first
+  mutable TfIdfModel model{1};  // the index's own; rebuilt when !weights_valid
+  mutable std::vector<std::shared_ptr<const ScoringWeights>> weights;  // oldest first
 
   std::shared_lock<std::shared_mutex> readLock() const {
     std::lock_guard<std::mutex> gate(turnstile);
     return std::shared_lock<std::shared_mutex>(mutex);
   }
 
-  // Called with the shared lock held.
-  std::shared_ptr<const ScoringWeights> weightsFor(const ScoringOptions& options) const {
+  // Called with the shared lock and `weights_mutex` held.
+  void refreshModel() const {
+    if (weights_valid) return;
+    std::vector<std::uint64_t> frequencies(data.postings.size());
+    for (std::size_t w = 0; w < data.postings.size(); ++w) frequencies[w] = data.postings[w].size();
+    model = TfIdfModel(data.live(), std::move(frequencies));
+    weights.clear();
+    weights_valid = true;
+  }
+
+  // Called with the shared lock held. `global`: null for the index's own model.
+  std::shared_ptr<const ScoringWeights> weightsFor(const ScoringOptions& options, const TfIdfModel* global) const {
     std::lock_guard<std::mutex> guard(weights_mutex);
-    if (!weights_valid) {
-      const double n = static_cast<double>(data.live());
-      idf.assign(data.postings.size(), 0.0);
-      for (std::size_t w = 0; w < data.postings.size(); ++w)
-        idf[w] = std::log((1.0 + n) / (1.0 + static_cast<double>(data.postings[w].size()))) + 1.0;
-      weights.clear();
-      weights_valid = true;
-    }
+    refreshModel();
+    const TfIdfModel& used = global ? *global : model;
     for (const auto& cached : weights)
-      if (cached->options() == options) return cached;
+      if (cached->modelVersion() == used.version() && cached->options() == options) return cached;
+    if (global) checkCoversOwnModel(*global);
     if (weights.size() == kCachedOptionSets) weights.erase(weights.begin());
-    weights.push_back(std::make_shared<const ScoringWeights>(data, idf, options));
+    weights.push_back(std::make_shared<const ScoringWeights>(data, used, options));
     return weights.back();
+  }
+
+  // A global model must count at least this index's images and words: one that does not (built
+  // before images were added here, or from other shards only) would score with a wrong idf.
+  void checkCoversOwnModel(const TfIdfModel& global) const {
+    if (global.images() < model.images())
+      throw InvalidInput("inverted index: the global TF-IDF model counts N = " + std::to_string(global.images()) +
+                         " images, fewer than the " + std::to_string(model.images()) + " of this index");
+    for (std::size_t w = 0; w < data.postings.size(); ++w)
+      if (global.documentFrequency(w) < model.documentFrequency(w))
+        throw InvalidInput("inverted index: the global TF-IDF model has word " + std::to_string(w) + " in " +
+                           std::to_string(global.documentFrequency(w)) + " images, fewer than the " +
+                           std::to_string(model.documentFrequency(w)) + " of this index");
   }
 
   void checkLive(ImageId id) const {
@@ -271,6 +291,26 @@ std::vector<SearchResult> InvertedIndex::query(HistogramRef histogram, std::size
 
 std::vector<SearchResult> InvertedIndex::query(HistogramRef histogram, std::size_t top_k,
                                                const ScoringOptions& options) const {
+  return queryWith(histogram, top_k, options, nullptr);
+}
+
+std::vector<SearchResult> InvertedIndex::query(HistogramRef histogram, std::size_t top_k, const ScoringOptions& options,
+                                               const TfIdfModel& global) const {
+  if (global.words() != impl_->data.vocabulary.words)
+    throw InvalidInput("inverted index: the global TF-IDF model has K = " + std::to_string(global.words()) +
+                       " words but the index's vocabulary has " + std::to_string(impl_->data.vocabulary.words));
+  return queryWith(histogram, top_k, options, &global);
+}
+
+TfIdfModel InvertedIndex::model() const {
+  auto lock = impl_->readLock();
+  std::lock_guard<std::mutex> guard(impl_->weights_mutex);
+  impl_->refreshModel();
+  return impl_->model;
+}
+
+std::vector<SearchResult> InvertedIndex::queryWith(HistogramRef histogram, std::size_t top_k,
+                                                   const ScoringOptions& options, const TfIdfModel* global) const {
   const Impl& s = *impl_;
   checkHistogram(histogram, s.data.vocabulary.words, "the query histogram");
   if (top_k == 0) throw InvalidInput("inverted index: top_k must be at least 1");
@@ -278,10 +318,10 @@ std::vector<SearchResult> InvertedIndex::query(HistogramRef histogram, std::size
 
   auto lock = s.readLock();
   if (s.data.live() == 0) throw InvalidInput("index is empty: add images before querying");
-  const std::shared_ptr<const ScoringWeights> weights = s.weightsFor(options);
+  const std::shared_ptr<const ScoringWeights> weights = s.weightsFor(options, global);
   const bool cosine = options.similarity == Scoring::Cosine;
 
-  // The query's weights use the index's idf; words no indexed image holds still count towards the
+  // The query's weights use the model's idf; words no indexed image holds still count towards the
   // query's norm (idf = ln(1 + N) + 1), exactly as in the dense definition.
   double query_norm = 0.0;
   for (Eigen::Index w = 0; w < histogram.size(); ++w) {

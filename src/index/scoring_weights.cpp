@@ -5,12 +5,12 @@
 
 namespace bovw::index_detail {
 
-ScoringWeights::ScoringWeights(const IndexData& data, const std::vector<double>& idf, const ScoringOptions& options)
-    : options_(options) {
+ScoringWeights::ScoringWeights(const IndexData& data, const TfIdfModel& model, const ScoringOptions& options)
+    : options_(options), model_version_(model.version()) {
   term_power_.resize(static_cast<std::size_t>(kTabledCounts));
   for (std::int32_t c = 0; c < kTabledCounts; ++c) term_power_[static_cast<std::size_t>(c)] = computeTermWeight(c);
-  idf_power_.resize(idf.size());
-  for (std::size_t w = 0; w < idf.size(); ++w) idf_power_[w] = std::pow(idf[w], options.power);
+  idf_power_.resize(data.postings.size());
+  for (std::size_t w = 0; w < idf_power_.size(); ++w) idf_power_[w] = std::pow(model.idf(w), options.power);
 
   const bool cosine = options.similarity == Scoring::Cosine;
   std::vector<double> norms(data.names.size(), 0.0);  // sum of squares (cosine) or of values (L1)

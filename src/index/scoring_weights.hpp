@@ -1,11 +1,13 @@
-// What the index derives from its raw counts for one ScoringOptions: the weight of every (count,
-// word) pair and every image's normaliser, so that a query costs a table look-up and two multiplies
+// What the index derives from its raw counts for one ScoringOptions and one TF-IDF model (its own,
+// or the global one of several shards): the weight of every (count, word) pair and every image's
+// normaliser, so that a query costs a table look-up and two multiplies
 // per posting it visits, not a pow.
 #pragma once
 
 #include "index/index_data.hpp"
 
 #include <bovw/scoring.hpp>
+#include <bovw/tfidf_model.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -18,10 +20,11 @@ namespace bovw::index_detail {
 // are kept apart so that each is computed once (tf's 1 / total cancels in the normalisation).
 class ScoringWeights {
  public:
-  // O(postings). `idf` is the index's current idf by word.
-  ScoringWeights(const IndexData& data, const std::vector<double>& idf, const ScoringOptions& options);
+  // O(postings). `model` gives the idf (of the same K as `data`).
+  ScoringWeights(const IndexData& data, const TfIdfModel& model, const ScoringOptions& options);
 
   const ScoringOptions& options() const { return options_; }
+  std::uint64_t modelVersion() const { return model_version_; }
 
   // (f(c) idf_w)^alpha for a count c > 0 of word w.
   double weight(std::int32_t count, std::size_t word) const { return termWeight(count) * idf_power_[word]; }
@@ -37,6 +40,7 @@ class ScoringWeights {
   double computeTermWeight(std::int32_t count) const;
 
   ScoringOptions options_;
+  std::uint64_t model_version_;
   std::vector<double> term_power_;  // f(c)^alpha by count c < kTabledCounts
   std::vector<double> idf_power_;   // idf_w^alpha by word
   std::vector<double> scale_;       // by id

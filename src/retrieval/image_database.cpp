@@ -149,6 +149,10 @@ std::unique_ptr<FeatureExtractor> ImageDatabase::makeExtractor(const ExtractorOp
 }
 
 void ImageDatabase::save(const std::string& path) const {
+  writeFileAtomically(path, [this](std::ostream& out) { write(out); });
+}
+
+void ImageDatabase::write(std::ostream& out) const {
   std::ostringstream vocabulary, index, keypoints;
   detail::writeVocabularyBinary(vocabulary, vocabulary_);
   index_.write(index);
@@ -157,16 +161,14 @@ void ImageDatabase::save(const std::string& path) const {
     keypoints_->write(block);
     block.flush();
   }
-  writeFileAtomically(path, [&](std::ostream& out) {
-    detail::ByteWriter w(out);
-    detail::writeFileHeader(w, kFormat);
-    writeFeatures(w, features_);
-    for (const std::string& block : {vocabulary.str(), index.str(), keypoints.str()}) {
-      w.u64(block.size());
-      w.text(block);
-    }
-    w.checksum();
-  });
+  detail::ByteWriter w(out);
+  detail::writeFileHeader(w, kFormat);
+  writeFeatures(w, features_);
+  for (const std::string& block : {vocabulary.str(), index.str(), keypoints.str()}) {
+    w.u64(block.size());
+    w.text(block);
+  }
+  w.checksum();
 }
 
 ImageDatabase ImageDatabase::load(const std::string& path) {

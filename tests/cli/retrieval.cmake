@@ -19,3 +19,9 @@ endif()
 if(BOVW_WITH_OPENCV)
   bovw_cli_test(cli_verify test_verify.py --images /usr/share/doc/opencv-doc/examples/data)
 endif()
+
+# Sharded databases (index --shards, then search and evaluate on the manifest) against the
+# unsharded database of the same images; failed runs leave no manifest; damaged shards named.
+if(BOVW_WITH_OPENCV)
+  bovw_cli_test(cli_shards test_shards.py --data ${PROJECT_SOURCE_DIR}/tests/data)
+endif()
