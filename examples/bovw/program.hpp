@@ -1,0 +1,25 @@
+// The body of both programs, `bovw` (one process) and `bovw-mpi` (every MPI rank runs it): parses
+// the command line, runs the subcommand and turns its errors into one line on stderr and an exit
+// status: 0 success, 1 failure, 2 usage error.
+#pragma once
+
+#include <bovw/communicator.hpp>
+
+namespace bovw::cli {
+
+enum class Program {
+  Single,       // bovw: every subcommand
+  Distributed,  // bovw-mpi: the subcommands that split their work over ranks (train, index, search)
+};
+
+constexpr int kFailure = 1;
+constexpr int kUsageError = 2;
+
+int runProgram(int argc, char** argv, Program program, Communicator& ranks);
+
+// The ranks of this run (singleProcess() in `bovw`), for the subcommands.
+Communicator& ranks();
+// Whether this rank prints the results and reports (rank 0): the others stay quiet but for errors.
+bool printsResults();
+
+}  // namespace bovw::cli

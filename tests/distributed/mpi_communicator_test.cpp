@@ -1,0 +1,72 @@
+// The MPI communicator's collectives, run under `mpirun -np 2` (tests/distributed/CMakeLists.txt):
+// what the thread ranks' test checks, across real processes. Every rank runs every test; a failure
+// on any rank fails the run (mpirun's exit status).
+#include <bovw/mpi_communicator.hpp>
+
+#include <gtest/gtest.h>
+
+namespace bovw {
+namespace {
+
+MpiSession* session = nullptr;
+
+Bytes bytesOf(int rank, std::size_t length) {
+  Bytes bytes(length);
+  for (std::size_t i = 0; i < length; ++i) bytes[i] = static_cast<std::uint8_t>(rank * 31 + i);
+  return bytes;
+}
+
+TEST(MpiCommunicator, RanksAndHosts) {
+  Communicator& world = session->world();
+  EXPECT_GE(world.size(), 2);
+  EXPECT_LT(world.rank(), world.size());
+  EXPECT_LT(world.localRank(), world.localSize());
+  EXPECT_LE(world.localSize(), world.size());
+  EXPECT_EQ(sumOverRanks(world, 1), world.size());
+}
+
+TEST(MpiCommunicator, ExactSumsAndMaxima) {
+  Communicator& world = session->world();
+  std::vector<std::int64_t> values = {(std::int64_t{1} << 60) + world.rank(), -world.rank()};
+  world.sum(values.data(), values.size());
+  std::int64_t first = 0, second = 0;
+  for (int r = 0; r < world.size(); ++r) first += (std::int64_t{1} << 60) + r, second -= r;
+  EXPECT_EQ(values[0], first);
+  EXPECT_EQ(values[1], second);
+  double maximum = world.rank() * 1.5;
+  world.max(&maximum, 1);
+  EXPECT_EQ(maximum, (world.size() - 1) * 1.5);
+  EXPECT_FALSE(allRanksAgree(world, world.rank() != 1));
+  EXPECT_TRUE(allRanksAgree(world, true));
+}
+
+TEST(MpiCommunicator, BroadcastAndGathersOfUnequalLengths) {
+  Communicator& world = session->world();
+  const int root = world.size() - 1;
+  Bytes bytes = world.rank() == root ? bytesOf(root, 100000) : Bytes{};
+  world.broadcast(bytes, root);
+  EXPECT_EQ(bytes, bytesOf(root, 100000));
+  const Bytes mine = bytesOf(world.rank(), static_cast<std::size_t>(world.rank()) * 70001);
+  const auto at_root = world.gather(mine, 0);
+  const auto everywhere = world.allGather(mine);
+  if (world.rank() == 0) {
+    ASSERT_EQ(at_root.size(), static_cast<std::size_t>(world.size()));
+    for (int r = 0; r < world.size(); ++r) EXPECT_EQ(at_root[static_cast<std::size_t>(r)], bytesOf(r, r * 70001u));
+  } else {
+    EXPECT_TRUE(at_root.empty());
+  }
+  ASSERT_EQ(everywhere.size(), static_cast<std::size_t>(world.size()));
+  for (int r = 0; r < world.size(); ++r) EXPECT_EQ(everywhere[static_cast<std::size_t>(r)], bytesOf(r, r * 70001u));
+}
+
+}  // namespace
+}  // namespace bovw
+
+int main(int argc, char** argv) {
+  bovw::MpiSession mpi(argc, argv);
+  bovw::session = &mpi;
+  ::testing::InitGoogleTest(&argc, argv);
+  const int failed = RUN_ALL_TESTS() != 0 ? 1 : 0;
+  // Every rank exits with the job's verdict, so a failure on rank 1 fails mpirun too.
+  return bovw::sumOverRanks(mpi.world(), failed) != 0 ? 1 : 0;
+}
