@@ -1,8 +1,10 @@
 // k-means++ seeding on the device (src/opencl/opencl_sample_passes.cpp): one launch per chosen word,
 // over the row-major sample resident on the device. It must give the CPU's numbers bit for bit
 // (src/vocabulary/sample_passes.hpp): each distance is seedDistance() (eight partial float sums over
-// the features, lane l taking f = l, l + 8, ..., folded 4-2-1, never fused), and each work-group sums
-// its block of BOVW_SEED_GROUP x BOVW_SEED_ROWS rows in float64 in the order seedBlockSum() defines.
+// the features, lane l taking f = l, l + 8, ..., folded 4-2-1, never fused), each row's draw weight is
+// seedWeight() (the distance times a power of two, rounded to a long, ties to even), and each
+// work-group sums the weights of its block of BOVW_SEED_GROUP x BOVW_SEED_ROWS rows: integer sums,
+// exact in any order.
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #pragma OPENCL FP_CONTRACT OFF
 
@@ -36,19 +38,20 @@ inline float bovw_seed_distance(global const float* x, local const float* word) 
   return (q0 + q2) + (q1 + q3);
 }
 
-// nearest[i] = min(nearest[i], distance of row i to row `chosen`) (set on the first pass), and
-// block_sums[g] = the float64 sum of nearest over group g's block.
+// nearest[i] = min(nearest[i], distance of row i to `chosen`) (set on the first pass), and
+// block_sums[g] = the sum of the weights of nearest over group g's block.
 kernel __attribute__((reqd_work_group_size(BOVW_SEED_GROUP, 1, 1)))
-void seed_distances(global const float* restrict sample, const int n, const int chosen, const int first_pass,
-                    global float* restrict nearest, global double* restrict block_sums) {
+void seed_distances(global const float* restrict sample, const int n, global const float* restrict chosen,
+                    const int first_pass, global float* restrict nearest, global long* restrict block_sums,
+                    const double weight_scale) {
   local float word[BOVW_D];
-  local double partial[BOVW_SEED_GROUP];
+  local long partial[BOVW_SEED_GROUP];
   const int t = get_local_id(0);
-  for (int f = t; f < BOVW_D; f += BOVW_SEED_GROUP) word[f] = sample[(size_t)chosen * BOVW_D + f];
+  for (int f = t; f < BOVW_D; f += BOVW_SEED_GROUP) word[f] = chosen[f];
   barrier(CLK_LOCAL_MEM_FENCE);
 
   const int block_first = get_group_id(0) * (BOVW_SEED_GROUP * BOVW_SEED_ROWS);
-  double sum = 0.0;
+  long sum = 0;
   for (int r = 0; r < BOVW_SEED_ROWS; ++r) {
     const int i = block_first + r * BOVW_SEED_GROUP + t;
     float value = 0.0f;  // rows past the end add nothing
@@ -57,7 +60,7 @@ void seed_distances(global const float* restrict sample, const int n, const int 
       value = first_pass ? distance : (distance < nearest[i] ? distance : nearest[i]);
       nearest[i] = value;
     }
-    sum += (double)value;
+    sum += convert_long_rte((double)value * weight_scale);
   }
   partial[t] = sum;
   for (int s = BOVW_SEED_GROUP / 2; s > 0; s >>= 1) {

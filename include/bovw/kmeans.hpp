@@ -4,6 +4,7 @@
 // the CPU for the same seed.
 #pragma once
 
+#include <bovw/communicator.hpp>
 #include <bovw/histogrammer.hpp>
 #include <bovw/vocabulary.hpp>
 
@@ -43,8 +44,9 @@ struct KMeansOptions {
   int branching = 0;
 };
 
-// Trains K words on the sample (N x D, N >= K). Throws InvalidInput for K < 1, K > N, NaN/Inf, or a
-// branching other than 0 or 2..K.
+// Trains K words on the sample (N x D, N >= K). Throws InvalidInput for K < 1, K > N, NaN/Inf (or a
+// value beyond +-1e18, whose squared distances would overflow a float), or a branching other than 0
+// or 2..K.
 //
 // Vocabulary tree (branching b >= 2). A node that must still produce m > 1 leaves (the root: K) runs
 // the flat k-means above with min(b, m) words on the descriptors that reached it, sends each of them
@@ -62,6 +64,18 @@ struct KMeansOptions {
 // apply to every node; `progress` reports every node's iterations with the node's path, one report at
 // a time but from several threads (the small nodes of a level train side by side, one thread each).
 Vocabulary trainVocabulary(DescriptorsRef sample, const KMeansOptions& options);
+
+// Flat k-means over a sample spread across ranks: each rank passes its part (the whole sample is the
+// ranks' parts in rank order; a rank may hold none) and all ranks return the same vocabulary. Every
+// sum that steers training is exact (fixed point: the values to 2^-s for the largest s at which the
+// sample's sums cannot overflow int64), so with the same seed the vocabulary is identical, byte for
+// byte, for any number of ranks and any split of the same sample, and equal to the single-process
+// trainVocabulary(sample, options) above, which is this with singleProcess(). Each rank assigns its
+// rows through `options.assignment` (its own device). Per Lloyd iteration the ranks allreduce K x D
+// + K + 1 int64; per k-means++ word, R int64 and one broadcast row. Collective: every rank must call
+// it; the checks above fail on every rank alike, a NaN naming its global row on the rank that holds
+// it. A vocabulary tree (branching != 0) is trained in one process only (InvalidInput on several).
+Vocabulary trainVocabulary(DescriptorsRef sample, const KMeansOptions& options, Communicator& ranks);
 
 // The k-means objective of a vocabulary on a sample (float64 sum of squared distances to the
 // nearest word), for comparing training runs and other k-means implementations.

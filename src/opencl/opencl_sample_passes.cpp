@@ -1,6 +1,7 @@
 // k-means' passes on an OpenCL device (src/vocabulary/sample_passes.hpp). The sample goes to the
 // device once per training and stays there: seeding runs one kernels/kmeans_seeding.cl launch per
-// chosen word, reading back only the block sums and the one block the draw lands in; Lloyd's
+// chosen word (uploaded: on several ranks it may come from another rank), reading back only the
+// block sums and the one block the draw lands in; Lloyd's
 // assignments run the histogrammer's search on the resident rows.
 #include "opencl/cl_errors.hpp"
 #include "opencl/device_context.hpp"
@@ -21,8 +22,9 @@ bool hasFloat64(const cl::Device& device) {
 
 class OpenCLSamplePasses final : public SamplePasses {
  public:
-  OpenCLSamplePasses(DescriptorsRef sample, const HistogrammerConfig& assignment)
+  OpenCLSamplePasses(DescriptorsRef sample, const HistogrammerConfig& assignment, double seed_weight_scale)
       : device_(assignment.device),
+        scale_(seed_weight_scale),
         histogrammer_(makeHistogrammer(assignment)),  // validates the configuration
         n_(static_cast<int>(sample.rows())),
         d_(static_cast<int>(sample.cols())),
@@ -39,19 +41,21 @@ class OpenCLSamplePasses final : public SamplePasses {
     }
   }
 
-  const std::vector<double>& addSeed(std::int64_t chosen) override {
+  const std::vector<std::int64_t>& addSeed(const float* word) override {
     const bool first = !nearest_();
     if (first) startSeeding();
+    auto& queue = device_.queue();
+    queue.enqueueWriteBuffer(word_, CL_TRUE, 0, sizeof(float) * static_cast<std::size_t>(d_), word);
     seed_.setArg(0, rows_);
     seed_.setArg(1, cl_int{n_});
-    seed_.setArg(2, static_cast<cl_int>(chosen));
+    seed_.setArg(2, word_);
     seed_.setArg(3, cl_int{first ? 1 : 0});
     seed_.setArg(4, nearest_);
     seed_.setArg(5, sums_);
-    auto& queue = device_.queue();
+    seed_.setArg(6, cl_double{scale_});
     queue.enqueueNDRangeKernel(seed_, cl::NullRange, cl::NDRange(static_cast<std::size_t>(blocks_) * kSeedGroup),
                                cl::NDRange(kSeedGroup));
-    queue.enqueueReadBuffer(sums_, CL_TRUE, 0, sizeof(double) * block_sums_.size(), block_sums_.data());
+    queue.enqueueReadBuffer(sums_, CL_TRUE, 0, sizeof(cl_long) * block_sums_.size(), block_sums_.data());
     return block_sums_;
   }
 
@@ -66,6 +70,7 @@ class OpenCLSamplePasses final : public SamplePasses {
   void endSeeding() override {
     nearest_ = cl::Buffer();
     sums_ = cl::Buffer();
+    word_ = cl::Buffer();
   }
 
   std::vector<std::int32_t> assign(const Vocabulary& words) override {
@@ -84,18 +89,20 @@ class OpenCLSamplePasses final : public SamplePasses {
                                           std::to_string(kSeedGroup) + " -DBOVW_SEED_ROWS=" +
                                           std::to_string(kSeedRowsPerItem));
     nearest_ = cl::Buffer(device_.context(), CL_MEM_READ_WRITE, sizeof(float) * static_cast<std::size_t>(n_));
-    sums_ = cl::Buffer(device_.context(), CL_MEM_READ_WRITE, sizeof(double) * block_sums_.size());
+    sums_ = cl::Buffer(device_.context(), CL_MEM_READ_WRITE, sizeof(cl_long) * block_sums_.size());
+    word_ = cl::Buffer(device_.context(), CL_MEM_READ_ONLY, sizeof(float) * static_cast<std::size_t>(d_));
   }
 
   DeviceContext device_;
+  double scale_;
   std::unique_ptr<Histogrammer> histogrammer_;
   int n_;
   int d_;
   int blocks_;
   cl::Buffer rows_;
-  cl::Buffer nearest_, sums_;
+  cl::Buffer nearest_, sums_, word_;
   cl::Kernel seed_;
-  std::vector<double> block_sums_;
+  std::vector<std::int64_t> block_sums_;
 };
 
 // What a training run may need on the device, at most: the resident sample; the search's words (K <= n
@@ -115,11 +122,13 @@ bool fitsOnDevice(DescriptorsRef sample, const HistogrammerConfig& assignment, c
 
 }  // namespace
 
-std::unique_ptr<SamplePasses> makeOpenCLSamplePasses(DescriptorsRef sample, const HistogrammerConfig& assignment) {
+std::unique_ptr<SamplePasses> makeOpenCLSamplePasses(DescriptorsRef sample, const HistogrammerConfig& assignment,
+                                                     double seed_weight_scale) {
+  if (sample.rows() == 0) return nullptr;
   return withOpenCLErrors([&]() -> std::unique_ptr<SamplePasses> {
     const DeviceHandle device = findDevice(assignment.device);
     if (!hasFloat64(device.device) || !fitsOnDevice(sample, assignment, device.info)) return nullptr;
-    return std::make_unique<OpenCLSamplePasses>(sample, assignment);
+    return std::make_unique<OpenCLSamplePasses>(sample, assignment, seed_weight_scale);
   });
 }
 

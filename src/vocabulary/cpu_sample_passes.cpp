@@ -44,25 +44,25 @@ void foldSeedDistances(const float* rows, std::int64_t stride, int count, int d,
 
 class CpuSamplePasses final : public SamplePasses {
  public:
-  CpuSamplePasses(DescriptorsRef sample, const HistogrammerConfig& assignment)
+  CpuSamplePasses(DescriptorsRef sample, const HistogrammerConfig& assignment, double seed_weight_scale)
       : sample_(sample),
+        scale_(seed_weight_scale),
         rows_(sample.rows()),
         blocks_((rows_ + kSeedBlock - 1) / kSeedBlock),
         threads_(assignment.threads > 0 ? assignment.threads : omp_get_max_threads()),
         histogrammer_(makeHistogrammer(assignment)),
-        block_sums_(static_cast<std::size_t>(blocks_), 0.0) {}
+        block_sums_(static_cast<std::size_t>(blocks_), 0) {}
 
-  const std::vector<double>& addSeed(std::int64_t chosen) override {
+  const std::vector<std::int64_t>& addSeed(const float* word) override {
     const bool first = nearest_.empty();
     if (first) nearest_.resize(static_cast<std::size_t>(rows_));
     const int d = static_cast<int>(sample_.cols());
-    const float* word = sample_.row(chosen).data();
 #pragma omp parallel for num_threads(threads_) schedule(static)
     for (std::int64_t b = 0; b < blocks_; ++b) {
       float* nearest = nearest_.data() + b * kSeedBlock;
       const int count = blockRows(b);
       foldSeedDistances(sample_.row(b * kSeedBlock).data(), sample_.outerStride(), count, d, word, first, nearest);
-      block_sums_[static_cast<std::size_t>(b)] = seedBlockSum(nearest, count);
+      block_sums_[static_cast<std::size_t>(b)] = seedBlockSum(nearest, count, scale_);
     }
     return block_sums_;
   }
@@ -84,18 +84,20 @@ class CpuSamplePasses final : public SamplePasses {
   }
 
   DescriptorsRef sample_;
+  double scale_;
   std::int64_t rows_;
   std::int64_t blocks_;
   int threads_;
   std::unique_ptr<Histogrammer> histogrammer_;
   std::vector<float> nearest_;
-  std::vector<double> block_sums_;
+  std::vector<std::int64_t> block_sums_;
 };
 
 }  // namespace
 
-std::unique_ptr<SamplePasses> makeCpuSamplePasses(DescriptorsRef sample, const HistogrammerConfig& assignment) {
-  return std::make_unique<CpuSamplePasses>(sample, assignment);
+std::unique_ptr<SamplePasses> makeCpuSamplePasses(DescriptorsRef sample, const HistogrammerConfig& assignment,
+                                                  double seed_weight_scale) {
+  return std::make_unique<CpuSamplePasses>(sample, assignment, seed_weight_scale);
 }
 
 }  // namespace bovw::detail

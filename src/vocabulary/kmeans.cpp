@@ -1,7 +1,12 @@
-// k-means for vocabularies. Every step is deterministic for a given seed, whatever the backend and
-// thread count: sampling uses one seeded generator, every sum over the sample is taken in a fixed
-// order, and the two heavy passes (seeding distances, Lloyd's assignment) give the same numbers on
-// the CPU and on a device (vocabulary/sample_passes.hpp).
+// k-means for vocabularies, on one process or on several ranks that each hold a part of the sample.
+// Every step is deterministic for a given seed, whatever the backend, thread count or number of
+// ranks: every rank draws from the same seeded generator, every sum that steers training is an exact
+// fixed-point sum (vocabulary/fixed_point.hpp; integer sums do not depend on their order), and the
+// two heavy passes (seeding distances, Lloyd's assignment) give the same numbers on the CPU and on a
+// device (vocabulary/sample_passes.hpp). Across ranks each iteration exchanges one allreduce of the
+// per-word sums and counts; each k-means++ word, one allreduce of R weights and one broadcast of the
+// chosen row (docs/SCALING.md).
+#include "vocabulary/fixed_point.hpp"
 #include "vocabulary/sample_passes.hpp"
 #include "vocabulary/vocabulary_tree.hpp"
 
@@ -13,6 +18,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <numeric>
 #include <random>
@@ -48,55 +54,146 @@ std::vector<double> rowDistances(DescriptorsRef x, const Descriptors& words, con
 }
 
 // The first index whose weight the target falls under, walking the weights in order and taking each
-// off the target; rounding can leave the target past the end: then the last index with any weight
-// (and an infinite target, so that a walk below it also ends at its last).
-template <typename Weight>
-std::size_t drawIndex(const std::vector<Weight>& weights, double& target) {
-  std::size_t last = 0;
+// off the target (0 <= target < the weights' sum, so one always does).
+std::size_t drawIndex(const std::vector<std::int64_t>& weights, std::int64_t& target) {
   for (std::size_t i = 0; i < weights.size(); ++i) {
-    if (weights[i] <= 0) continue;
-    last = i;
     if (target < weights[i]) return i;
     target -= weights[i];
   }
-  target = std::numeric_limits<double>::infinity();
-  return last;
+  throw Error("k-means++: draw target beyond the weights' sum");  // unreachable: integer sums are exact
+}
+
+// The sample as the ranks hold it: rank r has global rows [start[r], start[r + 1]), so the global
+// order is rank order, then local order.
+struct SampleLayout {
+  Communicator& ranks;
+  std::vector<std::int64_t> start;  // size() + 1 entries
+  std::int64_t total() const { return start.back(); }
+  std::int64_t first() const { return start[static_cast<std::size_t>(ranks.rank())]; }
+  int owner(std::int64_t global) const {
+    return static_cast<int>(std::upper_bound(start.begin(), start.end(), global) - start.begin()) - 1;
+  }
+};
+
+SampleLayout layoutOf(Communicator& ranks, std::int64_t local_rows) {
+  const std::vector<std::int64_t> rows = valuesOfRanks(ranks, local_rows);
+  SampleLayout layout{ranks, std::vector<std::int64_t>(rows.size() + 1, 0)};
+  std::partial_sum(rows.begin(), rows.end(), layout.start.begin() + 1);
+  return layout;
+}
+
+Bytes bytesOf(const float* values, std::size_t count) {
+  Bytes bytes(count * sizeof(float));
+  if (count) std::memcpy(bytes.data(), values, bytes.size());
+  return bytes;
+}
+
+// Row `local` of rank `owner`'s sample, on every rank (the owner broadcasts it).
+Eigen::RowVectorXf shareRow(const SampleLayout& layout, DescriptorsRef x, int owner, std::int64_t local) {
+  Bytes bytes;
+  if (layout.ranks.rank() == owner) bytes = bytesOf(x.row(local).data(), static_cast<std::size_t>(x.cols()));
+  layout.ranks.broadcast(bytes, owner);
+  Eigen::RowVectorXf row(x.cols());
+  std::memcpy(row.data(), bytes.data(), bytes.size());
+  return row;
+}
+
+// Global row `global` of the sample, on every rank.
+Eigen::RowVectorXf shareGlobalRow(const SampleLayout& layout, DescriptorsRef x, std::int64_t global) {
+  const int owner = layout.owner(global);
+  return shareRow(layout, x, owner, global - layout.start[static_cast<std::size_t>(owner)]);
 }
 
 // k-means++ (Arthur & Vassilvitskii 2007): each next word is a sample row drawn with probability
-// proportional to its squared distance to the nearest word chosen so far. The passes keep those
-// distances (on the device when they run there) and return their sums per block; the draw walks the
-// block sums, then the rows of the one block it lands in.
-Descriptors seedPlusPlus(DescriptorsRef x, int k, detail::SamplePasses& passes, std::mt19937_64& rng) {
-  const Eigen::Index n = x.rows();
+// proportional to its squared distance to the nearest word chosen so far (its integer weight). The
+// passes keep those distances (on the device when they run there) and return each block's weight;
+// the draw walks the ranks' totals, then the blocks and rows of the one rank it lands in: the same
+// row a walk over the whole sample in global order would find.
+Descriptors seedPlusPlus(DescriptorsRef x, int k, detail::SamplePasses& passes, double weight_scale,
+                         const SampleLayout& layout, std::mt19937_64& rng) {
+  Communicator& ranks = layout.ranks;
   Descriptors words(k, x.cols());
-  Eigen::Index chosen = std::uniform_int_distribution<Eigen::Index>(0, n - 1)(rng);
-  for (int w = 0; w < k; ++w) {
-    words.row(w) = x.row(chosen);
-    if (w + 1 == k) break;
-    const std::vector<double>& block_sums = passes.addSeed(chosen);
-    const double total = std::accumulate(block_sums.begin(), block_sums.end(), 0.0);
+  auto uniformRow = [&] { return std::uniform_int_distribution<std::int64_t>(0, layout.total() - 1)(rng); };
+  words.row(0) = shareGlobalRow(layout, x, uniformRow());
+  for (int w = 1; w < k; ++w) {
+    const std::vector<std::int64_t>& block_sums = passes.addSeed(words.row(w - 1).data());
+    const std::vector<std::int64_t> rank_totals =
+        valuesOfRanks(ranks, std::accumulate(block_sums.begin(), block_sums.end(), std::int64_t{0}));
+    const std::int64_t total = std::accumulate(rank_totals.begin(), rank_totals.end(), std::int64_t{0});
     if (total <= 0) {  // fewer distinct rows than words: any row; duplicates get re-seeded later
-      chosen = std::uniform_int_distribution<Eigen::Index>(0, n - 1)(rng);
+      words.row(w) = shareGlobalRow(layout, x, uniformRow());
       continue;
     }
-    double target = std::uniform_real_distribution<double>(0.0, total)(rng);
-    const std::size_t block = drawIndex(block_sums, target);
-    const std::size_t row = drawIndex(passes.blockNearest(static_cast<std::int64_t>(block)), target);
-    chosen = static_cast<Eigen::Index>(block) * detail::kSeedBlock + static_cast<Eigen::Index>(row);
+    std::int64_t target = std::uniform_int_distribution<std::int64_t>(0, total - 1)(rng);
+    const int owner = static_cast<int>(drawIndex(rank_totals, target));
+    std::int64_t local = -1;
+    if (ranks.rank() == owner) {
+      const std::size_t block = drawIndex(block_sums, target);
+      const std::vector<float> nearest = passes.blockNearest(static_cast<std::int64_t>(block));
+      std::vector<std::int64_t> weights(nearest.size());
+      for (std::size_t i = 0; i < nearest.size(); ++i) weights[i] = detail::seedWeight(nearest[i], weight_scale);
+      local = static_cast<std::int64_t>(block) * detail::kSeedBlock + static_cast<std::int64_t>(drawIndex(weights, target));
+    }
+    words.row(w) = shareRow(layout, x, owner, local);
   }
   passes.endSeeding();
   return words;
 }
 
-// Lloyd's update: each word moves to the mean of its rows, summed in float64 in sample order. The
-// rows are grouped by word first (a stable counting sort), so the words can be summed in parallel
-// and each sum still adds its rows in the order a serial pass would. An empty word takes the row that
-// is currently worst served (largest distance), so no word is wasted; rows are taken in decreasing
-// distance order and each at most once.
-int updateWords(DescriptorsRef x, const std::vector<std::int32_t>& assignment, const std::vector<double>& distances,
-                Descriptors& words, int threads) {
+// The `count` rows that are worst served (largest distance to their word; ties: lower global row
+// first) over all ranks, on every rank: each rank offers its own worst `count`, all see all offers.
+Descriptors worstRows(DescriptorsRef x, const std::vector<double>& distances, const SampleLayout& layout, int count) {
+  struct Offer {
+    double distance;
+    std::int64_t row;
+  };
+  std::vector<Eigen::Index> order(static_cast<std::size_t>(x.rows()));
+  std::iota(order.begin(), order.end(), 0);
+  const auto by_badness = [](const Offer& a, const Offer& b) {
+    return a.distance != b.distance ? a.distance > b.distance : a.row < b.row;
+  };
+  const std::size_t offered = std::min<std::size_t>(order.size(), static_cast<std::size_t>(count));
+  std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(offered), order.end(),
+                    [&](Eigen::Index a, Eigen::Index b) {
+                      return by_badness({distances[static_cast<std::size_t>(a)], a}, {distances[static_cast<std::size_t>(b)], b});
+                    });
+  const int d = static_cast<int>(x.cols());
+  const std::size_t record = sizeof(Offer) + sizeof(float) * static_cast<std::size_t>(d);
+  Bytes mine(offered * record);
+  for (std::size_t i = 0; i < offered; ++i) {
+    const Offer offer{distances[static_cast<std::size_t>(order[i])], layout.first() + order[i]};
+    std::memcpy(mine.data() + i * record, &offer, sizeof(Offer));
+    std::memcpy(mine.data() + i * record + sizeof(Offer), x.row(order[i]).data(), sizeof(float) * d);
+  }
+  std::vector<std::pair<Offer, const std::uint8_t*>> offers;
+  const std::vector<Bytes> all = layout.ranks.allGather(mine);
+  for (const Bytes& part : all)
+    for (std::size_t at = 0; at + record <= part.size(); at += record) {
+      Offer offer;
+      std::memcpy(&offer, part.data() + at, sizeof(Offer));
+      offers.emplace_back(offer, part.data() + at + sizeof(Offer));
+    }
+  std::sort(offers.begin(), offers.end(), [&](const auto& a, const auto& b) { return by_badness(a.first, b.first); });
+  Descriptors rows(count, d);
+  for (int i = 0; i < count; ++i) std::memcpy(rows.row(i).data(), offers[static_cast<std::size_t>(i)].second, sizeof(float) * d);
+  return rows;
+}
+
+struct LloydUpdate {
+  double inertia = 0;  // of the assignment the update started from
+  int reseeded = 0;
+};
+
+// Lloyd's update: each word moves to the mean of its rows over all ranks, from exact fixed-point
+// sums (one allreduce of K x D sums, K counts and the inertia). The local rows are grouped by word
+// first (a counting sort), so the words can be summed in parallel. An empty word takes the row that
+// is currently worst served (largest distance) over all ranks, so no word is wasted; rows are taken
+// in decreasing distance order and each at most once.
+LloydUpdate updateWords(DescriptorsRef x, const std::vector<std::int32_t>& assignment,
+                        const std::vector<double>& distances, const detail::FixedPoint& values,
+                        const detail::FixedPoint& inertia, const SampleLayout& layout, Descriptors& words, int threads) {
   const int k = static_cast<int>(words.rows());
+  const int d = static_cast<int>(words.cols());
   std::vector<std::int64_t> start(static_cast<std::size_t>(k) + 1, 0);
   for (const std::int32_t word : assignment) ++start[static_cast<std::size_t>(word) + 1];
   std::partial_sum(start.begin(), start.end(), start.begin());
@@ -104,38 +201,76 @@ int updateWords(DescriptorsRef x, const std::vector<std::int32_t>& assignment, c
   std::vector<std::int64_t> next(start.begin(), start.end() - 1);
   for (std::size_t i = 0; i < assignment.size(); ++i)
     order[static_cast<std::size_t>(next[static_cast<std::size_t>(assignment[i])]++)] = static_cast<Eigen::Index>(i);
+
+  // [K x D sums | K counts | inertia], all fixed point but the counts.
+  const std::size_t counts_at = static_cast<std::size_t>(k) * d;
+  std::vector<std::int64_t> reduced(counts_at + static_cast<std::size_t>(k) + 1, 0);
 #pragma omp parallel for num_threads(threadCount(threads)) schedule(dynamic, 16)
   for (int w = 0; w < k; ++w) {
-    const std::int64_t begin = start[static_cast<std::size_t>(w)];
-    const std::int64_t end = start[static_cast<std::size_t>(w) + 1];
-    if (begin == end) continue;
-    Eigen::RowVectorXd sum = Eigen::RowVectorXd::Zero(words.cols());
-    for (std::int64_t p = begin; p < end; ++p) sum += x.row(order[static_cast<std::size_t>(p)]).cast<double>();
-    words.row(w) = (sum / static_cast<double>(end - begin)).cast<float>();
-  }
-  std::vector<Eigen::Index> worst;
-  int reseeded = 0;
-  for (int w = 0; w < k; ++w) {
-    if (start[static_cast<std::size_t>(w)] < start[static_cast<std::size_t>(w) + 1]) continue;
-    if (worst.empty()) {
-      worst.resize(static_cast<std::size_t>(x.rows()));
-      std::iota(worst.begin(), worst.end(), 0);
-      std::stable_sort(worst.begin(), worst.end(), [&](Eigen::Index a, Eigen::Index b) {
-        return distances[static_cast<std::size_t>(a)] > distances[static_cast<std::size_t>(b)];
-      });
+    std::int64_t* sum = reduced.data() + static_cast<std::size_t>(w) * d;
+    for (std::int64_t p = start[static_cast<std::size_t>(w)]; p < start[static_cast<std::size_t>(w) + 1]; ++p) {
+      const float* row = x.row(order[static_cast<std::size_t>(p)]).data();
+      for (int f = 0; f < d; ++f) sum[f] += values.toFixed(row[f]);
     }
-    words.row(w) = x.row(worst[static_cast<std::size_t>(reseeded)]);
-    ++reseeded;
+    reduced[counts_at + static_cast<std::size_t>(w)] = start[static_cast<std::size_t>(w) + 1] - start[static_cast<std::size_t>(w)];
   }
-  return reseeded;
+  for (const double distance : distances) reduced.back() += inertia.toFixed(distance);
+  layout.ranks.sum(reduced.data(), reduced.size());
+
+  LloydUpdate update;
+  update.inertia = inertia.toDouble(static_cast<double>(reduced.back()));
+  std::vector<int> empty;
+  for (int w = 0; w < k; ++w) {
+    const std::int64_t count = reduced[counts_at + static_cast<std::size_t>(w)];
+    if (count == 0) {
+      empty.push_back(w);
+      continue;
+    }
+    for (int f = 0; f < d; ++f)
+      words(w, f) = static_cast<float>(values.toDouble(static_cast<double>(reduced[static_cast<std::size_t>(w) * d + f]) /
+                                                       static_cast<double>(count)));
+  }
+  if (!empty.empty()) {
+    const Descriptors worst = worstRows(x, distances, layout, static_cast<int>(empty.size()));
+    for (std::size_t i = 0; i < empty.size(); ++i) words.row(empty[i]) = worst.row(static_cast<Eigen::Index>(i));
+  }
+  update.reseeded = static_cast<int>(empty.size());
+  return update;
 }
 
 // The device's passes where it can hold the sample, else the CPU's (which still assign through the
 // configured backend, uploading the sample per iteration if that is OpenCL).
-std::unique_ptr<detail::SamplePasses> samplePasses(DescriptorsRef sample, const HistogrammerConfig& assignment) {
+std::unique_ptr<detail::SamplePasses> samplePasses(DescriptorsRef sample, const HistogrammerConfig& assignment,
+                                                   double seed_weight_scale) {
   if (assignment.backend == Backend::OpenCL)
-    if (auto device = detail::makeOpenCLSamplePasses(sample, assignment)) return device;
-  return detail::makeCpuSamplePasses(sample, assignment);
+    if (auto device = detail::makeOpenCLSamplePasses(sample, assignment, seed_weight_scale)) return device;
+  return detail::makeCpuSamplePasses(sample, assignment, seed_weight_scale);
+}
+
+// Beyond this a squared distance could overflow a float (the seeding distances are floats).
+constexpr double kLargestValue = 1e18;
+
+// The first problem of this rank's rows (global row numbers), or "".
+std::string sampleProblem(DescriptorsRef sample, std::int64_t first_row) {
+  for (Eigen::Index i = 0; i < sample.rows(); ++i)  // row by row: rows are contiguous, columns are strided
+    if (!sample.row(i).allFinite() || sample.row(i).cwiseAbs().maxCoeff() > kLargestValue)
+      return "k-means: sample row " + std::to_string(first_row + i) + " contains NaN, Inf or a value beyond +-1e18";
+  return "";
+}
+
+// The descriptor width all ranks that hold rows share (a rank without rows has none); throws on
+// every rank alike if they differ.
+Eigen::Index commonWidth(Communicator& ranks, DescriptorsRef sample) {
+  const std::vector<std::int64_t> widths = valuesOfRanks(ranks, sample.rows() ? sample.cols() : -1);
+  std::int64_t width = -1;
+  for (std::size_t r = 0; r < widths.size(); ++r) {
+    if (widths[r] < 0) continue;
+    if (width >= 0 && widths[r] != width)
+      throw InvalidInput("k-means: the ranks hold descriptors of different widths (" + std::to_string(width) + " and " +
+                         std::to_string(widths[r]) + " on rank " + std::to_string(r) + ")");
+    width = widths[r];
+  }
+  return width >= 0 ? static_cast<Eigen::Index>(width) : sample.cols();
 }
 
 }  // namespace
@@ -147,34 +282,54 @@ double kmeansInertia(DescriptorsRef sample, const Vocabulary& vocabulary, Histog
 }
 
 Vocabulary trainVocabulary(DescriptorsRef sample, const KMeansOptions& options) {
-  const Eigen::Index n = sample.rows();
+  return trainVocabulary(sample, options, singleProcess());
+}
+
+Vocabulary trainVocabulary(DescriptorsRef sample, const KMeansOptions& options, Communicator& ranks) {
+  // Every check fails alike on every rank: each depends on the options or on collective values only.
   if (options.words < 1) throw InvalidInput("k-means: K = " + std::to_string(options.words) + " words; need K >= 1");
-  if (options.words > n)
+  if (options.branching != 0 && ranks.size() > 1)
+    throw InvalidInput("k-means: a vocabulary tree (branching " + std::to_string(options.branching) +
+                       ") trains in one process; train it without MPI, or train flat k-means on the ranks");
+  const SampleLayout layout = layoutOf(ranks, sample.rows());
+  const Eigen::Index width = commonWidth(ranks, sample);
+  if (options.words > layout.total())
     throw InvalidInput("k-means: K = " + std::to_string(options.words) + " words is larger than the sample (" +
-                       std::to_string(n) + " descriptors); use fewer words or more descriptors");
-  if (sample.cols() < 1) throw InvalidInput("k-means: descriptors have width 0");
+                       std::to_string(layout.total()) + " descriptors); use fewer words or more descriptors");
+  if (width < 1) throw InvalidInput("k-means: descriptors have width 0");
   if (options.max_iterations < 1) throw InvalidInput("k-means: max_iterations must be >= 1");
-  for (Eigen::Index i = 0; i < n; ++i)  // row by row: rows are contiguous, columns are strided
-    if (!sample.row(i).allFinite()) throw InvalidInput("k-means: sample row " + std::to_string(i) + " contains NaN or Inf");
+  const std::string problem = sampleProblem(sample, layout.first());
+  if (!allRanksAgree(ranks, problem.empty()))
+    throw InvalidInput(problem.empty() ? "k-means: another rank's sample has a bad value (that rank names the row)"
+                                       : problem);
   if (options.branching != 0) return detail::trainVocabularyTree(sample, options);
 
-  std::mt19937_64 rng(options.seed);
+  // Fixed-point scales for every sum: the descriptors' values, and squared distances (at most
+  // D (2 max|x|)^2 between points of the sample's bounding box, where the words also lie).
+  double magnitude = sample.size() ? static_cast<double>(sample.cwiseAbs().maxCoeff()) : 0.0;
+  ranks.max(&magnitude, 1);
+  const auto values = detail::FixedPoint::forSums(magnitude, layout.total());
+  const auto distances = detail::FixedPoint::forSums(static_cast<double>(width) * 4 * magnitude * magnitude, layout.total());
+
+  std::mt19937_64 rng(options.seed);  // the same draws on every rank
   const auto seeding_start = Clock::now();
-  const auto passes = samplePasses(sample, options.assignment);
-  Descriptors words = seedPlusPlus(sample, options.words, *passes, rng);
+  const auto passes = samplePasses(sample, options.assignment, distances.scale());
+  Descriptors words = seedPlusPlus(sample, options.words, *passes, distances.scale(), layout, rng);
   const double seeding_seconds = std::chrono::duration<double>(Clock::now() - seeding_start).count();
   double previous = std::numeric_limits<double>::infinity();
   for (int iteration = 1; iteration <= options.max_iterations; ++iteration) {
     const auto start = Clock::now();
     const Vocabulary current(words, options.descriptor_type);
     const auto assignment = passes->assign(current);
-    const auto distances = rowDistances(sample, words, assignment, options.assignment.threads);
+    const auto row_distances = rowDistances(sample, words, assignment, options.assignment.threads);
+    const LloydUpdate update =
+        updateWords(sample, assignment, row_distances, values, distances, layout, words, options.assignment.threads);
     KMeansIteration report;
     report.iteration = iteration;
-    report.inertia = std::accumulate(distances.begin(), distances.end(), 0.0);
+    report.inertia = update.inertia;
     report.relative_improvement = std::isinf(previous) ? std::numeric_limits<double>::infinity()
                                                        : (previous - report.inertia) / std::max(previous, 1e-300);
-    report.reseeded = updateWords(sample, assignment, distances, words, options.assignment.threads);
+    report.reseeded = update.reseeded;
     report.seconds = std::chrono::duration<double>(Clock::now() - start).count();
     report.seeding_seconds = seeding_seconds;
     report.assignment = passes->description();

@@ -3,17 +3,19 @@
 // and runs both there (the sample is uploaded once per training, not once per iteration), while the
 // CPU runs them in host memory.
 //
-// Same seed, same vocabulary on every backend: both implementations compute each seeding distance
-// as seedDistance() defines it and sum the running minima in float64 over blocks of kSeedBlock rows in
-// the one order seedBlockSum() defines; the device kernel (kernels/kmeans_seeding.cl) follows both
-// step for step. Lloyd's assignments are exact on every exact backend (golden or re-checked), so
-// identical seeds give identical iterations on all of them (openmp-ann, approximate, gives its own).
+// Same seed, same vocabulary on every backend and any number of ranks: both implementations compute
+// each seeding distance as seedDistance() defines it and weight it as seedWeight() does, an exact
+// integer, so the block sums agree whatever order a device adds them in; the device kernel
+// (kernels/kmeans_seeding.cl) follows both step for step. Lloyd's assignments are exact on every exact
+// backend (golden or re-checked), so identical seeds give identical iterations on all of them
+// (openmp-ann, approximate, gives its own).
 #pragma once
 
 #include <bovw/descriptors.hpp>
 #include <bovw/histogrammer.hpp>
 #include <bovw/vocabulary.hpp>
 
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -32,31 +34,28 @@ constexpr int kSeedGroup = 256;                            // work-items of one 
 constexpr int kSeedRowsPerItem = 4;                        // rows each work-item adds first
 constexpr int kSeedBlock = kSeedGroup * kSeedRowsPerItem;  // rows per block sum
 
-// The float64 sum of one block's values (count <= kSeedBlock; missing rows count as 0): item t first
-// adds rows t, t + 256, t + 512, t + 768 in that order, then the 256 partial sums are folded pairwise
-// (p[t] += p[t + s] for s = 128, 64, ..., 1), exactly as the kernel's work-group does.
-inline double seedBlockSum(const float* values, int count) {
-  double partial[kSeedGroup];
-  for (int t = 0; t < kSeedGroup; ++t) {
-    double sum = 0.0;
-    for (int r = 0; r < kSeedRowsPerItem; ++r) {
-      const int i = r * kSeedGroup + t;
-      sum += i < count ? static_cast<double>(values[i]) : 0.0;
-    }
-    partial[t] = sum;
-  }
-  for (int s = kSeedGroup / 2; s > 0; s /= 2)
-    for (int t = 0; t < s; ++t) partial[t] += partial[t + s];
-  return partial[0];
+// A row's k-means++ draw weight: its seeding distance times `scale` (a power of two, so exact in
+// float64), rounded to the nearest integer, ties to even (the device's convert_long_rte). The caller
+// chooses the scale so that no sum of weights overflows (vocabulary/fixed_point.hpp).
+inline std::int64_t seedWeight(float distance, double scale) {
+  return std::llrint(static_cast<double>(distance) * scale);
+}
+
+// The sum of the weights of one block's `count` seeding distances: exact, so any order gives it.
+inline std::int64_t seedBlockSum(const float* distances, int count, double scale) {
+  std::int64_t sum = 0;
+  for (int i = 0; i < count; ++i) sum += seedWeight(distances[i], scale);
+  return sum;
 }
 
 class SamplePasses {
  public:
   virtual ~SamplePasses() = default;
 
-  // k-means++: nearest[i] = min(nearest[i], seeding distance of row i to row `chosen`) for every row
-  // (the first call sets it), then the float64 sum of nearest over each block of kSeedBlock rows.
-  virtual const std::vector<double>& addSeed(std::int64_t chosen) = 0;
+  // k-means++: nearest[i] = min(nearest[i], seeding distance of row i to `word`) for every row (the
+  // first call sets it), then the sum of the rows' seedWeight(nearest) over each block of kSeedBlock
+  // rows. `word` has the sample's width; on several ranks it may be another rank's row.
+  virtual const std::vector<std::int64_t>& addSeed(const float* word) = 0;
   // nearest[i] for the rows of one block (after the last addSeed).
   virtual std::vector<float> blockNearest(std::int64_t block) = 0;
   // Seeding is over: a device may release what only seeding needed.
@@ -70,13 +69,15 @@ class SamplePasses {
 };
 
 // The CPU passes: seeding on `assignment.threads` OpenMP threads (0: all cores), assignment through
-// a histogrammer made from `assignment`.
-std::unique_ptr<SamplePasses> makeCpuSamplePasses(DescriptorsRef sample, const HistogrammerConfig& assignment);
+// a histogrammer made from `assignment`; seeding weights with `seed_weight_scale` (seedWeight).
+std::unique_ptr<SamplePasses> makeCpuSamplePasses(DescriptorsRef sample, const HistogrammerConfig& assignment,
+                                                  double seed_weight_scale);
 
 // The device passes for an OpenCL configuration; null when the sample cannot stay resident on the
 // device (it exceeds the memory limit or the largest allocation) or the device lacks float64
 // (cl_khr_fp64), in which case training falls back to the CPU passes for seeding and to uploads
-// per iteration for the assignment.
-std::unique_ptr<SamplePasses> makeOpenCLSamplePasses(DescriptorsRef sample, const HistogrammerConfig& assignment);
+// per iteration for the assignment. An empty sample is never resident.
+std::unique_ptr<SamplePasses> makeOpenCLSamplePasses(DescriptorsRef sample, const HistogrammerConfig& assignment,
+                                                     double seed_weight_scale);
 
 }  // namespace bovw::detail

@@ -1,8 +1,8 @@
 // k-means' heavy passes (src/vocabulary/sample_passes.hpp), tested below the public API because a
 // seeding difference only shows in a vocabulary when a draw lands near a block boundary: the device's
 // seeding distances and block sums must equal the CPU's bit for bit, and both must agree with an
-// independent recomputation (the documented eight-lane float sum for the distances, float64 for the
-// sums).
+// independent recomputation (the documented eight-lane float sum for the distances; each draw weight
+// the distance times the scale, rounded to an integer, and the block sums exact).
 #include "core/test_support.hpp"
 
 #include "vocabulary/sample_passes.hpp"
@@ -23,14 +23,17 @@ float seedingDistance(const Descriptors& x, Eigen::Index a, Eigen::Index b) {
   return (q0 + q2) + (q1 + q3);
 }
 
+constexpr double kWeightScale = 1 << 20;
+
 struct SeedingTrace {
-  std::vector<std::vector<double>> block_sums;  // after each seed
+  std::vector<std::vector<std::int64_t>> block_sums;  // after each seed
   std::vector<float> nearest;                   // after the last seed, every row
 };
 
-SeedingTrace runSeeds(detail::SamplePasses& passes, Eigen::Index rows, const std::vector<std::int64_t>& seeds) {
+SeedingTrace runSeeds(detail::SamplePasses& passes, const Descriptors& x, const std::vector<std::int64_t>& seeds) {
+  const Eigen::Index rows = x.rows();
   SeedingTrace trace;
-  for (std::int64_t s : seeds) trace.block_sums.push_back(passes.addSeed(s));
+  for (std::int64_t s : seeds) trace.block_sums.push_back(passes.addSeed(x.row(s).data()));
   const std::int64_t blocks = (rows + detail::kSeedBlock - 1) / detail::kSeedBlock;
   for (std::int64_t b = 0; b < blocks; ++b) {
     const auto values = passes.blockNearest(b);
@@ -43,13 +46,17 @@ void checkAgainstRecomputation(const Descriptors& x, const std::vector<std::int6
   ASSERT_EQ(t.nearest.size(), static_cast<std::size_t>(x.rows()));
   std::vector<float> expected(static_cast<std::size_t>(x.rows()), std::numeric_limits<float>::infinity());
   for (std::size_t s = 0; s < seeds.size(); ++s) {
-    double total = 0, exact_total = 0;
+    std::int64_t total = 0, expected_total = 0;
+    double real_total = 0;
     for (Eigen::Index i = 0; i < x.rows(); ++i) {
-      expected[static_cast<std::size_t>(i)] = std::min(expected[static_cast<std::size_t>(i)], seedingDistance(x, i, seeds[s]));
-      exact_total += expected[static_cast<std::size_t>(i)];
+      const float nearest = std::min(expected[static_cast<std::size_t>(i)], seedingDistance(x, i, seeds[s]));
+      expected[static_cast<std::size_t>(i)] = nearest;
+      expected_total += static_cast<std::int64_t>(std::nearbyint(static_cast<double>(nearest) * kWeightScale));
+      real_total += static_cast<double>(nearest) * kWeightScale;
     }
-    for (double block : t.block_sums[s]) total += block;
-    EXPECT_NEAR(total, exact_total, 1e-12 * exact_total) << "after seed " << s;
+    for (std::int64_t block : t.block_sums[s]) total += block;
+    EXPECT_EQ(total, expected_total) << "after seed " << s;
+    EXPECT_NEAR(static_cast<double>(total), real_total, 0.5 * static_cast<double>(x.rows())) << "after seed " << s;
   }
   for (Eigen::Index i = 0; i < x.rows(); ++i)
     ASSERT_EQ(t.nearest[static_cast<std::size_t>(i)], expected[static_cast<std::size_t>(i)]) << "row " << i;
@@ -68,14 +75,14 @@ TEST_P(SamplePassesTest, DeviceSeedingEqualsCpuSeedingBitForBit) {
   const Descriptors x = randomMatrix(rng, rows, d, -2.0f, 3.0f);
   std::vector<std::int64_t> seeds;
   for (int s = 0; s < 5; ++s) seeds.push_back(std::uniform_int_distribution<std::int64_t>(0, rows - 1)(rng));
-  const auto cpu = detail::makeCpuSamplePasses(x, HistogrammerConfig{});
-  const SeedingTrace on_cpu = runSeeds(*cpu, rows, seeds);
+  const auto cpu = detail::makeCpuSamplePasses(x, HistogrammerConfig{}, kWeightScale);
+  const SeedingTrace on_cpu = runSeeds(*cpu, x, seeds);
   checkAgainstRecomputation(x, seeds, on_cpu);
 
   if (!openclAvailable()) GTEST_SKIP() << "no OpenCL platform installed: the CPU passes were checked";
-  const auto device = detail::makeOpenCLSamplePasses(x, openclConfig(KernelVariant::Tiled));
+  const auto device = detail::makeOpenCLSamplePasses(x, openclConfig(KernelVariant::Tiled), kWeightScale);
   ASSERT_NE(device, nullptr) << "the test device should hold this sample (and have cl_khr_fp64)";
-  const SeedingTrace on_device = runSeeds(*device, rows, seeds);
+  const SeedingTrace on_device = runSeeds(*device, x, seeds);
   ASSERT_EQ(on_device.block_sums.size(), on_cpu.block_sums.size());
   for (std::size_t s = 0; s < seeds.size(); ++s)
     for (std::size_t b = 0; b < on_cpu.block_sums[s].size(); ++b)
@@ -87,7 +94,7 @@ TEST(SamplePasses, DeviceAssignmentOfTheResidentSampleIsGolden) {
   BOVW_REQUIRE_OPENCL();
   BOVW_SEEDED_RNG(rng);
   const Descriptors x = randomMatrix(rng, 1501, 29);
-  const auto device = detail::makeOpenCLSamplePasses(x, openclConfig(KernelVariant::Tiled));
+  const auto device = detail::makeOpenCLSamplePasses(x, openclConfig(KernelVariant::Tiled), kWeightScale);
   ASSERT_NE(device, nullptr);
   for (int k : {1, 7, 130}) {  // the words change between calls, as in Lloyd's iterations
     const Vocabulary words(randomMatrix(rng, k, 29));
@@ -100,9 +107,9 @@ TEST(SamplePasses, DeviceDeclinesASampleBeyondItsMemory) {
   const Descriptors x = Descriptors::Zero(1000, 16);
   HistogrammerConfig config = openclConfig(KernelVariant::Tiled);
   config.device_memory_limit = 3 * sizeof(float) * x.size() + 16 * x.rows() - 1;
-  EXPECT_EQ(detail::makeOpenCLSamplePasses(x, config), nullptr);
+  EXPECT_EQ(detail::makeOpenCLSamplePasses(x, config, kWeightScale), nullptr);
   config.device_memory_limit = 3 * sizeof(float) * x.size() + 16 * x.rows();
-  EXPECT_NE(detail::makeOpenCLSamplePasses(x, config), nullptr);
+  EXPECT_NE(detail::makeOpenCLSamplePasses(x, config, kWeightScale), nullptr);
 }
 
 }  // namespace
