@@ -1,9 +1,14 @@
-// `bovw train`: a visual vocabulary from a folder of images (descriptor sample + k-means).
+// `bovw train`: a visual vocabulary from a folder of images (descriptor sample + k-means). Under
+// `bovw-mpi` each rank extracts a contiguous part of the images (or takes a contiguous part of the
+// --descriptors rows), the ranks draw the sample and run k-means together, and rank 0 writes the
+// vocabulary: the same file, byte for byte, as `bovw train` with the same seed.
 #include "commands.hpp"
 #ifdef BOVW_CLI_WITH_FEATURES
 #include "feature_options.hpp"
 #endif
 #include "histogrammer_options.hpp"
+#include "program.hpp"
+#include "rank_part.hpp"
 
 #include <bovw/error.hpp>
 #include <bovw/kmeans.hpp>
@@ -91,23 +96,31 @@ CLI::App* addTrainCommand(CLI::App& app) {
 #ifdef BOVW_CLI_WITH_FEATURES
 namespace {
 
-// The descriptor sample of a folder of images, with its descriptor type.
+// This rank's rows of the descriptor sample of a folder of images, with their descriptor type.
 std::pair<Descriptors, DescriptorType> sampleImages() {
-  const auto images = listImages(args.images);
+  Communicator& group = ranks();
+  const auto images = broadcastStrings(group, group.rank() == 0 ? listImages(args.images) : std::vector<std::string>{}, 0);
   if (images.empty()) throw InvalidInput("'" + args.images + "' holds no image files");
   args.features.useThreads(args.histogrammer.threads);
   const auto extractor = args.features.extractor();
+  const ImageRange part = rankPart(images, group);
+  const std::vector<std::string> mine(images.begin() + static_cast<std::ptrdiff_t>(part.first),
+                                      images.begin() + static_cast<std::ptrdiff_t>(part.last));
   DescriptorSample sample;
   {
-    ProgressBar bar("extract", args.features.quiet);
-    sample = sampleDescriptors(images, *extractor, args.max_descriptors, args.seed, args.features.pipeline(bar));
+    ProgressBar bar("extract", args.features.quiet || !printsResults());
+    sample = sampleDescriptors(mine, static_cast<std::int64_t>(part.first), *extractor, args.max_descriptors,
+                               args.seed, args.features.pipeline(bar), group);
   }
-  reportFailures(sample.failures, images.size());
-  if (sample.failures.size() == images.size())
+  reportFailures(sample.failures, mine.size());
+  const std::int64_t failed = sumOverRanks(group, static_cast<std::int64_t>(sample.failures.size()));
+  if (failed == static_cast<std::int64_t>(images.size()))
     throw InvalidInput("no readable image in '" + args.images + "' (" + std::to_string(images.size()) + " tried)");
+  const std::int64_t sampled = sumOverRanks(group, sample.descriptors.rows());
   if (!args.quiet)
-    spdlog::info("{} {} descriptors sampled from {} seen in {} images", sample.descriptors.rows(),
-                 extractor->descriptorType().toString(), sample.seen, images.size() - sample.failures.size());
+    spdlog::info("{} {} descriptors sampled from {} seen in {} images{}", sampled,
+                 extractor->descriptorType().toString(), sample.seen, images.size() - static_cast<std::size_t>(failed),
+                 group.size() > 1 ? " on " + std::to_string(group.size()) + " ranks" : "");
   return {std::move(sample.descriptors), extractor->descriptorType()};
 }
 
@@ -120,19 +133,33 @@ std::pair<Descriptors, DescriptorType> sampleImages() {
 }  // namespace
 #endif
 
+namespace {
+
+// This rank's contiguous part of the --descriptors rows (every rank reads the file).
+std::pair<Descriptors, DescriptorType> sampleFile() {
+  Descriptors all = npy::readFloat32Matrix(args.descriptors);
+  const DescriptorType type = DescriptorType::parse(args.descriptor_type);
+  Communicator& group = ranks();
+  if (group.size() == 1) return {std::move(all), type};
+  const Eigen::Index first = all.rows() * group.rank() / group.size();
+  const Eigen::Index last = all.rows() * (group.rank() + 1) / group.size();
+  return {all.middleRows(first, last - first), type};
+}
+
+}  // namespace
+
 int runTrainCommand() {
 #ifdef BOVW_CLI_WITH_FEATURES
   args.quiet = args.features.quiet;
 #endif
   checkVocabularyPath(args.output);
-  auto [sample, type] = args.descriptors.empty()
-                            ? sampleImages()
-                            : std::make_pair(npy::readFloat32Matrix(args.descriptors), DescriptorType::parse(args.descriptor_type));
+  Communicator& group = ranks();
+  auto [sample, type] = args.descriptors.empty() ? sampleImages() : sampleFile();
   const std::string& source = args.descriptors.empty() ? args.images : args.descriptors;
-  if (sample.rows() < args.words)
-    throw InvalidInput("--words " + std::to_string(args.words) + " is larger than the " +
-                       std::to_string(sample.rows()) + " descriptors of '" + source +
-                       "'; use fewer words or more descriptors");
+  const std::int64_t rows = sumOverRanks(group, sample.rows());
+  if (rows < args.words)
+    throw InvalidInput("--words " + std::to_string(args.words) + " is larger than the " + std::to_string(rows) +
+                       " descriptors of '" + source + "'; use fewer words or more descriptors");
 
   KMeansOptions options;
   options.words = args.words;
@@ -156,12 +183,13 @@ int runTrainCommand() {
                    it.seconds);
   };
   const auto start = std::chrono::steady_clock::now();
-  const Vocabulary vocabulary = namingFile(source, [&] { return trainVocabulary(sample, options); });
+  const Vocabulary vocabulary = namingFile(source, [&] { return trainVocabulary(sample, options, group); });
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (!printsResults()) return 0;  // every rank holds the vocabulary; rank 0 writes it
   saveVocabulary(args.output, vocabulary);
   const std::string how = args.tree_branching ? " (vocabulary tree, branching " + std::to_string(args.tree_branching) + ")" : "";
   std::cout << "bovw train: " << vocabulary.size() << " " << vocabulary.descriptorType().toString() << " words"
-            << how << " from " << sample.rows() << " descriptors of '" << source << "' in " << std::fixed
+            << how << " from " << rows << " descriptors of '" << source << "' in " << std::fixed
             << std::setprecision(1) << seconds << " s; wrote " << args.output << "\n";
   return 0;
 }

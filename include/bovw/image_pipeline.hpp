@@ -4,6 +4,7 @@
 // waits for one image at a time. Bad files are reported and skipped; the good ones finish.
 #pragma once
 
+#include <bovw/communicator.hpp>
 #include <bovw/descriptors.hpp>
 #include <bovw/feature_extractor.hpp>
 #include <bovw/histogrammer.hpp>
@@ -73,15 +74,27 @@ ImageHistograms histogramImages(const std::vector<std::string>& paths, const Fea
                                 const PipelineOptions& options = {});
 
 struct DescriptorSample {
-  Descriptors descriptors;            // at most max_descriptors rows, a uniform sample
-  std::int64_t seen = 0;              // descriptors extracted in all
+  Descriptors descriptors;            // at most max_descriptors rows, a uniform sample, in image order
+  std::int64_t seen = 0;              // descriptors extracted in all (on all ranks)
   std::vector<ImageFailure> failures;
 };
 
-// A uniform random sample (reservoir sampling, seeded, so reproducible) of the images' descriptors,
-// for vocabulary training.
+// A uniform random sample without replacement of the images' descriptors, for vocabulary training:
+// the max_descriptors descriptors with the smallest keys, a seeded hash of each descriptor's image
+// number and row. So the sample depends on the seed and the images only, not on the worker count,
+// the batch size or, below, the number of ranks.
 DescriptorSample sampleDescriptors(const std::vector<std::string>& paths, const FeatureExtractor& extractor,
                                    std::int64_t max_descriptors, unsigned long long seed,
                                    const PipelineOptions& options = {});
+
+// The same sample drawn by ranks that each extract a contiguous part of one image list: this rank's
+// `paths` are the list's images first_image, first_image + 1, ... and the ranks' parts, in rank
+// order, make up the list. Each rank returns its own rows of the sample (in image order), so the
+// ranks' rows in rank order are the single-process sample of the whole list exactly; `failures` are
+// this rank's. Collective (64 allreduces of one integer to agree on the sample's largest key).
+// Throws CapacityError for an image with 2^24 descriptors or more.
+DescriptorSample sampleDescriptors(const std::vector<std::string>& paths, std::int64_t first_image,
+                                   const FeatureExtractor& extractor, std::int64_t max_descriptors,
+                                   unsigned long long seed, const PipelineOptions& options, Communicator& ranks);
 
 }  // namespace bovw

@@ -11,7 +11,7 @@
 namespace bovw {
 namespace {
 
-using testing::runOnRanks;
+using test::runOnRanks;
 
 Bytes bytesOf(int rank, std::size_t length) {
   Bytes bytes(length);

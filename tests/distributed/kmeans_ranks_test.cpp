@@ -12,7 +12,7 @@
 namespace bovw::test {
 namespace {
 
-using bovw::testing::runOnRanks;
+using bovw::test::runOnRanks;
 
 // Rank r's rows: [cuts[r], cuts[r + 1]).
 Descriptors part(const Descriptors& x, const std::vector<Eigen::Index>& cuts, int rank) {

@@ -13,7 +13,7 @@
 #include <thread>
 #include <vector>
 
-namespace bovw::testing {
+namespace bovw::test {
 
 // The shared state of one group of R thread ranks.
 class ThreadGroup {
@@ -119,4 +119,4 @@ inline void runOnRanks(int ranks, const std::function<void(Communicator&)>& body
     if (error) std::rethrow_exception(error);
 }
 
-}  // namespace bovw::testing
+}  // namespace bovw::test

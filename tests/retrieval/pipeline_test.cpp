@@ -1,6 +1,7 @@
 // The image pipeline: extractInBatches (order, offsets, bad files, strict mode, worker counts),
 // histogramImages against per-image extraction + the serial Histogrammer, sampleDescriptors and
 // listImages. Every expectation comes from extracting each image alone, not from the pipeline.
+#include "distributed/thread_communicator.hpp"
 #include "retrieval/retrieval_test_support.hpp"
 
 #include <bovw/error.hpp>
@@ -408,8 +409,8 @@ TEST(SampleDescriptors, AtMostMRowsEachOneOfTheImagesDescriptorsReproducibleBySe
   }
   EXPECT_GT(distinct.size(), static_cast<std::size_t>(m * 9 / 10)) << "a sample without replacement repeats few rows";
 
-  // Same seed: the same sample, whatever the worker count or batch size (the reservoir sees the
-  // descriptors in image order).
+  // Same seed: the same sample, whatever the worker count or batch size (each descriptor's key
+  // depends on its image and row only).
   PipelineOptions other;
   other.batch_images = 1;
   other.workers = 1;
@@ -418,6 +419,42 @@ TEST(SampleDescriptors, AtMostMRowsEachOneOfTheImagesDescriptorsReproducibleBySe
   // Another seed: another sample.
   const DescriptorSample c = sampleDescriptors(paths, surf(), m, seed + 1, options);
   EXPECT_FALSE(sameMatrix(a.descriptors, c.descriptors));
+}
+
+// Ranks that each extract a contiguous part of the list draw, together, the single-process sample:
+// their rows in rank order equal it row for row, for several splits (a rank with no image, a rank
+// with only a failing image), and each rank reports only its own failures.
+TEST(SampleDescriptors, RanksTogetherDrawTheSingleProcessSample) {
+  BOVW_SEEDED_RNG(rng);
+  const auto paths = imageSet().mixed();
+  const unsigned long long seed = rng();
+  const std::int64_t m = 150;
+  const DescriptorSample alone = sampleDescriptors(paths, surf(), m, seed);
+  const std::size_t n = paths.size();
+  for (const std::vector<std::size_t>& cuts : std::vector<std::vector<std::size_t>>{
+           {0, n / 2, n}, {0, 1, 1, n - 2, n}, {0, 2, 5, 7, n}}) {
+    const int ranks = static_cast<int>(cuts.size()) - 1;
+    std::vector<DescriptorSample> parts(static_cast<std::size_t>(ranks));
+    bovw::test::runOnRanks(ranks, [&](Communicator& group) {
+      const std::size_t first = cuts[static_cast<std::size_t>(group.rank())];
+      const std::size_t last = cuts[static_cast<std::size_t>(group.rank()) + 1];
+      const std::vector<std::string> mine(paths.begin() + static_cast<std::ptrdiff_t>(first),
+                                          paths.begin() + static_cast<std::ptrdiff_t>(last));
+      parts[static_cast<std::size_t>(group.rank())] =
+          sampleDescriptors(mine, static_cast<std::int64_t>(first), surf(), m, seed, PipelineOptions{}, group);
+    });
+    Descriptors joined(0, alone.descriptors.cols());
+    std::size_t failures = 0;
+    for (const DescriptorSample& part : parts) {
+      EXPECT_EQ(part.seen, alone.seen);
+      const Eigen::Index before = joined.rows();
+      joined.conservativeResize(before + part.descriptors.rows(), Eigen::NoChange);
+      joined.bottomRows(part.descriptors.rows()) = part.descriptors;
+      failures += part.failures.size();
+    }
+    EXPECT_EQ(failures, alone.failures.size());
+    EXPECT_TRUE(sameMatrix(joined, alone.descriptors)) << ranks << " ranks";
+  }
 }
 
 TEST(SampleDescriptors, EveryImageContributesToAUniformSample) {
