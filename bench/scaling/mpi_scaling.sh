@@ -6,7 +6,10 @@
 # cores); runs anywhere with BOVW_MODE=pocl or cpu (tiny sizes via the variables below).
 #
 # Usage: bench/scaling/mpi_scaling.sh BUILD_DIR LIBS SET_DIR OUT_DIR
-#   BUILD_DIR  bovw and bovw-mpi at its top (Debian 12 build with OpenCV, as for bench/surf/gpu_surf.sh)
+#   BUILD_DIR  bovw-mpi (and bovw, for BOVW_COMPARE_SINGLE=1) at its top: Debian 12 build with OpenCV,
+#              as for bench/surf/gpu_surf.sh. Carried: these, LIBS and SET_DIR come to ~62 MB of the
+#              64 MiB a run may carry; strip the binaries and leave the MPI libraries out of LIBS
+#              (the GPU machine has its own) for room.
 #   LIBS       bundle-libs.sh's .tar.xz of them (`bundle-libs.sh .device/libs build/bovw build/bovw-mpi`),
 #              the folder it was unpacked into, or - (this machine's own libraries)
 #   SET_DIR    the 150 JPEGs of at most 800 px of the earlier files-to-histograms runs:
@@ -58,7 +61,8 @@ mkdir -p "$out" "$work" || die "cannot make $out and $work"
 out=$(cd "$out" && pwd); work=$(cd "$work" && pwd)
 
 # ---- what the run needs: binaries, libraries, MPI, devices -------------------------------------
-for b in bovw bovw-mpi; do [ -x "$build/$b" ] || die "$build/$b is missing or not executable"; done
+[ -x "$build/bovw-mpi" ] || die "$build/bovw-mpi is missing or not executable"
+[ "${BOVW_COMPARE_SINGLE:-1}" != 1 ] || [ -x "$build/bovw" ] || die "$build/bovw is missing (or set BOVW_COMPARE_SINGLE=0)"
 bovw_use_libs "$libs" || die "libraries: $libs"
 command -v mpirun > /dev/null || die "mpirun not found (Debian/Ubuntu: apt install openmpi-bin)"
 case $mode in
@@ -70,7 +74,7 @@ case $mode in
     # A Debian build carries Debian's OpenMPI 4.1.4 libraries; the host's mpirun (4.1.6 on the GPU
     # machine) should run the binary with the host's own libmpi.so.40 (same ABI) and its components.
     if [ "${BOVW_MPI_LIBS:-system}" = system ] && [ -n "${LD_LIBRARY_PATH:-}" ] && [ -d "$LD_LIBRARY_PATH" ] &&
-       ldconfig -p | grep -q 'libmpi\.so\.40 '; then
+       grep -q 'libmpi\.so\.40 ' <<< "$(ldconfig -p 2>/dev/null)"; then
       for l in "$LD_LIBRARY_PATH"/libmpi* "$LD_LIBRARY_PATH"/libopen-rte* "$LD_LIBRARY_PATH"/libopen-pal* \
                "$LD_LIBRARY_PATH"/libhwloc* "$LD_LIBRARY_PATH"/libevent* "$LD_LIBRARY_PATH"/libpmix*; do
         [ -e "$l" ] && rm -f "$l"
@@ -83,7 +87,7 @@ case $mode in
   cpu) gpus=1; surf=(--surf-backend builtin --backend openmp) ;;
   *) die "BOVW_MODE must be gpu, pocl or cpu" ;;
 esac
-missing=$(ldd "$build/bovw-mpi" "$build/bovw" | grep "not found" | sort -u)
+missing=$(ldd "$build/bovw-mpi" $([ -x "$build/bovw" ] && echo "$build/bovw") | grep "not found" | sort -u)
 [ -z "$missing" ] || die "libraries not found: $missing"
 # Containers often forbid the cross-process copy (CMA) of OpenMPI's shared-memory transport.
 export OMPI_MCA_btl_vader_single_copy_mechanism=${OMPI_MCA_btl_vader_single_copy_mechanism:-none}
@@ -197,8 +201,8 @@ printf "measure\tR=1\tR=%s\tspeed-up of R=%s\n" "$rb" "$rb" > "$summary"
 # ---- indexing ------------------------------------------------------------------------------------
 index_runs() {
   echo
-  echo "== indexing vocabulary: K = $index_k, one process, from the base set (setup, not measured)"
-  run vocab_index single "$build/bovw" train "$base" --words "$index_k" --max-descriptors 200000 --seed 1 \
+  echo "== indexing vocabulary: K = $index_k, one rank, from the base set (setup, not measured)"
+  run vocab_index 1 "$build/bovw-mpi" train "$base" --words "$index_k" --max-descriptors 200000 --seed 1 \
     "${surf[@]}" --quiet --output "$work/index_vocab.bovw" || return 1
   local args=(index "$work/index_set" --vocabulary "$work/index_vocab.bovw" "${surf[@]}" --quiet ${BOVW_INDEX_ARGS:-})
   echo "== warm-up: mpirun -np $rb bovw-mpi index on the base set (driver kernel cache on every GPU; checks the job starts)"
