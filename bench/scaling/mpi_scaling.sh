@@ -75,8 +75,11 @@ case $mode in
     # machine) should run the binary with the host's own libmpi.so.40 (same ABI) and its components.
     if [ "${BOVW_MPI_LIBS:-system}" = system ] && [ -n "${LD_LIBRARY_PATH:-}" ] && [ -d "$LD_LIBRARY_PATH" ] &&
        grep -q 'libmpi\.so\.40 ' <<< "$(ldconfig -p 2>/dev/null)"; then
+      host_libs=$(ldconfig -p 2>/dev/null)
       for l in "$LD_LIBRARY_PATH"/libmpi* "$LD_LIBRARY_PATH"/libopen-rte* "$LD_LIBRARY_PATH"/libopen-pal* \
                "$LD_LIBRARY_PATH"/libhwloc* "$LD_LIBRARY_PATH"/libevent* "$LD_LIBRARY_PATH"/libpmix*; do
+        # the C++ bindings only where the host has its own (a thin layer over the C API otherwise)
+        [[ $l == */libmpi_cxx* ]] && ! grep -q "$(basename "$l") " <<< "$host_libs" && continue
         [ -e "$l" ] && rm -f "$l"
       done
     fi
