@@ -11,12 +11,8 @@ build=$1; libs=$2; out=$3; shift 3
 sets=(); while [ $# -gt 0 ] && [ "$1" != "--" ]; do sets+=("$1"); shift; done
 [ "${1:-}" = "--" ] && shift
 if [ $# -gt 0 ]; then sizes=("$@"); else sizes=(1000 4096 16384 65536); fi
-source .device/opencl-env.sh
-if [ -d "$libs" ]; then
-  export LD_LIBRARY_PATH=$libs
-else
-  tar xJf "$libs" -C /tmp && export LD_LIBRARY_PATH=/tmp/$(basename "$libs" .tar.xz)
-fi
+source bench/device_common.sh
+bovw_opencl_env && bovw_use_libs "$libs" || exit 1
 export BOVW_DEVICE=${BOVW_DEVICE:-NVIDIA}
 mkdir -p "$out"
 nvidia-smi --query-gpu=name --format=csv,noheader

@@ -9,8 +9,8 @@
 #  BOVW_ONLY_FILES=1: that part alone)
 set -uo pipefail
 build=$1; libs=$2; images=$3; set=$4; out=$5
-source .device/opencl-env.sh
-tar xJf "$libs" -C /tmp && export LD_LIBRARY_PATH=/tmp/$(basename "$libs" .tar.xz)
+source bench/device_common.sh
+bovw_opencl_env && bovw_use_libs "$libs" || exit 1
 export BOVW_DEVICE=${BOVW_DEVICE:-NVIDIA}
 # The test programs were built elsewhere: their data from this working tree (and the opencv-doc
 # images from wherever the caller put them: BOVW_OPENCV_DOC_DATA).
@@ -54,9 +54,6 @@ cmp /tmp/big-opencl.npy /tmp/big-builtin.npy && echo "6000 x 4000: OpenCL descri
 fi
 copies=${BOVW_SET_COPIES:-4}
 echo "== files to histograms (the set copied $copies times, so that start-up does not dominate)"
-big=/tmp/set_x$copies; rm -rf "$big"; mkdir -p "$big"; head -1 "$set/GROUPS.csv" > "$big/GROUPS.csv"
-for r in $(seq 1 "$copies"); do
-  for f in "$set"/*.jpg; do cp "$f" "$big/r${r}_$(basename "$f")"; done
-  tail -n +2 "$set/GROUPS.csv" | sed "s/^/r${r}_/" >> "$big/GROUPS.csv"
-done
+big=/tmp/set_x$copies
+bovw_copy_set "$set" "$copies" "$big"
 bench/retrieval/gpu_end_to_end.sh "$build" "$libs" "$big" "$out" 1000
