@@ -178,7 +178,7 @@ int runTrainCommand() {
     if (!args.quiet && it.iteration == 1)
       spdlog::info("k-means on {}; k-means++ seeding {:.2f} s", it.assignment, it.seeding_seconds);
     if (!args.quiet)
-      spdlog::info("k-means iteration {}: inertia {:.9g}, improvement {:.3g}{}, {:.2f} s", it.iteration, it.inertia,
+      spdlog::info("k-means iteration {}: inertia {:.9g}, improvement {:.3g}{}, {:.3f} s", it.iteration, it.inertia,
                    it.relative_improvement, it.reseeded ? ", " + std::to_string(it.reseeded) + " empty words re-seeded" : "",
                    it.seconds);
   };
