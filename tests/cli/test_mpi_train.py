@@ -9,16 +9,19 @@ The image set is test_retrieval.py's (4 scenes x 4 views). Checked: from images 
 the descriptors seen, so the ranks' shared sampling matters; a corrupt image among them, reported and
 skipped by its rank), from a .npy sample (rows split between the ranks), with an uneven and odd
 sample size; three ranks too; a request that cannot be met (more words than descriptors, a
-vocabulary tree) fails with exit status 1, names the problem, does not hang and writes no file.
+vocabulary tree) fails with exit status 1, names the problem, does not hang and writes no file; a
+rank killed in the middle of training fails the job, which writes no file.
 
 Needs numpy and python3-opencv (Debian packages); exit status 77 (CTest: skipped) without them.
 """
 import argparse
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -108,6 +111,47 @@ class DistributedTrain(base.RetrievalTestCase):
             self.assertIn(expected, result.stderr)
             self.assertFalse(os.path.exists(output))
             self.assertNoTemporaries()
+
+    def test_a_killed_rank_fails_the_job_and_leaves_no_file(self):
+        # A long training (many iterations, never converged) whose rank 1 is killed mid-way.
+        sample = self.path("big.npy")
+        np.save(sample, np.random.default_rng(8).normal(size=(60000, 32)).astype(np.float32))
+        output = self.path("never.bovw")
+        command = [BOVW_MPI, "train", "--descriptors", sample, "--words", 200, "--iterations", 100000,
+                   "--tolerance", -1, "--quiet", "--output", output]
+        launcher = subprocess.Popen(MPIRUN + [str(a) for a in command],
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            victim = None
+            deadline = time.time() + 30
+            while victim is None and time.time() < deadline and launcher.poll() is None:
+                time.sleep(0.2)
+                victim = rank_process(1)
+            self.assertIsNotNone(victim, "rank 1 never started")
+            time.sleep(1.0)  # well into the Lloyd iterations
+            os.kill(victim, signal.SIGKILL)
+            _, stderr = launcher.communicate(timeout=60)
+        finally:
+            if launcher.poll() is None:
+                launcher.kill()
+        self.assertNotEqual(launcher.returncode, 0, stderr)
+        self.assertFalse(os.path.exists(output))
+        self.assertNoTemporaries()
+
+
+def rank_process(rank):
+    """The pid of this user's bovw-mpi process that is MPI rank `rank`, or None."""
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open("/proc/%s/cmdline" % pid, "rb") as f:
+                if os.path.basename(f.read().split(b"\0")[0]) != b"bovw-mpi":
+                    continue
+            with open("/proc/%s/environ" % pid, "rb") as f:
+                if b"OMPI_COMM_WORLD_RANK=%d\0" % rank in f.read() + b"\0":
+                    return int(pid)
+        except OSError:
+            continue
+    return None
 
 
 def main():
