@@ -145,7 +145,7 @@ int runIndexCommand() {
   for (const auto& failure : results.failures) spdlog::warn("skipped {}", failure.message);  // each rank its own
   const std::int64_t failed = sumOverRanks(group, static_cast<std::int64_t>(results.failures.size()));
   const std::int64_t indexed = sumOverRanks(group, static_cast<std::int64_t>(results.names.size()));
-  if (failed > 0) spdlog::warn("{} of {} images could not be used", failed, list.paths.size());
+  if (root && failed > 0) spdlog::warn("{} of {} images could not be used", failed, list.paths.size());
   everyRankOrNone(group, [&] {
     if (indexed == 0) throw InvalidInput("no readable image in '" + args.images + "'");
   });
