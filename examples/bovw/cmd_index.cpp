@@ -126,7 +126,9 @@ int runIndexCommand() {
   });
   list = broadcastFileList(group, list);
 
-  // Contiguous parts of about equal bytes: the shards, or without shards one part per rank.
+  // Contiguous parts of about equal bytes of every listed file (unreadable ones too: which part an
+  // image is in cannot depend on what another rank finds): the shards, or without shards one part
+  // per rank.
   const std::size_t parts = args.shards ? args.shards : static_cast<std::size_t>(group.size());
   const std::vector<std::size_t> part_of = splitBySize(list.sizes, parts);
   const std::string device = deviceOfRank(group, args.histogrammer.device);
@@ -150,10 +152,19 @@ int runIndexCommand() {
     if (indexed == 0) throw InvalidInput("no readable image in '" + args.images + "'");
   });
 
+  // Without shards rank 0 holds every image's results, in the folder's order; with shards every
+  // rank already holds the images of its shards.
+  if (!args.shards) results = gatherImageHistograms(group, results, list.paths);
   Outputs outputs;
-  auto newDatabase = [&] { return ImageDatabase(*vocabulary, *features, options); };
-  if (args.shards) {
-    // This rank's shards, each from its images (which this rank histogrammed, in list order).
+  everyRankOrNone(group, [&] {
+    auto newDatabase = [&] { return ImageDatabase(*vocabulary, *features, options); };
+    if (!args.shards) {
+      if (!root) return;
+      outputs.databases.push_back(newDatabase());
+      outputs.paths.push_back(args.output);
+      for (std::size_t i = 0; i < results.names.size(); ++i) addImage(outputs.databases.front(), results, i);
+      return;
+    }
     std::unordered_map<std::string, std::size_t> position;
     for (std::size_t i = 0; i < list.paths.size(); ++i) position.emplace(list.paths[i], i);
     std::unordered_map<std::size_t, std::size_t> output_of_shard;
@@ -166,14 +177,7 @@ int runIndexCommand() {
     }
     for (std::size_t i = 0; i < results.names.size(); ++i)
       addImage(outputs.databases[output_of_shard.at(part_of[position.at(results.names[i])])], results, i);
-  } else {
-    results = gatherImageHistograms(group, results, list.paths);
-    if (root) {
-      outputs.databases.push_back(newDatabase());
-      outputs.paths.push_back(args.output);
-      for (std::size_t i = 0; i < results.names.size(); ++i) addImage(outputs.databases.front(), results, i);
-    }
-  }
+  });
   const std::int64_t postings = sumOverRanks(group, static_cast<std::int64_t>(outputs.postings()));
 
   // Every rank prepares its files (and rank 0 the manifest); only when all have, each renames its
