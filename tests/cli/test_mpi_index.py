@@ -9,7 +9,7 @@ The image set is test_retrieval.py's (4 scenes x 4 views, fixed seeds), its voca
 by `bovw`. Checked, each against `bovw index` of the same folder: the database (with and without
 --keypoints, and under one rank), --shards 3 under 2 ranks (manifest and every shard), a folder with
 a corrupt and a non-image file (each reported by the rank that met it, the rest indexed, one summary
-over all ranks); and failed runs (a shard that one rank alone cannot write, a vocabulary that does
+over all ranks; as shards too); and failed runs (a shard that one rank alone cannot write, a vocabulary that does
 not fit, a missing output folder) exit non-zero, name the problem, and leave no output and no
 temporary file.
 
@@ -137,6 +137,13 @@ class MpiIndex(base.RetrievalTestCase):
         self.assertIn("bovw[0/2]: warning: skipped '%s" % os.path.join(folder, "a_text.png"), result.stderr)
         self.assertIn("bovw[1/2]: warning: skipped '%s" % os.path.join(folder, "g3_zz_truncated.png"), result.stderr)
         self.assertEqual(result.stderr.count("2 of 18 images could not be used"), 1, base.describe(result))
+        # Shards too: which shard an image is in counts the bad files' bytes in both runs alike.
+        for where, program in (("single", self.ok), ("mpi", self.ok_mpi)):
+            os.makedirs(self.path(where))
+            program("index", folder, "--vocabulary", SET.vocabulary, "--shards", SHARDS, "--keypoints", "--quiet",
+                    "--output", self.path(where, "B.bovwshards"))
+        for name in ["B.bovwshards"] + ["B-%d.bovwdb" % s for s in range(SHARDS)]:
+            self.assertEqual(read(self.path("mpi", name)), read(self.path("single", name)), "%s differs" % name)
 
     def test_failed_runs_leave_no_output_and_no_temporary(self):
         # Shard 1 belongs to rank 1 alone, which cannot write it: no rank commits anything.
