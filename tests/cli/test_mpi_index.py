@@ -11,7 +11,7 @@ by `bovw`. Checked, each against `bovw index` of the same folder: the database (
 a corrupt and a non-image file (each reported by the rank that met it, the rest indexed, one summary
 over all ranks; as shards too); and failed runs (a shard that one rank alone cannot write, a vocabulary that does
 not fit, a missing output folder) exit non-zero, name the problem, and leave no output and no
-temporary file.
+temporary file; a rank killed mid-run fails the job and no database appears.
 
 Needs numpy, python3-opencv (Debian packages) and MPI; exit status 77 (CTest: skipped) without the
 Python modules.
@@ -20,6 +20,7 @@ import argparse
 import os
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -49,6 +50,23 @@ def run_mpi(*args, ranks=None):
     if "\r" in result.stderr:
         raise AssertionError("progress bar drawn on a pipe: " + base.describe(result))
     return result
+
+
+def processes_running(program, *words):
+    """The pids of this machine's processes of `program` (not the launcher that names it) whose
+    command line holds every one of `words`."""
+    pids = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(os.path.join("/proc", entry, "cmdline"), "rb") as f:
+                arguments = f.read().decode(errors="replace").split("\0")
+        except OSError:
+            continue
+        if arguments[0] == program and all(word in arguments for word in words):
+            pids.append(int(entry))
+    return pids
 
 
 def read(path):
@@ -163,6 +181,37 @@ class MpiIndex(base.RetrievalTestCase):
         self.fails_mpi("index", SET.images, "--vocabulary", SET.vocabulary, "--output", missing, names=[missing],
                        outputs=[missing])
         self.assertEqual(sorted(os.listdir(self.dir)), ["J-1.bovwdb", "narrow.npy"])
+
+    def test_a_killed_rank_fails_the_job_and_leaves_no_database(self):
+        # Enough images that the ranks are still extracting when one of them is killed.
+        folder = self.folder_with("many", [])
+        for copy in range(8):
+            for path in SET.paths:
+                shutil.copy(path, os.path.join(folder, "c%d_%s" % (copy, os.path.basename(path))))
+        out = self.path("killed.bovwdb")
+        env = dict(os.environ)
+        env.pop("BOVW_DEVICE", None)
+        job = subprocess.Popen(MPIRUN + [BOVW_MPI, "index", folder, "--vocabulary", SET.vocabulary, "--output", out],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        try:
+            # Rank 0 names the ranks' devices once every rank has started, before any image is read.
+            seen = ""
+            while "devices:" not in seen:
+                line = job.stderr.readline()
+                self.assertTrue(line, "bovw-mpi ended before its ranks started: " + seen)
+                seen += line
+            ranks = processes_running(BOVW_MPI, folder)
+            self.assertEqual(len(ranks), 2, seen)
+            os.kill(max(ranks), signal.SIGKILL)
+            stdout, stderr = job.communicate(timeout=base.TIMEOUT)
+        finally:
+            if job.poll() is None:
+                job.kill()
+                job.communicate()
+        self.assertNotEqual(job.returncode, 0, seen + stderr)
+        self.assertNotIn("bovw index:", stdout)
+        self.assertFalse(os.path.exists(out), "a database was written by a job that lost a rank")
+        self.assertNoTemporaries(self.dir)
 
 
 def main():
