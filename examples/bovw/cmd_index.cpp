@@ -1,19 +1,36 @@
 // `bovw index`: histograms of a folder's images in an inverted index, saved with the vocabulary
 // and the feature settings as one database file for `bovw search` and `bovw evaluate`; or, with
 // --shards, as several database files and the manifest that lists them.
+//
+// The same code runs in `bovw-mpi index` on every rank of a job (docs/SCALING.md). Rank 0 lists the
+// folder; every rank takes its part of that list (bovw/work_split.hpp) and histograms it on its own
+// device (rank_device.hpp). Without --shards the results go to rank 0 (bovw/histogram_exchange.hpp),
+// which adds them in the folder's order: the database is byte for byte the one-process database.
+// With --shards S, shard s is written by rank s mod R from the images of that shard. Outputs are
+// written in two phases (bovw/atomic_file.hpp's PreparedFiles): every rank prepares its files, the
+// ranks agree that all succeeded (bovw/rank_agreement.hpp), then every rank renames its files into
+// place and rank 0 the manifest last. With one rank (`bovw`) this is the one-process run.
 #include "commands.hpp"
 #include "feature_options.hpp"
 #include "histogrammer_options.hpp"
-#include "shard_split.hpp"
+#include "program.hpp"
+#include "rank_device.hpp"
 
-#include <bovw/error.hpp>
 #include <bovw/atomic_file.hpp>
+#include <bovw/error.hpp>
+#include <bovw/histogram_exchange.hpp>
 #include <bovw/image_database.hpp>
+#include <bovw/rank_agreement.hpp>
 #include <bovw/sharded_database.hpp>
 #include <bovw/vocabulary_io.hpp>
+#include <bovw/work_split.hpp>
+
+#include <spdlog/spdlog.h>
 
 #include <filesystem>
 #include <iostream>
+#include <optional>
+#include <unordered_map>
 
 namespace bovw::cli {
 
@@ -43,10 +60,28 @@ std::vector<std::string> shardFileNames(const std::string& manifest, std::size_t
   return names;
 }
 
-std::uintmax_t fileSize(const std::string& path) {
-  std::error_code error;
-  const std::uintmax_t size = std::filesystem::file_size(path, error);
-  return error ? 0 : size;
+// What this rank writes: its databases (one per output file) and where each goes.
+struct Outputs {
+  std::vector<ImageDatabase> databases;
+  std::vector<std::string> paths;
+
+  std::vector<StreamWrite> writes() const {
+    std::vector<StreamWrite> writes;
+    for (std::size_t i = 0; i < databases.size(); ++i)
+      writes.push_back({paths[i], [&database = databases[i]](std::ostream& out) { database.write(out); }});
+    return writes;
+  }
+  std::uint64_t postings() const {
+    std::uint64_t total = 0;
+    for (const auto& database : databases) total += database.index().postingCount();
+    return total;
+  }
+};
+
+// The image `i` of `results` into `database`: by its words when keypoints are kept, else by its histogram.
+void addImage(ImageDatabase& database, const ImageHistograms& results, std::size_t i) {
+  if (args.keypoints) database.add(results.names[i], results.words[i]);
+  else database.add(results.names[i], results.histograms.row(static_cast<Eigen::Index>(i)));
 }
 
 }  // namespace
@@ -69,49 +104,100 @@ CLI::App* addIndexCommand(CLI::App& app) {
 }
 
 int runIndexCommand() {
+  Communicator& group = ranks();
+  const bool root = group.rank() == 0;
   args.features.useThreads(args.histogrammer.threads);
-  const Vocabulary vocabulary = loadVocabulary(args.vocabulary);
   DatabaseOptions options;
   options.store_keypoints = args.keypoints;
-  const FeatureSpec features = args.features.spec();
-  const std::size_t parts = std::max<std::size_t>(args.shards, 1);
-  // Checked before the images are read, so a bad --output costs nothing.
-  const std::vector<std::string> shard_files =
-      args.shards ? shardFileNames(args.output, parts) : std::vector<std::string>{};
-  std::vector<ImageDatabase> databases;
-  for (std::size_t s = 0; s < parts; ++s)
-    databases.push_back(namingFile(args.vocabulary, [&] { return ImageDatabase(vocabulary, features, options); }));
-  auto histogrammer = makeHistogrammer(args.histogrammer.config());
-  const ImageHistograms result =
-      args.features.histogramFolder(args.images, vocabulary, *histogrammer, "index", args.keypoints);
-  std::vector<std::uintmax_t> sizes;
-  for (const std::string& name : result.names) sizes.push_back(fileSize(name));
-  const std::vector<std::size_t> shard_of = splitBySize(sizes, parts);
-  std::uint64_t postings = 0;
-  for (std::size_t i = 0; i < result.names.size(); ++i) {
-    ImageDatabase& database = databases[shard_of[i]];
-    if (args.keypoints) database.add(result.names[i], result.words[i]);
-    else database.add(result.names[i], result.histograms.row(static_cast<Eigen::Index>(i)));
-  }
-  for (const auto& database : databases) postings += database.index().postingCount();
+  std::optional<Vocabulary> vocabulary;
+  std::optional<FeatureSpec> features;
+  std::vector<std::string> shard_files;
+  std::optional<ImageDatabase> empty;  // checks that vocabulary and features fit; the manifest's identity
+  FileList list;
+  // Checked before any image is read, so a bad --output or vocabulary costs nothing.
+  everyRankOrNone(group, [&] {
+    vocabulary = loadVocabulary(args.vocabulary);
+    features = args.features.spec();
+    if (args.shards) shard_files = shardFileNames(args.output, args.shards);
+    empty = namingFile(args.vocabulary, [&] { return ImageDatabase(*vocabulary, *features, options); });
+    if (!root) return;
+    list = withFileSizes(listImages(args.images));
+    if (list.paths.empty()) throw InvalidInput("'" + args.images + "' holds no image files");
+  });
+  list = broadcastFileList(group, list);
 
-  if (args.shards) {
-    // Shards first, the manifest last, all renamed only once every one is written: a failed run
-    // leaves no manifest pointing at missing or older shards.
+  // Contiguous parts of about equal bytes of every listed file (unreadable ones too: which part an
+  // image is in cannot depend on what another rank finds): the shards, or without shards one part
+  // per rank.
+  const std::size_t parts = args.shards ? args.shards : static_cast<std::size_t>(group.size());
+  const std::vector<std::size_t> part_of = splitBySize(list.sizes, parts);
+  const std::string device = deviceOfRank(group, args.histogrammer.device);
+  args.histogrammer.device = device;
+  if (group.size() > 1) args.features.surf_device = device;
+
+  ImageHistograms results;
+  everyRankOrNone(group, [&] {
+    auto histogrammer = makeHistogrammer(args.histogrammer.config());
+    ProgressBar bar("index", args.features.quiet || !root);  // rank 0's part stands for the job's progress
+    PipelineOptions pipeline = args.features.pipeline(bar);
+    pipeline.keep_words = args.keypoints;
+    results = histogramImages(filesOfRank(list, part_of, group.size(), group.rank()), *args.features.extractor(),
+                              *vocabulary, *histogrammer, pipeline);
+  });
+  for (const auto& failure : results.failures) spdlog::warn("skipped {}", failure.message);  // each rank its own
+  const std::int64_t failed = sumOverRanks(group, static_cast<std::int64_t>(results.failures.size()));
+  const std::int64_t indexed = sumOverRanks(group, static_cast<std::int64_t>(results.names.size()));
+  if (root && failed > 0) spdlog::warn("{} of {} images could not be used", failed, list.paths.size());
+  everyRankOrNone(group, [&] {
+    if (indexed == 0) throw InvalidInput("no readable image in '" + args.images + "'");
+  });
+
+  // Without shards rank 0 holds every image's results, in the folder's order; with shards every
+  // rank already holds the images of its shards.
+  if (!args.shards) results = gatherImageHistograms(group, results, list.paths);
+  Outputs outputs;
+  everyRankOrNone(group, [&] {
+    auto newDatabase = [&] { return ImageDatabase(*vocabulary, *features, options); };
+    if (!args.shards) {
+      if (!root) return;
+      outputs.databases.push_back(newDatabase());
+      outputs.paths.push_back(args.output);
+      for (std::size_t i = 0; i < results.names.size(); ++i) addImage(outputs.databases.front(), results, i);
+      return;
+    }
+    std::unordered_map<std::string, std::size_t> position;
+    for (std::size_t i = 0; i < list.paths.size(); ++i) position.emplace(list.paths[i], i);
+    std::unordered_map<std::size_t, std::size_t> output_of_shard;
     const std::filesystem::path folder = std::filesystem::path(args.output).parent_path();
-    std::vector<StreamWrite> writes;
-    for (std::size_t s = 0; s < parts; ++s)
-      writes.push_back({(folder / shard_files[s]).string(),
-                        [&database = databases[s]](std::ostream& out) { database.write(out); }});
-    const ShardManifest manifest = ShardedDatabase::manifestFor(databases.front(), shard_files);
-    writes.push_back({args.output, [&manifest](std::ostream& out) { manifest.write(out); }});
-    writeFilesAtomically(writes);
-  } else {
-    databases.front().save(args.output);
-  }
-  std::cout << "bovw index: " << result.names.size() << " images, " << postings << " postings over K = "
-            << vocabulary.size() << " " << vocabulary.descriptorType().toString() << " words"
-            << (args.keypoints ? ", keypoints stored" : "");
+    for (std::size_t s = 0; s < parts; ++s) {
+      if (rankOfPart(s, group.size()) != group.rank()) continue;
+      output_of_shard[s] = outputs.databases.size();
+      outputs.databases.push_back(newDatabase());
+      outputs.paths.push_back((folder / shard_files[s]).string());
+    }
+    for (std::size_t i = 0; i < results.names.size(); ++i)
+      addImage(outputs.databases[output_of_shard.at(part_of[position.at(results.names[i])])], results, i);
+  });
+  const std::int64_t postings = sumOverRanks(group, static_cast<std::int64_t>(outputs.postings()));
+
+  // Every rank prepares its files (and rank 0 the manifest); only when all have, each renames its
+  // files into place; the manifest goes last, once every shard is in place. A failure anywhere before
+  // the renames leaves no output and no temporary.
+  std::optional<PreparedFiles> prepared, manifest;
+  everyRankOrNone(group, [&] {
+    prepared.emplace(outputs.writes());
+    if (!root || !args.shards) return;
+    const ShardManifest contents = ShardedDatabase::manifestFor(*empty, shard_files);
+    manifest.emplace(std::vector<StreamWrite>{{args.output, [&](std::ostream& out) { contents.write(out); }}});
+  });
+  everyRankOrNone(group, [&] { prepared->commit(); });
+  everyRankOrNone(group, [&] {
+    if (manifest) manifest->commit();
+  });
+
+  if (!printsResults()) return 0;
+  std::cout << "bovw index: " << indexed << " images, " << postings << " postings over K = " << vocabulary->size()
+            << " " << vocabulary->descriptorType().toString() << " words" << (args.keypoints ? ", keypoints stored" : "");
   if (args.shards) std::cout << ", " << parts << " shards";
   std::cout << "; wrote " << args.output << "\n";
   return 0;

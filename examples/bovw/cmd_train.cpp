@@ -8,12 +8,13 @@
 #endif
 #include "histogrammer_options.hpp"
 #include "program.hpp"
-#include "rank_part.hpp"
+#include "rank_device.hpp"
 
 #include <bovw/error.hpp>
 #include <bovw/kmeans.hpp>
 #include <bovw/npy.hpp>
 #include <bovw/vocabulary_io.hpp>
+#include <bovw/work_split.hpp>
 
 #include <spdlog/spdlog.h>
 
@@ -99,27 +100,31 @@ namespace {
 // This rank's rows of the descriptor sample of a folder of images, with their descriptor type.
 std::pair<Descriptors, DescriptorType> sampleImages() {
   Communicator& group = ranks();
-  const auto images = broadcastStrings(group, group.rank() == 0 ? listImages(args.images) : std::vector<std::string>{}, 0);
-  if (images.empty()) throw InvalidInput("'" + args.images + "' holds no image files");
+  const FileList images =
+      broadcastFileList(group, group.rank() == 0 ? withFileSizes(listImages(args.images)) : FileList{});
+  if (images.paths.empty()) throw InvalidInput("'" + args.images + "' holds no image files");
   args.features.useThreads(args.histogrammer.threads);
   const auto extractor = args.features.extractor();
-  const ImageRange part = rankPart(images, group);
-  const std::vector<std::string> mine(images.begin() + static_cast<std::ptrdiff_t>(part.first),
-                                      images.begin() + static_cast<std::ptrdiff_t>(part.last));
+  // One contiguous part of about equal bytes per rank, in rank order: the sample's global order.
+  const std::vector<std::size_t> part_of = splitBySize(images.sizes, static_cast<std::size_t>(group.size()));
+  const auto first = static_cast<std::size_t>(
+      std::lower_bound(part_of.begin(), part_of.end(), static_cast<std::size_t>(group.rank())) - part_of.begin());
+  const std::vector<std::string> mine = filesOfRank(images, part_of, group.size(), group.rank());
   DescriptorSample sample;
   {
     ProgressBar bar("extract", args.features.quiet || !printsResults());
-    sample = sampleDescriptors(mine, static_cast<std::int64_t>(part.first), *extractor, args.max_descriptors,
+    sample = sampleDescriptors(mine, static_cast<std::int64_t>(first), *extractor, args.max_descriptors,
                                args.seed, args.features.pipeline(bar), group);
   }
   reportFailures(sample.failures, mine.size());
   const std::int64_t failed = sumOverRanks(group, static_cast<std::int64_t>(sample.failures.size()));
-  if (failed == static_cast<std::int64_t>(images.size()))
-    throw InvalidInput("no readable image in '" + args.images + "' (" + std::to_string(images.size()) + " tried)");
+  if (failed == static_cast<std::int64_t>(images.paths.size()))
+    throw InvalidInput("no readable image in '" + args.images + "' (" + std::to_string(images.paths.size()) +
+                       " tried)");
   const std::int64_t sampled = sumOverRanks(group, sample.descriptors.rows());
   if (!args.quiet)
     spdlog::info("{} {} descriptors sampled from {} seen in {} images{}", sampled,
-                 extractor->descriptorType().toString(), sample.seen, images.size() - static_cast<std::size_t>(failed),
+                 extractor->descriptorType().toString(), sample.seen, images.paths.size() - static_cast<std::size_t>(failed),
                  group.size() > 1 ? " on " + std::to_string(group.size()) + " ranks" : "");
   return {std::move(sample.descriptors), extractor->descriptorType()};
 }
@@ -154,6 +159,11 @@ int runTrainCommand() {
 #endif
   checkVocabularyPath(args.output);
   Communicator& group = ranks();
+  // Several ranks on a host with GPUs: one GPU each (for the assignment and the OpenCL SURF).
+  args.histogrammer.device = deviceOfRank(group, args.histogrammer.device);
+#ifdef BOVW_CLI_WITH_FEATURES
+  if (group.size() > 1) args.features.surf_device = args.histogrammer.device;
+#endif
   auto [sample, type] = args.descriptors.empty() ? sampleImages() : sampleFile();
   const std::string& source = args.descriptors.empty() ? args.images : args.descriptors;
   const std::int64_t rows = sumOverRanks(group, sample.rows());

@@ -71,6 +71,7 @@ FeatureSpec FeatureOptions::spec() const {
 std::unique_ptr<FeatureExtractor> FeatureOptions::extractor() const {
   ExtractorOptions options;
   options.surf_backend = parseSurfBackend(surf_backend);
+  options.surf_device = surf_device;
   options.max_pixels = surf.max_pixels;
   return makeFeatureExtractor(spec(), options);
 }

@@ -24,6 +24,7 @@ struct FeatureOptions {
   std::string features = "surf";
   std::vector<std::string> parameters;  // --feature-param NAME=VALUE, for any kind
   std::string surf_backend = "auto";
+  std::string surf_device;  // the OpenCL SURF's device: "" for $BOVW_DEVICE, else the first GPU (rank_device.hpp)
   SurfParams surf;
   std::vector<CLI::Option*> surf_options;  // --hessian ... --upright: SURF's own, refused with other kinds
   int workers = 0;

@@ -4,6 +4,7 @@
 #include "commands.hpp"
 
 #include <bovw/error.hpp>
+#include <bovw/rank_agreement.hpp>
 #ifdef BOVW_CLI_WITH_FEATURES
 #include <bovw/image_io.hpp>
 #endif
@@ -24,6 +25,7 @@ namespace bovw::cli {
 namespace {
 
 Communicator* current_ranks = &singleProcess();
+bool failed_on_every_rank = false;
 
 // One logger on stderr; in a job of several ranks each line names its rank.
 void setUpLogging(const Communicator& group) {
@@ -41,6 +43,8 @@ void setUpLogging(const Communicator& group) {
 Communicator& ranks() { return *current_ranks; }
 
 bool printsResults() { return current_ranks->rank() == 0; }
+
+bool failedOnEveryRank() { return failed_on_every_rank; }
 
 int runProgram(int argc, char** argv, Program program, Communicator& group) {
   current_ranks = &group;
@@ -87,6 +91,10 @@ int runProgram(int argc, char** argv, Program program, Communicator& group) {
       if (std::fflush(stdout) != 0 || std::ferror(stdout) || !std::cout)
         throw IoError(std::string("cannot write standard output: ") + std::strerror(errno));
       return status;
+    } catch (const RanksFailed& e) {
+      // The same message on every rank, naming the ranks that failed: said once.
+      failed_on_every_rank = true;
+      if (group.rank() == 0) spdlog::error("{}: {}", command->get_name(), e.what());
     } catch (const Error& e) {
       spdlog::error("{}: {}", command->get_name(), e.what());
     } catch (const std::exception& e) {

@@ -21,5 +21,8 @@ int runProgram(int argc, char** argv, Program program, Communicator& ranks);
 Communicator& ranks();
 // Whether this rank prints the results and reports (rank 0): the others stay quiet but for errors.
 bool printsResults();
+// Whether the command failed on every rank alike (bovw::RanksFailed, bovw/rank_agreement.hpp): no
+// rank waits for another, so bovw-mpi ends normally with status 1 instead of aborting the job.
+bool failedOnEveryRank();
 
 }  // namespace bovw::cli

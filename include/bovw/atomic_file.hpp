@@ -6,6 +6,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -15,6 +16,33 @@ namespace bovw {
 struct StreamWrite {
   std::string path;
   std::function<void(std::ostream&)> write;
+};
+
+namespace detail {
+class TemporaryFile;
+}
+
+// Outputs written now and put in place later, in two phases: the constructor writes and syncs every
+// temporary (the "prepare" phase), commit() renames them all over their targets. Between the two a
+// job of several processes can agree that every process has prepared its outputs
+// (bovw/rank_agreement.hpp) before any of them commits, so that no target is replaced unless every
+// part of the job succeeded. Destroyed uncommitted (a failure elsewhere, an exception), it removes
+// its temporaries and leaves every target as it was.
+class PreparedFiles {
+ public:
+  // Writes every output to its temporary. Throws IoError naming the target (a target that is a
+  // directory, a full disk) or what a writer throws; nothing is left behind then.
+  explicit PreparedFiles(const std::vector<StreamWrite>& writes);
+  ~PreparedFiles();
+  PreparedFiles(PreparedFiles&&) noexcept;
+  PreparedFiles& operator=(PreparedFiles&&) noexcept;
+
+  // Renames every temporary over its target, in the order given (so a file that must appear last,
+  // a manifest, is given last). Throws IoError naming the target that could not be replaced.
+  void commit();
+
+ private:
+  std::vector<std::unique_ptr<detail::TemporaryFile>> temporaries_;
 };
 
 // Several outputs of one job, all or nothing: every temporary is written and synced first, and only

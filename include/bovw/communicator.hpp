@@ -11,7 +11,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <string>
 #include <vector>
 
 namespace bovw {
@@ -53,7 +52,5 @@ std::vector<std::int64_t> valuesOfRanks(Communicator& ranks, std::int64_t value)
 // Whether every rank passed `ok == true`; all ranks get the same answer (a commit point: write
 // outputs only when every rank has succeeded so far).
 bool allRanksAgree(Communicator& ranks, bool ok);
-// Rank `root`'s `strings` on every rank (an image list that every rank must see alike).
-std::vector<std::string> broadcastStrings(Communicator& ranks, const std::vector<std::string>& strings, int root);
 
 }  // namespace bovw

@@ -1,10 +1,5 @@
 // The single-process group and the collectives composed from a Communicator's operations.
-#include "io/byte_reader.hpp"
-#include "io/byte_writer.hpp"
-
 #include <bovw/communicator.hpp>
-
-#include <sstream>
 
 namespace bovw {
 
@@ -43,28 +38,5 @@ std::vector<std::int64_t> valuesOfRanks(Communicator& ranks, std::int64_t value)
 }
 
 bool allRanksAgree(Communicator& ranks, bool ok) { return sumOverRanks(ranks, ok ? 0 : 1) == 0; }
-
-std::vector<std::string> broadcastStrings(Communicator& ranks, const std::vector<std::string>& strings, int root) {
-  Bytes bytes;
-  if (ranks.rank() == root) {
-    std::ostringstream out;
-    detail::ByteWriter writer(out);
-    writer.u64(strings.size());
-    for (const std::string& s : strings) {
-      writer.u64(s.size());
-      writer.text(s);
-    }
-    writer.flush();
-    const std::string encoded = out.str();
-    bytes.assign(encoded.begin(), encoded.end());
-  }
-  ranks.broadcast(bytes, root);
-  if (ranks.rank() == root) return strings;
-  detail::ByteReader reader(reinterpret_cast<const char*>(bytes.data()), bytes.size(), "rank " + std::to_string(root),
-                    "string list");
-  std::vector<std::string> received(reader.u64("count"));
-  for (std::string& s : received) s = reader.text(reader.u64("length"), "string");
-  return received;
-}
 
 }  // namespace bovw

@@ -2,7 +2,7 @@
 """End-to-end tests of distributed training: `mpirun -np 2 bovw-mpi train` writes the vocabulary that
 `bovw train` writes with the same seed, byte for byte.
 
-Usage: test_mpi_train.py --bovw PATH/TO/bovw --bovw-mpi PATH/TO/bovw-mpi --mpirun mpirun,-n,2,...
+Usage: test_mpi_train.py --bovw PATH/TO/bovw --bovw-mpi PATH/TO/bovw-mpi --mpirun "mpirun -n 2 ..."
                          --data tests/data [unittest options]
 
 The image set is test_retrieval.py's (4 scenes x 4 views). Checked: from images (a sample smaller than
@@ -159,11 +159,11 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0], add_help=False)
     parser.add_argument("--bovw", required=True, help="path of the bovw binary")
     parser.add_argument("--bovw-mpi", required=True, help="path of the bovw-mpi binary")
-    parser.add_argument("--mpirun", required=True, help="the launcher with two ranks, its words separated by ','")
+    parser.add_argument("--mpirun", required=True, help="the launcher with two ranks, one string (split at spaces)")
     parser.add_argument("--data", required=True, help="the tests/data folder")
     options, rest = parser.parse_known_args()
     base.BOVW, base.DATA = os.path.abspath(options.bovw), os.path.abspath(options.data)
-    BOVW_MPI, MPIRUN = os.path.abspath(options.bovw_mpi), options.mpirun.split(",")
+    BOVW_MPI, MPIRUN = os.path.abspath(options.bovw_mpi), options.mpirun.split()
     program = unittest.main(argv=[sys.argv[0]] + rest, exit=False, verbosity=2)
     return 0 if program.result.wasSuccessful() else 1
 

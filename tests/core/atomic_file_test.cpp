@@ -202,5 +202,38 @@ TEST_F(AtomicFile, SeveralFilesFailingRenameLeavesNoTemporaryAndNoPartialCommit)
   EXPECT_EQ(left.count("third.bin"), 0u);
 }
 
+// PreparedFiles: the two phases apart. Prepared, only temporaries exist (an old target untouched);
+// committed, exactly the targets; dropped uncommitted, nothing is left and the old target stays.
+TEST_F(AtomicFile, PreparedFilesLandOnlyWhenCommitted) {
+  writeBytes(path("a.bin"), "old a");
+  const std::vector<StreamWrite> writes = {{path("a.bin"), [](std::ostream& out) { out << "new a"; }},
+                                           {path("b.bin"), [](std::ostream& out) { out << "new b"; }}};
+  {
+    PreparedFiles prepared(writes);
+    EXPECT_EQ(readBytes(path("a.bin")), "old a");
+    EXPECT_EQ(entries().size(), 3u);  // a.bin and two temporaries
+    EXPECT_EQ(entries().count("b.bin"), 0u);
+  }
+  EXPECT_EQ(entries(), std::set<std::string>{"a.bin"});
+  EXPECT_EQ(readBytes(path("a.bin")), "old a");
+  PreparedFiles prepared(writes);
+  PreparedFiles moved = std::move(prepared);
+  moved.commit();
+  EXPECT_EQ(entries(), (std::set<std::string>{"a.bin", "b.bin"}));
+  EXPECT_EQ(readBytes(path("a.bin")), "new a");
+  EXPECT_EQ(readBytes(path("b.bin")), "new b");
+}
+
+// A target that is a directory is refused before anything is written.
+TEST_F(AtomicFile, PreparedFilesRefuseADirectoryTargetUpFront) {
+  std::filesystem::create_directory(path("adir"));
+  bool wrote = false;
+  EXPECT_THROW(PreparedFiles({{path("first.bin"), [&](std::ostream&) { wrote = true; }},
+                              {path("adir"), [](std::ostream& out) { out << "2"; }}}),
+               IoError);
+  EXPECT_FALSE(wrote);
+  EXPECT_EQ(entries(), std::set<std::string>{"adir"});
+}
+
 }  // namespace
 }  // namespace bovw::test
