@@ -1,5 +1,5 @@
 // DistributedShards: which rank holds which shard, the global model summed over the ranks, and the
-// collective query and verification. Per query, rank 0 broadcasts the histogram (4 bytes a word)
+// collective query and verification. Per query, rank 0 broadcasts the histogram's non-zero counts
 // and gathers each rank's top list (top_k results at most); per verification, it broadcasts the
 // query's keypoints and the shortlist's places and gathers the inliers each rank counted.
 #include <bovw/distributed_shards.hpp>
@@ -13,6 +13,7 @@
 #include <bovw/rank_failures.hpp>
 #include <bovw/shard_manifest.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <limits>
 #include <optional>
@@ -91,9 +92,8 @@ DistributedShards::DistributedShards(Communicator& ranks, std::vector<ImageDatab
     sources_.push_back(shard.source);
   }
   expectShardsAgree(identities, sources_);
-  without_keypoints_ = all.size();
-  for (std::size_t s = all.size(); s-- > 0;)
-    if (!all[s].stores_keypoints) without_keypoints_ = s;
+  without_keypoints_ = static_cast<std::size_t>(
+      std::find_if(all.begin(), all.end(), [](const ShardDescription& s) { return !s.stores_keypoints; }) - all.begin());
   model_ = modelOverRanks(ranks_, identities.front().words, shards_);
 }
 

@@ -2,6 +2,8 @@
 // bytes left before anything is allocated for it.
 #include "retrieval/shard_messages.hpp"
 
+#include "index/index_data.hpp"
+
 namespace bovw::retrieval_detail {
 
 namespace {
@@ -52,14 +54,36 @@ std::vector<ShardDescription> readShards(detail::ByteReader& in) {
 }
 
 void writeHistogram(detail::ByteWriter& out, HistogramRef histogram) {
+  // Sparse: a query image holds a few thousand words of a vocabulary of up to millions.
+  std::vector<std::uint32_t> words;
+  std::vector<std::int32_t> counts;
+  for (Eigen::Index w = 0; w < histogram.size(); ++w)
+    if (histogram(w) != 0) {
+      words.push_back(static_cast<std::uint32_t>(w));
+      counts.push_back(histogram(w));
+    }
   out.u64(static_cast<std::uint64_t>(histogram.size()));
-  for (Eigen::Index w = 0; w < histogram.size(); ++w) out.i32(histogram(w));
+  out.u64(words.size());
+  out.array(words.data(), words.size());
+  out.array(counts.data(), counts.size());
 }
 
 std::vector<std::int32_t> readHistogram(detail::ByteReader& in) {
-  std::vector<std::int32_t> counts(readCount(in, sizeof(std::int32_t), "the histogram's length"));
-  in.array(counts.data(), counts.size(), "the histogram");
-  return counts;
+  const std::uint64_t length = in.u64("the histogram's length");
+  if (length > index_detail::kMaxWords)
+    in.fail("a histogram of " + std::to_string(length) + " words, more than bovw's " +
+            std::to_string(index_detail::kMaxWords));
+  std::vector<std::uint32_t> words(readCount(in, sizeof(std::uint32_t) + sizeof(std::int32_t), "the word count"));
+  std::vector<std::int32_t> counts(words.size());
+  in.array(words.data(), words.size(), "the words");
+  in.array(counts.data(), counts.size(), "the counts");
+  std::vector<std::int32_t> histogram(static_cast<std::size_t>(length), 0);
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    if (words[i] >= length)
+      in.fail("word " + std::to_string(words[i]) + " in a histogram of " + std::to_string(length) + " words");
+    histogram[words[i]] = counts[i];
+  }
+  return histogram;
 }
 
 void writeResults(detail::ByteWriter& out, const std::vector<ShardedResult>& results) {

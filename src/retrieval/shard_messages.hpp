@@ -29,6 +29,8 @@ struct ShardDescription {
 void writeShards(detail::ByteWriter& out, const std::vector<ShardDescription>& shards);
 std::vector<ShardDescription> readShards(detail::ByteReader& in);
 
+// Its length and its non-zero counts by word; read back as the whole histogram (at most bovw's 2^24
+// words).
 void writeHistogram(detail::ByteWriter& out, HistogramRef histogram);
 std::vector<std::int32_t> readHistogram(detail::ByteReader& in);
 
