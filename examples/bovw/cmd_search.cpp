@@ -73,7 +73,7 @@ int runSearchCommand() {
   if (verify) VerifyOptions::checkVerifiable(database, args.index);
   ReadQueries read;
   std::exception_ptr failure;
-  if (printsResults()) {
+  if (printsResults()) {  // rank 0
     try {
       read = readQueries(database, verify);
     } catch (...) {
@@ -89,11 +89,11 @@ int runSearchCommand() {
   const ScoringOptions scoring = args.query.parsedScoring();
   // Verification re-ranks a shortlist longer than --top: ask the index for that many.
   const std::size_t ranked = verify ? std::max(args.top, args.verify.shortlist) : args.top;
-  // What the other ranks pass for rank 0's query, which the collective calls send them.
+  // Rank 0 passes each query; the others pass nothing, the collective calls send them rank 0's.
+  const bool mine = printsResults();
   const Eigen::Matrix<std::int32_t, 1, Eigen::Dynamic> no_histogram;
   const ImageWords no_words;
   for (std::size_t q = 0; q < queries; ++q) {
-    const bool mine = printsResults();
     const auto ranking = database.query(mine ? HistogramRef(histograms.histograms.row(static_cast<Eigen::Index>(q)))
                                              : HistogramRef(no_histogram),
                                         ranked, scoring);
