@@ -163,7 +163,7 @@ int runEvaluateCommand() {
   const auto start = std::chrono::steady_clock::now();
   // Strict: a query that cannot be read would make the scores meaningless.
   const ImageHistograms histograms =
-      args.query.histogramQueries(database, paths, true, "evaluate", args.verify.enabled());
+      args.query.histogramQueries(database.shard(0), paths, true, "evaluate", args.verify.enabled());
   const double extraction_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   // With --verify, each scoring is reported plain and verified, side by side.
   std::vector<ScoringRow> rows;

@@ -1,14 +1,18 @@
 // `bovw search`: the most similar indexed images for each query image, in one database or over the
-// shards a manifest lists.
+// shards a manifest lists. The same code runs in `bovw` (one rank, every shard) and in each rank of
+// `bovw-mpi` (the rank's shards): rank 0 reads the queries and prints the results, every rank takes
+// part in each query's collective ranking and verification (bovw/distributed_shards.hpp).
 #include "commands.hpp"
 #include "feature_options.hpp"
+#include "program.hpp"
 #include "query_options.hpp"
 #include "search_report.hpp"
 #include "verify_options.hpp"
 
 #include <bovw/atomic_file.hpp>
+#include <bovw/distributed_shards.hpp>
 #include <bovw/error.hpp>
-#include <bovw/sharded_database.hpp>
+#include <bovw/rank_failures.hpp>
 
 #include <spdlog/spdlog.h>
 
@@ -29,6 +33,21 @@ struct SearchArguments {
   VerifyOptions verify;
 } args;
 
+// Rank 0's queries: their histograms (and words, for verification), the failures reported. Throws
+// if none could be read.
+struct ReadQueries {
+  ImageHistograms histograms;
+  std::size_t failed = 0;
+};
+
+ReadQueries readQueries(const DistributedShards& database, bool verify) {
+  // Rank 0 holds shard 0 (DistributedShards::load); every shard has its features and vocabulary.
+  ReadQueries read{args.query.histogramQueries(database.localShard(0), args.queries, false, "search", verify), 0};
+  read.failed = reportFailures(read.histograms.failures, args.queries.size());
+  if (read.histograms.names.empty()) throw InvalidInput("no query image could be read");
+  return read;
+}
+
 }  // namespace
 
 CLI::App* addSearchCommand(CLI::App& app) {
@@ -47,24 +66,41 @@ CLI::App* addSearchCommand(CLI::App& app) {
 }
 
 int runSearchCommand() {
-  const ShardedDatabase database = ShardedDatabase::load(args.index);
+  Communicator& group = ranks();
+  const DistributedShards database = DistributedShards::load(group, args.index);
   if (database.size() == 0) throw InvalidInput("'" + args.index + "': the index holds no image yet");
   const bool verify = args.verify.enabled();
   if (verify) VerifyOptions::checkVerifiable(database, args.index);
-  const ImageHistograms histograms = args.query.histogramQueries(database, args.queries, false, "search", verify);
-  const std::size_t failed = reportFailures(histograms.failures, args.queries.size());
-  if (histograms.names.empty()) throw InvalidInput("no query image could be read");
+  ReadQueries read;
+  std::exception_ptr failure;
+  if (printsResults()) {  // rank 0
+    try {
+      read = readQueries(database, verify);
+    } catch (...) {
+      failure = std::current_exception();
+    }
+  }
+  throwIfAnyRankFailed(group, failure);
+  const ImageHistograms& histograms = read.histograms;  // empty but on rank 0
+  const auto queries =
+      static_cast<std::size_t>(sumOverRanks(group, static_cast<std::int64_t>(histograms.names.size())));
 
   std::vector<QueryResults> results;
   const ScoringOptions scoring = args.query.parsedScoring();
   // Verification re-ranks a shortlist longer than --top: ask the index for that many.
   const std::size_t ranked = verify ? std::max(args.top, args.verify.shortlist) : args.top;
-  for (std::size_t q = 0; q < histograms.names.size(); ++q) {
-    const auto ranking = database.query(histograms.histograms.row(static_cast<Eigen::Index>(q)), ranked, scoring);
-    QueryResults query{histograms.names[q], {}, std::nullopt};
+  // Rank 0 passes each query; the others pass nothing, the collective calls send them rank 0's.
+  const bool mine = printsResults();
+  const Eigen::Matrix<std::int32_t, 1, Eigen::Dynamic> no_histogram;
+  const ImageWords no_words;
+  for (std::size_t q = 0; q < queries; ++q) {
+    const auto ranking = database.query(mine ? HistogramRef(histograms.histograms.row(static_cast<Eigen::Index>(q)))
+                                             : HistogramRef(no_histogram),
+                                        ranked, scoring);
+    QueryResults query{mine ? histograms.names[q] : std::string(), {}, std::nullopt};
     if (verify) {
       VerificationReport report;
-      for (auto& hit : database.verify(histograms.words[q], ranking, args.verify.options(), &report))
+      for (auto& hit : database.verify(mine ? histograms.words[q] : no_words, ranking, args.verify.options(), &report))
         query.results.push_back(std::move(hit.result));
       query.verification = report;
       spdlog::info("{}: {} of {} results verified, {:.2f} ms", query.query, report.verified, report.checked,
@@ -75,6 +111,7 @@ int runSearchCommand() {
     if (query.results.size() > args.top) query.results.resize(args.top);
     results.push_back(std::move(query));
   }
+  if (!printsResults()) return 0;
   auto write = [&](std::ostream& out) {
     if (args.format == "csv") writeCsv(out, results);
     else if (args.format == "json") writeJson(out, results);
@@ -88,7 +125,7 @@ int runSearchCommand() {
     writeFileAtomically(output, write);
     std::cerr << "bovw search: wrote " << output << "\n";
   }
-  return failed ? 1 : 0;
+  return read.failed ? 1 : 0;
 }
 
 }  // namespace bovw::cli

@@ -81,7 +81,7 @@ void QueryOptions::addTo(CLI::App* command, ScoringChoice choice) {
   histogrammer.addTo(command);
 }
 
-ImageHistograms QueryOptions::histogramQueries(const ShardedDatabase& database, const std::vector<std::string>& paths,
+ImageHistograms QueryOptions::histogramQueries(const ImageDatabase& shard, const std::vector<std::string>& paths,
                                                bool strict, const char* label, bool keep_words) const {
   auto device = makeHistogrammer(histogrammer.config());
   applyThreadCount(histogrammer.threads);
@@ -91,9 +91,7 @@ ImageHistograms QueryOptions::histogramQueries(const ShardedDatabase& database, 
   options.strict = strict;
   options.keep_words = keep_words;
   options.progress = [&bar](const PipelineProgress& p) { bar.update(p); };
-  // Every shard has the same features and vocabulary: the first one's extractor serves them all.
-  const ImageDatabase& first = database.shard(0);
-  ImageHistograms queries = histogramImages(paths, *first.makeExtractor(), first.vocabulary(), *device, options);
+  ImageHistograms queries = histogramImages(paths, *shard.makeExtractor(), shard.vocabulary(), *device, options);
   // An empty result list would otherwise be the only sign that a query had nothing to match with.
   for (std::size_t i = 0; i < queries.names.size(); ++i)
     if (queries.descriptor_counts[i] == 0)

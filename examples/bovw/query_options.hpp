@@ -4,7 +4,7 @@
 
 #include "histogrammer_options.hpp"
 
-#include <bovw/sharded_database.hpp>
+#include <bovw/image_database.hpp>
 #include <bovw/image_pipeline.hpp>
 
 #include <CLI/CLI.hpp>
@@ -38,11 +38,11 @@ struct QueryOptions {
   ScoringOptions parsedScoring() const { return parseScoringOptions(scoring); }
   std::vector<ScoringOptions> parsedScoringList() const { return parseScoringList(scoring); }
 
-  // Histograms of the query images with the database's features and vocabulary (and with
-  // `keep_words` their words and keypoints). Unreadable queries are skipped with a warning, or stop
-  // the run when `strict`.
-  ImageHistograms histogramQueries(const ShardedDatabase& database, const std::vector<std::string>& paths,
-                                   bool strict, const char* label, bool keep_words = false) const;
+  // Histograms of the query images with the features and vocabulary of `shard` (any shard of the
+  // database: they all share them), and with `keep_words` their words and keypoints. Unreadable
+  // queries are skipped with a warning, or stop the run when `strict`.
+  ImageHistograms histogramQueries(const ImageDatabase& shard, const std::vector<std::string>& paths, bool strict,
+                                   const char* label, bool keep_words = false) const;
 };
 
 }  // namespace bovw::cli

@@ -27,10 +27,22 @@ VerificationOptions VerifyOptions::options() const {
   return result;
 }
 
-void VerifyOptions::checkVerifiable(const ShardedDatabase& database, const std::string& path) {
-  if (!database.storesKeypoints())
-    throw InvalidInput("'" + path + "' stores no keypoints" + (database.shardCount() > 1 ? " (in every shard)" : "") +
+namespace {
+
+void checkKeypoints(bool stored, std::size_t shards, const std::string& path) {
+  if (!stored)
+    throw InvalidInput("'" + path + "' stores no keypoints" + (shards > 1 ? " (in every shard)" : "") +
                        ", so --verify cannot check its results; index the images again with bovw index --keypoints");
+}
+
+}  // namespace
+
+void VerifyOptions::checkVerifiable(const ShardedDatabase& database, const std::string& path) {
+  checkKeypoints(database.storesKeypoints(), database.shardCount(), path);
+}
+
+void VerifyOptions::checkVerifiable(const DistributedShards& database, const std::string& path) {
+  checkKeypoints(database.storesKeypoints(), database.shardCount(), path);
 }
 
 }  // namespace bovw::cli

@@ -1,6 +1,7 @@
 // Options of the subcommands that can re-rank results geometrically (search, evaluate).
 #pragma once
 
+#include <bovw/distributed_shards.hpp>
 #include <bovw/geometric_verification.hpp>
 #include <bovw/sharded_database.hpp>
 
@@ -21,6 +22,7 @@ struct VerifyOptions {
 
   // Throws InvalidInput naming `path` unless the database (every shard) stores keypoints.
   static void checkVerifiable(const ShardedDatabase& database, const std::string& path);
+  static void checkVerifiable(const DistributedShards& database, const std::string& path);
 };
 
 }  // namespace bovw::cli

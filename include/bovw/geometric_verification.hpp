@@ -77,6 +77,20 @@ std::vector<VerifiedResult> verifyRanking(const ImageWords& query, const std::ve
                                           const KeypointLookup& keypoints, const VerificationOptions& options,
                                           VerificationReport* report = nullptr);
 
+// verifyRanking in its two steps, for a ranking whose keypoints lie in several places (the ranks of
+// a job each count the inliers of their own results, one rank re-ranks: DistributedShards).
+// The inliers of each of the first `shortlist` results of `ranking` whose keypoints `keypoints`
+// finds; nullopt for those it does not find (not checked). Throws as verifyRanking.
+std::vector<std::optional<int>> countShortlistInliers(const ImageWords& query, const std::vector<SearchResult>& ranking,
+                                                      const KeypointLookup& keypoints,
+                                                      const VerificationOptions& options);
+// `ranking` re-ranked by those inliers (inliers[i] for ranking[i]), as verifyRanking does it; the
+// report's milliseconds are left 0 (the caller times its own steps). Throws InvalidInput if there
+// is not one entry in `inliers` per shortlisted result.
+std::vector<VerifiedResult> rerankByInliers(const std::vector<SearchResult>& ranking,
+                                            const std::vector<std::optional<int>>& inliers,
+                                            const VerificationOptions& options, VerificationReport* report = nullptr);
+
 // Throws InvalidInput naming the first option out of range.
 void validateVerificationOptions(const VerificationOptions& options);
 

@@ -141,24 +141,36 @@ GeometricMatch verifyPair(const ImageWords& query, const ImageWords& result, con
   return match;
 }
 
-std::vector<VerifiedResult> verifyRanking(const ImageWords& query, const std::vector<SearchResult>& ranking,
-                                          const KeypointLookup& keypoints, const VerificationOptions& options,
-                                          VerificationReport* report) {
+std::vector<std::optional<int>> countShortlistInliers(const ImageWords& query, const std::vector<SearchResult>& ranking,
+                                                      const KeypointLookup& keypoints,
+                                                      const VerificationOptions& options) {
   validateVerificationOptions(options);
   checkImageWords(query, "query");
-  const auto start = std::chrono::steady_clock::now();
   const ImageWords sorted_query = sortedByWord(query);
+  std::vector<std::optional<int>> inliers(std::min(options.shortlist, ranking.size()));
+  for (std::size_t i = 0; i < inliers.size(); ++i)
+    if (const std::optional<ImageWords> stored = keypoints(ranking[i].id))
+      inliers[i] = verifyPair(sorted_query, *stored, options).inliers;
+  return inliers;
+}
+
+std::vector<VerifiedResult> rerankByInliers(const std::vector<SearchResult>& ranking,
+                                            const std::vector<std::optional<int>>& inliers,
+                                            const VerificationOptions& options, VerificationReport* report) {
+  validateVerificationOptions(options);
+  const std::size_t shortlist = std::min(options.shortlist, ranking.size());
+  if (inliers.size() != shortlist)
+    throw InvalidInput("geometric verification: " + std::to_string(inliers.size()) + " inlier counts for a shortlist of " +
+                       std::to_string(shortlist) + " results");
   std::vector<VerifiedResult> results;
   results.reserve(ranking.size());
-  VerificationReport counts;
   for (const SearchResult& r : ranking) results.push_back({r.id, r.name, r.score, r.score, -1, false});
-  const std::size_t shortlist = std::min(options.shortlist, results.size());
+  VerificationReport counts;
   for (std::size_t i = 0; i < shortlist; ++i) {
+    if (!inliers[i]) continue;
     VerifiedResult& v = results[i];
-    const std::optional<ImageWords> stored = keypoints(v.id);
-    if (!stored) continue;
     ++counts.checked;
-    v.inliers = verifyPair(sorted_query, *stored, options).inliers;
+    v.inliers = *inliers[i];
     if (v.inliers >= options.min_inliers) {
       v.verified = true;
       v.score = v.inliers + v.bow_score;
@@ -167,8 +179,19 @@ std::vector<VerifiedResult> verifyRanking(const ImageWords& query, const std::ve
   }
   std::stable_sort(results.begin(), results.begin() + static_cast<std::ptrdiff_t>(shortlist),
                    [](const VerifiedResult& a, const VerifiedResult& b) { return a.score > b.score; });
-  counts.milliseconds = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   if (report) *report = counts;
+  return results;
+}
+
+std::vector<VerifiedResult> verifyRanking(const ImageWords& query, const std::vector<SearchResult>& ranking,
+                                          const KeypointLookup& keypoints, const VerificationOptions& options,
+                                          VerificationReport* report) {
+  const auto start = std::chrono::steady_clock::now();
+  const std::vector<std::optional<int>> inliers = countShortlistInliers(query, ranking, keypoints, options);
+  std::vector<VerifiedResult> results = rerankByInliers(ranking, inliers, options, report);
+  if (report)
+    report->milliseconds =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return results;
 }
 

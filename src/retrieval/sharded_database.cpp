@@ -1,57 +1,27 @@
-// ShardedDatabase: loading and checking the shards, the global model, and the parallel query whose
-// per-shard top lists are merged.
+// ShardedDatabase: loading and checking the shards and the global model; the ranking itself is
+// sharded_ranking.cpp's, shared with DistributedShards.
 #include <bovw/sharded_database.hpp>
+
+#include "retrieval/shard_identity.hpp"
+#include "retrieval/sharded_ranking.hpp"
 
 #include <bovw/error.hpp>
 #include <bovw/geometric_verification.hpp>
 
 #include <algorithm>
-#include <exception>
-#include <thread>
 
 namespace bovw {
 
 namespace {
 
-// What a shard must share with the others, as text to compare and to name in messages.
-struct ShardIdentity {
-  int words;
-  std::string descriptor_type;
-  std::uint64_t fingerprint;
-  std::string features;
-
-  static ShardIdentity of(const ImageDatabase& d) {
-    return {d.vocabulary().size(), d.vocabulary().descriptorType().toString(), d.vocabulary().fingerprint(),
-            d.features().toString()};
-  }
-  static ShardIdentity of(const ShardManifest& m) { return {m.words, m.descriptor_type, m.fingerprint, m.features}; }
-
-  // Throws InvalidInput naming `files` and the first difference.
-  void expectSame(const ShardIdentity& expected, const std::vector<std::string>& files, const std::string& shard,
-                  const std::string& other) const {
-    auto refuse = [&](const std::string& what, const std::string& got, const std::string& want) {
-      throw InvalidInput(files, "shard '" + shard + "' has " + what + " " + got + ", " + other + " " + want);
-    };
-    if (words != expected.words) refuse("K =", std::to_string(words), std::to_string(expected.words));
-    if (descriptor_type != expected.descriptor_type)
-      refuse("descriptor type", "'" + descriptor_type + "'", "'" + expected.descriptor_type + "'");
-    if (fingerprint != expected.fingerprint)
-      refuse("vocabulary fingerprint", fingerprintText(fingerprint),
-             fingerprintText(expected.fingerprint) + " (another vocabulary)");
-    if (features != expected.features) refuse("features", "'" + features + "'", "'" + expected.features + "'");
-  }
-};
+using retrieval_detail::ShardIdentity;
 
 // The shards, once each is found to share the first one's vocabulary and features (before their
 // models are merged, so that a shard of another K is named rather than failing the merge).
 std::vector<ImageDatabase> checkedShards(std::vector<ImageDatabase> shards, const std::vector<std::string>& sources) {
-  if (shards.empty()) throw InvalidInput("a sharded database needs at least one shard");
-  if (sources.size() != shards.size())
-    throw InvalidInput("a sharded database of " + std::to_string(shards.size()) + " shards was given " +
-                       std::to_string(sources.size()) + " names for them");
-  const ShardIdentity first = ShardIdentity::of(shards.front());
-  for (std::size_t s = 1; s < shards.size(); ++s)
-    ShardIdentity::of(shards[s]).expectSame(first, {sources[s]}, sources[s], "but shard '" + sources.front() + "' has");
+  std::vector<ShardIdentity> identities;
+  for (const auto& shard : shards) identities.push_back(ShardIdentity::of(shard));
+  retrieval_detail::expectShardsAgree(identities, sources);
   return shards;
 }
 
@@ -97,40 +67,10 @@ std::size_t ShardedDatabase::size() const {
 
 std::vector<ShardedResult> ShardedDatabase::query(HistogramRef histogram, std::size_t top_k,
                                                   const ScoringOptions& options) const {
-  if (model_.images() == 0) throw InvalidInput("sharded database is empty: none of its shards holds an image");
-  // Each shard's top_k under the global model holds every image of that shard that can reach the
-  // global top_k, so merging them loses nothing.
-  std::vector<std::vector<SearchResult>> found(shards_.size());
-  std::vector<std::exception_ptr> failures(shards_.size());
-  auto search = [&](std::size_t s) {
-    try {
-      if (!shards_[s].index().empty()) found[s] = shards_[s].index().query(histogram, top_k, options, model_);
-    } catch (...) {
-      failures[s] = std::current_exception();
-    }
-  };
-  if (shards_.size() == 1) {
-    search(0);
-  } else {
-    std::vector<std::thread> workers;
-    workers.reserve(shards_.size());
-    for (std::size_t s = 0; s < shards_.size(); ++s) workers.emplace_back(search, s);
-    for (auto& worker : workers) worker.join();
-  }
-  for (const auto& failure : failures)
-    if (failure) std::rethrow_exception(failure);
-
-  std::vector<ShardedResult> merged;
-  for (std::size_t s = 0; s < found.size(); ++s)
-    for (auto& r : found[s]) merged.push_back({s, r.id, std::move(r.name), r.score});
-  const auto better = [](const ShardedResult& a, const ShardedResult& b) {
-    if (a.score != b.score) return a.score > b.score;
-    return a.shard != b.shard ? a.shard < b.shard : a.id < b.id;
-  };
-  const std::size_t k = std::min(top_k, merged.size());
-  std::partial_sort(merged.begin(), merged.begin() + static_cast<std::ptrdiff_t>(k), merged.end(), better);
-  merged.resize(k);
-  return merged;
+  retrieval_detail::expectImages(model_);
+  std::vector<retrieval_detail::NumberedShard> all;
+  for (std::size_t s = 0; s < shards_.size(); ++s) all.push_back({s, &shards_[s]});
+  return retrieval_detail::queryShards(all, histogram, top_k, options, model_);
 }
 
 bool ShardedDatabase::storesKeypoints() const {
@@ -142,26 +82,15 @@ std::vector<ShardedVerifiedResult> ShardedDatabase::verify(const ImageWords& que
                                                            const VerificationOptions& options,
                                                            VerificationReport* report) const {
   for (std::size_t s = 0; s < shards_.size(); ++s)
-    if (!shards_[s].storesKeypoints())
-      throw InvalidInput(sources_[s], "this shard stores no keypoints, so results cannot be verified geometrically "
-                                      "(index the images again with keypoints: bovw index --keypoints)");
+    if (!shards_[s].storesKeypoints()) throw retrieval_detail::shardWithoutKeypoints(sources_[s]);
   // verifyRanking knows images by one id: the result's position in `ranking` stands for it, and the
   // lookup finds the keypoints in the result's shard.
-  std::vector<SearchResult> positions;
-  positions.reserve(ranking.size());
-  for (std::size_t r = 0; r < ranking.size(); ++r)
-    positions.push_back({static_cast<ImageId>(r), ranking[r].name, ranking[r].score});
   const KeypointLookup lookup = [&](ImageId position) {
     const ShardedResult& r = ranking[position];
     return shards_[r.shard].keypoints(r.id);
   };
-  std::vector<ShardedVerifiedResult> verified;
-  for (VerifiedResult& v : verifyRanking(query, positions, lookup, options, report)) {
-    const ShardedResult& r = ranking[v.id];
-    v.id = r.id;
-    verified.push_back({r.shard, std::move(v)});
-  }
-  return verified;
+  return retrieval_detail::fromPositions(
+      ranking, verifyRanking(query, retrieval_detail::byPosition(ranking), lookup, options, report));
 }
 
 }  // namespace bovw

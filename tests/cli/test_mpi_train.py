@@ -16,6 +16,7 @@ Needs numpy and python3-opencv (Debian packages); exit status 77 (CTest: skipped
 """
 import argparse
 import os
+import shlex
 import shutil
 import signal
 import subprocess
@@ -163,7 +164,7 @@ def main():
     parser.add_argument("--data", required=True, help="the tests/data folder")
     options, rest = parser.parse_known_args()
     base.BOVW, base.DATA = os.path.abspath(options.bovw), os.path.abspath(options.data)
-    BOVW_MPI, MPIRUN = os.path.abspath(options.bovw_mpi), options.mpirun.split()
+    BOVW_MPI, MPIRUN = os.path.abspath(options.bovw_mpi), shlex.split(options.mpirun)
     program = unittest.main(argv=[sys.argv[0]] + rest, exit=False, verbosity=2)
     return 0 if program.result.wasSuccessful() else 1
 

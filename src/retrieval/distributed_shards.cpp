@@ -1,0 +1,245 @@
+// DistributedShards: which rank holds which shard, the global model summed over the ranks, and the
+// collective query and verification. Per query, rank 0 broadcasts the histogram's non-zero counts
+// and gathers each rank's top list (top_k results at most); per verification, it broadcasts the
+// query's keypoints and the shortlist's places and gathers the inliers each rank counted.
+#include <bovw/distributed_shards.hpp>
+
+#include "distributed/rank_message.hpp"
+#include "retrieval/shard_identity.hpp"
+#include "retrieval/shard_messages.hpp"
+#include "retrieval/sharded_ranking.hpp"
+
+#include <bovw/error.hpp>
+#include <bovw/rank_failures.hpp>
+#include <bovw/shard_manifest.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <limits>
+#include <optional>
+
+namespace bovw {
+
+namespace {
+
+using namespace retrieval_detail;
+
+constexpr int kRoot = 0;  // reads the queries, merges the results
+
+std::string rankName(int rank) { return "rank " + std::to_string(rank); }
+
+// Every rank's shards, by index: the same list on every rank, or InvalidInput (on every rank alike:
+// they all check the same bytes).
+std::vector<ShardDescription> allShards(const std::vector<Bytes>& gathered) {
+  std::vector<std::vector<ShardDescription>> held;
+  std::size_t count = 0;
+  for (std::size_t r = 0; r < gathered.size(); ++r) {
+    detail::ByteReader in = detail::messageReader(gathered[r], rankName(static_cast<int>(r)) + "'s shards");
+    held.push_back(readShards(in));
+    detail::expectMessageEnd(in);
+    count += held.back().size();
+  }
+  std::vector<std::optional<ShardDescription>> by_index(count);
+  std::vector<int> holder(count, -1);
+  for (std::size_t r = 0; r < held.size(); ++r)
+    for (ShardDescription& shard : held[r]) {
+      const std::string who = rankName(static_cast<int>(r));
+      if (shard.index >= count)
+        throw InvalidInput(shard.source, who + " holds it as shard " + std::to_string(shard.index) + ", but the ranks hold " +
+                                             std::to_string(count) + " shards in all");
+      if (by_index[shard.index])
+        throw InvalidInput(shard.source, "shard " + std::to_string(shard.index) + " is held by " +
+                                             rankName(holder[shard.index]) + " and by " + who);
+      holder[shard.index] = static_cast<int>(r);
+      by_index[shard.index] = std::move(shard);
+    }
+  std::vector<ShardDescription> shards;
+  for (auto& shard : by_index) shards.push_back(std::move(*shard));  // all there: count indices, each < count, none twice
+  return shards;
+}
+
+// The sum over the ranks of their shards' models: integer counts, so exactly the model of all shards.
+TfIdfModel modelOverRanks(Communicator& ranks, int words, const std::vector<ImageDatabase>& shards) {
+  TfIdfModel local(words);
+  for (const auto& shard : shards) local += shard.index().model();
+  const std::vector<std::uint64_t> counts = local.counts();
+  std::vector<std::int64_t> sums(counts.begin(), counts.end());  // counts of images: far below 2^63
+  ranks.sum(sums.data(), sums.size());
+  return TfIdfModel::fromCounts(std::vector<std::uint64_t>(sums.begin(), sums.end()));
+}
+
+}  // namespace
+
+DistributedShards::DistributedShards(Communicator& ranks, std::vector<ImageDatabase> shards,
+                                     std::vector<std::size_t> indices, std::vector<std::string> sources)
+    : ranks_(ranks), shards_(std::move(shards)), indices_(std::move(indices)), model_(1) {
+  std::exception_ptr failure;
+  if (indices_.size() != shards_.size() || sources.size() != shards_.size())
+    failure = std::make_exception_ptr(InvalidInput(rankName(ranks_.rank()) + " was given " +
+                                                   std::to_string(shards_.size()) + " shards, " +
+                                                   std::to_string(indices_.size()) + " shard indices and " +
+                                                   std::to_string(sources.size()) + " names"));
+  throwIfAnyRankFailed(ranks_, failure, ranks_.rank());
+
+  std::vector<ShardDescription> mine;
+  for (std::size_t i = 0; i < shards_.size(); ++i)
+    mine.push_back({indices_[i], sources[i], ShardIdentity::of(shards_[i]), shards_[i].storesKeypoints()});
+  const std::vector<ShardDescription> all = allShards(
+      ranks_.allGather(detail::writeMessage([&](detail::ByteWriter& out) { writeShards(out, mine); })));
+  std::vector<ShardIdentity> identities;
+  for (const ShardDescription& shard : all) {
+    identities.push_back(shard.identity);
+    sources_.push_back(shard.source);
+  }
+  expectShardsAgree(identities, sources_);
+  without_keypoints_ = static_cast<std::size_t>(
+      std::find_if(all.begin(), all.end(), [](const ShardDescription& s) { return !s.stores_keypoints; }) - all.begin());
+  model_ = modelOverRanks(ranks_, identities.front().words, shards_);
+}
+
+DistributedShards DistributedShards::load(Communicator& ranks, const std::string& path) {
+  Bytes is_manifest{static_cast<std::uint8_t>(ranks.rank() == kRoot && looksLikeShardManifest(path))};
+  ranks.broadcast(is_manifest, kRoot);
+  std::vector<ImageDatabase> shards;
+  std::vector<std::size_t> indices;
+  std::vector<std::string> sources;
+  std::exception_ptr failure;
+  std::int64_t order = -1;  // the manifest, before every shard
+  try {
+    if (!is_manifest.at(0)) {
+      if (ranks.rank() == kRoot) {
+        order = 0;
+        shards.push_back(ImageDatabase::load(path));
+        indices.push_back(0);
+        sources.push_back(path);
+      }
+    } else {
+      const ShardManifest manifest = ShardManifest::read(path);
+      const ShardIdentity expected = ShardIdentity::of(manifest);
+      const auto stride = static_cast<std::size_t>(ranks.size());
+      for (std::size_t s = static_cast<std::size_t>(ranks.rank()); s < manifest.shards.size(); s += stride) {
+        order = static_cast<std::int64_t>(s);
+        const std::string source = manifest.resolve(path, s);
+        // A missing or damaged shard: load's IoError or InvalidInput names the shard's file.
+        shards.push_back(ImageDatabase::load(source));
+        ShardIdentity::of(shards.back()).expectSame(expected, {path, source}, source, "the manifest says");
+        indices.push_back(s);
+        sources.push_back(source);
+      }
+    }
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  throwIfAnyRankFailed(ranks, failure, order);
+  return DistributedShards(ranks, std::move(shards), std::move(indices), std::move(sources));
+}
+
+std::vector<ShardedResult> DistributedShards::query(HistogramRef histogram, std::size_t top_k,
+                                                    const ScoringOptions& options) const {
+  expectImages(model_);
+  const bool root = ranks_.rank() == kRoot;
+  Bytes sent;
+  if (root && ranks_.size() > 1)
+    sent = detail::writeMessage([&](detail::ByteWriter& out) { writeHistogram(out, histogram); });
+  if (ranks_.size() > 1) ranks_.broadcast(sent, kRoot);
+
+  std::vector<ShardedResult> mine;
+  std::exception_ptr failure;
+  try {
+    std::vector<NumberedShard> numbered;
+    for (std::size_t i = 0; i < shards_.size(); ++i) numbered.push_back({indices_[i], &shards_[i]});
+    if (root) {
+      mine = queryShards(numbered, histogram, top_k, options, model_);
+    } else {
+      detail::ByteReader in = detail::messageReader(sent, "rank 0's query");
+      const std::vector<std::int32_t> counts = readHistogram(in);
+      detail::expectMessageEnd(in);
+      const Eigen::Map<const Eigen::Matrix<std::int32_t, 1, Eigen::Dynamic>> received(
+          counts.data(), static_cast<Eigen::Index>(counts.size()));
+      mine = queryShards(numbered, received, top_k, options, model_);
+    }
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  throwIfAnyRankFailed(ranks_, failure, ranks_.rank());
+
+  const std::vector<Bytes> top_lists =
+      ranks_.gather(detail::writeMessage([&](detail::ByteWriter& out) { writeResults(out, mine); }), kRoot);
+  if (!root) return {};
+  std::vector<ShardedResult> candidates;
+  for (std::size_t r = 0; r < top_lists.size(); ++r) {
+    detail::ByteReader in = detail::messageReader(top_lists[r], rankName(static_cast<int>(r)) + "'s results");
+    for (ShardedResult& result : readResults(in)) candidates.push_back(std::move(result));
+    detail::expectMessageEnd(in);
+  }
+  return mergedRanking(std::move(candidates), top_k);
+}
+
+std::vector<ShardedVerifiedResult> DistributedShards::verify(const ImageWords& query,
+                                                             const std::vector<ShardedResult>& ranking,
+                                                             const VerificationOptions& options,
+                                                             VerificationReport* report) const {
+  if (!storesKeypoints()) throw shardWithoutKeypoints(sources_.at(without_keypoints_));
+  const auto start = std::chrono::steady_clock::now();
+  const bool root = ranks_.rank() == kRoot;
+  std::vector<ShortlistEntry> shortlist;
+  if (root)
+    for (std::size_t i = 0; i < std::min(options.shortlist, ranking.size()); ++i)
+      shortlist.push_back({ranking[i].shard, ranking[i].id});
+  Bytes sent;
+  if (root && ranks_.size() > 1)
+    sent = detail::writeMessage([&](detail::ByteWriter& out) {
+      writeImageWords(out, query);
+      writeShortlist(out, shortlist);
+    });
+  if (ranks_.size() > 1) ranks_.broadcast(sent, kRoot);
+
+  std::vector<CountedInliers> mine;
+  std::exception_ptr failure;
+  try {
+    ImageWords received;
+    if (!root) {
+      detail::ByteReader in = detail::messageReader(sent, "rank 0's verification");
+      received = readImageWords(in);
+      shortlist = readShortlist(in);
+      detail::expectMessageEnd(in);
+    }
+    // The shortlist by position (as byPosition gives it); this rank finds the keypoints of its own
+    // shards' results only, the others are counted where their shards are.
+    std::vector<SearchResult> positions;
+    for (std::size_t p = 0; p < shortlist.size(); ++p) positions.push_back({static_cast<ImageId>(p), {}, 0.0});
+    const KeypointLookup lookup = [&](ImageId position) -> std::optional<ImageWords> {
+      const ShortlistEntry& entry = shortlist.at(position);
+      for (std::size_t i = 0; i < shards_.size(); ++i)
+        if (indices_[i] == entry.shard) return shards_[i].keypoints(entry.id);
+      return std::nullopt;
+    };
+    const auto counted = countShortlistInliers(root ? query : received, positions, lookup, options);
+    for (std::size_t p = 0; p < counted.size(); ++p)
+      if (counted[p]) mine.push_back({p, *counted[p]});
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  throwIfAnyRankFailed(ranks_, failure, ranks_.rank());
+
+  const std::vector<Bytes> counts =
+      ranks_.gather(detail::writeMessage([&](detail::ByteWriter& out) { writeInliers(out, mine); }), kRoot);
+  if (!root) return {};
+  std::vector<std::optional<int>> inliers(shortlist.size());
+  for (std::size_t r = 0; r < counts.size(); ++r) {
+    detail::ByteReader in = detail::messageReader(counts[r], rankName(static_cast<int>(r)) + "'s inliers");
+    for (const CountedInliers& c : readInliers(in)) {
+      if (c.position >= inliers.size())
+        in.fail("inliers for position " + std::to_string(c.position) + " of a shortlist of " +
+                std::to_string(inliers.size()));
+      inliers[c.position] = c.inliers;
+    }
+    detail::expectMessageEnd(in);
+  }
+  std::vector<VerifiedResult> verified = rerankByInliers(byPosition(ranking), inliers, options, report);
+  if (report)
+    report->milliseconds = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return fromPositions(ranking, std::move(verified));
+}
+
+}  // namespace bovw
