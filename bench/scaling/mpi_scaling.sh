@@ -144,6 +144,10 @@ mpi() {
   [ "$(id -u)" = 0 ] && cmd+=(--allow-run-as-root)
   [ "$r" -gt "$cores" ] && cmd+=(--oversubscribe)
   cmd+=(${BOVW_MPIRUN_ARGS:-})
+  # The ranks must see the OpenCL drivers this shell registered: on the GPU machine (Open MPI 4.1.6)
+  # the ranks got OCL_ICD_FILENAMES=libpocl.so.2 where the shell had libpocl.so.2:libnvidia-opencl.so.1,
+  # even with -x, and NVIDIA's platform vanished; set in the rank's own environment, it holds.
+  [ -n "${OCL_ICD_FILENAMES:-}" ] && cmd+=(env "OCL_ICD_FILENAMES=$OCL_ICD_FILENAMES")
   if [ "$pin" = cuda ]; then
     cmd+=(bash -c 'export CUDA_VISIBLE_DEVICES=$((OMPI_COMM_WORLD_LOCAL_RANK % '"$gpus"')); exec "$@"' pin)
   fi
