@@ -12,7 +12,7 @@
 #include <bovw/atomic_file.hpp>
 #include <bovw/distributed_shards.hpp>
 #include <bovw/error.hpp>
-#include <bovw/rank_failures.hpp>
+#include <bovw/rank_agreement.hpp>
 
 #include <spdlog/spdlog.h>
 
@@ -68,19 +68,15 @@ CLI::App* addSearchCommand(CLI::App& app) {
 int runSearchCommand() {
   Communicator& group = ranks();
   const DistributedShards database = DistributedShards::load(group, args.index);
-  if (database.size() == 0) throw InvalidInput("'" + args.index + "': the index holds no image yet");
   const bool verify = args.verify.enabled();
-  if (verify) VerifyOptions::checkVerifiable(database, args.index);
   ReadQueries read;
-  std::exception_ptr failure;
-  if (printsResults()) {  // rank 0
-    try {
-      read = readQueries(database, verify);
-    } catch (...) {
-      failure = std::current_exception();
-    }
-  }
-  throwIfAnyRankFailed(group, failure);
+  // The checks fail on every rank alike, the queries on rank 0 alone: one agreement for both, so
+  // that every rank ends normally with the same error.
+  everyRankOrNone(group, [&] {
+    if (database.size() == 0) throw InvalidInput("'" + args.index + "': the index holds no image yet");
+    if (verify) VerifyOptions::checkVerifiable(database, args.index);
+    if (printsResults()) read = readQueries(database, verify);  // rank 0
+  });
   const ImageHistograms& histograms = read.histograms;  // empty but on rank 0
   const auto queries =
       static_cast<std::size_t>(sumOverRanks(group, static_cast<std::int64_t>(histograms.names.size())));

@@ -5,8 +5,9 @@
 // distributed result can be compared with, and made equal to, the single-process one.
 //
 // Every operation is collective: all ranks call it, in the same order, with the same root and the
-// same counts where counts are given; a rank that stops calling leaves the others waiting (the MPI
-// program aborts the whole job when a rank fails, docs/SCALING.md).
+// same counts where counts are given; a rank that stops calling leaves the others waiting (a step
+// that may fail on one rank ends with bovw/rank_agreement.hpp's agreement; otherwise the MPI program
+// aborts the whole job when a rank fails, docs/SCALING.md).
 #pragma once
 
 #include <cstddef>

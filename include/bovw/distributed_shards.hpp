@@ -6,8 +6,11 @@
 // ranks; over singleProcess() it is a ShardedDatabase.
 //
 // Every member function marked collective must be called by all ranks, in the same order, with
-// the same top_k and options; a failure on one rank is raised on every rank alike
-// (bovw/rank_failures.hpp), so no rank is left waiting.
+// the same top_k and options. A failure on any rank is raised on every rank alike
+// (bovw/rank_agreement.hpp), so no rank is left waiting: over one rank the failure itself, as
+// ShardedDatabase throws it (IoError, InvalidInput naming the file, ...); over several ranks
+// RanksFailed, whose message is that failure's where every rank failed alike, else each failed
+// rank's ("rank 1: ...; rank 0: ...").
 #pragma once
 
 #include <bovw/communicator.hpp>
@@ -28,16 +31,18 @@ class DistributedShards {
   // Collective. `shards` are this rank's, `indices` their places among all the database's shards
   // (every index 0 .. n-1 held by exactly one rank), `sources` their names for messages. Every
   // rank checks every shard's vocabulary and features against shard 0's, so a mismatch fails on
-  // all ranks with ShardedDatabase's message naming the shard. Throws InvalidInput also if no rank
-  // holds a shard, a shard index is held twice or by none, or the three lists differ in length.
+  // all ranks with ShardedDatabase's message naming the shard. Fails (InvalidInput over one rank)
+  // also if no rank holds a shard, a shard index is held twice or by none, or the three lists
+  // differ in length.
   DistributedShards(Communicator& ranks, std::vector<ImageDatabase> shards, std::vector<std::size_t> indices,
                     std::vector<std::string> sources);
 
   // Collective. A manifest (looksLikeShardManifest, as rank 0 sees the file): rank r loads the
   // shards s with s mod R == r, each checked against the manifest; a single .bovwdb file: rank 0
   // loads it as shard 0. So rank 0 always holds shard 0. A manifest, or a shard, that any rank
-  // cannot load fails on every rank with ShardedDatabase::load's error (the first failing shard's,
-  // in shard order): IoError or InvalidInput naming the file.
+  // cannot load fails on every rank with ShardedDatabase::load's error naming the file: over one
+  // rank that IoError or InvalidInput itself, over several RanksFailed listing the failed ranks'
+  // errors in shard order (the first failed shard first).
   static DistributedShards load(Communicator& ranks, const std::string& path);
 
   Communicator& ranks() const { return ranks_; }
@@ -54,8 +59,8 @@ class DistributedShards {
 
   // Collective: ShardedDatabase::query over all shards. `histogram` is read on rank 0 and sent to
   // the others (theirs is ignored: pass an empty one); each rank sends rank 0 its shards' top
-  // `top_k`. Returns the merged ranking on rank 0, an empty list on the others. Throws on every
-  // rank as ShardedDatabase::query.
+  // `top_k`. Returns the merged ranking on rank 0, an empty list on the others. Fails on every
+  // rank where ShardedDatabase::query throws.
   std::vector<ShardedResult> query(HistogramRef histogram, std::size_t top_k, const ScoringOptions& options) const;
 
   // Collective: ShardedDatabase::verify over all shards. `query` and `ranking` are read on rank 0
@@ -63,7 +68,7 @@ class DistributedShards {
   // and the shortlisted results' places, each rank verifies those of its shards and sends back
   // their inliers, rank 0 re-ranks. Returns the verified ranking on rank 0, an empty list on the
   // others; the report (rank 0's) counts every rank's checks, its milliseconds are rank 0's time in
-  // the whole call. Throws InvalidInput on every rank naming the first shard without keypoints.
+  // the whole call. Fails on every rank naming the first shard without keypoints.
   std::vector<ShardedVerifiedResult> verify(const ImageWords& query, const std::vector<ShardedResult>& ranking,
                                             const VerificationOptions& options,
                                             VerificationReport* report = nullptr) const;

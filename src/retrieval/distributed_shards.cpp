@@ -10,7 +10,7 @@
 #include "retrieval/sharded_ranking.hpp"
 
 #include <bovw/error.hpp>
-#include <bovw/rank_failures.hpp>
+#include <bovw/rank_agreement.hpp>
 #include <bovw/shard_manifest.hpp>
 
 #include <algorithm>
@@ -84,17 +84,24 @@ DistributedShards::DistributedShards(Communicator& ranks, std::vector<ImageDatab
   std::vector<ShardDescription> mine;
   for (std::size_t i = 0; i < shards_.size(); ++i)
     mine.push_back({indices_[i], sources[i], ShardIdentity::of(shards_[i]), shards_[i].storesKeypoints()});
-  const std::vector<ShardDescription> all = allShards(
-      ranks_.allGather(detail::writeMessage([&](detail::ByteWriter& out) { writeShards(out, mine); })));
-  std::vector<ShardIdentity> identities;
-  for (const ShardDescription& shard : all) {
-    identities.push_back(shard.identity);
-    sources_.push_back(shard.source);
-  }
-  expectShardsAgree(identities, sources_);
-  without_keypoints_ = static_cast<std::size_t>(
-      std::find_if(all.begin(), all.end(), [](const ShardDescription& s) { return !s.stores_keypoints; }) - all.begin());
-  model_ = modelOverRanks(ranks_, identities.front().words, shards_);
+  const std::vector<Bytes> gathered =
+      ranks_.allGather(detail::writeMessage([&](detail::ByteWriter& out) { writeShards(out, mine); }));
+  // Every rank checks the same bytes and fails alike; agreeing on it makes that RanksFailed too.
+  int words = 0;
+  everyRankOrNone(ranks_, [&] {
+    const std::vector<ShardDescription> all = allShards(gathered);
+    std::vector<ShardIdentity> identities;
+    for (const ShardDescription& shard : all) {
+      identities.push_back(shard.identity);
+      sources_.push_back(shard.source);
+    }
+    expectShardsAgree(identities, sources_);
+    without_keypoints_ = static_cast<std::size_t>(
+        std::find_if(all.begin(), all.end(), [](const ShardDescription& s) { return !s.stores_keypoints; }) -
+        all.begin());
+    words = identities.front().words;
+  });
+  model_ = modelOverRanks(ranks_, words, shards_);
 }
 
 DistributedShards DistributedShards::load(Communicator& ranks, const std::string& path) {
@@ -136,7 +143,6 @@ DistributedShards DistributedShards::load(Communicator& ranks, const std::string
 
 std::vector<ShardedResult> DistributedShards::query(HistogramRef histogram, std::size_t top_k,
                                                     const ScoringOptions& options) const {
-  expectImages(model_);
   const bool root = ranks_.rank() == kRoot;
   Bytes sent;
   if (root && ranks_.size() > 1)
@@ -146,6 +152,7 @@ std::vector<ShardedResult> DistributedShards::query(HistogramRef histogram, std:
   std::vector<ShardedResult> mine;
   std::exception_ptr failure;
   try {
+    expectImages(model_);  // fails on every rank alike, after the broadcast that every rank makes
     std::vector<NumberedShard> numbered;
     for (std::size_t i = 0; i < shards_.size(); ++i) numbered.push_back({indices_[i], &shards_[i]});
     if (root) {
@@ -179,7 +186,6 @@ std::vector<ShardedVerifiedResult> DistributedShards::verify(const ImageWords& q
                                                              const std::vector<ShardedResult>& ranking,
                                                              const VerificationOptions& options,
                                                              VerificationReport* report) const {
-  if (!storesKeypoints()) throw shardWithoutKeypoints(sources_.at(without_keypoints_));
   const auto start = std::chrono::steady_clock::now();
   const bool root = ranks_.rank() == kRoot;
   std::vector<ShortlistEntry> shortlist;
@@ -197,6 +203,8 @@ std::vector<ShardedVerifiedResult> DistributedShards::verify(const ImageWords& q
   std::vector<CountedInliers> mine;
   std::exception_ptr failure;
   try {
+    // Fails on every rank alike, after the broadcast that every rank makes.
+    if (!storesKeypoints()) throw shardWithoutKeypoints(sources_.at(without_keypoints_));
     ImageWords received;
     if (!root) {
       detail::ByteReader in = detail::messageReader(sent, "rank 0's verification");

@@ -10,8 +10,8 @@ by `bovw`. Checked, each against `bovw index` of the same folder: the database (
 --keypoints, and under one rank), --shards 3 under 2 ranks (manifest and every shard), a folder with
 a corrupt and a non-image file (each reported by the rank that met it, the rest indexed, one summary
 over all ranks; as shards too); and failed runs (a shard that one rank alone cannot write, a vocabulary that does
-not fit, a missing output folder) exit non-zero, name the problem, and leave no output and no
-temporary file; a rank killed mid-run fails the job and no database appears.
+not fit, a missing output folder) exit non-zero, name the problem, end without MPI_Abort (the ranks
+agree on the failure), and leave no output and no temporary file; a rank killed mid-run fails the job and no database appears.
 
 Needs numpy, python3-opencv (Debian packages) and MPI; exit status 77 (CTest: skipped) without the
 Python modules.
@@ -175,11 +175,15 @@ class MpiIndex(base.RetrievalTestCase):
         wrong = self.path("narrow.npy")
         np.save(wrong, np.random.default_rng(1).random((base.WORDS, 32), dtype=np.float32))
         out = self.path("W.bovwdb")
-        self.fails_mpi("index", SET.images, "--vocabulary", wrong, "--output", out, names=[wrong], outputs=[out])
+        result = self.fails_mpi("index", SET.images, "--vocabulary", wrong, "--output", out, names=[wrong],
+                                outputs=[out])
+        self.assertEqual(result.stderr.count(wrong), 1, base.describe(result))  # every rank alike: said once
+        self.assertNotIn("MPI_ABORT", result.stderr)
         # An output folder that does not exist.
         missing = self.path("no_such_folder", "M.bovwdb")
-        self.fails_mpi("index", SET.images, "--vocabulary", SET.vocabulary, "--output", missing, names=[missing],
-                       outputs=[missing])
+        result = self.fails_mpi("index", SET.images, "--vocabulary", SET.vocabulary, "--output", missing,
+                                names=[missing], outputs=[missing])
+        self.assertNotIn("MPI_ABORT", result.stderr)
         self.assertEqual(sorted(os.listdir(self.dir)), ["J-1.bovwdb", "narrow.npy"])
 
     def test_a_killed_rank_fails_the_job_and_leaves_no_database(self):

@@ -11,8 +11,9 @@ shards 0 and 2, rank 1 shard 1). Checked: CSV and JSON output of several scoring
 --keypoints databases --verify's re-ranked output and its per-query stderr lines, equal to
 `bovw search`'s; a single .bovwdb (rank 1 holds nothing) too; an unreadable query among good ones
 is reported and the rest answered as by `bovw search`, with exit status 1; a missing or damaged
-shard of either rank fails the job with exit status 1 and names the shard on stderr, within the
-time limit (no rank is left waiting).
+shard of either rank fails the job with exit status 1 and names the shard once on stderr (rank 0's
+error line), within the time limit (no rank is left waiting) and without MPI_Abort (the ranks agree
+on the failure and end normally).
 
 Needs numpy and python3-opencv (Debian packages); exit status 77 (CTest: skipped) without them.
 """
@@ -90,11 +91,16 @@ class MpiSearch(base.RetrievalTestCase):
         self.assertEqual(result.returncode, 0, base.describe(result))
         return result
 
-    def mpi_fails(self, *args, names=()):
+    def mpi_fails(self, *args, names=(), once=()):
+        """A failure that every rank knows of: exit status 1 without MPI_Abort, rank 0's error line
+        naming `names`, and `once` exactly once."""
         result = run_mpi(*args)
         self.assertEqual(result.returncode, 1, base.describe(result))
         for name in names:
             self.assertIn(str(name), result.stderr, base.describe(result))
+        for name in once:
+            self.assertEqual(result.stderr.count(str(name)), 1, base.describe(result))
+        self.assertNotIn("MPI_ABORT", result.stderr, base.describe(result))
         return result
 
     def test_ranks_print_what_one_process_prints(self):
@@ -124,7 +130,7 @@ class MpiSearch(base.RetrievalTestCase):
         self.assertEqual(verification_lines(ranks.stderr), verification_lines(whole.stderr), ranks.stderr)
         # Shards without keypoints: refused on every rank, naming the manifest.
         self.mpi_fails("search", "--index", SET.manifest, "--verify", 5, "--quiet", SET.new_view,
-                       names=[SET.manifest, "no keypoints"])
+                       names=[SET.manifest], once=["no keypoints"])
 
     def test_an_unreadable_query_is_reported_and_the_others_answered(self):
         missing = self.path("missing.png")
@@ -136,7 +142,8 @@ class MpiSearch(base.RetrievalTestCase):
         self.assertEqual(ranks.stdout, one.stdout)
         self.assertEqual(len(one.stdout.splitlines()), 1 + 2 * 4)
         # No query readable: refused alike.
-        self.mpi_fails("search", "--index", SET.manifest, "--quiet", missing, names=["no query image could be read"])
+        self.mpi_fails("search", "--index", SET.manifest, "--quiet", missing,
+                       once=["no query image could be read"])
 
     def test_a_missing_or_damaged_shard_fails_the_job_naming_it(self):
         for name in ["S.bovwshards"] + ["S-%d.bovwdb" % s for s in range(SHARDS)]:
@@ -149,10 +156,10 @@ class MpiSearch(base.RetrievalTestCase):
                 with open(shard, "rb") as f:
                     data = f.read()
                 os.remove(shard)
-                self.mpi_fails("search", "--index", manifest, "--quiet", SET.new_view, names=[shard])
+                self.mpi_fails("search", "--index", manifest, "--quiet", SET.new_view, names=[shard], once=[shard])
                 with open(shard, "wb") as f:
                     f.write(data[:-5])
-                self.mpi_fails("search", "--index", manifest, "--quiet", SET.new_view, names=[shard])
+                self.mpi_fails("search", "--index", manifest, "--quiet", SET.new_view, names=[shard], once=[shard])
                 with open(shard, "wb") as f:
                     f.write(data)
         self.mpi_ok("search", "--index", manifest, "--quiet", SET.new_view)

@@ -9,6 +9,7 @@
 #include <bovw/atomic_file.hpp>
 #include <bovw/distributed_shards.hpp>
 #include <bovw/error.hpp>
+#include <bovw/rank_agreement.hpp>
 #include <bovw/sharded_database.hpp>
 #include <filesystem>
 #include <functional>
@@ -341,7 +342,8 @@ TEST(DistributedShards, ShardsHeldByAnyRankInAnyOrderRankByTheirIndex) {
 }
 
 // ------------------------------------------------------------------------------------------------
-// Failures: every rank throws, with the same message.
+// Failures: every rank throws, with the same message: over one rank the failure itself (as
+// ShardedDatabase throws it), over several RanksFailed (bovw/rank_agreement.hpp).
 
 struct Failures {
   std::vector<std::string> messages;  // by rank; empty: that rank did not fail
@@ -356,6 +358,9 @@ Failures failuresOf(int ranks, const std::function<void(Communicator&)>& body) {
     const auto r = static_cast<std::size_t>(group.rank());
     try {
       body(group);
+    } catch (const RanksFailed& e) {
+      f.messages[r] = e.what();
+      f.kinds[r] = "RanksFailed";
     } catch (const InvalidInput& e) {
       f.messages[r] = e.what();
       f.kinds[r] = "InvalidInput";
@@ -373,6 +378,15 @@ void expectFailedAlike(const Failures& f, const std::string& kind, const std::st
     EXPECT_EQ(f.kinds[r], kind) << "rank " << r << ": " << f.messages[r];
     EXPECT_EQ(f.messages[r], message) << "rank " << r;
   }
+}
+
+// The message of RanksFailed where not every rank failed alike: {rank, its failure's message}, in
+// the order of the failures (the first failed shard first).
+std::string ranksFailed(const std::vector<std::pair<int, std::string>>& failures) {
+  std::string message;
+  for (const auto& [rank, failure] : failures)
+    message += (message.empty() ? "rank " : "; rank ") + std::to_string(rank) + ": " + failure;
+  return message;
 }
 
 template <typename E, typename F>
@@ -398,21 +412,27 @@ TEST(DistributedShards, AShardOfAnotherVocabularyOrMissingFailsOnEveryRankNaming
   const std::string other = messageOf<InvalidInput>([&] { ShardedDatabase::load(manifest); });
   EXPECT_TRUE(contains(other, "shard-1.bovwdb")) << other;
   EXPECT_TRUE(contains(other, "vocabulary fingerprint")) << other;
-  for (int ranks = 1; ranks <= 4; ++ranks) {
+  const auto load = [&](Communicator& group) { DistributedShards::load(group, manifest); };
+  expectFailedAlike(failuresOf(1, load), "InvalidInput", other);
+  for (int ranks = 2; ranks <= 4; ++ranks) {  // rank 1 holds shard 1
     SCOPED_TRACE(std::to_string(ranks) + " ranks");
-    expectFailedAlike(failuresOf(ranks, [&](Communicator& group) { DistributedShards::load(group, manifest); }),
-                      "InvalidInput", other);
+    expectFailedAlike(failuresOf(ranks, load), "RanksFailed", ranksFailed({{1, other}}));
   }
 
-  // Missing shards: the first one in shard order is named, whichever rank meets it.
-  std::filesystem::remove(dir.file("shard-1.bovwdb"));
+  // Missing shards: the first one in shard order is named first, whichever rank meets it.
+  writeBytes(dir.file("shard-1.bovwdb"), good);
   std::filesystem::remove(dir.file("shard-2.bovwdb"));
+  const std::string missing2 = messageOf<IoError>([&] { ShardedDatabase::load(manifest); });
+  EXPECT_TRUE(contains(missing2, "shard-2.bovwdb")) << missing2;
+  std::filesystem::remove(dir.file("shard-1.bovwdb"));
   const std::string missing = messageOf<IoError>([&] { ShardedDatabase::load(manifest); });
   EXPECT_TRUE(contains(missing, "shard-1.bovwdb")) << missing;
-  for (int ranks = 1; ranks <= 4; ++ranks) {
+  expectFailedAlike(failuresOf(1, load), "IoError", missing);
+  // Two ranks: rank 0 holds shards 0 and 2, rank 1 shard 1; more: rank s holds shard s.
+  expectFailedAlike(failuresOf(2, load), "RanksFailed", ranksFailed({{1, missing}, {0, missing2}}));
+  for (int ranks = 3; ranks <= 4; ++ranks) {
     SCOPED_TRACE(std::to_string(ranks) + " ranks");
-    expectFailedAlike(failuresOf(ranks, [&](Communicator& group) { DistributedShards::load(group, manifest); }),
-                      "IoError", missing);
+    expectFailedAlike(failuresOf(ranks, load), "RanksFailed", ranksFailed({{1, missing}, {2, missing2}}));
   }
   writeBytes(dir.file("shard-1.bovwdb"), good);
   const std::string truncated = [&] {
@@ -420,11 +440,13 @@ TEST(DistributedShards, AShardOfAnotherVocabularyOrMissingFailsOnEveryRankNaming
     return messageOf<InvalidInput>([&] { ShardedDatabase::load(manifest); });
   }();
   EXPECT_TRUE(contains(truncated, "shard-2.bovwdb")) << truncated;
-  expectFailedAlike(failuresOf(3, [&](Communicator& group) { DistributedShards::load(group, manifest); }),
-                    "InvalidInput", truncated);
+  expectFailedAlike(failuresOf(1, load), "InvalidInput", truncated);
+  expectFailedAlike(failuresOf(3, load), "RanksFailed", ranksFailed({{2, truncated}}));
+  // No manifest: rank 0 finds no manifest there and fails to load the path as a database.
   std::filesystem::remove(manifest);
-  expectFailedAlike(failuresOf(2, [&](Communicator& group) { DistributedShards::load(group, manifest); }), "IoError",
-                    messageOf<IoError>([&] { ShardedDatabase::load(manifest); }));
+  const std::string no_manifest = messageOf<IoError>([&] { ShardedDatabase::load(manifest); });
+  expectFailedAlike(failuresOf(1, load), "IoError", no_manifest);
+  expectFailedAlike(failuresOf(2, load), "RanksFailed", ranksFailed({{0, no_manifest}}));
 }
 
 TEST(DistributedShards, ShardsInMemoryThatDisagreeFailOnEveryRank) {
@@ -438,7 +460,7 @@ TEST(DistributedShards, ShardsInMemoryThatDisagreeFailOnEveryRank) {
     ShardedDatabase(std::move(pair), {"a.bovwdb", "b.bovwdb"});
   });
   EXPECT_TRUE(contains(expected, "'b.bovwdb'")) << expected;
-  // Rank 1 holds the odd shard; rank 2 none.
+  // Rank 1 holds the odd shard; rank 2 none. Every rank checks every shard: they fail alike.
   expectFailedAlike(failuresOf(3,
                                [&](Communicator& group) {
                                  std::vector<ImageDatabase> shards;
@@ -452,7 +474,7 @@ TEST(DistributedShards, ShardsInMemoryThatDisagreeFailOnEveryRank) {
                                  }
                                  DistributedShards(group, std::move(shards), std::move(indices), std::move(sources));
                                }),
-                    "InvalidInput", expected);
+                    "RanksFailed", expected);
 
   // A shard index held twice, or lists of different lengths on one rank.
   const Failures twice = failuresOf(2, [&](Communicator& group) {
@@ -462,7 +484,7 @@ TEST(DistributedShards, ShardsInMemoryThatDisagreeFailOnEveryRank) {
   });
   for (const std::string& message : twice.messages)
     EXPECT_TRUE(contains(message, "held by rank 0 and by rank 1")) << message;
-  expectFailedAlike(twice, "InvalidInput", twice.messages[0]);
+  expectFailedAlike(twice, "RanksFailed", twice.messages[0]);
   const Failures uneven = failuresOf(2, [&](Communicator& group) {
     std::vector<ImageDatabase> shards;
     shards.push_back(databaseOf(world, 0, 1));
@@ -470,10 +492,11 @@ TEST(DistributedShards, ShardsInMemoryThatDisagreeFailOnEveryRank) {
                       group.rank() == 1 ? std::vector<std::string>{} : std::vector<std::string>{"x"});
   });
   for (const std::string& message : uneven.messages)
-    EXPECT_TRUE(contains(message, "rank 1 was given 1 shards")) << message;
-  expectFailedAlike(uneven, "InvalidInput", uneven.messages[0]);
-  expectFailedAlike(failuresOf(2, [&](Communicator& group) { DistributedShards(group, {}, {}, {}); }), "InvalidInput",
-                    "a sharded database needs at least one shard");
+    EXPECT_TRUE(contains(message, "rank 1: rank 1 was given 1 shards")) << message;  // rank 1 alone
+  expectFailedAlike(uneven, "RanksFailed", uneven.messages[0]);
+  const auto none = [&](Communicator& group) { DistributedShards(group, {}, {}, {}); };
+  expectFailedAlike(failuresOf(1, none), "InvalidInput", "a sharded database needs at least one shard");
+  expectFailedAlike(failuresOf(2, none), "RanksFailed", "a sharded database needs at least one shard");
 }
 
 TEST(DistributedShards, BadQueriesEmptyDatabasesAndShardsWithoutKeypointsFailOnEveryRank) {
@@ -484,11 +507,13 @@ TEST(DistributedShards, BadQueriesEmptyDatabasesAndShardsWithoutKeypointsFailOnE
   const ShardedDatabase sharded = ShardedDatabase::load(manifest);
   const Counts wrong(static_cast<std::size_t>(world.words + 1), 1);
   const std::string length = messageOf<InvalidInput>([&] { sharded.query(view(wrong), 3, ScoringOptions{}); });
-  const Failures queried = failuresOf(3, [&](Communicator& group) {
+  const auto query = [&](Communicator& group) {
     const DistributedShards database = DistributedShards::load(group, manifest);
     database.query(view(group.rank() == 0 ? wrong : Counts{}), 3, ScoringOptions{});
-  });
-  expectFailedAlike(queried, "InvalidInput", length);
+  };
+  expectFailedAlike(failuresOf(1, query), "InvalidInput", length);
+  // Ranks 0 and 1 score shards 0 and 1 with rank 0's histogram; rank 2 holds no shard.
+  expectFailedAlike(failuresOf(3, query), "RanksFailed", ranksFailed({{0, length}, {1, length}}));
 
   // A query's words that do not fit together: refused by every rank, none left waiting.
   ImageWords bad = world.queries[0];
@@ -496,35 +521,35 @@ TEST(DistributedShards, BadQueriesEmptyDatabasesAndShardsWithoutKeypointsFailOnE
   const std::string words = messageOf<InvalidInput>([&] {
     sharded.verify(bad, sharded.query(view(histogramOf(world.queries[0], world.words)), 5, {}), verification());
   });
-  expectFailedAlike(failuresOf(3,
-                               [&](Communicator& group) {
-                                 const DistributedShards database = DistributedShards::load(group, manifest);
-                                 const Counts h = histogramOf(world.queries[0], world.words);
-                                 const auto ranking = database.query(view(h), 5, {});
-                                 database.verify(group.rank() == 0 ? bad : ImageWords{}, ranking, verification());
-                               }),
-                    "InvalidInput", words);
+  const auto verifyBad = [&](Communicator& group) {
+    const DistributedShards database = DistributedShards::load(group, manifest);
+    const Counts h = histogramOf(world.queries[0], world.words);
+    const auto ranking = database.query(view(h), 5, {});
+    database.verify(group.rank() == 0 ? bad : ImageWords{}, ranking, verification());
+  };
+  expectFailedAlike(failuresOf(1, verifyBad), "InvalidInput", words);
+  expectFailedAlike(failuresOf(3, verifyBad), "RanksFailed", words);  // every rank checks rank 0's query
 
   // No keypoints in shard 1: named on every rank.
   ImageDatabase(world.vocabulary, surf()).save(dir.file("shard-1.bovwdb"));
   const std::string keypoints =
       messageOf<InvalidInput>([&] { ShardedDatabase::load(manifest).verify(world.queries[0], {}, verification()); });
   EXPECT_TRUE(contains(keypoints, "shard-1.bovwdb")) << keypoints;
-  expectFailedAlike(failuresOf(3,
-                               [&](Communicator& group) {
-                                 const DistributedShards database = DistributedShards::load(group, manifest);
-                                 EXPECT_FALSE(database.storesKeypoints());
-                                 database.verify(world.queries[0], {}, verification());
-                               }),
-                    "InvalidInput", keypoints);
+  const auto verifyWithout = [&](Communicator& group) {
+    const DistributedShards database = DistributedShards::load(group, manifest);
+    EXPECT_FALSE(database.storesKeypoints());
+    database.verify(world.queries[0], {}, verification());
+  };
+  expectFailedAlike(failuresOf(1, verifyWithout), "InvalidInput", keypoints);
+  expectFailedAlike(failuresOf(3, verifyWithout), "RanksFailed", keypoints);
 
   // No image in any shard.
   databaseOf(world, 0, 0).save(dir.file("shard-0.bovwdb"));
   const std::string empty = messageOf<InvalidInput>([&] { ShardedDatabase::load(manifest).query(view(wrong), 3, {}); });
   EXPECT_TRUE(contains(empty, "empty")) << empty;
-  expectFailedAlike(
-      failuresOf(3, [&](Communicator& group) { DistributedShards::load(group, manifest).query(view(wrong), 3, {}); }),
-      "InvalidInput", empty);
+  const auto queryEmpty = [&](Communicator& group) { DistributedShards::load(group, manifest).query(view(wrong), 3, {}); };
+  expectFailedAlike(failuresOf(1, queryEmpty), "InvalidInput", empty);
+  expectFailedAlike(failuresOf(3, queryEmpty), "RanksFailed", empty);
 }
 
 }  // namespace
