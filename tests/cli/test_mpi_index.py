@@ -2,8 +2,7 @@
 """End-to-end tests of distributed indexing: `mpirun -np 2 bovw-mpi index` writes the database that
 `bovw index` writes for the same folder, byte for byte.
 
-Usage: test_mpi_index.py --bovw PATH/TO/bovw --bovw-mpi PATH/TO/bovw-mpi --data tests/data
-                         --mpirun "mpiexec -n 2 --oversubscribe --allow-run-as-root" [unittest options]
+Usage: as mpi_support.py says, plus unittest options.
 
 The image set is test_retrieval.py's (4 scenes x 4 views, fixed seeds), its vocabulary trained once
 by `bovw`. Checked, each against `bovw index` of the same folder: the database (with and without
@@ -16,57 +15,19 @@ agree on the failure), and leave no output and no temporary file; a rank killed 
 Needs numpy, python3-opencv (Debian packages) and MPI; exit status 77 (CTest: skipped) without the
 Python modules.
 """
-import argparse
 import os
-import shlex
 import shutil
 import signal
-import subprocess
 import sys
-import tempfile
-import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import mpi_support as mpi  # noqa: E402 (the launcher and jobs under it)
 import test_retrieval as base  # noqa: E402 (the image set, run() and the test case helpers)
 
 import numpy as np  # noqa: E402 (test_retrieval has checked it is there)
 
-BOVW_MPI = None
-MPIRUN = None
 SHARDS = 3
 SET = None
-
-
-def run_mpi(*args, ranks=None):
-    """bovw-mpi under the launcher (two ranks), or under `ranks` ranks when given."""
-    launcher = list(MPIRUN)
-    if ranks is not None:  # the launcher's count follows its -n (or -np) flag
-        flag = next(i for i, a in enumerate(launcher) if a in ("-n", "-np", "--np", "-c"))
-        launcher[flag + 1] = str(ranks)
-    env = dict(os.environ)
-    env.pop("BOVW_DEVICE", None)
-    result = subprocess.run(launcher + [BOVW_MPI] + [str(a) for a in args], capture_output=True, text=True, env=env,
-                            timeout=base.TIMEOUT)
-    if "\r" in result.stderr:
-        raise AssertionError("progress bar drawn on a pipe: " + base.describe(result))
-    return result
-
-
-def processes_running(program, *words):
-    """The pids of this machine's processes of `program` (not the launcher that names it) whose
-    command line holds every one of `words`."""
-    pids = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(os.path.join("/proc", entry, "cmdline"), "rb") as f:
-                arguments = f.read().decode(errors="replace").split("\0")
-        except OSError:
-            continue
-        if arguments[0] == program and all(word in arguments for word in words):
-            pids.append(int(entry))
-    return pids
 
 
 def read(path):
@@ -76,23 +37,13 @@ def read(path):
 
 def setUpModule():
     global SET
-    SET = base.Shared()
-    SET.root = tempfile.mkdtemp(prefix="bovw_mpi_index_cli_")
-    SET.paths, SET.groups, SET.new_view = base.make_set(SET.root)
-    SET.images = os.path.join(SET.root, "images")
-    SET.vocabulary = os.path.join(SET.root, "V.bovw")
+    SET = base.shared_set("bovw_mpi_index_cli_")
     SET.single = os.path.join(SET.root, "single")
     os.makedirs(SET.single)
-    for args in (("train", SET.images, "--words", base.WORDS, "--max-descriptors", 4000, "--seed", 1,
-                  "--output", SET.vocabulary),
-                 ("index", SET.images, "--vocabulary", SET.vocabulary, "--output", os.path.join(SET.single, "I.bovwdb")),
-                 ("index", SET.images, "--vocabulary", SET.vocabulary, "--keypoints",
-                  "--output", os.path.join(SET.single, "K.bovwdb")),
-                 ("index", SET.images, "--vocabulary", SET.vocabulary, "--shards", SHARDS,
-                  "--output", os.path.join(SET.single, "S.bovwshards"))):
-        result = base.run(*args)
-        if result.returncode != 0:
-            raise AssertionError("setting up: " + base.describe(result))
+    index = ("index", SET.images, "--vocabulary", SET.vocabulary, "--output")
+    base.set_up(index + (os.path.join(SET.single, "I.bovwdb"),),
+                index + (os.path.join(SET.single, "K.bovwdb"), "--keypoints"),
+                index + (os.path.join(SET.single, "S.bovwshards"), "--shards", SHARDS))
 
 
 def tearDownModule():
@@ -102,12 +53,12 @@ def tearDownModule():
 
 class MpiIndex(base.RetrievalTestCase):
     def ok_mpi(self, *args, **kwargs):
-        result = run_mpi(*args, **kwargs)
+        result = mpi.run(*args, **kwargs)
         self.assertEqual(result.returncode, 0, base.describe(result))
         return result
 
     def fails_mpi(self, *args, names=(), outputs=()):
-        result = run_mpi(*args)
+        result = mpi.run(*args)
         self.assertNotEqual(result.returncode, 0, base.describe(result))
         for name in names:
             self.assertIn(str(name), result.stderr, base.describe(result))
@@ -193,10 +144,7 @@ class MpiIndex(base.RetrievalTestCase):
             for path in SET.paths:
                 shutil.copy(path, os.path.join(folder, "c%d_%s" % (copy, os.path.basename(path))))
         out = self.path("killed.bovwdb")
-        env = dict(os.environ)
-        env.pop("BOVW_DEVICE", None)
-        job = subprocess.Popen(MPIRUN + [BOVW_MPI, "index", folder, "--vocabulary", SET.vocabulary, "--output", out],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        job = mpi.start("index", folder, "--vocabulary", SET.vocabulary, "--output", out)
         try:
             # Rank 0 names the ranks' devices once every rank has started, before any image is read.
             seen = ""
@@ -204,7 +152,7 @@ class MpiIndex(base.RetrievalTestCase):
                 line = job.stderr.readline()
                 self.assertTrue(line, "bovw-mpi ended before its ranks started: " + seen)
                 seen += line
-            ranks = processes_running(BOVW_MPI, folder)
+            ranks = mpi.rank_processes(folder)
             self.assertEqual(len(ranks), 2, seen)
             os.kill(max(ranks), signal.SIGKILL)
             stdout, stderr = job.communicate(timeout=base.TIMEOUT)
@@ -218,23 +166,5 @@ class MpiIndex(base.RetrievalTestCase):
         self.assertNoTemporaries(self.dir)
 
 
-def main():
-    global BOVW_MPI, MPIRUN
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0], add_help=False)
-    parser.add_argument("--bovw", required=True, help="path of the bovw binary")
-    parser.add_argument("--bovw-mpi", required=True, help="path of the bovw-mpi binary")
-    parser.add_argument("--mpirun", required=True, help="the launcher with its options for two ranks, one string")
-    parser.add_argument("--data", required=True, help="the tests/data folder")
-    options, rest = parser.parse_known_args()
-    base.BOVW, base.DATA = os.path.abspath(options.bovw), os.path.abspath(options.data)
-    BOVW_MPI, MPIRUN = os.path.abspath(options.bovw_mpi), shlex.split(options.mpirun)
-    for program in (base.BOVW, BOVW_MPI):
-        if not os.access(program, os.X_OK):
-            print("test_mpi_index.py: %s is not an executable" % program, file=sys.stderr)
-            return 1
-    program = unittest.main(argv=[sys.argv[0]] + rest, exit=False, verbosity=2)
-    return 0 if program.result.wasSuccessful() else 1
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(mpi.main("test_mpi_index.py"))

@@ -2,8 +2,7 @@
 """End-to-end tests of sharded search over MPI ranks: `mpirun -np 2 bovw-mpi search` on a manifest
 prints exactly what `bovw search` prints on the same manifest and on the unsharded database.
 
-Usage: test_mpi_search.py --bovw PATH/TO/bovw --bovw-mpi PATH/TO/bovw-mpi --data tests/data
-           --mpirun "mpirun -np 2 --oversubscribe --allow-run-as-root" [unittest options]
+Usage: as mpi_support.py says, plus unittest options.
 
 The image set and helpers are test_retrieval.py's (4 scenes x 4 views, fixed seeds); the databases
 are written by single-process `bovw index` (whole, and --shards 3: with 2 ranks, rank 0 holds
@@ -17,48 +16,32 @@ on the failure and end normally).
 
 Needs numpy and python3-opencv (Debian packages); exit status 77 (CTest: skipped) without them.
 """
-import argparse
 import json
 import os
 import re
-import shlex
 import shutil
-import subprocess
 import sys
-import tempfile
-import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import mpi_support as mpi  # noqa: E402 (the launcher and jobs under it)
 import test_retrieval as base  # noqa: E402 (the image set, run() and the test case helpers)
 
 SHARDS = 3
-MPI_TIMEOUT = 60  # a job whose ranks wait for each other forever fails here instead
-BOVW_MPI = None
-MPIRUN = None
 SET = None
 
 
 def setUpModule():
     global SET
-    SET = base.Shared()
-    SET.root = tempfile.mkdtemp(prefix="bovw_mpi_search_cli_")
-    SET.paths, SET.groups, SET.new_view = base.make_set(SET.root)
-    SET.images = os.path.join(SET.root, "images")
-    SET.vocabulary = os.path.join(SET.root, "V.bovw")
+    SET = base.shared_set("bovw_mpi_search_cli_")
     SET.database = os.path.join(SET.root, "I.bovwdb")
     SET.manifest = os.path.join(SET.root, "S.bovwshards")
     SET.keypoint_database = os.path.join(SET.root, "K.bovwdb")
     SET.keypoint_manifest = os.path.join(SET.root, "K.bovwshards")
     index = ("index", SET.images, "--vocabulary", SET.vocabulary, "--output")
-    for args in (("train", SET.images, "--words", base.WORDS, "--max-descriptors", 4000, "--seed", 1,
-                  "--output", SET.vocabulary),
-                 index + (SET.database,),
-                 index + (SET.manifest, "--shards", SHARDS),
-                 index + (SET.keypoint_database, "--keypoints"),
-                 index + (SET.keypoint_manifest, "--keypoints", "--shards", SHARDS)):
-        result = base.run(*args)
-        if result.returncode != 0:
-            raise AssertionError("setting up: " + base.describe(result))
+    base.set_up(index + (SET.database,),
+                index + (SET.manifest, "--shards", SHARDS),
+                index + (SET.keypoint_database, "--keypoints"),
+                index + (SET.keypoint_manifest, "--keypoints", "--shards", SHARDS))
     # A few queries: indexed views of two scenes and a new view of the box.
     SET.queries = [SET.paths[0], SET.paths[6], SET.new_view]
 
@@ -68,18 +51,6 @@ def tearDownModule():
         shutil.rmtree(SET.root, ignore_errors=True)
 
 
-def run_mpi(*args):
-    """Runs bovw-mpi under the launcher; a job that does not end within MPI_TIMEOUT fails the test."""
-    env = dict(os.environ)
-    env.pop("BOVW_DEVICE", None)
-    command = MPIRUN + [BOVW_MPI] + [str(a) for a in args]
-    try:
-        return subprocess.run(command, capture_output=True, text=True, env=env, timeout=MPI_TIMEOUT)
-    except subprocess.TimeoutExpired as e:
-        raise AssertionError("%s did not end within %d s (ranks waiting for each other?)\n--- stderr:\n%s"
-                             % (" ".join(command), MPI_TIMEOUT, e.stderr)) from None
-
-
 def verification_lines(stderr):
     """The per-query verification reports of a search's stderr, without their times and prefixes."""
     return re.findall(r"info: (.*: \d+ of \d+ results verified), [0-9.]+ ms", stderr)
@@ -87,14 +58,14 @@ def verification_lines(stderr):
 
 class MpiSearch(base.RetrievalTestCase):
     def mpi_ok(self, *args):
-        result = run_mpi(*args)
+        result = mpi.run(*args)
         self.assertEqual(result.returncode, 0, base.describe(result))
         return result
 
     def mpi_fails(self, *args, names=(), once=()):
         """A failure that every rank knows of: exit status 1 without MPI_Abort, rank 0's error line
         naming `names`, and `once` exactly once."""
-        result = run_mpi(*args)
+        result = mpi.run(*args)
         self.assertEqual(result.returncode, 1, base.describe(result))
         for name in names:
             self.assertIn(str(name), result.stderr, base.describe(result))
@@ -136,7 +107,7 @@ class MpiSearch(base.RetrievalTestCase):
         missing = self.path("missing.png")
         args = ("--index", SET.manifest, "--top", 4, "--quiet", SET.paths[3], missing, SET.new_view)
         one = self.fails("search", *args, names=[missing])
-        ranks = run_mpi("search", *args)
+        ranks = mpi.run("search", *args)
         self.assertEqual(ranks.returncode, 1, base.describe(ranks))
         self.assertIn(missing, ranks.stderr)
         self.assertEqual(ranks.stdout, one.stdout)
@@ -165,26 +136,5 @@ class MpiSearch(base.RetrievalTestCase):
         self.mpi_ok("search", "--index", manifest, "--quiet", SET.new_view)
 
 
-def main():
-    global BOVW_MPI, MPIRUN
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0], add_help=False)
-    parser.add_argument("--bovw", required=True, help="path of the bovw binary")
-    parser.add_argument("--bovw-mpi", required=True, help="path of the bovw-mpi binary")
-    parser.add_argument("--data", required=True, help="the tests/data folder")
-    parser.add_argument("--mpirun", required=True, help="the launcher with its options for two ranks, one string")
-    options, rest = parser.parse_known_args()
-    base.BOVW, base.DATA = os.path.abspath(options.bovw), os.path.abspath(options.data)
-    BOVW_MPI, MPIRUN = os.path.abspath(options.bovw_mpi), shlex.split(options.mpirun)
-    for program in (base.BOVW, BOVW_MPI):
-        if not os.access(program, os.X_OK):
-            print("test_mpi_search.py: %s is not an executable" % program, file=sys.stderr)
-            return 1
-    if not MPIRUN:
-        print("test_mpi_search.py: --mpirun needs the launcher", file=sys.stderr)
-        return 1
-    program = unittest.main(argv=[sys.argv[0]] + rest, exit=False, verbosity=2)
-    return 0 if program.result.wasSuccessful() else 1
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(mpi.main("test_mpi_search.py"))

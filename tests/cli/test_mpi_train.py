@@ -2,8 +2,7 @@
 """End-to-end tests of distributed training: `mpirun -np 2 bovw-mpi train` writes the vocabulary that
 `bovw train` writes with the same seed, byte for byte.
 
-Usage: test_mpi_train.py --bovw PATH/TO/bovw --bovw-mpi PATH/TO/bovw-mpi --mpirun "mpirun -n 2 ..."
-                         --data tests/data [unittest options]
+Usage: as mpi_support.py says, plus unittest options.
 
 The image set is test_retrieval.py's (4 scenes x 4 views). Checked: from images (a sample smaller than
 the descriptors seen, so the ranks' shared sampling matters; a corrupt image among them, reported and
@@ -14,41 +13,23 @@ rank killed in the middle of training fails the job, which writes no file.
 
 Needs numpy and python3-opencv (Debian packages); exit status 77 (CTest: skipped) without them.
 """
-import argparse
 import os
-import shlex
 import shutil
 import signal
-import subprocess
 import sys
-import tempfile
 import time
-import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import mpi_support as mpi  # noqa: E402 (the launcher and jobs under it)
 import test_retrieval as base  # noqa: E402 (the image set and helpers; exits 77 without numpy/cv2)
 
 np = base.np
-BOVW_MPI = None
-MPIRUN = None
 SET = None
-
-
-def run_mpi(*args, ranks=None):
-    launcher = list(MPIRUN)
-    if ranks is not None:  # the rank count follows -n or -np
-        flag = next(i for i, a in enumerate(launcher) if a in ("-n", "-np", "--np"))
-        launcher[flag + 1] = str(ranks)
-    return subprocess.run(launcher + [BOVW_MPI] + [str(a) for a in args], capture_output=True, text=True,
-                          timeout=base.TIMEOUT)
 
 
 def setUpModule():
     global SET
-    SET = base.Shared()
-    SET.root = tempfile.mkdtemp(prefix="bovw_mpi_train_cli_")
-    SET.paths, SET.groups, SET.new_view = base.make_set(SET.root)
-    SET.images = os.path.join(SET.root, "images")
+    SET = base.shared_set("bovw_mpi_train_cli_", vocabulary=False)
 
 
 def tearDownModule():
@@ -71,7 +52,7 @@ class DistributedTrain(base.RetrievalTestCase):
         self.assertEqual(result.returncode, 0, base.describe(result))
         for ranks in (2, 3):
             distributed = self.path("ranks%d.bovw" % ranks)
-            result = run_mpi("train", SET.images, "--output", distributed, *common, ranks=ranks)
+            result = mpi.run("train", SET.images, "--output", distributed, *common, ranks=ranks)
             self.assertEqual(result.returncode, 0, base.describe(result))
             self.assert_same_file(single, distributed)
             self.assertIn("on %d ranks" % ranks, result.stderr)  # rank 0's sampling line
@@ -85,7 +66,7 @@ class DistributedTrain(base.RetrievalTestCase):
         common = ["--words", base.WORDS, "--max-descriptors", 2000, "--seed", 4]
         single, distributed = self.path("s.bovw"), self.path("d.bovw")
         self.assertEqual(base.run("train", images, "--output", single, *common).returncode, 0)
-        result = run_mpi("train", images, "--output", distributed, *common)
+        result = mpi.run("train", images, "--output", distributed, *common)
         self.assertEqual(result.returncode, 0, base.describe(result))
         self.assertIn("g9_broken.png", result.stderr)
         self.assert_same_file(single, distributed)
@@ -97,7 +78,7 @@ class DistributedTrain(base.RetrievalTestCase):
         common = ["--descriptors", sample, "--words", 33, "--seed", 5, "--tolerance", -1, "--iterations", 7]
         single, distributed = self.path("s.bovw"), self.path("d.bovw")
         self.assertEqual(base.run("train", "--output", single, *common).returncode, 0)
-        result = run_mpi("train", "--output", distributed, *common)
+        result = mpi.run("train", "--output", distributed, *common)
         self.assertEqual(result.returncode, 0, base.describe(result))
         self.assert_same_file(single, distributed)
 
@@ -107,7 +88,7 @@ class DistributedTrain(base.RetrievalTestCase):
         for extra, expected in ((["--words", 31], "larger than the 30 descriptors"),
                                 (["--words", 8, "--tree-branching", 2], "vocabulary tree")):
             output = self.path("never.bovw")
-            result = run_mpi("train", "--descriptors", sample, "--output", output, *extra)
+            result = mpi.run("train", "--descriptors", sample, "--output", output, *extra)
             self.assertEqual(result.returncode, 1, base.describe(result))
             self.assertIn(expected, result.stderr)
             self.assertFalse(os.path.exists(output))
@@ -118,19 +99,17 @@ class DistributedTrain(base.RetrievalTestCase):
         sample = self.path("big.npy")
         np.save(sample, np.random.default_rng(8).normal(size=(60000, 32)).astype(np.float32))
         output = self.path("never.bovw")
-        command = [BOVW_MPI, "train", "--descriptors", sample, "--words", 200, "--iterations", 100000,
-                   "--tolerance", -1, "--quiet", "--output", output]
-        launcher = subprocess.Popen(MPIRUN + [str(a) for a in command],
-                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        launcher = mpi.start("train", "--descriptors", sample, "--words", 200, "--iterations", 100000,
+                             "--tolerance", -1, "--quiet", "--output", output)
         try:
-            victim = None
+            ranks = []
             deadline = time.time() + 30
-            while victim is None and time.time() < deadline and launcher.poll() is None:
+            while len(ranks) < 2 and time.time() < deadline and launcher.poll() is None:
                 time.sleep(0.2)
-                victim = rank_process(1)
-            self.assertIsNotNone(victim, "rank 1 never started")
+                ranks = mpi.rank_processes(output)
+            self.assertEqual(len(ranks), 2, "the ranks never started")
             time.sleep(1.0)  # well into the Lloyd iterations
-            os.kill(victim, signal.SIGKILL)
+            os.kill(max(ranks), signal.SIGKILL)
             _, stderr = launcher.communicate(timeout=60)
         finally:
             if launcher.poll() is None:
@@ -140,34 +119,5 @@ class DistributedTrain(base.RetrievalTestCase):
         self.assertNoTemporaries()
 
 
-def rank_process(rank):
-    """The pid of this user's bovw-mpi process that is MPI rank `rank`, or None."""
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            with open("/proc/%s/cmdline" % pid, "rb") as f:
-                if os.path.basename(f.read().split(b"\0")[0]) != b"bovw-mpi":
-                    continue
-            with open("/proc/%s/environ" % pid, "rb") as f:
-                if b"OMPI_COMM_WORLD_RANK=%d\0" % rank in f.read() + b"\0":
-                    return int(pid)
-        except OSError:
-            continue
-    return None
-
-
-def main():
-    global BOVW_MPI, MPIRUN
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0], add_help=False)
-    parser.add_argument("--bovw", required=True, help="path of the bovw binary")
-    parser.add_argument("--bovw-mpi", required=True, help="path of the bovw-mpi binary")
-    parser.add_argument("--mpirun", required=True, help="the launcher with two ranks, one string (split at spaces)")
-    parser.add_argument("--data", required=True, help="the tests/data folder")
-    options, rest = parser.parse_known_args()
-    base.BOVW, base.DATA = os.path.abspath(options.bovw), os.path.abspath(options.data)
-    BOVW_MPI, MPIRUN = os.path.abspath(options.bovw_mpi), shlex.split(options.mpirun)
-    program = unittest.main(argv=[sys.argv[0]] + rest, exit=False, verbosity=2)
-    return 0 if program.result.wasSuccessful() else 1
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(mpi.main("test_mpi_train.py"))

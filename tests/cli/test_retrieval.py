@@ -188,6 +188,29 @@ class Shared:
     pass
 
 
+def set_up(*commands):
+    """Runs each of `commands` (argument tuples) with bovw; a failure stops the module's setup."""
+    for args in commands:
+        result = run(*args)
+        if result.returncode != 0:
+            raise AssertionError("setting up: " + describe(result))
+
+
+def shared_set(prefix, vocabulary=True):
+    """The image set in a new temporary folder (root, paths, groups, new_view, images, groups_csv),
+    with a vocabulary trained on it (seed 1) at `vocabulary` unless told not to: what the other CLI
+    test files build their databases from."""
+    s = Shared()
+    s.root = tempfile.mkdtemp(prefix=prefix)
+    s.paths, s.groups, s.new_view = make_set(s.root)
+    s.images = os.path.join(s.root, "images")
+    s.groups_csv = os.path.join(s.root, "groups.csv")
+    s.vocabulary = os.path.join(s.root, "V.bovw")
+    if vocabulary:
+        set_up(("train", s.images, "--words", WORDS, "--max-descriptors", 4000, "--seed", 1, "--output", s.vocabulary))
+    return s
+
+
 def setUpModule():
     global SET
     SET = Shared()

@@ -20,7 +20,6 @@ import json
 import os
 import shutil
 import sys
-import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -32,22 +31,11 @@ SET = None
 
 def setUpModule():
     global SET
-    SET = base.Shared()
-    SET.root = tempfile.mkdtemp(prefix="bovw_shards_cli_")
-    SET.paths, SET.groups, SET.new_view = base.make_set(SET.root)
-    SET.images = os.path.join(SET.root, "images")
-    SET.groups_csv = os.path.join(SET.root, "groups.csv")
-    SET.vocabulary = os.path.join(SET.root, "V.bovw")
+    SET = base.shared_set("bovw_shards_cli_")
     SET.database = os.path.join(SET.root, "I.bovwdb")
     SET.manifest = os.path.join(SET.root, "S.bovwshards")
-    for args in (("train", SET.images, "--words", base.WORDS, "--max-descriptors", 4000, "--seed", 1,
-                  "--output", SET.vocabulary),
-                 ("index", SET.images, "--vocabulary", SET.vocabulary, "--output", SET.database),
-                 ("index", SET.images, "--vocabulary", SET.vocabulary, "--output", SET.manifest,
-                  "--shards", SHARDS)):
-        result = base.run(*args)
-        if result.returncode != 0:
-            raise AssertionError("setting up: " + base.describe(result))
+    base.set_up(("index", SET.images, "--vocabulary", SET.vocabulary, "--output", SET.database),
+                ("index", SET.images, "--vocabulary", SET.vocabulary, "--output", SET.manifest, "--shards", SHARDS))
 
 
 def tearDownModule():
