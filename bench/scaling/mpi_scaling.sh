@@ -265,14 +265,20 @@ index_runs() {
 
 # ---- training ------------------------------------------------------------------------------------
 # per-iteration seconds of a train log (iterations 2..N), one per line
-iteration_seconds() { sed -n 's/.*k-means iteration \([0-9][0-9]*\):.*, \([0-9.][0-9.]*\) s$/\1 \2/p' "$1" | awk '$1 >= 2 {print $2}'; }
-train_report() {  # train_report NAME: "median_iteration iterations seeding kmeans_total per_iteration_from_total"
-  local med n seed total
+# ("k-means iteration 3: ..., 0.402 s (assign 0.350 s, exchange 0.002 s)"); PART: total, assign or exchange
+iteration_seconds() {
+  sed -n 's/.*k-means iteration \([0-9][0-9]*\):.*, \([0-9.][0-9.]*\) s (assign \([0-9.]*\) s, exchange \([0-9.]*\) s)$/\1 \2 \3 \4/p' "$1" |
+    awk -v part="${2:-total}" '$1 >= 2 {print (part == "assign" ? $3 : part == "exchange" ? $4 : $2)}'
+}
+train_report() {  # train_report NAME: "median_iteration iterations seeding kmeans_total per_iteration_from_total median_assign median_exchange"
+  local med n seed total assign exchange
   med=$(iteration_seconds "$out/$1.err" | median)
+  assign=$(iteration_seconds "$out/$1.err" assign | median)
+  exchange=$(iteration_seconds "$out/$1.err" exchange | median)
   n=$(sed -n 's/.*k-means iteration \([0-9][0-9]*\):.*/\1/p' "$out/$1.err" | tail -1)
   seed=$(sed -n 's/.*k-means++ seeding \([0-9.]*\) s.*/\1/p' "$out/$1.err" | head -1)
   total=$(sed -n 's/.* in \([0-9.]*\) s; wrote.*/\1/p' "$out/$1.out" | head -1)
-  echo "$med ${n:-n/a} ${seed:-n/a} ${total:-n/a} $(awk -v t="$total" -v s="$seed" -v n="$n" 'BEGIN {if (t > 0 && n > 0) printf "%.4f", (t - s) / n; else print "n/a"}')"
+  echo "$med ${n:-n/a} ${seed:-n/a} ${total:-n/a} $(awk -v t="$total" -v s="$seed" -v n="$n" 'BEGIN {if (t > 0 && n > 0) printf "%.4f", (t - s) / n; else print "n/a"}') $assign $exchange"
 }
 train_runs() {
   local args=(train "$work/train_set" --words "$train_k" --max-descriptors "$train_n" --iterations "$iterations"
@@ -296,21 +302,22 @@ train_runs() {
     printf "   one allreduce of R int64 and one broadcast of 64 floats (~5-20 us on one host): ~%.0f-%.0f s.\n", k * 1e-4, k * 3e-4
     printf "   Vocabularies: byte-identical for every R.\n"
     if (mode != "gpu") printf "   (mode %s: these GPU figures do not apply)\n", mode }'
-  local i x s t a b p a1 a2 p1 p2 s1 s2 w1 w2 row
+  local i x s t a b p a1 a2 p1 p2 s1 s2 w1 w2 g1 g2 e1 e2 row
   for i in $(seq 1 "$train_rounds"); do
     echo "-- round $i"
-    a1=n/a a2=n/a p1=n/a p2=n/a s1=n/a s2=n/a w1=n/a w2=n/a
+    a1=n/a a2=n/a p1=n/a p2=n/a s1=n/a s2=n/a w1=n/a w2=n/a g1=n/a g2=n/a e1=n/a e2=n/a
     if run "train_R1_round$i" 1 "$build/bovw-mpi" "${args[@]}" --threads "$cores" --output "$work/train_R1_$i.bovw"; then
-      read -r a1 x s1 t p1 <<< "$(train_report "train_R1_round$i")"; w1=$took
+      read -r a1 x s1 t p1 g1 e1 <<< "$(train_report "train_R1_round$i")"; w1=$took
       [ "$x" = "$iterations" ] || fail "train_R1_round$i: $x iterations logged, $iterations asked"
     fi
     if run "train_R${rb}_round$i" "$rb" "$build/bovw-mpi" "${args[@]}" --threads $((cores / rb)) --output "$work/train_R${rb}_$i.bovw"; then
-      read -r a2 x s2 t p2 <<< "$(train_report "train_R${rb}_round$i")"; w2=$took
+      read -r a2 x s2 t p2 g2 e2 <<< "$(train_report "train_R${rb}_round$i")"; w2=$took
       [ "$x" = "$iterations" ] || fail "train_R${rb}_round$i: $x iterations logged, $iterations asked"
     fi
     echo "   round $i: per iteration (median of 2..$iterations) R=1 $a1 s, R=$rb $a2 s, R=1/R=$rb $(ratio "$a1" "$a2");" \
          "from the totals $p1 s and $p2 s, $(ratio "$p1" "$p2"); seeding $s1 s and $s2 s"
     for row in "s/iteration (median of 2..$iterations)|$a1|$a2" "s/iteration ((k-means - seeding) / iterations)|$p1|$p2" \
+               "of which assignment s (median)|$g1|$g2" "of which allreduce s (median)|$e1|$e2" \
                "seeding s|$s1|$s2" "whole command s|$w1|$w2"; do
       IFS='|' read -r x a b <<< "$row"
       printf "train %s, round %d\t%s\t%s\t%s\n" "$x" "$i" "$a" "$b" "$(ratio "$a" "$b")" >> "$summary"
@@ -321,7 +328,7 @@ train_runs() {
   if [ "${BOVW_COMPARE_SINGLE:-1}" = 1 ]; then
     echo "-- one process: bovw train (same options, $cores threads)"
     if run train_single single "$build/bovw" "${args[@]}" --threads "$cores" --output "$work/train_single.bovw"; then
-      read -r a x s t p <<< "$(train_report train_single)"
+      read -r a x s t p _ <<< "$(train_report train_single)"
       printf "train s/iteration, bovw (one process)\t%s\t\t\n" "$a" >> "$summary"
       identical "vocabulary bovw vs bovw-mpi R=1" "$work/train_single.bovw" "$work/train_R1_1.bovw"
       printf "train vocabulary bovw vs bovw-mpi R=1\t\t\t%s\n" "$same" >> "$summary"

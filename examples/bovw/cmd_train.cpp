@@ -188,9 +188,10 @@ int runTrainCommand() {
     if (!args.quiet && it.iteration == 1)
       spdlog::info("k-means on {}; k-means++ seeding {:.2f} s", it.assignment, it.seeding_seconds);
     if (!args.quiet)
-      spdlog::info("k-means iteration {}: inertia {:.9g}, improvement {:.3g}{}, {:.3f} s", it.iteration, it.inertia,
-                   it.relative_improvement, it.reseeded ? ", " + std::to_string(it.reseeded) + " empty words re-seeded" : "",
-                   it.seconds);
+      spdlog::info("k-means iteration {}: inertia {:.9g}, improvement {:.3g}{}, {:.3f} s (assign {:.3f} s, exchange {:.3f} s)",
+                   it.iteration, it.inertia, it.relative_improvement,
+                   it.reseeded ? ", " + std::to_string(it.reseeded) + " empty words re-seeded" : "", it.seconds,
+                   it.assign_seconds, it.exchange_seconds);
   };
   const auto start = std::chrono::steady_clock::now();
   const Vocabulary vocabulary = namingFile(source, [&] { return trainVocabulary(sample, options, group); });

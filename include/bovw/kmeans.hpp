@@ -19,7 +19,11 @@ struct KMeansIteration {
   double inertia = 0;                // sum of squared distances to the assigned words (float64)
   double relative_improvement = 0;   // (previous - inertia) / previous; +inf on the first iteration
   int reseeded = 0;                  // empty clusters re-seeded after this iteration
-  double seconds = 0;                // wall time of the iteration
+  double seconds = 0;                // wall time of the iteration, of which:
+  double assign_seconds = 0;         //   the assignment pass (on the device when it runs there)
+  double exchange_seconds = 0;       //   the allreduce of the sums across ranks, waiting for the slowest
+                                     //   rank included (0 in one process)
+                                     //   (the rest: distances, grouping by word and the fixed-point sums)
   double seeding_seconds = 0;        // wall time of k-means++ seeding (the same in every report)
   std::string assignment;            // where the passes ran: the histogrammer's description, with
                                      // "(sample resident)" when the sample stays on the device

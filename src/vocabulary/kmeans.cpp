@@ -182,6 +182,7 @@ Descriptors worstRows(DescriptorsRef x, const std::vector<double>& distances, co
 struct LloydUpdate {
   double inertia = 0;  // of the assignment the update started from
   int reseeded = 0;
+  double exchange_seconds = 0;  // the allreduce
 };
 
 // Lloyd's update: each word moves to the mean of its rows over all ranks, from exact fixed-point
@@ -214,10 +215,15 @@ LloydUpdate updateWords(DescriptorsRef x, const std::vector<std::int32_t>& assig
     }
     reduced[counts_at + static_cast<std::size_t>(w)] = start[static_cast<std::size_t>(w) + 1] - start[static_cast<std::size_t>(w)];
   }
-  for (const double distance : distances) reduced.back() += inertia.toFixed(distance);
-  layout.ranks.sum(reduced.data(), reduced.size());
-
+  std::int64_t inertia_sum = 0;  // integers: any order, so any thread split, gives the same sum
+#pragma omp parallel for num_threads(threadCount(threads)) schedule(static) reduction(+ : inertia_sum)
+  for (std::size_t i = 0; i < distances.size(); ++i) inertia_sum += inertia.toFixed(distances[i]);
+  reduced.back() = inertia_sum;
   LloydUpdate update;
+  const auto exchange_start = Clock::now();
+  layout.ranks.sum(reduced.data(), reduced.size());
+  update.exchange_seconds = std::chrono::duration<double>(Clock::now() - exchange_start).count();
+
   update.inertia = inertia.toDouble(static_cast<double>(reduced.back()));
   std::vector<int> empty;
   for (int w = 0; w < k; ++w) {
@@ -321,6 +327,7 @@ Vocabulary trainVocabulary(DescriptorsRef sample, const KMeansOptions& options, 
     const auto start = Clock::now();
     const Vocabulary current(words, options.descriptor_type);
     const auto assignment = passes->assign(current);
+    const double assign_seconds = std::chrono::duration<double>(Clock::now() - start).count();
     const auto row_distances = rowDistances(sample, words, assignment, options.assignment.threads);
     const LloydUpdate update =
         updateWords(sample, assignment, row_distances, values, distances, layout, words, options.assignment.threads);
@@ -331,6 +338,8 @@ Vocabulary trainVocabulary(DescriptorsRef sample, const KMeansOptions& options, 
                                                        : (previous - report.inertia) / std::max(previous, 1e-300);
     report.reseeded = update.reseeded;
     report.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    report.assign_seconds = assign_seconds;
+    report.exchange_seconds = update.exchange_seconds;
     report.seeding_seconds = seeding_seconds;
     report.assignment = passes->description();
     if (options.progress) options.progress(report);
