@@ -179,6 +179,46 @@ Descriptors worstRows(DescriptorsRef x, const std::vector<double>& distances, co
   return rows;
 }
 
+// The local rows grouped by word: rows order[start[w]] .. order[start[w + 1] - 1] are word w's. A
+// counting sort in parallel: each part of the rows is counted, then placed, by its own thread (the
+// order within a word does not matter: the sums over it are exact).
+struct RowsByWord {
+  std::vector<std::int64_t> start;  // K + 1 entries
+  std::vector<Eigen::Index> order;
+};
+
+RowsByWord groupByWord(const std::vector<std::int32_t>& assignment, int k, int threads) {
+  const auto n = static_cast<std::int64_t>(assignment.size());
+  // Parts of at least 65,536 rows, and at most ~4 M counters in all (large K).
+  const std::int64_t most = std::max<std::int64_t>(1, std::min<std::int64_t>(n / 65536, (std::int64_t{1} << 22) / k));
+  const int parts = static_cast<int>(std::min<std::int64_t>(threadCount(threads), most));
+  const auto first = [&](int part) { return n * part / parts; };
+  std::vector<std::int64_t> next(static_cast<std::size_t>(parts) * k, 0);  // [part][word]: count, then next slot
+#pragma omp parallel for num_threads(parts) schedule(static, 1)
+  for (int p = 0; p < parts; ++p)
+    for (std::int64_t i = first(p); i < first(p + 1); ++i)
+      ++next[static_cast<std::size_t>(p) * k + static_cast<std::size_t>(assignment[static_cast<std::size_t>(i)])];
+  RowsByWord groups{std::vector<std::int64_t>(static_cast<std::size_t>(k) + 1, 0),
+                    std::vector<Eigen::Index>(static_cast<std::size_t>(n))};
+  std::int64_t slot = 0;
+  for (int w = 0; w < k; ++w) {
+    groups.start[static_cast<std::size_t>(w)] = slot;
+    for (int p = 0; p < parts; ++p) {
+      std::int64_t& counter = next[static_cast<std::size_t>(p) * k + static_cast<std::size_t>(w)];
+      const std::int64_t count = counter;
+      counter = slot;
+      slot += count;
+    }
+  }
+  groups.start[static_cast<std::size_t>(k)] = slot;
+#pragma omp parallel for num_threads(parts) schedule(static, 1)
+  for (int p = 0; p < parts; ++p)
+    for (std::int64_t i = first(p); i < first(p + 1); ++i)
+      groups.order[static_cast<std::size_t>(
+          next[static_cast<std::size_t>(p) * k + static_cast<std::size_t>(assignment[static_cast<std::size_t>(i)])]++)] = i;
+  return groups;
+}
+
 struct LloydUpdate {
   double inertia = 0;  // of the assignment the update started from
   int reseeded = 0;
@@ -186,60 +226,54 @@ struct LloydUpdate {
 };
 
 // Lloyd's update: each word moves to the mean of its rows over all ranks, from exact fixed-point
-// sums (one allreduce of K x D sums, K counts and the inertia). The local rows are grouped by word
-// first (a counting sort), so the words can be summed in parallel. An empty word takes the row that
-// is currently worst served (largest distance) over all ranks, so no word is wasted; rows are taken
-// in decreasing distance order and each at most once.
-LloydUpdate updateWords(DescriptorsRef x, const std::vector<std::int32_t>& assignment,
-                        const std::vector<double>& distances, const detail::FixedPoint& values,
+// sums (one allreduce of K x D sums, K counts and the inertia). One pass over the rows, grouped by
+// word so that the words are summed in parallel, adds each row to its word's sums and its squared
+// distance to its word to the inertia. An empty word takes the row that is currently worst served
+// (largest distance) over all ranks, so no word is wasted; rows are taken in decreasing distance
+// order and each at most once.
+LloydUpdate updateWords(DescriptorsRef x, const std::vector<std::int32_t>& assignment, const detail::FixedPoint& values,
                         const detail::FixedPoint& inertia, const SampleLayout& layout, Descriptors& words, int threads) {
   const int k = static_cast<int>(words.rows());
   const int d = static_cast<int>(words.cols());
-  std::vector<std::int64_t> start(static_cast<std::size_t>(k) + 1, 0);
-  for (const std::int32_t word : assignment) ++start[static_cast<std::size_t>(word) + 1];
-  std::partial_sum(start.begin(), start.end(), start.begin());
-  std::vector<Eigen::Index> order(assignment.size());
-  std::vector<std::int64_t> next(start.begin(), start.end() - 1);
-  for (std::size_t i = 0; i < assignment.size(); ++i)
-    order[static_cast<std::size_t>(next[static_cast<std::size_t>(assignment[i])]++)] = static_cast<Eigen::Index>(i);
+  const RowsByWord groups = groupByWord(assignment, k, threads);
 
   // [K x D sums | K counts | inertia], all fixed point but the counts.
   const std::size_t counts_at = static_cast<std::size_t>(k) * d;
   std::vector<std::int64_t> reduced(counts_at + static_cast<std::size_t>(k) + 1, 0);
-#pragma omp parallel for num_threads(threadCount(threads)) schedule(dynamic, 16)
+  std::int64_t inertia_sum = 0;  // integers: any order, so any thread split, gives the same sum
+#pragma omp parallel for num_threads(threadCount(threads)) schedule(dynamic, 16) reduction(+ : inertia_sum)
   for (int w = 0; w < k; ++w) {
     std::int64_t* sum = reduced.data() + static_cast<std::size_t>(w) * d;
-    for (std::int64_t p = start[static_cast<std::size_t>(w)]; p < start[static_cast<std::size_t>(w) + 1]; ++p) {
-      const float* row = x.row(order[static_cast<std::size_t>(p)]).data();
+    const std::int64_t begin = groups.start[static_cast<std::size_t>(w)];
+    const std::int64_t end = groups.start[static_cast<std::size_t>(w) + 1];
+    for (std::int64_t p = begin; p < end; ++p) {
+      const float* row = x.row(groups.order[static_cast<std::size_t>(p)]).data();
       for (int f = 0; f < d; ++f) sum[f] += values.toFixed(row[f]);
+      inertia_sum += inertia.toFixed(squaredDistance(row, &words(w, 0), d));
     }
-    reduced[counts_at + static_cast<std::size_t>(w)] = start[static_cast<std::size_t>(w) + 1] - start[static_cast<std::size_t>(w)];
+    reduced[counts_at + static_cast<std::size_t>(w)] = end - begin;
   }
-  std::int64_t inertia_sum = 0;  // integers: any order, so any thread split, gives the same sum
-#pragma omp parallel for num_threads(threadCount(threads)) schedule(static) reduction(+ : inertia_sum)
-  for (std::size_t i = 0; i < distances.size(); ++i) inertia_sum += inertia.toFixed(distances[i]);
   reduced.back() = inertia_sum;
   LloydUpdate update;
   const auto exchange_start = Clock::now();
   layout.ranks.sum(reduced.data(), reduced.size());
   update.exchange_seconds = std::chrono::duration<double>(Clock::now() - exchange_start).count();
-
   update.inertia = inertia.toDouble(static_cast<double>(reduced.back()));
+
   std::vector<int> empty;
+  for (int w = 0; w < k; ++w)
+    if (reduced[counts_at + static_cast<std::size_t>(w)] == 0) empty.push_back(w);
+  // The worst-served rows are measured against the words this update started from.
+  const Descriptors worst =
+      empty.empty() ? Descriptors()
+                    : worstRows(x, rowDistances(x, words, assignment, threads), layout, static_cast<int>(empty.size()));
   for (int w = 0; w < k; ++w) {
     const std::int64_t count = reduced[counts_at + static_cast<std::size_t>(w)];
-    if (count == 0) {
-      empty.push_back(w);
-      continue;
-    }
-    for (int f = 0; f < d; ++f)
+    for (int f = 0; count > 0 && f < d; ++f)
       words(w, f) = static_cast<float>(values.toDouble(static_cast<double>(reduced[static_cast<std::size_t>(w) * d + f]) /
                                                        static_cast<double>(count)));
   }
-  if (!empty.empty()) {
-    const Descriptors worst = worstRows(x, distances, layout, static_cast<int>(empty.size()));
-    for (std::size_t i = 0; i < empty.size(); ++i) words.row(empty[i]) = worst.row(static_cast<Eigen::Index>(i));
-  }
+  for (std::size_t i = 0; i < empty.size(); ++i) words.row(empty[i]) = worst.row(static_cast<Eigen::Index>(i));
   update.reseeded = static_cast<int>(empty.size());
   return update;
 }
@@ -328,9 +362,7 @@ Vocabulary trainVocabulary(DescriptorsRef sample, const KMeansOptions& options, 
     const Vocabulary current(words, options.descriptor_type);
     const auto assignment = passes->assign(current);
     const double assign_seconds = std::chrono::duration<double>(Clock::now() - start).count();
-    const auto row_distances = rowDistances(sample, words, assignment, options.assignment.threads);
-    const LloydUpdate update =
-        updateWords(sample, assignment, row_distances, values, distances, layout, words, options.assignment.threads);
+    const LloydUpdate update = updateWords(sample, assignment, values, distances, layout, words, options.assignment.threads);
     KMeansIteration report;
     report.iteration = iteration;
     report.inertia = update.inertia;

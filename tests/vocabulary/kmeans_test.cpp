@@ -118,6 +118,38 @@ TEST(KMeans, DeviceTrainingEqualsCpuTrainingIterationByIteration) {
   }
 }
 
+// Lloyd's update groups the rows by word in parallel parts of >= 65,536 rows: a sample large enough
+// for several parts must give, on 1 and on 4 threads, the same words, and the objective a float64
+// recomputation gives.
+TEST(KMeans, ThreadCountDoesNotChangeTheVocabulary) {
+  BOVW_SEEDED_RNG(rng);
+  const Descriptors x = randomMatrix(rng, 300000, 8);
+  KMeansOptions options;
+  options.words = 20;
+  options.max_iterations = 3;
+  options.tolerance = -1;
+  options.seed = rng();
+  options.assignment.threads = 1;
+  const Vocabulary one = trainVocabulary(x, options);
+  options.assignment.threads = 4;
+  double last_inertia = 0;
+  int calls = 0;
+  options.progress = [&](const KMeansIteration& it) {
+    last_inertia = it.inertia;
+    ++calls;
+  };
+  const Vocabulary four = trainVocabulary(x, options);
+  EXPECT_TRUE(one.centroids() == four.centroids());
+  ASSERT_EQ(calls, 3);
+  // The last report's objective is that of the words before the last update: recompute it from the
+  // vocabulary of a 2-iteration run.
+  options.max_iterations = 2;
+  options.progress = nullptr;
+  const Vocabulary before_last = trainVocabulary(x, options);
+  const double expected = bruteForceInertia(x, before_last.centroids());
+  EXPECT_NEAR(last_inertia, expected, 1e-9 * expected);
+}
+
 TEST(KMeans, ReportsEachIterationAndTheObjectiveIsRight) {
   BOVW_SEEDED_RNG(rng);
   const Descriptors x = randomMatrix(rng, 2000, 16);
