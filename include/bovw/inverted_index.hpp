@@ -70,6 +70,11 @@ struct SearchResult {
 // take it exclusively and waiting writers are not starved by a stream of queries. Moving,
 // move-assigning or destroying an index while another thread uses it is not safe. A moved-from
 // index may only be destroyed or assigned to.
+// Throws InvalidInput, with the message InvertedIndex::query gives, unless `histogram` can be a
+// query of a `words`-word index: K bins, no negative count. For checking a query where no index
+// with images is at hand (a rank whose shards are empty, bovw/distributed_shards.hpp).
+void checkQueryHistogram(HistogramRef histogram, int words);
+
 class InvertedIndex {
  public:
   // Throws InvalidInput for K < 1, D < 1 or an over-long descriptor type, CapacityError for

@@ -285,6 +285,8 @@ void InvertedIndex::checkVocabulary(const Vocabulary& other) const {
   checkVocabulary(VocabularySignature::of(other));
 }
 
+void checkQueryHistogram(HistogramRef histogram, int words) { checkHistogram(histogram, words, "the query histogram"); }
+
 std::vector<SearchResult> InvertedIndex::query(HistogramRef histogram, std::size_t top_k, Scoring scoring) const {
   return query(histogram, top_k, ScoringOptions{scoring, TermWeighting::Count, 1.0});
 }

@@ -155,7 +155,10 @@ std::vector<ShardedResult> DistributedShards::query(HistogramRef histogram, std:
     expectImages(model_);  // fails on every rank alike, after the broadcast that every rank makes
     std::vector<NumberedShard> numbered;
     for (std::size_t i = 0; i < shards_.size(); ++i) numbered.push_back({indices_[i], &shards_[i]});
+    // Every rank checks the query against the shared vocabulary, whether or not its shards hold
+    // images, so a bad query fails every rank alike.
     if (root) {
+      checkQueryHistogram(histogram, model_.words());
       mine = queryShards(numbered, histogram, top_k, options, model_);
     } else {
       detail::ByteReader in = detail::messageReader(sent, "rank 0's query");
@@ -163,6 +166,7 @@ std::vector<ShardedResult> DistributedShards::query(HistogramRef histogram, std:
       detail::expectMessageEnd(in);
       const Eigen::Map<const Eigen::Matrix<std::int32_t, 1, Eigen::Dynamic>> received(
           counts.data(), static_cast<Eigen::Index>(counts.size()));
+      checkQueryHistogram(received, model_.words());
       mine = queryShards(numbered, received, top_k, options, model_);
     }
   } catch (...) {
