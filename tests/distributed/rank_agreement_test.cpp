@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <ostream>
+
 #include <atomic>
 #include <optional>
 
@@ -15,6 +17,9 @@ namespace {
 
 // How each rank ends a step run under one of the two functions.
 enum class Via { Primitive, Wrapper };
+
+// For gtest's test listing (else it prints the enum's bytes).
+void PrintTo(Via via, std::ostream* out) { *out << (via == Via::Primitive ? "throwIfAnyRankFailed" : "everyRankOrNone"); }
 
 // Runs `step` of each rank through everyRankOrNone, or through throwIfAnyRankFailed with what it
 // threw, with that rank's `order`.
