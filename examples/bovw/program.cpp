@@ -90,6 +90,12 @@ int runProgram(int argc, char** argv, Program program, Communicator& group) {
       std::cout.flush();
       if (std::fflush(stdout) != 0 || std::ferror(stdout) || !std::cout)
         throw IoError(std::string("cannot write standard output: ") + std::strerror(errno));
+      // Every rank ends with the job's status: a failure that one rank reported and returned (rank
+      // 0's unreadable query images) then ends every rank normally, not through MPI_Abort.
+      if (group.size() > 1 && sumOverRanks(group, status != 0 ? 1 : 0) > 0) {
+        failed_on_every_rank = true;
+        return status != 0 ? status : kFailure;
+      }
       return status;
     } catch (const RanksFailed& e) {
       // The same message on every rank, naming the ranks that failed: said once.

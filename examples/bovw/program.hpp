@@ -21,8 +21,9 @@ int runProgram(int argc, char** argv, Program program, Communicator& ranks);
 Communicator& ranks();
 // Whether this rank prints the results and reports (rank 0): the others stay quiet but for errors.
 bool printsResults();
-// Whether the command failed on every rank alike (bovw::RanksFailed, bovw/rank_agreement.hpp): no
-// rank waits for another, so bovw-mpi ends normally with status 1 instead of aborting the job.
+// Whether every rank knows that the command failed (it threw bovw::RanksFailed, bovw/rank_agreement.hpp,
+// or some rank returned a failure status, which the ranks then share): no rank waits for another,
+// so bovw-mpi ends normally with status 1 instead of aborting the job.
 bool failedOnEveryRank();
 
 }  // namespace bovw::cli

@@ -110,6 +110,7 @@ class MpiSearch(base.RetrievalTestCase):
         ranks = mpi.run("search", *args)
         self.assertEqual(ranks.returncode, 1, base.describe(ranks))
         self.assertIn(missing, ranks.stderr)
+        self.assertNotIn("MPI_ABORT", ranks.stderr)  # every rank learns the status: no abort
         self.assertEqual(ranks.stdout, one.stdout)
         self.assertEqual(len(one.stdout.splitlines()), 1 + 2 * 4)
         # No query readable: refused alike.
