@@ -97,7 +97,7 @@ CLI::App* addIndexCommand(CLI::App& app) {
                       "evaluate rank over all shards as over one database. All files or none are written")
       ->check(CLI::Range(1, 4096));
   command->add_flag("--keypoints", args.keypoints,
-                    "also store each image's keypoints and words (8 bytes per keypoint), for search --verify");
+                    "also store each image's keypoints, words and word signatures (16 bytes per keypoint), for search --verify");
   args.features.addTo(command);
   args.histogrammer.addTo(command);
   return command;
