@@ -7,10 +7,14 @@
 #include "io/byte_writer.hpp"
 
 #include <bovw/communicator.hpp>
+#include <bovw/inverted_index.hpp>
 
+#include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace bovw::detail {
 
@@ -34,5 +38,15 @@ inline ByteReader messageReader(const Bytes& bytes, const std::string& what) {
 inline void expectMessageEnd(const ByteReader& reader) {
   if (reader.remaining() != 0) reader.fail(std::to_string(reader.remaining()) + " bytes left over at its end");
 }
+
+// Fields that several messages share (rank_message.cpp). A count of items of at least `item_bytes`
+// bytes each, refused if the message cannot hold them (so nothing is allocated for a forged count).
+std::size_t readCount(ByteReader& in, std::size_t item_bytes, const char* what);
+void writeText(ByteWriter& out, const std::string& text);  // its length, then its bytes
+std::string readText(ByteReader& in, const char* what);
+// A histogram as its length and its non-zero counts by word (an image holds a few thousand words
+// of a vocabulary of up to millions); read back whole, at most bovw's 2^24 words long.
+void writeSparseHistogram(ByteWriter& out, HistogramRef histogram);
+std::vector<std::int32_t> readSparseHistogram(ByteReader& in);
 
 }  // namespace bovw::detail

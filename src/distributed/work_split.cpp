@@ -1,13 +1,11 @@
 // The job's file list, broadcast in bovw's little-endian serialisation, and its split into parts.
 #include <bovw/work_split.hpp>
 
-#include "io/byte_reader.hpp"
-#include "io/byte_writer.hpp"
+#include "distributed/rank_message.hpp"
 
 #include <algorithm>
 #include <filesystem>
 #include <numeric>
-#include <sstream>
 
 namespace bovw {
 
@@ -25,28 +23,23 @@ FileList withFileSizes(std::vector<std::string> paths) {
 FileList broadcastFileList(Communicator& ranks, const FileList& list, int root) {
   if (ranks.size() == 1) return list;
   Bytes bytes;
-  if (ranks.rank() == root) {
-    std::ostringstream out;
-    detail::ByteWriter w(out);
-    w.u64(list.paths.size());
-    for (std::size_t i = 0; i < list.paths.size(); ++i) {
-      w.u64(list.paths[i].size());
-      w.text(list.paths[i]);
-      w.u64(list.sizes[i]);
-    }
-    w.flush();
-    const std::string text = out.str();
-    bytes.assign(text.begin(), text.end());
-  }
+  if (ranks.rank() == root)
+    bytes = detail::writeMessage([&](detail::ByteWriter& w) {
+      w.u64(list.paths.size());
+      for (std::size_t i = 0; i < list.paths.size(); ++i) {
+        detail::writeText(w, list.paths[i]);
+        w.u64(list.sizes[i]);
+      }
+    });
   ranks.broadcast(bytes, root);
-  detail::ByteReader r(reinterpret_cast<const char*>(bytes.data()), bytes.size(), "rank " + std::to_string(root),
-                       "file list");
+  detail::ByteReader r = detail::messageReader(bytes, "rank " + std::to_string(root) + "'s file list");
   FileList received;
-  const std::uint64_t count = r.u64("file count");
-  for (std::uint64_t i = 0; i < count; ++i) {
-    received.paths.push_back(r.text(r.u64("path length"), "path"));
-    received.sizes.push_back(r.u64("file size"));
+  const std::size_t count = detail::readCount(r, 16, "the file count");  // 16: a path's length and its size
+  for (std::size_t i = 0; i < count; ++i) {
+    received.paths.push_back(detail::readText(r, "a path"));
+    received.sizes.push_back(r.u64("a file size"));
   }
+  detail::expectMessageEnd(r);
   return received;
 }
 

@@ -3,11 +3,10 @@
 
 #include <bovw/error.hpp>
 
-#include "io/byte_reader.hpp"
-#include "io/byte_writer.hpp"
+#include "distributed/rank_message.hpp"
+#include "retrieval/image_words_message.hpp"
 
 #include <algorithm>
-#include <sstream>
 #include <tuple>
 #include <unordered_map>
 
@@ -15,52 +14,8 @@ namespace bovw {
 
 namespace {
 
-constexpr char kFormat[] = "image results";
-
-void writeText(detail::ByteWriter& w, const std::string& text) {
-  w.u64(text.size());
-  w.text(text);
-}
-
-std::string readText(detail::ByteReader& r, const char* what) { return r.text(r.u64(what), what); }
-
-template <typename T>
-void writeArray(detail::ByteWriter& w, const std::vector<T>& values) {
-  w.u64(values.size());
-  w.array(values.data(), values.size());
-}
-
-template <typename T>
-std::vector<T> readArray(detail::ByteReader& r, const char* what) {
-  const std::uint64_t count = r.u64(what);
-  if (count > r.remaining() / sizeof(T)) r.fail(std::string(what) + ": count beyond the data");
-  std::vector<T> values(count);
-  r.array(values.data(), values.size(), what);
-  return values;
-}
-
-void writeWords(detail::ByteWriter& w, const ImageWords& words) {
-  w.i32(words.image_size.width);
-  w.i32(words.image_size.height);
-  std::vector<float> coordinates;
-  coordinates.reserve(2 * words.points.size());
-  for (const cv::Point2f& p : words.points) coordinates.insert(coordinates.end(), {p.x, p.y});
-  writeArray(w, coordinates);
-  writeArray(w, words.words);
-  writeArray(w, words.signatures);
-}
-
-ImageWords readWords(detail::ByteReader& r) {
-  ImageWords words;
-  words.image_size.width = r.i32("image width");
-  words.image_size.height = r.i32("image height");
-  const auto coordinates = readArray<float>(r, "keypoints");
-  if (coordinates.size() % 2 != 0) r.fail("odd number of keypoint coordinates");
-  for (std::size_t i = 0; i < coordinates.size(); i += 2) words.points.emplace_back(coordinates[i], coordinates[i + 1]);
-  words.words = readArray<std::int32_t>(r, "words");
-  words.signatures = readArray<std::uint64_t>(r, "signatures");
-  return words;
-}
+using detail::readText;
+using detail::writeText;
 
 // Where each result goes in the merged list: its path's position, then which part and row it is.
 struct Placement {
@@ -75,35 +30,27 @@ struct Placement {
 }  // namespace
 
 Bytes encodeImageHistograms(const ImageHistograms& results) {
-  std::ostringstream out;
-  detail::ByteWriter w(out);
-  const bool with_words = !results.words.empty();
-  w.u64(static_cast<std::uint64_t>(results.histograms.cols()));
-  w.u64(results.names.size());
-  w.number<std::uint8_t>(with_words ? 1 : 0);
-  for (std::size_t i = 0; i < results.names.size(); ++i) {
-    writeText(w, results.names[i]);
-    w.number<std::int64_t>(results.descriptor_counts.at(i));
-    // The histogram as (word, count) pairs of its non-zero counts: most of K words are 0 in an image.
-    std::vector<std::int32_t> pairs;
-    const auto row = results.histograms.row(static_cast<Eigen::Index>(i));
-    for (Eigen::Index word = 0; word < row.size(); ++word)
-      if (row[word] != 0) pairs.insert(pairs.end(), {static_cast<std::int32_t>(word), row[word]});
-    writeArray(w, pairs);
-    if (with_words) writeWords(w, results.words.at(i));
-  }
-  w.u64(results.failures.size());
-  for (const ImageFailure& failure : results.failures) {
-    writeText(w, failure.path);
-    writeText(w, failure.message);
-  }
-  w.flush();
-  const std::string text = out.str();
-  return Bytes(text.begin(), text.end());
+  return detail::writeMessage([&](detail::ByteWriter& w) {
+    const bool with_words = !results.words.empty();
+    w.u64(static_cast<std::uint64_t>(results.histograms.cols()));
+    w.u64(results.names.size());
+    w.number<std::uint8_t>(with_words ? 1 : 0);
+    for (std::size_t i = 0; i < results.names.size(); ++i) {
+      writeText(w, results.names[i]);
+      w.number<std::int64_t>(results.descriptor_counts.at(i));
+      detail::writeSparseHistogram(w, results.histograms.row(static_cast<Eigen::Index>(i)));
+      if (with_words) detail::writeImageWords(w, results.words.at(i));
+    }
+    w.u64(results.failures.size());
+    for (const ImageFailure& failure : results.failures) {
+      writeText(w, failure.path);
+      writeText(w, failure.message);
+    }
+  });
 }
 
 ImageHistograms decodeImageHistograms(const Bytes& bytes, const std::string& source) {
-  detail::ByteReader r(reinterpret_cast<const char*>(bytes.data()), bytes.size(), source, kFormat);
+  detail::ByteReader r = detail::messageReader(bytes, source);
   ImageHistograms results;
   const std::uint64_t words = r.u64("word count");
   const std::uint64_t images = r.u64("image count");
@@ -113,13 +60,12 @@ ImageHistograms decodeImageHistograms(const Bytes& bytes, const std::string& sou
   for (std::uint64_t i = 0; i < images; ++i) {
     results.names.push_back(readText(r, "image name"));
     results.descriptor_counts.push_back(r.number<std::int64_t>("descriptor count"));
-    const auto pairs = readArray<std::int32_t>(r, "histogram");
-    if (pairs.size() % 2 != 0) r.fail("odd histogram pair count");
-    for (std::size_t p = 0; p < pairs.size(); p += 2) {
-      if (pairs[p] < 0 || static_cast<std::uint64_t>(pairs[p]) >= words) r.fail("histogram word out of range");
-      results.histograms(static_cast<Eigen::Index>(i), pairs[p]) = pairs[p + 1];
-    }
-    if (with_words) results.words.push_back(readWords(r));
+    const std::vector<std::int32_t> histogram = detail::readSparseHistogram(r);
+    if (histogram.size() != words) r.fail("a histogram of " + std::to_string(histogram.size()) + " words, not " +
+                                          std::to_string(words));
+    for (std::size_t w = 0; w < histogram.size(); ++w)
+      results.histograms(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(w)) = histogram[w];
+    if (with_words) results.words.push_back(detail::readImageWords(r));
   }
   const std::uint64_t failures = r.u64("failure count");
   for (std::uint64_t f = 0; f < failures; ++f) {
@@ -128,7 +74,7 @@ ImageHistograms decodeImageHistograms(const Bytes& bytes, const std::string& sou
     failure.message = readText(r, "failure message");
     results.failures.push_back(std::move(failure));
   }
-  if (r.remaining() != 0) r.fail("bytes after the failures");
+  detail::expectMessageEnd(r);
   return results;
 }
 

@@ -6,6 +6,7 @@
 
 #include "distributed/rank_message.hpp"
 #include "retrieval/shard_identity.hpp"
+#include "retrieval/image_words_message.hpp"
 #include "retrieval/shard_messages.hpp"
 #include "retrieval/sharded_ranking.hpp"
 
@@ -146,7 +147,7 @@ std::vector<ShardedResult> DistributedShards::query(HistogramRef histogram, std:
   const bool root = ranks_.rank() == kRoot;
   Bytes sent;
   if (root && ranks_.size() > 1)
-    sent = detail::writeMessage([&](detail::ByteWriter& out) { writeHistogram(out, histogram); });
+    sent = detail::writeMessage([&](detail::ByteWriter& out) { detail::writeSparseHistogram(out, histogram); });
   if (ranks_.size() > 1) ranks_.broadcast(sent, kRoot);
 
   std::vector<ShardedResult> mine;
@@ -162,7 +163,7 @@ std::vector<ShardedResult> DistributedShards::query(HistogramRef histogram, std:
       mine = queryShards(numbered, histogram, top_k, options, model_);
     } else {
       detail::ByteReader in = detail::messageReader(sent, "rank 0's query");
-      const std::vector<std::int32_t> counts = readHistogram(in);
+      const std::vector<std::int32_t> counts = detail::readSparseHistogram(in);
       detail::expectMessageEnd(in);
       const Eigen::Map<const Eigen::Matrix<std::int32_t, 1, Eigen::Dynamic>> received(
           counts.data(), static_cast<Eigen::Index>(counts.size()));
@@ -199,7 +200,7 @@ std::vector<ShardedVerifiedResult> DistributedShards::verify(const ImageWords& q
   Bytes sent;
   if (root && ranks_.size() > 1)
     sent = detail::writeMessage([&](detail::ByteWriter& out) {
-      writeImageWords(out, query);
+      detail::writeImageWords(out, query);
       writeShortlist(out, shortlist);
     });
   if (ranks_.size() > 1) ranks_.broadcast(sent, kRoot);
@@ -212,7 +213,7 @@ std::vector<ShardedVerifiedResult> DistributedShards::verify(const ImageWords& q
     ImageWords received;
     if (!root) {
       detail::ByteReader in = detail::messageReader(sent, "rank 0's verification");
-      received = readImageWords(in);
+      received = detail::readImageWords(in);
       shortlist = readShortlist(in);
       detail::expectMessageEnd(in);
     }

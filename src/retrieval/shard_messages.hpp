@@ -1,6 +1,7 @@
 // What the ranks of a sharded search send each other (DistributedShards), as fields of a rank
-// message (distributed/rank_message.hpp): the shards each rank holds, a query's histogram and
-// words, top lists of results, the shortlist to verify and the inliers counted for it. Scores
+// message (distributed/rank_message.hpp): the shards each rank holds, top lists of results, the
+// shortlist to verify and the inliers counted for it (a query's histogram and words travel as the
+// shared fields of rank_message.hpp and image_words_message.hpp). Scores
 // travel as the bits of their doubles, so merged rankings are exact.
 #pragma once
 
@@ -29,16 +30,8 @@ struct ShardDescription {
 void writeShards(detail::ByteWriter& out, const std::vector<ShardDescription>& shards);
 std::vector<ShardDescription> readShards(detail::ByteReader& in);
 
-// Its length and its non-zero counts by word; read back as the whole histogram (at most bovw's 2^24
-// words).
-void writeHistogram(detail::ByteWriter& out, HistogramRef histogram);
-std::vector<std::int32_t> readHistogram(detail::ByteReader& in);
-
 void writeResults(detail::ByteWriter& out, const std::vector<ShardedResult>& results);
 std::vector<ShardedResult> readResults(detail::ByteReader& in);
-
-void writeImageWords(detail::ByteWriter& out, const ImageWords& words);
-ImageWords readImageWords(detail::ByteReader& in);
 
 // A shortlisted result: where its keypoints are.
 struct ShortlistEntry {

@@ -1,6 +1,7 @@
 // The messages of sharded search over ranks (src/retrieval/shard_messages.hpp) read back exactly
 // what was written (scores to the bit, names of any bytes, sparse histograms with negative
 // counts), and every truncation or forged count of a message is refused as InvalidInput naming it.
+#include "retrieval/image_words_message.hpp"
 #include "retrieval/shard_messages.hpp"
 
 #include <gtest/gtest.h>
@@ -38,9 +39,9 @@ struct Sample {
 Bytes write(const Sample& s) {
   return detail::writeMessage([&](detail::ByteWriter& out) {
     writeShards(out, s.shards);
-    writeHistogram(out, s.histogram);
+    detail::writeSparseHistogram(out, s.histogram);
     writeResults(out, s.results);
-    writeImageWords(out, s.words);
+    detail::writeImageWords(out, s.words);
     writeShortlist(out, s.shortlist);
     writeInliers(out, s.inliers);
   });
@@ -49,11 +50,11 @@ Bytes write(const Sample& s) {
 void readAll(const Bytes& bytes, Sample& got) {
   detail::ByteReader in = detail::messageReader(bytes, "rank 1's test message");
   got.shards = readShards(in);
-  const std::vector<std::int32_t> histogram = readHistogram(in);
+  const std::vector<std::int32_t> histogram = detail::readSparseHistogram(in);
   got.histogram = Eigen::Map<const Eigen::Matrix<std::int32_t, 1, Eigen::Dynamic>>(
       histogram.data(), static_cast<Eigen::Index>(histogram.size()));
   got.results = readResults(in);
-  got.words = readImageWords(in);
+  got.words = detail::readImageWords(in);
   got.shortlist = readShortlist(in);
   got.inliers = readInliers(in);
   detail::expectMessageEnd(in);
@@ -116,7 +117,7 @@ TEST(ShardMessages, ForgedCountsAndWordsAreRefusedBeforeAllocating) {
   auto refused = [](const Bytes& bytes, const std::string& problem) {
     try {
       detail::ByteReader in = detail::messageReader(bytes, "forged");
-      readHistogram(in);
+      detail::readSparseHistogram(in);
       ADD_FAILURE() << "accepted; expected: " << problem;
     } catch (const InvalidInput& e) {
       EXPECT_NE(std::string(e.what()).find(problem), std::string::npos) << e.what();

@@ -1,0 +1,16 @@
+// An image's words, keypoints and signatures (bovw/image_words.hpp) as fields of a rank message
+// (distributed/rank_message.hpp): a query's words that sharded search broadcasts, and the indexed
+// images' words that distributed indexing gathers.
+#pragma once
+
+#include "distributed/rank_message.hpp"
+
+#include <bovw/image_words.hpp>
+
+namespace bovw::detail {
+
+void writeImageWords(ByteWriter& out, const ImageWords& words);
+// Every count checked against the bytes left before anything is allocated for it.
+ImageWords readImageWords(ByteReader& in);
+
+}  // namespace bovw::detail
