@@ -51,9 +51,13 @@ class BottomK {
     std::push_heap(heap_.begin(), heap_.end(), byKey);
   }
 
-  // How many candidates have a key <= `key`.
-  std::int64_t countUpTo(std::uint64_t key) const {
-    return std::count_if(heap_.begin(), heap_.end(), [&](const Candidate& c) { return c.key <= key; });
+  // The candidates' keys, ascending (for counting those at or below a key by binary search).
+  std::vector<std::uint64_t> sortedKeys() const {
+    std::vector<std::uint64_t> keys;
+    keys.reserve(heap_.size());
+    for (const Candidate& c : heap_) keys.push_back(c.key);
+    std::sort(keys.begin(), keys.end());
+    return keys;
   }
 
   // The candidates with a key <= `limit`, in position order.
@@ -76,10 +80,14 @@ class BottomK {
 
 // The smallest key t with at least `wanted` candidates <= t over all ranks (keys are distinct).
 std::uint64_t sharedThreshold(Communicator& ranks, const BottomK& candidates, std::int64_t wanted) {
+  const std::vector<std::uint64_t> keys = candidates.sortedKeys();
+  const auto countUpTo = [&](std::uint64_t key) {
+    return static_cast<std::int64_t>(std::upper_bound(keys.begin(), keys.end(), key) - keys.begin());
+  };
   std::uint64_t low = 0, high = ~std::uint64_t{0};
   while (low < high) {
     const std::uint64_t middle = low + (high - low) / 2;
-    if (sumOverRanks(ranks, candidates.countUpTo(middle)) >= wanted) high = middle;
+    if (sumOverRanks(ranks, countUpTo(middle)) >= wanted) high = middle;
     else low = middle + 1;
   }
   return low;
