@@ -6,6 +6,7 @@
 // device (vocabulary/sample_passes.hpp). Across ranks each iteration exchanges one allreduce of the
 // per-word sums and counts; each k-means++ word, one allreduce of R weights and one broadcast of the
 // chosen row (docs/SCALING.md).
+#include "distributed/rank_message.hpp"
 #include "vocabulary/fixed_point.hpp"
 #include "vocabulary/sample_passes.hpp"
 #include "vocabulary/vocabulary_tree.hpp"
@@ -18,7 +19,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstring>
 #include <limits>
 #include <numeric>
 #include <random>
@@ -82,19 +82,16 @@ SampleLayout layoutOf(Communicator& ranks, std::int64_t local_rows) {
   return layout;
 }
 
-Bytes bytesOf(const float* values, std::size_t count) {
-  Bytes bytes(count * sizeof(float));
-  if (count) std::memcpy(bytes.data(), values, bytes.size());
-  return bytes;
-}
-
 // Row `local` of rank `owner`'s sample, on every rank (the owner broadcasts it).
 Eigen::RowVectorXf shareRow(const SampleLayout& layout, DescriptorsRef x, int owner, std::int64_t local) {
   Bytes bytes;
-  if (layout.ranks.rank() == owner) bytes = bytesOf(x.row(local).data(), static_cast<std::size_t>(x.cols()));
+  if (layout.ranks.rank() == owner)
+    bytes = detail::writeMessage([&](detail::ByteWriter& out) { out.array(x.row(local).data(), x.cols()); });
   layout.ranks.broadcast(bytes, owner);
   Eigen::RowVectorXf row(x.cols());
-  std::memcpy(row.data(), bytes.data(), bytes.size());
+  detail::ByteReader in = detail::messageReader(bytes, "rank " + std::to_string(owner) + "'s seed row");
+  in.array(row.data(), static_cast<std::size_t>(row.size()), "a seed row");
+  detail::expectMessageEnd(in);
   return row;
 }
 
@@ -142,6 +139,7 @@ Descriptors seedPlusPlus(DescriptorsRef x, int k, detail::SamplePasses& passes, 
 
 // The `count` rows that are worst served (largest distance to their word; ties: lower global row
 // first) over all ranks, on every rank: each rank offers its own worst `count`, all see all offers.
+// Rows travel as rank messages (distributed/rank_message.hpp), as every exchange between ranks does.
 Descriptors worstRows(DescriptorsRef x, const std::vector<double>& distances, const SampleLayout& layout, int count) {
   struct Offer {
     double distance;
@@ -158,24 +156,34 @@ Descriptors worstRows(DescriptorsRef x, const std::vector<double>& distances, co
                       return by_badness({distances[static_cast<std::size_t>(a)], a}, {distances[static_cast<std::size_t>(b)], b});
                     });
   const int d = static_cast<int>(x.cols());
-  const std::size_t record = sizeof(Offer) + sizeof(float) * static_cast<std::size_t>(d);
-  Bytes mine(offered * record);
-  for (std::size_t i = 0; i < offered; ++i) {
-    const Offer offer{distances[static_cast<std::size_t>(order[i])], layout.first() + order[i]};
-    std::memcpy(mine.data() + i * record, &offer, sizeof(Offer));
-    std::memcpy(mine.data() + i * record + sizeof(Offer), x.row(order[i]).data(), sizeof(float) * d);
-  }
-  std::vector<std::pair<Offer, const std::uint8_t*>> offers;
-  const std::vector<Bytes> all = layout.ranks.allGather(mine);
-  for (const Bytes& part : all)
-    for (std::size_t at = 0; at + record <= part.size(); at += record) {
-      Offer offer;
-      std::memcpy(&offer, part.data() + at, sizeof(Offer));
-      offers.emplace_back(offer, part.data() + at + sizeof(Offer));
+  const Bytes mine = detail::writeMessage([&](detail::ByteWriter& out) {
+    out.u64(offered);
+    for (std::size_t i = 0; i < offered; ++i) {
+      out.f64(distances[static_cast<std::size_t>(order[i])]);
+      out.number<std::int64_t>(layout.first() + order[i]);
+      out.array(x.row(order[i]).data(), static_cast<std::size_t>(d));
     }
-  std::sort(offers.begin(), offers.end(), [&](const auto& a, const auto& b) { return by_badness(a.first, b.first); });
+  });
+  struct Candidate {
+    Offer offer;
+    Eigen::RowVectorXf row;
+  };
+  std::vector<Candidate> candidates;
+  const std::vector<Bytes> all = layout.ranks.allGather(mine);
+  for (std::size_t r = 0; r < all.size(); ++r) {
+    detail::ByteReader in = detail::messageReader(all[r], "rank " + std::to_string(r) + "'s worst rows");
+    const std::size_t offers = detail::readCount(in, 16 + sizeof(float) * static_cast<std::size_t>(d), "the offers");
+    for (std::size_t i = 0; i < offers; ++i) {
+      Candidate c{{in.f64("a distance"), in.number<std::int64_t>("a row")}, Eigen::RowVectorXf(d)};
+      in.array(c.row.data(), static_cast<std::size_t>(d), "a row");
+      candidates.push_back(std::move(c));
+    }
+    detail::expectMessageEnd(in);
+  }
+  std::sort(candidates.begin(), candidates.end(),
+            [&](const Candidate& a, const Candidate& b) { return by_badness(a.offer, b.offer); });
   Descriptors rows(count, d);
-  for (int i = 0; i < count; ++i) std::memcpy(rows.row(i).data(), offers[static_cast<std::size_t>(i)].second, sizeof(float) * d);
+  for (int i = 0; i < count; ++i) rows.row(i) = candidates[static_cast<std::size_t>(i)].row;
   return rows;
 }
 
