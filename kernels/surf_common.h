@@ -1,5 +1,6 @@
 // Shared by the SURF kernels: the keypoint record the host reads and writes
-// (src/features/opencl/device_keypoint.hpp mirrors it), and box filters over the 32-bit integral image
+// (src/features/opencl/device_keypoint.hpp mirrors it), the table of a batch's images
+// (src/features/opencl/device_images.hpp mirrors it), and box filters over the 32-bit integral image
 // with OpenCV's geometry and rounding (the device twin of src/features/box_pattern.hpp).
 
 // Rounding order is part of the result (docs/SURF.md): no contraction into fused multiply-adds.
@@ -13,8 +14,33 @@ typedef struct {
   float response;  // Hessian determinant
   int octave;
   int class_id;    // sign of the Laplacian
-  int pad;         // keeps the record 32 bytes on every device
+  int image;       // which image of the batch (an index into its surf_image table)
 } surf_keypoint;
+
+// One image of a batch. The batch's images lie one after another in each buffer (pixels, integral
+// images, quad images); launches that run over every row or column of the batch find their image by
+// its first row or column.
+typedef struct {
+  int pixels;        // offset of its first pixel in the batch's gray buffer (rows x cols, packed)
+  int sum;           // offset of its integral image ((rows + 1) x (cols + 1), packed)
+  int quads;         // offset of its quad image (surf_descriptor.cl)
+  int rows, cols;
+  int first_row;     // its first row among the batch's rows (row launches)
+  int first_column;  // its first integral column among the batch's cols + 1 per image (column launch)
+  int pad;           // 32 bytes
+} surf_image;
+
+// The last entry of a table sorted by `field` whose field is <= value (the entry that owns `value`):
+// binary search, for tables of a batch's images, layers or searches.
+#define SURF_OWNER(table, count, field, value, index) \
+  do {                                                \
+    int lo_ = 0, hi_ = (count) - 1;                   \
+    while (lo_ < hi_) {                               \
+      const int mid_ = (lo_ + hi_ + 1) >> 1;          \
+      if ((table)[mid_].field <= (value)) lo_ = mid_; else hi_ = mid_ - 1; \
+    }                                                 \
+    index = lo_;                                      \
+  } while (0)
 
 // a / b rounded once to float, as the host's division rounds it: OpenCL lets a float division be off
 // by 2.5 ulp (unless built with -cl-fp32-correctly-rounded-divide-sqrt, which devices may not offer);

@@ -33,16 +33,23 @@
 #define SURF_PIXELS_PER_ITEM ((SURF_PATCH_PIXELS + SURF_PATCH_GROUP - 1) / SURF_PATCH_GROUP)
 #define SURF_DESCRIPTOR_GROUP 64
 
-// The quad image of img: the bilinear footprint of every pixel (x < cols - 1, y < rows - 1) as one
-// word, bytes p(y, x), p(y, x + 1), p(y + 1, x), p(y + 1, x + 1), low to high, as the CPU's quadImage,
-// at surf_quad_index(x, y, cols); the last row and column are never read and left unwritten. A window
-// sample costs one load rather than four (on a GPU each of the four byte loads of a warp's scattered
-// samples touches as many cache lines).
-kernel void surf_quad_image(global const uchar* img, int rows, int cols, global uint* quads) {
-  const int x = get_global_id(0), y = get_global_id(1);
-  if (x >= cols - 1 || y >= rows - 1) return;
-  global const uchar* p = img + (size_t)y * cols + x;
-  quads[surf_quad_index(x, y, cols)] = p[0] | (uint)p[1] << 8 | (uint)p[cols] << 16 | (uint)p[cols + 1] << 24;
+// The quad image of every image of the batch: the bilinear footprint of every pixel (x < cols - 1,
+// y < rows - 1) as one word, bytes p(y, x), p(y, x + 1), p(y + 1, x), p(y + 1, x + 1), low to high, as
+// the CPU's quadImage, at surf_quad_index(x, y, cols) past the image's quads offset; the last row and
+// column are never read and left unwritten. A window sample costs one load rather than four (on a GPU
+// each of the four byte loads of a warp's scattered samples touches as many cache lines). Launched
+// over (widest image's cols) x (the batch's rows).
+kernel void surf_quad_image(global const uchar* gray, global const surf_image* images, int n_images,
+                            global uint* quads) {
+  const int x = get_global_id(0), row = get_global_id(1);
+  int index;
+  SURF_OWNER(images, n_images, first_row, row, index);
+  const surf_image image = images[index];
+  const int y = row - image.first_row, cols = image.cols;
+  if (x >= cols - 1 || y >= image.rows - 1) return;
+  global const uchar* p = gray + image.pixels + (size_t)y * cols + x;
+  quads[image.quads + surf_quad_index(x, y, cols)] =
+      p[0] | (uint)p[1] << 8 | (uint)p[cols] << 16 | (uint)p[cols + 1] << 24;
 }
 
 // Horizontal INTER_AREA sum of window row r over the columns of span cs (cv::resize's per-row sum,
@@ -84,11 +91,11 @@ int surf_band_count(int size) {
   return clamp((side * side + SURF_BAND_SAMPLES - 1) / SURF_BAND_SAMPLES, 1, SURF_BANDS);
 }
 
-// gray: rows x cols, packed; quads: surf_quad_image of it (read for oriented windows only). patches:
-// SURF_PATCH_PIXELS bytes per keypoint, row-major. Work-group w: keypoint w / SURF_BANDS, band
-// w % SURF_BANDS. Keypoints with size <= 0 are skipped.
+// gray, images: the batch's images and their table; quads: surf_quad_image of them (read for oriented
+// windows only). patches: SURF_PATCH_PIXELS bytes per keypoint, row-major. Work-group w: keypoint
+// w / SURF_BANDS, band w % SURF_BANDS. Keypoints with size <= 0 are skipped.
 kernel __attribute__((reqd_work_group_size(SURF_PATCH_GROUP, 1, 1)))
-void surf_patch(global const uchar* img, global const uint* quads, int rows, int cols,
+void surf_patch(global const uchar* gray, global const uint* all_quads, global const surf_image* images,
                 global const surf_keypoint* keypoints, global uchar* patches) {
   local surf_area_span spans[SURF_CELLS];  // per patch row and column (both axes have `size` pixels)
   local float row_x[SURF_CHUNK_ROWS], row_y[SURF_CHUNK_ROWS];  // the chunk's row starts (oriented)
@@ -99,6 +106,10 @@ void surf_patch(global const uchar* img, global const uint* quads, int rows, int
   const int keypoint = get_group_id(0) / SURF_BANDS, band = get_group_id(0) % SURF_BANDS;
   const surf_keypoint kp = keypoints[keypoint];
   if (kp.size <= 0) return;  // uniform over the group
+  const surf_image image = images[kp.image];
+  const int rows = image.rows, cols = image.cols;
+  global const uchar* img = gray + image.pixels;
+  global const uint* quads = all_quads + image.quads;
   const int size = (int)(SURF_CELLS * surf_keypoint_scale(kp.size));  // window side
   const int bands = surf_band_count(size);
   if (band >= bands) return;
@@ -183,7 +194,8 @@ void surf_patch(global const uchar* img, global const uint* quads, int rows, int
 }
 
 // patches: surf_patch's. weights: descriptorWeights() (20 x 20). descriptors: one row of SURF_WIDTH
-// floats per keypoint; rows of keypoints with size <= 0 are left alone. One work-group per keypoint.
+// floats per keypoint; rows of keypoints with size <= 0 are zeros (a dropped keypoint's row may still
+// go through a histogram search, which must not see garbage). One work-group per keypoint.
 kernel __attribute__((reqd_work_group_size(SURF_DESCRIPTOR_GROUP, 1, 1)))
 void surf_descriptor(global const surf_keypoint* keypoints, global const uchar* patches, global const float* weights,
                      global float* descriptors) {
@@ -193,7 +205,11 @@ void surf_descriptor(global const surf_keypoint* keypoints, global const uchar* 
   local float scale;
 
   const int lid = get_local_id(0);
-  if (keypoints[get_group_id(0)].size <= 0) return;  // uniform over the group
+  global float* out = descriptors + (size_t)get_group_id(0) * SURF_WIDTH;
+  if (keypoints[get_group_id(0)].size <= 0) {  // uniform over the group
+    for (int k = lid; k < SURF_WIDTH; k += SURF_DESCRIPTOR_GROUP) out[k] = 0;
+    return;
+  }
   global const uchar* in = patches + (size_t)get_group_id(0) * SURF_PATCH_PIXELS;
   for (int i = lid; i < SURF_PATCH_PIXELS; i += SURF_DESCRIPTOR_GROUP) patch[i / SURF_CELLS][i % SURF_CELLS] = in[i];
   barrier(CLK_LOCAL_MEM_FENCE);
@@ -245,6 +261,5 @@ void surf_descriptor(global const surf_keypoint* keypoints, global const uchar* 
     scale = (float)(1. / (sqrt(square_mag) + FLT_EPSILON));
   }
   barrier(CLK_LOCAL_MEM_FENCE);
-  global float* out = descriptors + (size_t)get_group_id(0) * SURF_WIDTH;
   for (int k = lid; k < SURF_WIDTH; k += SURF_DESCRIPTOR_GROUP) out[k] = vec[k] * scale;
 }

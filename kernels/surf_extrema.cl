@@ -1,7 +1,8 @@
 // SURF stage 3 on the device: 3x3x3 maxima of the determinants above the threshold, refined by one
 // Newton step (Brown and Lowe), as extremum_detection.cpp does after OpenCV's findMaximaInLayer: the
 // same tests in the same float arithmetic, so the same keypoints. One work-item per searched sample of
-// every middle layer; keypoints are appended in no particular order (the host sorts them).
+// every middle layer of every image of a batch; keypoints (tagged with their image) are appended in no
+// particular order.
 #include "surf_common.h"
 #include "surf_layers.h"
 
@@ -37,10 +38,11 @@ inline bool surf_interpolate(const float n[27], float x[3]) {
   return (x[0] != 0 || x[1] != 0 || x[2] != 0) && fabs(x[0]) <= 1 && fabs(x[1]) <= 1 && fabs(x[2]) <= 1;
 }
 
-// mask_sum: the integral of min(mask, 1), or null for no mask; a maximum is kept only where at least
-// half of its filter covers mask pixels. Keypoints beyond `capacity` are counted but not written.
+// mask_sum: the integral images of min(mask, 1), laid out as `sum`, or null for no mask; a maximum
+// is kept only where at least half of its filter covers mask pixels. Keypoints beyond `capacity` are
+// counted but not written.
 kernel void surf_extrema(global const uint* restrict sum, global const uint* restrict mask_sum,
-                         const int sum_pitch, constant surf_layer* layers, constant surf_search* searches,
+                         global const surf_layer* restrict layers, global const surf_search* restrict searches,
                          const int n_searches, const int n_items, global const float* restrict det,
                          const float threshold, global surf_keypoint* restrict keypoints,
                          const int capacity, volatile global int* restrict count) {
@@ -48,8 +50,9 @@ kernel void surf_extrema(global const uint* restrict sum, global const uint* res
   if (item >= n_items) return;
   int si;
   SURF_FIND_ENTRY(searches, n_searches, item, si);
-  constant const surf_search* s = &searches[si];
-  constant const surf_layer* mid = &layers[s->layer];
+  global const surf_search* s = &searches[si];
+  global const surf_layer* mid = &layers[s->layer];
+  const int sum_pitch = mid->sum_pitch;
   const int cell = item - s->first_item;
   const int r = cell / s->cols + s->margin, c = cell % s->cols + s->margin;
   const int dcols = mid->det_cols;
@@ -62,7 +65,8 @@ kernel void surf_extrema(global const uint* restrict sum, global const uint* res
   const int sum_j = step * (c - (size / 2) / step);
   if (mask_sum) {
     const surf_box cover = surf_resize_box(0, 0, 9, 9, 1, 9, size, sum_pitch);
-    const float coverage = surf_box_term(surf_box_sum(mask_sum + (size_t)sum_i * sum_pitch + sum_j, cover), cover.w);
+    const float coverage =
+        surf_box_term(surf_box_sum(mask_sum + mid->sum + (size_t)sum_i * sum_pitch + sum_j, cover), cover.w);
     if (coverage < 0.5f) return;
   }
 
@@ -76,7 +80,7 @@ kernel void surf_extrema(global const uint* restrict sum, global const uint* res
 
   float x[3];
   if (!surf_interpolate(n, x)) return;
-  global const uint* origin = sum + (size_t)sum_i * sum_pitch + sum_j;
+  global const uint* origin = sum + mid->sum + (size_t)sum_i * sum_pitch + sum_j;
   const float2 d = surf_second_xx_yy(origin, mid);
   const float trace = d.x + d.y;
 
@@ -89,7 +93,7 @@ kernel void surf_extrema(global const uint* restrict sum, global const uint* res
   kp.response = v;
   kp.octave = s->octave;
   kp.class_id = (trace > 0) - (trace < 0);
-  kp.pad = 0;
+  kp.image = s->image;
   const int index = atomic_inc(count);
   if (index < capacity) keypoints[index] = kp;
 }

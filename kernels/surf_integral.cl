@@ -1,22 +1,27 @@
-// SURF stage 1 on the device: the (rows+1) x (cols+1) integral image of an 8-bit image, first row and
-// column zero, sums wrapping modulo 2^32 (src/features/integral_image.cpp's definition, so every box
-// filter reads the same integers). Two passes: prefix sums along each row, then down each column.
+// SURF stage 1 on the device: the (rows+1) x (cols+1) integral image of each 8-bit image of a batch,
+// first row and column zero, sums wrapping modulo 2^32 (src/features/integral_image.cpp's definition,
+// so every box filter reads the same integers). Two passes over the whole batch: prefix sums along each
+// row of every image, then down each column of every image.
 #include "surf_common.h"
 
 #ifndef SURF_ROW_WG
 #define SURF_ROW_WG 256  // work-items per row in the row pass; the host launches with exactly this
 #endif
 
-// One work-group per image row: each work-item sums a contiguous run of the row, the runs' totals are
-// scanned in local memory, then each work-item writes its run's prefix sums.
-kernel void surf_integral_rows(global const uchar* restrict gray, const int rows, const int cols,
-                               global uint* restrict sum) {
+// One work-group per image row of the batch: each work-item sums a contiguous run of the row, the
+// runs' totals are scanned in local memory, then each work-item writes its run's prefix sums.
+kernel void surf_integral_rows(global const uchar* restrict gray, global const surf_image* restrict images,
+                               const int n_images, global uint* restrict sum) {
   local uint totals[SURF_ROW_WG];
-  const int y = get_group_id(0);
+  const int row = get_group_id(0);
+  int index;
+  SURF_OWNER(images, n_images, first_row, row, index);
+  const surf_image image = images[index];
+  const int y = row - image.first_row, cols = image.cols;
   const int lid = get_local_id(0);
   const int run = (cols + SURF_ROW_WG - 1) / SURF_ROW_WG;
   const int begin = min(cols, lid * run), end = min(cols, begin + run);
-  global const uchar* src = gray + (size_t)y * cols;
+  global const uchar* src = gray + image.pixels + (size_t)y * cols;
   uint total = 0;
   for (int x = begin; x < end; ++x) total += src[x];
   totals[lid] = total;
@@ -29,7 +34,7 @@ kernel void surf_integral_rows(global const uchar* restrict gray, const int rows
     barrier(CLK_LOCAL_MEM_FENCE);
   }
   uint running = totals[lid] - total;  // exclusive prefix: everything left of this run
-  global uint* out = sum + (size_t)(y + 1) * (cols + 1);
+  global uint* out = sum + image.sum + (size_t)(y + 1) * (cols + 1);
   if (lid == 0) out[0] = 0;
   for (int x = begin; x < end; ++x) {
     running += src[x];
@@ -37,16 +42,23 @@ kernel void surf_integral_rows(global const uchar* restrict gray, const int rows
   }
 }
 
-// One work-item per integral column (0..cols): zeroes row 0 and accumulates the row pass's sums
-// downwards. Neighbouring work-items touch neighbouring words, so every row step is one coalesced access.
-kernel void surf_integral_columns(const int rows, const int cols, global uint* restrict sum) {
-  const int x = get_global_id(0);
-  if (x > cols) return;
-  const size_t pitch = cols + 1;
-  sum[x] = 0;
+// One work-item per integral column (0..cols) of every image: zeroes row 0 and accumulates the row
+// pass's sums downwards. Neighbouring work-items touch neighbouring words, so every row step is one
+// coalesced access.
+kernel void surf_integral_columns(global const surf_image* restrict images, const int n_images,
+                                  const int n_columns, global uint* restrict sum) {
+  const int column = get_global_id(0);
+  if (column >= n_columns) return;
+  int index;
+  SURF_OWNER(images, n_images, first_column, column, index);
+  const surf_image image = images[index];
+  const int x = column - image.first_column;
+  const size_t pitch = image.cols + 1;
+  global uint* out = sum + image.sum;
+  out[x] = 0;
   uint running = 0;
-  for (int y = 1; y <= rows; ++y) {
-    running += sum[y * pitch + x];
-    sum[y * pitch + x] = running;
+  for (int y = 1; y <= image.rows; ++y) {
+    running += out[y * pitch + x];
+    out[y * pitch + x] = running;
   }
 }

@@ -48,11 +48,11 @@ inline float surf_haar(global const uint* origin, surf_box a, surf_box b) {
   return (float)d;
 }
 
-// sum: (rows + 1) x (cols + 1) integral image. sample_offset / sample_weight: OrientationSampling's
-// `samples` entries (offsets x, y in units of s).
+// sum, images: the batch's integral images and their table (each keypoint names its image).
+// sample_offset / sample_weight: OrientationSampling's `samples` entries (offsets x, y in units of s).
 kernel __attribute__((reqd_work_group_size(SURF_ORIENTATION_GROUP, 1, 1)))
-void surf_orientation(global const uint* sum, int rows, int cols, global surf_keypoint* keypoints, int upright,
-                      global const int2* sample_offset, global const float* sample_weight, int samples) {
+void surf_orientation(global const uint* sum, global const surf_image* images, global surf_keypoint* keypoints,
+                      int upright, global const int2* sample_offset, global const float* sample_weight, int samples) {
   local float response_x[SURF_ORIENTATION_GROUP], response_y[SURF_ORIENTATION_GROUP];
   local int degrees[SURF_ORIENTATION_GROUP];  // -1: sample outside the image
   local float window_x[SURF_WINDOWS], window_y[SURF_WINDOWS];
@@ -60,6 +60,8 @@ void surf_orientation(global const uint* sum, int rows, int cols, global surf_ke
 
   const int lid = get_local_id(0);
   global surf_keypoint* kp = keypoints + get_group_id(0);
+  const surf_image image = images[kp->image];
+  const int rows = image.rows, cols = image.cols;
   const float px = kp->x, py = kp->y;
   const float s = surf_keypoint_scale(kp->size);
   // Wavelet side 4s, forced even so the pattern is symmetric about its centre.
@@ -89,7 +91,7 @@ void surf_orientation(global const uint* sum, int rows, int cols, global surf_ke
     const int y = (int)rint(py + o.y * s - half_wav);
     inside = y >= 0 && y < rows + 1 - wav && x >= 0 && x < cols + 1 - wav;
     if (inside) {
-      global const uint* origin = sum + (size_t)y * row_step + x;
+      global const uint* origin = sum + image.sum + (size_t)y * row_step + x;
       const float w = sample_weight[lid];
       rx = surf_haar(origin, surf_resize_box(0, 0, 2, 4, -1, 4, wav, row_step),
                      surf_resize_box(2, 0, 4, 4, 1, 4, wav, row_step)) * w;

@@ -6,9 +6,11 @@
 // the detected keypoints: integral image, orientation, descriptors), which a loaded machine disturbs
 // less than wall-clock time. --streams S then measures throughput: S threads extract the images
 // (decoded beforehand) in turn, `runs` passes after a warm-up pass; with the OpenCL backend each thread
-// has its own queue, so S images are in flight on the device at once.
-//   bovw_surf_bench [--runs 7] [--threads N] [--backend builtin|opencl|opencv] [--streams S] [--extended] [--upright]
-//                   IMAGE_OR_FOLDER...
+// has its own queue, so S images are in flight on the device at once. --batch B measures batches:
+// detectAndComputeBatch on B images (the given ones in turn), median of `runs` after a warm-up, per
+// image, with the batch's device stage times per image.
+//   bovw_surf_bench [--runs 7] [--threads N] [--backend builtin|opencl|opencv] [--streams S] [--batch B]
+//                   [--extended] [--upright] IMAGE_OR_FOLDER...
 #include <bovw/image_io.hpp>
 #include <bovw/surf.hpp>
 
@@ -68,15 +70,43 @@ void measureThroughput(const bovw::SurfExtractor& surf, const std::vector<cv::Ma
 }
 
 int usage() {
-  std::fprintf(stderr, "usage: bovw_surf_bench [--runs N] [--threads N] [--backend builtin|opencl|opencv] [--streams S] "
+  std::fprintf(stderr, "usage: bovw_surf_bench [--runs N] [--threads N] [--backend builtin|opencl|opencv] [--streams S] [--batch B] "
                "[--extended] [--upright] IMAGE_OR_FOLDER...\n");
   return 2;
 }
 
 }  // namespace
 
+// Milliseconds per image when batches of `batch` images (the given ones in turn) go through
+// detectAndComputeBatch, median of `runs` batches after a warm-up batch, with the stages per image.
+void measureBatches(const bovw::SurfExtractor& surf, const std::vector<cv::Mat>& images, int batch, int runs) {
+  std::vector<cv::Mat> members;
+  for (int i = 0; i < batch; ++i) members.push_back(images[i % images.size()]);
+  std::vector<double> total, prep, hess, ext, ori, dsc;
+  std::size_t keypoints = 0;
+  for (int r = 0; r <= runs; ++r) {
+    bovw::SurfStageTimes t;
+    const auto start = std::chrono::steady_clock::now();
+    const std::vector<bovw::ImageFeatures> features = surf.detectAndComputeBatch(members, &t);
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    if (r == 0) continue;  // warm-up: buffers of the batch's size are made on first use
+    keypoints = 0;
+    for (const auto& f : features) keypoints += f.keypoints.size();
+    total.push_back(ms / batch);
+    prep.push_back(t.prepare_ms / batch);
+    hess.push_back(t.hessian_ms / batch);
+    ext.push_back(t.extrema_ms / batch);
+    ori.push_back(t.orientation_ms / batch);
+    dsc.push_back(t.descriptor_ms / batch);
+  }
+  std::printf("batches of %d: %.3f ms per image (%.1f images/s), %.0f keypoints/image; per image: prepare %.3f, "
+              "hessian %.3f, extrema %.3f, orientation %.3f, descriptor %.3f ms\n",
+              batch, median(total), 1e3 / median(total), static_cast<double>(keypoints) / batch, median(prep),
+              median(hess), median(ext), median(ori), median(dsc));
+}
+
 int main(int argc, char** argv) {
-  int runs = 7, threads = cv::getNumberOfCPUs(), streams = 0;
+  int runs = 7, threads = cv::getNumberOfCPUs(), streams = 0, batch = 0;
   bovw::SurfParams params;
   bovw::SurfBackend backend = bovw::SurfBackend::Builtin;
   std::vector<std::string> images;
@@ -88,6 +118,8 @@ int main(int argc, char** argv) {
       threads = std::max(1, std::atoi(argv[++i]));
     } else if (a == "--streams" && i + 1 < argc) {
       streams = std::max(1, std::atoi(argv[++i]));
+    } else if (a == "--batch" && i + 1 < argc) {
+      batch = std::max(1, std::atoi(argv[++i]));
     } else if (a == "--backend" && i + 1 < argc) {
       backend = bovw::parseSurfBackend(argv[++i]);
     } else if (a == "--extended") {
@@ -161,10 +193,10 @@ int main(int argc, char** argv) {
                 median(des), median(prep), median(hess), median(ext), median(ori), median(dsc), *lo, *hi,
                 median(cpu_total), median(cpu_des));
   }
-  if (streams > 0) {
-    std::vector<cv::Mat> decoded;
+  std::vector<cv::Mat> decoded;
+  if (streams > 0 || batch > 0)
     for (const std::string& path : images) decoded.push_back(bovw::loadImage(path));
-    measureThroughput(*surf, decoded, streams, runs);
-  }
+  if (streams > 0) measureThroughput(*surf, decoded, streams, runs);
+  if (batch > 0) measureBatches(*surf, decoded, batch, runs);
   return 0;
 }

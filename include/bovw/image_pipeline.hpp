@@ -39,6 +39,11 @@ struct PipelineOptions {
   bool strict = false;                  // stop at the first bad image (its error is thrown)
   bool keep_words = false;              // histogramImages: also each image's words and keypoints
   std::int64_t max_pixels = 100'000'000;
+  // histogramImages with SURF on the OpenCL backend and an OpenCL histogrammer on the same device:
+  // SURF and the histogram search run there in batches of many images, and the descriptors never
+  // leave the device (the same results; false: extract image by image, then histogram).
+  bool fused_device = true;
+  std::int64_t device_batch_pixels = 16'000'000;  // pixels per device batch on that path (an image more alone)
   std::function<void(const PipelineProgress&)> progress;  // called from the calling thread
 };
 

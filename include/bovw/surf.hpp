@@ -4,6 +4,7 @@
 
 #include <bovw/descriptor_type.hpp>
 #include <bovw/descriptors.hpp>
+#include <bovw/feature_extractor.hpp>
 
 #include <opencv2/core.hpp>
 
@@ -89,6 +90,14 @@ class SurfExtractor {
   // OpenCV, keypoints too close to the border for an orientation are removed from the vector.
   void compute(cv::InputArray image, std::vector<cv::KeyPoint>& keypoints, cv::OutputArray descriptors) const;
 
+  // Keypoints and descriptors of several images at once, each image's as detectAndCompute gives
+  // them. The OpenCL backend runs the images as one batch (one launch per stage for all of them, so
+  // that small images still fill a GPU: docs/SURF.md); the CPU backends take them one after another.
+  // Errors as detectAndCompute's, for the first bad image; a batch too large for the device's
+  // memory is a CapacityError (split it). `times`: the batch's stage times, summed.
+  std::vector<ImageFeatures> detectAndComputeBatch(const std::vector<cv::Mat>& images,
+                                                   SurfStageTimes* times = nullptr) const;
+
   int descriptorSize() const { return params_.extended ? 128 : 64; }
   // surf64 or surf128; the descriptors are CV_32F.
   DescriptorType descriptorType() const { return DescriptorType("surf", descriptorSize()); }
@@ -102,10 +111,14 @@ class SurfExtractor {
   // With use_provided_keypoints the detector is skipped. `descriptors` may be null.
   virtual void run(const cv::Mat& gray, const cv::Mat& mask, std::vector<cv::KeyPoint>& keypoints,
                    bool use_provided_keypoints, cv::Mat* descriptors, SurfStageTimes& times) const = 0;
+  // detectAndComputeBatch's work on validated CV_8UC1 images; by default run() on each.
+  virtual std::vector<ImageFeatures> runBatch(const std::vector<cv::Mat>& grays, SurfStageTimes& times) const;
 
  private:
   void runChecked(cv::InputArray image, cv::InputArray mask, std::vector<cv::KeyPoint>& keypoints,
                   bool use_provided_keypoints, cv::OutputArray descriptors, SurfStageTimes* times) const;
+  // The image as 8-bit gray, after the empty and size checks.
+  cv::Mat checkedGray(cv::InputArray image) const;
 
   SurfParams params_;
   SurfBackend backend_;

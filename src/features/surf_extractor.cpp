@@ -118,9 +118,7 @@ cv::Mat toSurfGray(cv::InputArray image) {
   return img;
 }
 
-void SurfExtractor::runChecked(cv::InputArray image, cv::InputArray mask, std::vector<cv::KeyPoint>& keypoints,
-                               bool use_provided_keypoints, cv::OutputArray descriptors,
-                               SurfStageTimes* times) const {
+cv::Mat SurfExtractor::checkedGray(cv::InputArray image) const {
   if (image.empty()) throw InvalidInput("SURF: the image is empty");
   const cv::Size size = image.size();
   const auto pixels = static_cast<std::int64_t>(size.width) * size.height;
@@ -128,8 +126,14 @@ void SurfExtractor::runChecked(cv::InputArray image, cv::InputArray mask, std::v
     throw CapacityError("SURF: the image has " + std::to_string(size.width) + "x" + std::to_string(size.height) +
                         " = " + std::to_string(pixels) + " pixels, above the limit of " +
                         std::to_string(params_.max_pixels) + " (SurfParams::max_pixels)");
+  return toSurfGray(image);
+}
+
+void SurfExtractor::runChecked(cv::InputArray image, cv::InputArray mask, std::vector<cv::KeyPoint>& keypoints,
+                               bool use_provided_keypoints, cv::OutputArray descriptors,
+                               SurfStageTimes* times) const {
   const auto start = std::chrono::steady_clock::now();
-  const cv::Mat gray = toSurfGray(image);
+  const cv::Mat gray = checkedGray(image);
   cv::Mat m;
   if (!mask.empty()) {
     m = mask.getMat();
@@ -154,6 +158,28 @@ void SurfExtractor::runChecked(cv::InputArray image, cv::InputArray mask, std::v
     run(gray, m, keypoints, use_provided_keypoints, nullptr, local);
   }
   if (times != nullptr) *times = local;
+}
+
+std::vector<ImageFeatures> SurfExtractor::detectAndComputeBatch(const std::vector<cv::Mat>& images,
+                                                                SurfStageTimes* times) const {
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<cv::Mat> grays;
+  for (const cv::Mat& image : images) grays.push_back(checkedGray(image));
+  SurfStageTimes local;
+  local.prepare_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  std::vector<ImageFeatures> features = grays.empty() ? std::vector<ImageFeatures>() : runBatch(grays, local);
+  if (times != nullptr) *times = local;
+  return features;
+}
+
+std::vector<ImageFeatures> SurfExtractor::runBatch(const std::vector<cv::Mat>& grays, SurfStageTimes& times) const {
+  std::vector<ImageFeatures> features(grays.size());
+  for (std::size_t i = 0; i < grays.size(); ++i) {
+    cv::Mat descriptors;
+    run(grays[i], cv::Mat(), features[i].keypoints, false, &descriptors, times);
+    features[i].descriptors = descriptors;
+  }
+  return features;
 }
 
 void SurfExtractor::detectAndCompute(cv::InputArray image, cv::InputArray mask, std::vector<cv::KeyPoint>& keypoints,

@@ -3,6 +3,7 @@
 #include <bovw/error.hpp>
 #include <bovw/feature_registry.hpp>
 
+#include "backends.hpp"
 #include "builtin_feature_kinds.hpp"
 
 namespace bovw {
@@ -15,6 +16,7 @@ class SurfFeatures final : public FeatureExtractor {
       : surf_(SurfExtractor::create(params, backend, device)) {}
   DescriptorType descriptorType() const override { return surf_->descriptorType(); }
   int descriptorSize() const override { return surf_->descriptorSize(); }
+  const SurfExtractor& surf() const { return *surf_; }
   ImageFeatures extractFeatures(const cv::Mat& image) const override {
     ImageFeatures features;
     surf_->detectAndCompute(image, cv::noArray(), features.keypoints, features.descriptors);
@@ -26,6 +28,15 @@ class SurfFeatures final : public FeatureExtractor {
 };
 
 }  // namespace
+
+namespace surf {
+
+const SurfExtractor* surfExtractorOf(const FeatureExtractor& extractor) {
+  const auto* features = dynamic_cast<const SurfFeatures*>(&extractor);
+  return features ? &features->surf() : nullptr;
+}
+
+}  // namespace surf
 
 FeatureSpec surfFeatureSpec(const SurfParams& params) {
   FeatureSpec spec("surf");

@@ -7,8 +7,8 @@
 // (PinnedDescriptors), else through one of two pinned (page-locked) staging buffers that the host
 // fills first. Events order the queues; the histograms accumulate on the device and come back once.
 // All buffers stay for the next call, and the search keeps the vocabulary on the device until a
-// different one is used. k-means uses one more entry point: assignResident, for rows already on the
-// device.
+// different one is used. Rows already on the device have two more entry points: assignResident
+// (k-means) and enqueueResidentHistograms (SURF's descriptors, on this histogrammer's queue).
 #include "opencl/opencl_histogrammer.hpp"
 
 #include "opencl/cl_errors.hpp"
@@ -110,26 +110,37 @@ class OpenCLHistogrammer final : public Histogrammer {
     return "opencl " + search_->describe() + " on " + device_.info().name;
   }
 
-  // Rows already on the device: one batch of one image, only the assignments come back.
-  void assignResident(const cl::Buffer& rows, int n, int d, const Vocabulary& words, std::int32_t* out) {
+  DeviceContext& device() { return device_; }
+
+  // Rows already on the device, searched on this histogrammer's queue (enqueueResidentHistograms).
+  void enqueueResident(const cl::Buffer& rows, int n, int d, const cl::Buffer& offsets, int images,
+                       const Vocabulary& words, const cl::Buffer& best_word, const cl::Buffer& histograms) {
     withOpenCLErrors([&] {
       search_->prepare(d);
-      reserveMemory(words, n, 1, 1);
+      reserveMemory(words, n, images, 1);
       search_->setVocabulary(words);
       search_->startCall();
       auto& compute = device_.queue();
+      compute.enqueueFillBuffer(histograms, cl_int{0}, 0, sizeof(cl_int) * static_cast<std::size_t>(images) * words.size());
+      if (n == 0) return;
+      SearchEvents events;
+      search_->enqueue(compute, DeviceBatch{rows, n, d, 0, offsets, images, best_word, histograms}, events);
+    });
+  }
+
+  // Rows already on the device: one batch of one image, only the assignments come back.
+  void assignResident(const cl::Buffer& rows, int n, int d, const Vocabulary& words, std::int32_t* out) {
+    withOpenCLErrors([&] {
       const auto& context = device_.context();
       const cl_int offsets[2] = {0, n};
-      const std::size_t histogram_bytes = sizeof(cl_int) * static_cast<std::size_t>(words.size());
       cl::Buffer& offsets_buffer = offsets_.ensure(context, sizeof(offsets), CL_MEM_READ_ONLY);
-      cl::Buffer& histograms_buffer = histograms_.ensure(context, histogram_bytes, CL_MEM_READ_WRITE);
+      cl::Buffer& histograms_buffer =
+          histograms_.ensure(context, sizeof(cl_int) * static_cast<std::size_t>(words.size()), CL_MEM_READ_WRITE);
       cl::Buffer& best_word = best_words_[0].ensure(context, sizeof(cl_int) * static_cast<std::size_t>(n),
                                                     CL_MEM_READ_WRITE);
-      compute.enqueueWriteBuffer(offsets_buffer, CL_TRUE, 0, sizeof(offsets), offsets);
-      compute.enqueueFillBuffer(histograms_buffer, cl_int{0}, 0, histogram_bytes);
-      SearchEvents events;
-      search_->enqueue(compute, DeviceBatch{rows, n, d, 0, offsets_buffer, 1, best_word, histograms_buffer}, events);
-      compute.enqueueReadBuffer(best_word, CL_TRUE, 0, sizeof(cl_int) * static_cast<std::size_t>(n), out);
+      device_.queue().enqueueWriteBuffer(offsets_buffer, CL_TRUE, 0, sizeof(offsets), offsets);
+      enqueueResident(rows, n, d, offsets_buffer, 1, words, best_word, histograms_buffer);
+      device_.queue().enqueueReadBuffer(best_word, CL_TRUE, 0, sizeof(cl_int) * static_cast<std::size_t>(n), out);
     });
   }
 
@@ -308,6 +319,19 @@ class OpenCLHistogrammer final : public Histogrammer {
 
 std::unique_ptr<Histogrammer> makeOpenCLHistogrammer(const HistogrammerConfig& config) {
   return withOpenCLErrors([&] { return std::make_unique<OpenCLHistogrammer>(config); });
+}
+
+DeviceContext* deviceOf(Histogrammer& histogrammer) {
+  auto* opencl = dynamic_cast<OpenCLHistogrammer*>(&histogrammer);
+  return opencl ? &opencl->device() : nullptr;
+}
+
+void enqueueResidentHistograms(Histogrammer& histogrammer, const cl::Buffer& rows, int n, int d,
+                               const cl::Buffer& offsets, int images, const Vocabulary& words,
+                               const cl::Buffer& best_word, const cl::Buffer& histograms) {
+  auto* opencl = dynamic_cast<OpenCLHistogrammer*>(&histogrammer);
+  if (!opencl) throw std::logic_error("enqueueResidentHistograms needs an OpenCL histogrammer");
+  opencl->enqueueResident(rows, n, d, offsets, images, words, best_word, histograms);
 }
 
 void assignResident(Histogrammer& histogrammer, const cl::Buffer& rows, int n, int d, const Vocabulary& words,

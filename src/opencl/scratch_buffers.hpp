@@ -3,7 +3,7 @@
 // costs driver work that does not overlap with other queues' kernels (on NVIDIA's driver a release
 // can wait for the device), so per-image stages (SURF's) take their working buffers from here. A buffer grows (by half again, so that a run of
 // slightly larger images does not reallocate each time) and is never shrunk; a request above
-// kRetainLimit gets a buffer of its own that is not kept (a huge image's scale space should not stay
+// kRetainLimit (or retainUpTo's bound) gets a buffer of its own that is not kept (a huge image's scale space should not stay
 // allocated on every queue of a pool). Safe on an in-order
 // queue: a buffer handed out again is only used by commands enqueued after the earlier ones.
 // Not thread-safe: one per queue, used by the thread that owns the queue.
@@ -11,6 +11,7 @@
 
 #include "opencl/cl.hpp"
 
+#include <algorithm>
 #include <cstddef>
 #include <map>
 #include <string>
@@ -29,6 +30,10 @@ class ScratchBuffers {
   // whatever the previous user left.
   cl::Buffer get(const std::string& name, std::size_t bytes);
 
+  // Keeps buffers of up to `bytes` from now on (a queue that runs batches of many images needs
+  // its big working buffers every time).
+  void retainUpTo(std::size_t bytes) { retain_limit_ = std::max(retain_limit_, bytes); }
+
   // A buffer holding exactly `bytes` bytes of `data` (a small table the kernels read), named `name`:
   // made once and handed out again while the table is the same, so an unchanged table is neither
   // uploaded nor allocated again.
@@ -44,6 +49,7 @@ class ScratchBuffers {
     std::vector<unsigned char> content;
   };
   cl::Context context_;
+  std::size_t retain_limit_ = kRetainLimit;
   std::map<std::string, Entry> buffers_;
   std::map<std::string, Table> tables_;
 };

@@ -1,4 +1,7 @@
-// Images to histograms: the extraction pipeline feeding one Histogrammer pass per batch.
+// Images to histograms: the extraction pipeline feeding one Histogrammer pass per batch, or, with
+// SURF and the histograms on one OpenCL device, the fused device route (device_histograms.hpp).
+#include "device_histograms.hpp"
+
 #include <bovw/error.hpp>
 #include <bovw/image_pipeline.hpp>
 #include <bovw/vocabulary.hpp>
@@ -30,6 +33,7 @@ ImageHistograms histogramImages(const std::vector<std::string>& paths, const Fea
                                 const PipelineOptions& options) {
   checkCompatible(vocabulary, extractor.descriptorType());
   ImageHistograms result;
+  if (detail::histogramImagesOnDevice(paths, extractor, vocabulary, histogrammer, options, result)) return result;
   std::vector<Histograms> parts;
   std::int64_t rows = 0;
   std::vector<std::int32_t> assignments;

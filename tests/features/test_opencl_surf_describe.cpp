@@ -38,7 +38,7 @@ namespace {
 
 using surf::DeviceKeypoint;
 
-constexpr float kUntouched = -7.f;  // descriptor rows the device must not write
+constexpr float kUntouched = -7.f;  // descriptor rows the CPU does not write
 
 
 // The CPU detector's keypoints (angle -1), as the orientation stage receives them.
@@ -102,24 +102,22 @@ class OpenCLSurfDescribe : public ::testing::Test {
   // assignOrientations on the device.
   std::vector<cv::KeyPoint> orientOnDevice(const Scene& s, const std::vector<cv::KeyPoint>& keypoints, bool upright) {
     if (keypoints.empty()) return {};
-    cv::Mat sum = s.sum;
-    const cl::Buffer sum_buffer = upload(sum.data, sum.total() * sum.elemSize());
+    const surf::DeviceImages image = surf::uploadImages(*device_, {s.gray}, "image");
     const cl::Buffer kp_buffer = uploadKeypoints(keypoints);
-    surf::enqueueOrientations(*device_, sum_buffer, s.gray.size(), kp_buffer, static_cast<int>(keypoints.size()),
-                              upright);
+    surf::enqueueOrientations(*device_, image, kp_buffer, static_cast<int>(keypoints.size()), upright);
     return downloadKeypoints(kp_buffer, keypoints.size());
   }
 
-  // computeDescriptors on the device; rows it must not write stay kUntouched.
+  // computeDescriptors on the device.
   cv::Mat describeOnDevice(const cv::Mat& gray, const std::vector<cv::KeyPoint>& keypoints, bool extended,
                            bool upright) {
     cv::Mat desc(static_cast<int>(keypoints.size()), extended ? 128 : 64, CV_32F, cv::Scalar(kUntouched));
     if (keypoints.empty()) return desc;
-    const cl::Buffer gray_buffer = upload(gray.data, gray.total());
+    const surf::DeviceImages image = surf::uploadImages(*device_, {gray}, "image");
     const cl::Buffer kp_buffer = uploadKeypoints(keypoints);
     const cl::Buffer desc_buffer = upload(desc.data, desc.total() * sizeof(float));
-    surf::enqueueDescriptors(*device_, gray_buffer, gray.size(), kp_buffer, static_cast<int>(keypoints.size()),
-                             extended, upright, desc_buffer);
+    surf::enqueueDescriptors(*device_, image, kp_buffer, static_cast<int>(keypoints.size()), extended, upright,
+                             desc_buffer);
     device_->queue().enqueueReadBuffer(desc_buffer, CL_TRUE, 0, desc.total() * sizeof(float), desc.data);
     return desc;
   }
@@ -155,14 +153,14 @@ std::ostream& operator<<(std::ostream& os, const DescriptorAgreement& d) {
             << d.max_abs << ", median L2 " << d.median_l2;
 }
 
-// CPU (reference patch path) against device, row by row; rows of removed keypoints must be untouched.
+// CPU (reference patch path) against device, row by row; rows of removed keypoints must be zeros.
 DescriptorAgreement agreement(const cv::Mat& cpu, const cv::Mat& device, const std::vector<cv::KeyPoint>& keypoints) {
   DescriptorAgreement a;
   a.rows = cpu.rows;
   std::vector<double> l2;
   for (int i = 0; i < cpu.rows; ++i) {
-    if (keypoints[i].size <= 0) {
-      EXPECT_EQ(cv::countNonZero(device.row(i) != kUntouched), 0) << "row " << i << " of a removed keypoint was written";
+    if (keypoints[i].size <= 0) {  // the device writes zeros, so that a histogram search may read the row
+      EXPECT_EQ(cv::countNonZero(device.row(i) != 0), 0) << "row " << i << " of a removed keypoint is not zeros";
       continue;
     }
     ++a.compared;
@@ -264,7 +262,7 @@ TEST_F(OpenCLSurfDescribe, DescriptorsOfPlacedKeypointsMatch) {
     const float x = i % 2 ? 20.f + unit(rng) * (img.cols - 40.f) : (i % 4 == 0 ? 0.f : img.cols - 1.f);
     keypoints.emplace_back(x, unit(rng) * (img.rows - 1.f), 9.f + unit(rng) * 30.f, axis_angles[i % 8]);
   }
-  keypoints.emplace_back(100.f, 100.f, -1.f, 0.f);  // removed by the orientation stage: row untouched
+  keypoints.emplace_back(100.f, 100.f, -1.f, 0.f);  // removed by the orientation stage: row of zeros
   keypoints.emplace_back(10.f, 10.f, 0.f, 0.f);
   for (bool upright : {false, true})
     for (bool extended : {false, true}) {
@@ -296,10 +294,9 @@ TEST_F(OpenCLSurfDescribe, EmptyKeypointListIsANoOp) {
   const cl::Buffer kp_buffer = upload(&sentinel, sizeof sentinel);
   const float marker = kUntouched;
   const cl::Buffer desc_buffer = upload(&marker, sizeof marker);
-  const cl::Buffer sum_buffer = upload(sum.data, sum.total() * sum.elemSize());
-  const cl::Buffer gray_buffer = upload(img.data, img.total());
-  surf::enqueueOrientations(*device_, sum_buffer, img.size(), kp_buffer, 0, false);
-  surf::enqueueDescriptors(*device_, gray_buffer, img.size(), kp_buffer, 0, false, false, desc_buffer);
+  const surf::DeviceImages image = surf::uploadImages(*device_, {img}, "image");
+  surf::enqueueOrientations(*device_, image, kp_buffer, 0, false);
+  surf::enqueueDescriptors(*device_, image, kp_buffer, 0, false, false, desc_buffer);
   DeviceKeypoint after{};
   float marker_after = 0;
   device_->queue().enqueueReadBuffer(kp_buffer, CL_TRUE, 0, sizeof after, &after);

@@ -33,17 +33,6 @@ cv::Mat mask01Of(const cv::Mat& mask) {
   return mask01;
 }
 
-cl::Buffer upload(detail::DeviceContext& device, const cv::Mat& gray) {
-  const cv::Mat packed = gray.isContinuous() ? gray : gray.clone();
-  return cl::Buffer(device.context(), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, packed.total(), packed.data);
-}
-
-cl::Buffer deviceIntegral(detail::DeviceContext& device, const cv::Mat& gray) {
-  const cl::Buffer sum(device.context(), CL_MEM_READ_WRITE,
-                       sizeof(std::uint32_t) * (gray.rows + 1) * static_cast<std::size_t>(gray.cols + 1));
-  surf::enqueueIntegralImage(device, upload(device, gray), gray.size(), sum);
-  return sum;
-}
 
 void expectSameKeypoints(const std::vector<cv::KeyPoint>& cpu, const std::vector<cv::KeyPoint>& gpu) {
   ASSERT_EQ(gpu.size(), cpu.size());
@@ -80,10 +69,10 @@ void checkDetection(const DetectCase& c) {
   surf::computeHessianDeterminants(sum, pyramid);
   const auto cpu = surf::findHessianExtrema(sum, mask_sum, pyramid, static_cast<float>(c.params.hessian_threshold));
 
-  const cl::Buffer device_sum = deviceIntegral(device, c.gray);
-  const cl::Buffer device_mask_sum = c.masked ? deviceIntegral(device, mask01Of(mask)) : cl::Buffer();
-  const auto gpu = surf::detectKeypoints(device, device_sum, c.masked ? &device_mask_sum : nullptr, c.gray.size(),
-                                         c.params);
+  const surf::DeviceImages image = surf::uploadImages(device, {c.gray}, "image");
+  const surf::DeviceImages mask_image =
+      c.masked ? surf::uploadImages(device, {mask01Of(mask)}, "mask") : surf::DeviceImages();
+  const auto gpu = surf::detectKeypoints(device, image, c.masked ? &mask_image : nullptr, c.params);
   EXPECT_GT(cpu.size(), 0u) << "a case without keypoints tests nothing";
   expectSameKeypoints(cpu, gpu);
 }
@@ -94,9 +83,9 @@ TEST(OpenClSurfDetect, IntegralImageIsTheCpusOnOddSizes) {
   for (const cv::Size size : {cv::Size(1, 1), cv::Size(53, 37), cv::Size(257, 3), cv::Size(641, 481)}) {
     cv::Mat gray(size, CV_8U);
     cv::RNG(size.area()).fill(gray, cv::RNG::UNIFORM, 0, 256);
-    const cl::Buffer sum = deviceIntegral(device, gray);
+    const surf::DeviceImages image = surf::uploadImages(device, {gray}, "image");
     cv::Mat got(size.height + 1, size.width + 1, CV_32S);
-    device.queue().enqueueReadBuffer(sum, CL_TRUE, 0, got.total() * sizeof(std::int32_t), got.data);
+    device.queue().enqueueReadBuffer(image.sum, CL_TRUE, 0, got.total() * sizeof(std::int32_t), got.data);
     const cv::Mat want = surf::integralImage(gray);
     EXPECT_EQ(cv::countNonZero(got != want), 0) << size;
   }
@@ -139,7 +128,7 @@ TEST(OpenClSurfDetect, ImagesBelowTheSmallestSearchWindowHaveNoKeypoints) {
   detail::DeviceContext device("");
   for (const cv::Size size : {cv::Size(1, 1), cv::Size(20, 20), cv::Size(5, 300)}) {
     const cv::Mat gray = test::texturedImage(size.width, size.height, 6, 2.0);
-    const auto gpu = surf::detectKeypoints(device, deviceIntegral(device, gray), nullptr, size, SurfParams{});
+    const auto gpu = surf::detectKeypoints(device, surf::uploadImages(device, {gray}, "image"), nullptr, SurfParams{});
     EXPECT_TRUE(gpu.empty()) << size;
   }
 }

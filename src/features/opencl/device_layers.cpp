@@ -6,10 +6,12 @@
 #include <cstring>
 
 namespace bovw::surf {
+namespace {
 
-DeviceScaleSpace planDeviceScaleSpace(cv::Size image_size, int octaves, int octave_layers) {
-  const int rows = image_size.height, cols = image_size.width, row_step = cols + 1;
-  DeviceScaleSpace plan;
+// Image `image`'s layers and searches, appended to `plan`.
+void planImage(const DeviceImageRecord& image, int index, int octaves, int octave_layers, DeviceScaleSpace& plan) {
+  const int rows = image.rows, cols = image.cols, row_step = cols + 1;
+  const int first_layer = static_cast<int>(plan.layers.size());
   for (int o = 0; o < octaves; ++o) {
     const int step = 1 << o;
     for (int l = 0; l < octave_layers + 2; ++l) {
@@ -24,6 +26,8 @@ DeviceScaleSpace planDeviceScaleSpace(cv::Size image_size, int octaves, int octa
       d.samples_j = fits ? 1 + (cols - d.size) / step : 0;
       d.det_offset = static_cast<std::int32_t>(plan.det_elements);
       d.first_item = d.det_offset;  // one work-item per stored determinant
+      d.sum = image.sum;
+      d.sum_pitch = row_step;
       const LayerFilter f = makeLayerFilter(d.size, row_step);
       std::memcpy(d.x_top, f.x_top, sizeof f.x_top);
       std::memcpy(d.x_bottom, f.x_bottom, sizeof f.x_bottom);
@@ -37,19 +41,26 @@ DeviceScaleSpace planDeviceScaleSpace(cv::Size image_size, int octaves, int octa
       plan.layers.push_back(d);
     }
   }
-  plan.hessian_items = plan.det_elements;
   // As findHessianExtrema: rows and columns [margin, n - margin) of every middle layer.
   for (int o = 0; o < octaves; ++o) {
     for (int l = 1; l <= octave_layers; ++l) {
-      const int mid = o * (octave_layers + 2) + l;
+      const int mid = first_layer + o * (octave_layers + 2) + l;
       const DeviceLayer& m = plan.layers[mid];
       const int margin = (plan.layers[mid + 1].size / 2) / m.step + 1;
       const int search_rows = m.det_rows - 2 * margin, search_cols = m.det_cols - 2 * margin;
       if (search_rows <= 0 || search_cols <= 0) continue;
-      plan.searches.push_back({mid, o, margin, search_cols, static_cast<std::int32_t>(plan.search_items)});
+      plan.searches.push_back({mid, o, margin, search_cols, static_cast<std::int32_t>(plan.search_items), index});
       plan.search_items += static_cast<std::int64_t>(search_rows) * search_cols;
     }
   }
+}
+
+}  // namespace
+
+DeviceScaleSpace planDeviceScaleSpace(const ImageLayout& images, int octaves, int octave_layers) {
+  DeviceScaleSpace plan;
+  for (int i = 0; i < images.size(); ++i) planImage(images.records[i], i, octaves, octave_layers, plan);
+  plan.hessian_items = plan.det_elements;
   return plan;
 }
 

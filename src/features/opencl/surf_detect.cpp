@@ -30,33 +30,38 @@ cl::Buffer tableBuffer(detail::DeviceContext& device, const std::string& name, c
 
 }  // namespace
 
-cl::Event enqueueIntegralImage(detail::DeviceContext& device, const cl::Buffer& gray, cv::Size image_size,
-                               const cl::Buffer& sum) {
+cl::Event enqueueIntegralImages(detail::DeviceContext& device, const DeviceImages& images) {
+  const ImageLayout& layout = images.layout;
+  if (layout.rows == 0) return cl::Event();
   const std::string options = surfProgramOptions(device) + " -DSURF_ROW_WG=" + std::to_string(kRowGroup);
   cl::Kernel& rows = device.kernel("surf_integral", "surf_integral_rows", options);
   cl::Kernel& columns = device.kernel("surf_integral", "surf_integral_columns", options);
-  rows.setArg(0, gray);
-  rows.setArg(1, cl_int{image_size.height});
-  rows.setArg(2, cl_int{image_size.width});
-  rows.setArg(3, sum);
-  columns.setArg(0, cl_int{image_size.height});
-  columns.setArg(1, cl_int{image_size.width});
-  columns.setArg(2, sum);
+  rows.setArg(0, images.gray);
+  rows.setArg(1, images.table);
+  rows.setArg(2, cl_int{layout.size()});
+  rows.setArg(3, images.sum);
+  columns.setArg(0, images.table);
+  columns.setArg(1, cl_int{layout.size()});
+  columns.setArg(2, cl_int{layout.columns});
+  columns.setArg(3, images.sum);
   auto& queue = device.queue();
-  queue.enqueueNDRangeKernel(rows, cl::NullRange, cl::NDRange(static_cast<std::size_t>(image_size.height) * kRowGroup),
+  queue.enqueueNDRangeKernel(rows, cl::NullRange, cl::NDRange(static_cast<std::size_t>(layout.rows) * kRowGroup),
                              cl::NDRange(kRowGroup));
   cl::Event done;
-  queue.enqueueNDRangeKernel(columns, cl::NullRange, roundedUp(image_size.width + 1), cl::NDRange(kGroup), nullptr,
-                             &done);
+  queue.enqueueNDRangeKernel(columns, cl::NullRange, roundedUp(layout.columns), cl::NDRange(kGroup), nullptr, &done);
   return done;
 }
 
-DeviceDetection detectOnDevice(detail::DeviceContext& device, const cl::Buffer& sum, const cl::Buffer* mask_sum,
-                               cv::Size image_size, const SurfParams& params) {
-  const DeviceScaleSpace plan = planDeviceScaleSpace(image_size, params.octaves, params.octave_layers);
+DeviceDetection detectOnDevice(detail::DeviceContext& device, const DeviceImages& images, const DeviceImages* masks,
+                               const SurfParams& params) {
+  const DeviceScaleSpace plan = planDeviceScaleSpace(images.layout, params.octaves, params.octave_layers);
   const auto max_alloc = device.device().getInfo<CL_DEVICE_MAX_MEM_ALLOC_SIZE>();
   const std::uint64_t det_bytes = sizeof(float) * static_cast<std::uint64_t>(plan.det_elements);
-  const std::string image = "a " + std::to_string(image_size.width) + " x " + std::to_string(image_size.height) + " image";
+  const std::string image = images.layout.size() == 1
+                                ? "a " + std::to_string(images.layout.records[0].cols) + " x " +
+                                      std::to_string(images.layout.records[0].rows) + " image"
+                                : std::to_string(images.layout.size()) + " images of " +
+                                      std::to_string(images.layout.pixels) + " pixels";
   if (det_bytes > max_alloc)
     throw CapacityError("SURF on the device: " + image + " needs " + std::to_string(det_bytes >> 20) +
                         " MiB of Hessian responses, more than the device's largest allocation (" +
@@ -74,35 +79,32 @@ DeviceDetection detectOnDevice(detail::DeviceContext& device, const cl::Buffer& 
   const cl::Buffer layers = tableBuffer(device, "surf.layers", plan.layers);
   const cl::Buffer searches = tableBuffer(device, "surf.searches", plan.searches);
   const cl::Buffer det = device.scratch().get("surf.det", det_bytes);
-  const cl_int sum_pitch = image_size.width + 1;
 
   cl::Kernel& hessian = device.kernel("surf_hessian", "surf_hessian", surfProgramOptions(device));
-  hessian.setArg(0, sum);
-  hessian.setArg(1, sum_pitch);
-  hessian.setArg(2, layers);
-  hessian.setArg(3, static_cast<cl_int>(plan.layers.size()));
-  hessian.setArg(4, static_cast<cl_int>(plan.hessian_items));
-  hessian.setArg(5, det);
+  hessian.setArg(0, images.sum);
+  hessian.setArg(1, layers);
+  hessian.setArg(2, static_cast<cl_int>(plan.layers.size()));
+  hessian.setArg(3, static_cast<cl_int>(plan.hessian_items));
+  hessian.setArg(4, det);
   cl::Event hessian_done;
   queue.enqueueNDRangeKernel(hessian, cl::NullRange, roundedUp(plan.hessian_items), cl::NDRange(kGroup), nullptr,
                              &hessian_done);
 
   cl::Kernel& extrema = device.kernel("surf_extrema", "surf_extrema", surfProgramOptions(device));
-  extrema.setArg(0, sum);
-  if (mask_sum != nullptr)
-    extrema.setArg(1, *mask_sum);
+  extrema.setArg(0, images.sum);
+  if (masks != nullptr)
+    extrema.setArg(1, masks->sum);
   else
     extrema.setArg(1, sizeof(cl_mem), nullptr);
-  extrema.setArg(2, sum_pitch);
-  extrema.setArg(3, layers);
-  extrema.setArg(4, searches);
-  extrema.setArg(5, static_cast<cl_int>(plan.searches.size()));
-  extrema.setArg(6, static_cast<cl_int>(plan.search_items));
-  extrema.setArg(7, det);
-  extrema.setArg(8, static_cast<cl_float>(params.hessian_threshold));
+  extrema.setArg(2, layers);
+  extrema.setArg(3, searches);
+  extrema.setArg(4, static_cast<cl_int>(plan.searches.size()));
+  extrema.setArg(5, static_cast<cl_int>(plan.search_items));
+  extrema.setArg(6, det);
+  extrema.setArg(7, static_cast<cl_float>(params.hessian_threshold));
   const cl::Buffer count = device.scratch().get("surf.count", sizeof(cl_int));
   // A second launch with room for every keypoint when the first one ran out (the count is exact).
-  int capacity = std::max<int>(kMinCapacity, static_cast<int>(plan.search_items / 256));
+  int capacity = std::max<int>(kMinCapacity * images.layout.size(), static_cast<int>(plan.search_items / 256));
   cl_int found = 0;
   cl::Buffer records;
   cl::Event first_extrema, extrema_done;
@@ -110,9 +112,9 @@ DeviceDetection detectOnDevice(detail::DeviceContext& device, const cl::Buffer& 
     records = device.scratch().get("surf.records", sizeof(DeviceKeypoint) * capacity);
     const cl_int zero = 0;
     queue.enqueueFillBuffer(count, zero, 0, sizeof zero);
-    extrema.setArg(9, records);
-    extrema.setArg(10, cl_int{capacity});
-    extrema.setArg(11, count);
+    extrema.setArg(8, records);
+    extrema.setArg(9, cl_int{capacity});
+    extrema.setArg(10, count);
     queue.enqueueNDRangeKernel(extrema, cl::NullRange, roundedUp(plan.search_items), cl::NDRange(kGroup), nullptr,
                                &extrema_done);
     if (attempt == 0) first_extrema = extrema_done;
@@ -128,20 +130,18 @@ DeviceDetection detectOnDevice(detail::DeviceContext& device, const cl::Buffer& 
   return result;
 }
 
-std::vector<cv::KeyPoint> readKeypoints(detail::DeviceContext& device, const cl::Buffer& records, int count) {
+std::vector<DeviceKeypoint> readRecords(detail::DeviceContext& device, const cl::Buffer& records, int count) {
   std::vector<DeviceKeypoint> raw(static_cast<std::size_t>(count));
   if (count > 0)
     device.queue().enqueueReadBuffer(records, CL_TRUE, 0, sizeof(DeviceKeypoint) * raw.size(), raw.data());
-  std::vector<cv::KeyPoint> keypoints;
-  keypoints.reserve(raw.size());
-  for (const DeviceKeypoint& d : raw) keypoints.push_back(fromDevice(d));
-  return keypoints;
+  return raw;
 }
 
-std::vector<cv::KeyPoint> detectKeypoints(detail::DeviceContext& device, const cl::Buffer& sum,
-                                          const cl::Buffer* mask_sum, cv::Size image_size, const SurfParams& params) {
-  const DeviceDetection found = detectOnDevice(device, sum, mask_sum, image_size, params);
-  std::vector<cv::KeyPoint> keypoints = readKeypoints(device, found.records, found.count);
+std::vector<cv::KeyPoint> detectKeypoints(detail::DeviceContext& device, const DeviceImages& image,
+                                          const DeviceImages* mask, const SurfParams& params) {
+  const DeviceDetection found = detectOnDevice(device, image, mask, params);
+  std::vector<cv::KeyPoint> keypoints;
+  for (const DeviceKeypoint& d : readRecords(device, found.records, found.count)) keypoints.push_back(fromDevice(d));
   std::sort(keypoints.begin(), keypoints.end(), keypointGreater);
   return keypoints;
 }

@@ -1,0 +1,183 @@
+// The SURF batch: upload, detection (one wait, for the keypoint count), orientation, grouping by
+// image and description, all on one queue; and the read-back that turns the records into each
+// image's features in OpenCV's order.
+#include "surf_batch.hpp"
+
+#include "features/extremum_detection.hpp"
+#include "opencl/cl_errors.hpp"
+#include "program_options.hpp"
+#include "surf_describe.hpp"
+#include "surf_detect.hpp"
+
+#include <bovw/error.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <numeric>
+
+namespace bovw::surf {
+namespace {
+
+constexpr int kGroupSize = 256;  // kernels/surf_group.cl's SURF_GROUP_SIZE
+
+// The masks as 0/1 images (an empty mask: every pixel), for their integral images.
+std::vector<cv::Mat> maskImages(const SurfBatchInput& input) {
+  std::vector<cv::Mat> ones;
+  for (std::size_t i = 0; i < input.grays.size(); ++i) {
+    cv::Mat one;
+    if (input.masks[i].empty())
+      one = cv::Mat(input.grays[i].size(), CV_8U, cv::Scalar(1));
+    else
+      cv::min(input.masks[i], 1, one);
+    ones.push_back(one);
+  }
+  return ones;
+}
+
+// The caller's keypoints as records of image 0, with offsets {0, n, n}: nothing is grouped.
+void uploadGiven(detail::DeviceContext& device, const std::vector<cv::KeyPoint>& given, SurfOnDevice& batch) {
+  std::vector<DeviceKeypoint> records;
+  for (const cv::KeyPoint& kp : given) records.push_back(toDevice(kp));
+  batch.count = static_cast<int>(records.size());
+  const cl_int offsets[3] = {0, batch.count, batch.count};
+  batch.offsets = device.scratch().get("surf.offsets", sizeof offsets);
+  device.queue().enqueueWriteBuffer(batch.offsets, CL_TRUE, 0, sizeof offsets, offsets);
+  if (records.empty()) return;
+  batch.records = device.scratch().get("surf.grouped", sizeof(DeviceKeypoint) * records.size());
+  device.queue().enqueueWriteBuffer(batch.records, CL_TRUE, 0, sizeof(DeviceKeypoint) * records.size(),
+                                    records.data());
+}
+
+// Detected records grouped by image into batch.records, with their offsets.
+void enqueueGrouping(detail::DeviceContext& device, const cl::Buffer& detected, SurfOnDevice& batch) {
+  batch.offsets = device.scratch().get("surf.offsets", sizeof(cl_int) * (batch.image_count + 2));
+  batch.records = device.scratch().get("surf.grouped", sizeof(DeviceKeypoint) * std::max(batch.count, 1));
+  cl::Kernel& kernel = device.kernel("surf_group", "surf_group_by_image", surfProgramOptions(device));
+  kernel.setArg(0, detected);
+  kernel.setArg(1, cl_int{batch.count});
+  kernel.setArg(2, cl_int{batch.image_count});
+  kernel.setArg(3, batch.records);
+  kernel.setArg(4, batch.offsets);
+  device.queue().enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(kGroupSize), cl::NDRange(kGroupSize), nullptr,
+                                      &batch.grouped);
+}
+
+}  // namespace
+
+SurfOnDevice enqueueSurf(detail::DeviceContext& device, const SurfBatchInput& input, const SurfParams& params) {
+  const int images = static_cast<int>(input.grays.size());
+  if (images < 1 || images > kMaxBatchImages)
+    throw InvalidInput("SURF on the device: a batch holds 1 to " + std::to_string(kMaxBatchImages) + " images, got " +
+                       std::to_string(images));
+  if (!input.masks.empty() && input.masks.size() != input.grays.size())
+    throw InvalidInput("SURF on the device: " + std::to_string(input.masks.size()) + " masks for " +
+                       std::to_string(images) + " images");
+  if (input.given != nullptr && images != 1)
+    throw InvalidInput("SURF on the device: given keypoints need a batch of one image");
+  SurfOnDevice batch;
+  batch.image_count = images;
+  batch.width = params.extended ? 128 : 64;
+  batch.images = uploadImages(device, input.grays, "image");
+  if (input.given != nullptr) {
+    uploadGiven(device, *input.given, batch);
+  } else {
+    DeviceImages masks;
+    if (!input.masks.empty()) masks = uploadImages(device, maskImages(input), "mask");
+    const DeviceDetection detection =
+        detectOnDevice(device, batch.images, input.masks.empty() ? nullptr : &masks, params);
+    batch.count = detection.count;
+    batch.hessian = detection.hessian;
+    batch.first_extrema = detection.first_extrema;
+    batch.extrema = detection.extrema;
+    // Orientation before grouping: grouping sets the dropped keypoints apart.
+    batch.oriented = enqueueOrientations(device, batch.images, detection.records, batch.count, params.upright);
+    enqueueGrouping(device, detection.records, batch);
+  }
+  if (input.given != nullptr)
+    batch.oriented = enqueueOrientations(device, batch.images, batch.records, batch.count, params.upright);
+  if (input.describe && batch.count > 0) {
+    batch.descriptors = device.scratch().get("surf.descriptors", sizeof(float) * batch.count * batch.width);
+    batch.described = enqueueDescriptors(device, batch.images, batch.records, batch.count, params.extended,
+                                         params.upright, batch.descriptors, &batch.described_end);
+  }
+  return batch;
+}
+
+std::vector<int> outputOrder(const DeviceKeypoint* records, int count, bool detected, const cv::Mat& mask) {
+  std::vector<cv::KeyPoint> found;
+  found.reserve(static_cast<std::size_t>(count));
+  for (int i = 0; i < count; ++i) found.push_back(fromDevice(records[i]));
+  std::vector<int> order(found.size());
+  std::iota(order.begin(), order.end(), 0);
+  // OpenCV sorts, then removes keypoints outside the mask and those the orientation stage could not
+  // sample (size -1); removing elements leaves the others sorted, so sorting first is as OpenCV does.
+  if (detected) std::sort(order.begin(), order.end(), [&](int a, int b) { return keypointGreater(found[a], found[b]); });
+  std::vector<int> kept;
+  kept.reserve(order.size());
+  for (int i : order)
+    if (found[i].size > 0 && (!detected || mask.empty() || !maskedOut(mask, found[i]))) kept.push_back(i);
+  return kept;
+}
+
+std::vector<ImageFeatures> readFeatures(detail::DeviceContext& device, const SurfOnDevice& batch,
+                                        const SurfBatchInput& input, SurfStageTimes* times) {
+  auto& queue = device.queue();
+  std::vector<cl_int> offsets(static_cast<std::size_t>(batch.image_count) + 2);
+  std::vector<DeviceKeypoint> records(static_cast<std::size_t>(batch.count));
+  cv::Mat rows;
+  queue.enqueueReadBuffer(batch.offsets, CL_FALSE, 0, sizeof(cl_int) * offsets.size(), offsets.data());
+  if (batch.count > 0) {
+    queue.enqueueReadBuffer(batch.records, CL_FALSE, 0, sizeof(DeviceKeypoint) * records.size(), records.data());
+    if (batch.descriptors() != nullptr) {
+      rows.create(batch.count, batch.width, CV_32F);
+      queue.enqueueReadBuffer(batch.descriptors, CL_FALSE, 0, sizeof(float) * rows.total(), rows.data);
+    }
+  }
+  queue.finish();
+
+  const auto host_start = std::chrono::steady_clock::now();
+  std::vector<ImageFeatures> features(static_cast<std::size_t>(batch.image_count));
+  for (int i = 0; i < batch.image_count; ++i) {
+    const int first = offsets[i], count = offsets[i + 1] - offsets[i];
+    const cv::Mat no_mask;
+    const std::vector<int> order = outputOrder(records.data() + first, count, input.given == nullptr,
+                                               input.masks.empty() ? no_mask : input.masks[i]);
+    ImageFeatures& f = features[i];
+    for (int k : order) f.keypoints.push_back(fromDevice(records[first + k]));
+    if (input.describe) {  // plain row copies: a cv::Mat header per row cost ~2 ms per 5,000 rows
+      f.descriptors.create(static_cast<int>(order.size()), batch.width, CV_32F);
+      const std::size_t row_bytes = sizeof(float) * batch.width;
+      for (std::size_t r = 0; r < order.size(); ++r)
+        std::memcpy(f.descriptors.ptr<float>(static_cast<int>(r)), rows.ptr<float>(first + order[r]), row_bytes);
+    }
+  }
+  if (times != nullptr) {
+    addStageTimes(batch, *times);
+    times->extrema_ms +=
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - host_start).count();
+  }
+  return features;
+}
+
+double elapsedBetween(const cl::Event& first, const cl::Event& last) {
+  try {
+    if (first() == nullptr || last() == nullptr) return 0;
+    const auto a = first.getProfilingInfo<CL_PROFILING_COMMAND_START>();
+    const auto b = last.getProfilingInfo<CL_PROFILING_COMMAND_END>();
+    return b > a ? static_cast<double>(b - a) * 1e-6 : 0.0;
+  } catch (const cl::Error&) {
+    return 0;
+  }
+}
+
+void addStageTimes(const SurfOnDevice& batch, SurfStageTimes& times) {
+  times.prepare_ms += elapsedBetween(batch.images.uploaded, batch.images.integrated);
+  times.hessian_ms += elapsedBetween(batch.hessian, batch.hessian);
+  // Grouping by image is the device's share of what the CPU detector's final sort does.
+  times.extrema_ms += elapsedBetween(batch.first_extrema, batch.extrema) + elapsedBetween(batch.grouped, batch.grouped);
+  times.orientation_ms += elapsedBetween(batch.oriented, batch.oriented);
+  times.descriptor_ms += elapsedBetween(batch.described, batch.described_end);
+}
+
+}  // namespace bovw::surf

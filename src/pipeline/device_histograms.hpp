@@ -1,0 +1,23 @@
+// Images to histograms with SURF and the histogram search on one OpenCL device: the workers only
+// decode (on all cores, a batch ahead), each device batch of many images runs SURF's stages and then
+// the histogram kernel on the histogrammer's own queue, and the descriptors never leave the device;
+// only the histograms, the descriptor counts and, for PipelineOptions::keep_words, the keypoints,
+// words and descriptors (for their signatures) come back.
+#pragma once
+
+#include <bovw/histogrammer.hpp>
+#include <bovw/image_pipeline.hpp>
+
+#include <string>
+#include <vector>
+
+namespace bovw::detail {
+
+// When `extractor` is SURF on the OpenCL backend, on the device of `histogrammer` (an OpenCL one),
+// and options.fused_device is set: fills `result` as histogramImages would (the same histograms,
+// counts and words) and returns true. Otherwise returns false and does nothing.
+bool histogramImagesOnDevice(const std::vector<std::string>& paths, const FeatureExtractor& extractor,
+                             const Vocabulary& vocabulary, Histogrammer& histogrammer,
+                             const PipelineOptions& options, ImageHistograms& result);
+
+}  // namespace bovw::detail
