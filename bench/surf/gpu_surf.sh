@@ -6,7 +6,8 @@
 # (bundle-libs.sh OUT bovw bovw_surf_bench bovw_opencl_surf_tests bovw_features_tests opencv_bow_baseline).
 # Usage: bench/surf/gpu_surf.sh BUILD_DIR LIBS.tar.xz IMAGES_DIR SET_DIR OUT_DIR
 # (BOVW_SET_COPIES: how many copies of SET_DIR the files-to-histograms part reads, default 4;
-#  BOVW_ONLY_FILES=1: that part alone)
+#  BOVW_ONLY_FILES=1: that part alone; BOVW_SMALL_IMAGE: an image to time one at a time, in streams and in
+#  batches, e.g. graf1 reduced to 320 x 256)
 set -uo pipefail
 build=$1; libs=$2; images=$3; set=$4; out=$5
 source bench/device_common.sh
@@ -32,6 +33,16 @@ bench="$build/bench/surf/bovw_surf_bench"
 "$bench" --backend builtin --threads "$(nproc)" --runs 7 "$images"
 echo "== throughput (graf1, then all images)"
 for s in 1 4 16; do "$bench" --backend opencl --runs 20 --streams "$s" "$images/graf1.png" | tail -1; done
+echo "== batches (one launch sequence per batch; graf1, then all images)"
+for b in 1 8 32 64; do "$bench" --backend opencl --runs 20 --batch "$b" "$images/graf1.png" | tail -1; done
+"$bench" --backend opencl --runs 20 --batch 64 "$images" | tail -1
+small=${BOVW_SMALL_IMAGE:-}
+if [ -n "$small" ]; then
+  echo "== a small image ($small): one at a time, 16 streams, batches of 128"
+  "$bench" --backend opencl --runs 20 "$small" | tail -1
+  "$bench" --backend opencl --runs 20 --streams 16 "$small" | tail -1
+  "$bench" --backend opencl --runs 20 --batch 128 "$small" | tail -1
+fi
 "$bench" --backend opencl --runs 20 --streams 16 "$images" | tail -1
 "$bench" --backend builtin --runs 16 --streams "$(nproc)" --threads 1 "$images" | tail -1
 

@@ -144,6 +144,7 @@ int runIndexCommand() {
     results = histogramImages(filesOfRank(list, part_of, group.size(), group.rank()), *args.features.extractor(),
                               *vocabulary, *histogrammer, pipeline);
   });
+  args.features.printProfile();
   for (const auto& failure : results.failures) spdlog::warn("skipped {}", failure.message);  // each rank its own
   const std::int64_t failed = sumOverRanks(group, static_cast<std::int64_t>(results.failures.size()));
   const std::int64_t indexed = sumOverRanks(group, static_cast<std::int64_t>(results.names.size()));

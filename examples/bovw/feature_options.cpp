@@ -4,6 +4,7 @@
 #include <bovw/error.hpp>
 
 #include <omp.h>
+#include <cstdio>
 #include <opencv2/core/utility.hpp>
 #include <spdlog/spdlog.h>
 
@@ -40,7 +41,16 @@ void FeatureOptions::addTo(CLI::App* command) {
   command->add_option("--batch", batch_images, "images per histogram pass on the device")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  command->add_option("--device-batch-pixels", device_batch_pixels,
+                      "with SURF and histograms on one OpenCL device (--surf-backend opencl, --backend opencl): "
+                      "pixels per device batch, whose descriptors go straight to the histogram kernel; 0: "
+                      "extract image by image, then histogram")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   command->add_flag("--strict", strict, "stop at the first unreadable image");
+  command->add_flag("--profile", profile,
+                    "after the run, print where the time went: decoding and extraction on the workers, and on "
+                    "the fused device route each SURF stage and the histogram search on the device");
   command->add_flag("--quiet", quiet, "no progress bar");
   // Out-of-range or misplaced feature settings are usage errors (exit 2), reported before any file is read.
   command->parse_complete_callback([this] {
@@ -94,10 +104,34 @@ PipelineOptions FeatureOptions::pipeline(ProgressBar& bar) const {
   PipelineOptions options;
   options.workers = workers > 0 ? workers : threads;
   options.batch_images = batch_images;
+  options.fused_device = device_batch_pixels > 0;
+  if (options.fused_device) options.device_batch_pixels = device_batch_pixels;
   options.strict = strict;
   options.max_pixels = surf.max_pixels;
   options.progress = [&bar](const PipelineProgress& p) { bar.update(p); };
+  if (profile) options.profile = &measured;
   return options;
+}
+
+void FeatureOptions::printProfile() const {
+  if (!profile) return;
+  const PipelineProfile& p = measured;
+  std::fprintf(stderr,
+               "profile: %.3f s wall; %d workers: decode %.3f s, extraction %.3f s (summed over workers; busy "
+               "%.0f%%); waiting for the workers %.3f s\n",
+               p.wall_s, p.workers, p.decode_s, p.work_s,
+               p.wall_s > 0 && p.workers > 0 ? 100 * (p.decode_s + p.work_s) / (p.wall_s * p.workers) : 0.0,
+               p.waiting_s);
+  if (p.device_batches == 0) return;
+  const SurfStageTimes& t = p.surf;
+  const double device_ms = t.prepare_ms + t.hessian_ms + t.extrema_ms + t.orientation_ms + t.descriptor_ms +
+                           p.histogram_ms;
+  std::fprintf(stderr,
+               "profile: fused device route, %lld batches, device %.3f s (%.0f%% of wall): upload + integral "
+               "%.3f, hessian %.3f, extrema %.3f, orientation %.3f, descriptor %.3f, histogram %.3f s\n",
+               static_cast<long long>(p.device_batches), device_ms / 1e3,
+               p.wall_s > 0 ? device_ms / 10 / p.wall_s : 0.0, t.prepare_ms / 1e3, t.hessian_ms / 1e3,
+               t.extrema_ms / 1e3, t.orientation_ms / 1e3, t.descriptor_ms / 1e3, p.histogram_ms / 1e3);
 }
 
 ImageHistograms FeatureOptions::histogramFolder(const std::string& directory, const Vocabulary& vocabulary,
@@ -112,6 +146,7 @@ ImageHistograms FeatureOptions::histogramFolder(const std::string& directory, co
     options.keep_words = keep_words;
     result = histogramImages(images, *extractor(), vocabulary, histogrammer, options);
   }
+  printProfile();
   reportFailures(result.failures, images.size());
   if (result.names.empty()) throw InvalidInput("no readable image in '" + directory + "'");
   return result;

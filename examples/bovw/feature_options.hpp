@@ -11,6 +11,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -30,8 +31,11 @@ struct FeatureOptions {
   int workers = 0;
   int threads = 0;  // the command's --threads (useThreads); 0: all cores
   int batch_images = 256;
+  std::int64_t device_batch_pixels = PipelineOptions().device_batch_pixels;  // 0: no fused device route
   bool strict = false;
   bool quiet = false;
+  bool profile = false;                       // --profile: printProfile() reports `measured`
+  mutable PipelineProfile measured;           // filled by pipelines run with pipeline()'s options
 
   void addTo(CLI::App* command);
   // The features chosen: --features with SURF's options or --feature-param, normalised (every
@@ -41,6 +45,8 @@ struct FeatureOptions {
   // Pipeline options reporting to `bar` (which must outlive the run); `--workers` 0 follows the
   // command's thread count (useThreads), itself 0 for all cores.
   PipelineOptions pipeline(ProgressBar& bar) const;
+  // With --profile, one line on stderr: where the pipelines' time went (decode, extraction, device stages).
+  void printProfile() const;
   // The command's --threads: applied to OpenCV and OpenMP (applyThreadCount) and the default for --workers.
   void useThreads(int count);
 

@@ -9,6 +9,7 @@
 #include <bovw/feature_extractor.hpp>
 #include <bovw/histogrammer.hpp>
 #include <bovw/image_words.hpp>
+#include <bovw/surf.hpp>
 
 #include <cstdint>
 #include <functional>
@@ -33,6 +34,20 @@ struct PipelineProgress {
   double seconds = 0;      // since the start
 };
 
+// Where the time of a pipeline call went (PipelineOptions::profile), for benchmarks and tuning.
+struct PipelineProfile {
+  double wall_s = 0;          // the whole call
+  int workers = 0;
+  double decode_s = 0;        // the workers' reading and decoding, summed over workers
+  double work_s = 0;          // the workers' feature extraction (or gray conversion), summed
+  double waiting_s = 0;       // the calling thread waiting for the workers' images
+  // The fused device route: its batches, and the device's time per stage summed over them (device
+  // timestamps; upload and integral images in surf.prepare_ms).
+  std::int64_t device_batches = 0;
+  SurfStageTimes surf;
+  double histogram_ms = 0;
+};
+
 struct PipelineOptions {
   int workers = 0;                      // extraction threads; 0: all cores
   int batch_images = 256;               // images per histogram pass
@@ -45,6 +60,7 @@ struct PipelineOptions {
   bool fused_device = true;
   std::int64_t device_batch_pixels = 16'000'000;  // pixels per device batch on that path (an image more alone)
   std::function<void(const PipelineProgress&)> progress;  // called from the calling thread
+  PipelineProfile* profile = nullptr;                      // filled (added to) when given
 };
 
 // Consecutive images' descriptors, stacked: image first + i owns rows [offsets[i], offsets[i+1]).

@@ -113,18 +113,22 @@ class OpenCLHistogrammer final : public Histogrammer {
   DeviceContext& device() { return device_; }
 
   // Rows already on the device, searched on this histogrammer's queue (enqueueResidentHistograms).
-  void enqueueResident(const cl::Buffer& rows, int n, int d, const cl::Buffer& offsets, int images,
-                       const Vocabulary& words, const cl::Buffer& best_word, const cl::Buffer& histograms) {
-    withOpenCLErrors([&] {
+  std::vector<cl::Event> enqueueResident(const cl::Buffer& rows, int n, int d, const cl::Buffer& offsets, int images,
+                                         const Vocabulary& words, const cl::Buffer& best_word,
+                                         const cl::Buffer& histograms) {
+    return withOpenCLErrors([&] {
       search_->prepare(d);
       reserveMemory(words, n, images, 1);
       search_->setVocabulary(words);
       search_->startCall();
       auto& compute = device_.queue();
       compute.enqueueFillBuffer(histograms, cl_int{0}, 0, sizeof(cl_int) * static_cast<std::size_t>(images) * words.size());
-      if (n == 0) return;
       SearchEvents events;
-      search_->enqueue(compute, DeviceBatch{rows, n, d, 0, offsets, images, best_word, histograms}, events);
+      if (n > 0) search_->enqueue(compute, DeviceBatch{rows, n, d, 0, offsets, images, best_word, histograms}, events);
+      std::vector<cl::Event> all = events.transpose;
+      all.insert(all.end(), events.kernels.begin(), events.kernels.end());
+      all.insert(all.end(), events.recheck.begin(), events.recheck.end());
+      return all;
     });
   }
 
@@ -326,12 +330,12 @@ DeviceContext* deviceOf(Histogrammer& histogrammer) {
   return opencl ? &opencl->device() : nullptr;
 }
 
-void enqueueResidentHistograms(Histogrammer& histogrammer, const cl::Buffer& rows, int n, int d,
-                               const cl::Buffer& offsets, int images, const Vocabulary& words,
-                               const cl::Buffer& best_word, const cl::Buffer& histograms) {
+std::vector<cl::Event> enqueueResidentHistograms(Histogrammer& histogrammer, const cl::Buffer& rows, int n, int d,
+                                                 const cl::Buffer& offsets, int images, const Vocabulary& words,
+                                                 const cl::Buffer& best_word, const cl::Buffer& histograms) {
   auto* opencl = dynamic_cast<OpenCLHistogrammer*>(&histogrammer);
   if (!opencl) throw std::logic_error("enqueueResidentHistograms needs an OpenCL histogrammer");
-  opencl->enqueueResident(rows, n, d, offsets, images, words, best_word, histograms);
+  return opencl->enqueueResident(rows, n, d, offsets, images, words, best_word, histograms);
 }
 
 void assignResident(Histogrammer& histogrammer, const cl::Buffer& rows, int n, int d, const Vocabulary& words,

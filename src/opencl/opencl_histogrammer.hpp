@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 namespace bovw::detail {
 
@@ -23,10 +24,11 @@ DeviceContext* deviceOf(Histogrammer& histogrammer);
 // there: image i's rows are [offsets[i], offsets[i + 1]) of the n rows of width d in `rows` (offsets:
 // images + 1 ints on the device, offsets[images] = n). Writes every row's word to best_word (n ints)
 // and the counts to histograms (images x K ints, zeroed here). No validation (the caller's rows are
-// finite) and no wait: the buffers must live until the queue has finished.
-void enqueueResidentHistograms(Histogrammer& histogrammer, const cl::Buffer& rows, int n, int d,
-                               const cl::Buffer& offsets, int images, const Vocabulary& words,
-                               const cl::Buffer& best_word, const cl::Buffer& histograms);
+// finite) and no wait: the buffers must live until the queue has finished. Returns the search's
+// kernel events (for its device time).
+std::vector<cl::Event> enqueueResidentHistograms(Histogrammer& histogrammer, const cl::Buffer& rows, int n, int d,
+                                                 const cl::Buffer& offsets, int images, const Vocabulary& words,
+                                                 const cl::Buffer& best_word, const cl::Buffer& histograms);
 
 // k-means keeps its sample on the device for the whole training: the nearest word of the n rows of
 // width d already in `rows` (a buffer of the histogrammer's device), written to `out`, with no

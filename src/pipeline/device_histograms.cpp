@@ -24,9 +24,9 @@ struct ImageResult {
 class DeviceRoute {
  public:
   DeviceRoute(DeviceContext& device, const SurfParams& params, const Vocabulary& vocabulary,
-              Histogrammer& histogrammer, bool keep_words)
+              Histogrammer& histogrammer, bool keep_words, PipelineProfile* profile)
       : device_(device), params_(params), vocabulary_(vocabulary), histogrammer_(histogrammer),
-        keep_words_(keep_words) {
+        keep_words_(keep_words), profile_(profile) {
     device_.scratch().retainUpTo(std::size_t{1} << 30);  // a batch's scale space, every batch
   }
 
@@ -67,8 +67,8 @@ class DeviceRoute {
     const cl::Buffer best_word = device_.scratch().get("pipeline.best_word", sizeof(cl_int) * std::max(n, 1));
     const cl::Buffer histograms =
         device_.scratch().get("pipeline.histograms", sizeof(cl_int) * static_cast<std::size_t>(images + 1) * words);
-    enqueueResidentHistograms(histogrammer_, surf.descriptors, n, surf.width, surf.offsets, images + 1, vocabulary_,
-                              best_word, histograms);
+    const std::vector<cl::Event> search = enqueueResidentHistograms(
+        histogrammer_, surf.descriptors, n, surf.width, surf.offsets, images + 1, vocabulary_, best_word, histograms);
 
     auto& queue = device_.queue();
     Histograms counts(images + 1, words);
@@ -87,6 +87,11 @@ class DeviceRoute {
       queue.enqueueReadBuffer(surf.descriptors, CL_FALSE, 0, sizeof(float) * rows.total(), rows.data);
     }
     queue.finish();
+    if (profile_ != nullptr) {
+      ++profile_->device_batches;
+      surf::addStageTimes(surf, profile_->surf);
+      for (const cl::Event& e : search) profile_->histogram_ms += surf::elapsedBetween(e, e);
+    }
 
     std::vector<ImageResult> results(static_cast<std::size_t>(images));
     for (int i = 0; i < images; ++i) {
@@ -112,6 +117,7 @@ class DeviceRoute {
   const Vocabulary& vocabulary_;
   Histogrammer& histogrammer_;
   bool keep_words_;
+  PipelineProfile* profile_;
 };
 
 }  // namespace
@@ -123,7 +129,7 @@ bool histogramImagesOnDevice(const std::vector<std::string>& paths, const Featur
   DeviceContext* device = deviceOf(histogrammer);
   if (!options.fused_device || surf == nullptr || device == nullptr || !surf::runsOnDevice(*surf, *device))
     return false;
-  DeviceRoute route(*device, surf->params(), vocabulary, histogrammer, options.keep_words);
+  DeviceRoute route(*device, surf->params(), vocabulary, histogrammer, options.keep_words, options.profile);
   std::vector<std::vector<std::int32_t>> histograms;  // of the images that succeeded, in order
   result.failures = runImageWorkers(
       paths, options, [](const cv::Mat& image, ImageSlot& slot) { slot.kept = toSurfGray(image); },

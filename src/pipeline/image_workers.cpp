@@ -25,6 +25,10 @@ std::vector<ImageFailure> runImageWorkers(const std::vector<std::string>& paths,
   std::size_t next = 0;
   std::size_t window_end = std::min(total, 2 * batch_size);  // workers take images below this
   bool stop = false;
+  double decode_s = 0, work_s = 0, waiting_s = 0;  // for options.profile (under `mutex`)
+  auto since = [](std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+  };
 
   auto worker = [&] {
     for (;;) {
@@ -36,10 +40,15 @@ std::vector<ImageFailure> runImageWorkers(const std::vector<std::string>& paths,
         i = next++;
       }
       ImageSlot result;
+      double decoding = 0, working = 0;
       try {
+        const auto begin = std::chrono::steady_clock::now();
         const cv::Mat image = loadImage(paths[i], options.max_pixels);
+        decoding = since(begin);
         result.image_size = image.size();
+        const auto decoded = std::chrono::steady_clock::now();
         work(image, result);
+        working = since(decoded);
       } catch (const std::exception& e) {  // bovw::Error, cv::Exception, std::bad_alloc
         result.error = e.what();
         if (result.error.find(paths[i]) == std::string::npos) result.error = "'" + paths[i] + "': " + result.error;
@@ -48,6 +57,8 @@ std::vector<ImageFailure> runImageWorkers(const std::vector<std::string>& paths,
         std::lock_guard<std::mutex> lock(mutex);
         result.ready = true;
         slots[i] = std::move(result);
+        decode_s += decoding;
+        work_s += working;
       }
       slot_ready.notify_all();
     }
@@ -82,7 +93,9 @@ std::vector<ImageFailure> runImageWorkers(const std::vector<std::string>& paths,
       for (std::size_t i = first; i < end; ++i) {
         {
           std::unique_lock<std::mutex> lock(mutex);
+          const auto begin = std::chrono::steady_clock::now();
           slot_ready.wait(lock, [&] { return slots[i].ready; });
+          waiting_s += since(begin);
         }
         if (!slots[i].error.empty()) {
           if (options.strict) throw InvalidInput(slots[i].error);
@@ -107,6 +120,14 @@ std::vector<ImageFailure> runImageWorkers(const std::vector<std::string>& paths,
     throw;
   }
   shutdown();
+  if (options.profile != nullptr) {
+    PipelineProfile& p = *options.profile;
+    p.wall_s += since(start);
+    p.workers = static_cast<int>(std::min<std::size_t>(worker_count, std::max<std::size_t>(total, 1)));
+    p.decode_s += decode_s;
+    p.work_s += work_s;
+    p.waiting_s += waiting_s;
+  }
   return failures;
 }
 
