@@ -9,6 +9,8 @@
 #include <bovw/error.hpp>
 #include <bovw/vocabulary.hpp>
 
+#include <opencv2/core/utility.hpp>
+
 #include <cstring>
 
 namespace bovw::detail {
@@ -94,21 +96,24 @@ class DeviceRoute {
     }
 
     std::vector<ImageResult> results(static_cast<std::size_t>(images));
-    for (int i = 0; i < images; ++i) {
-      ImageResult& r = results[i];
-      r.histogram.assign(counts.row(i).data(), counts.row(i).data() + words);
-      r.descriptors = offsets[i + 1] - offsets[i];
-      if (!keep_words_) continue;
-      // In OpenCV's keypoint order, as the image-by-image path stores them.
-      r.words.image_size = slots[members[i]].image_size;
-      const int first = offsets[i];
-      for (int k : surf::outputOrder(records.data() + first, offsets[i + 1] - first, true, cv::Mat())) {
-        const int row = first + k;
-        r.words.points.emplace_back(records[row].x, records[row].y);
-        r.words.words.push_back(assigned[row]);
-        r.words.signatures.push_back(wordSignature(rows.ptr<float>(row), vocabulary_, assigned[row]));
+    // The images in parallel: with words, sorting each image's keypoints is the host's largest share.
+    cv::parallel_for_(cv::Range(0, images), [&](const cv::Range& range) {
+      for (int i = range.start; i < range.end; ++i) {
+        ImageResult& r = results[i];
+        r.histogram.assign(counts.row(i).data(), counts.row(i).data() + words);
+        r.descriptors = offsets[i + 1] - offsets[i];
+        if (!keep_words_) continue;
+        // In OpenCV's keypoint order, as the image-by-image path stores them.
+        r.words.image_size = slots[members[i]].image_size;
+        const int first = offsets[i];
+        for (int k : surf::outputOrder(records.data() + first, offsets[i + 1] - first, true, cv::Mat())) {
+          const int row = first + k;
+          r.words.points.emplace_back(records[row].x, records[row].y);
+          r.words.words.push_back(assigned[row]);
+          r.words.signatures.push_back(wordSignature(rows.ptr<float>(row), vocabulary_, assigned[row]));
+        }
       }
-    }
+    });
     return results;
   }
 
