@@ -23,6 +23,23 @@ struct ImageResult {
   ImageWords words;
 };
 
+// One device batch between its start and its harvest: what the device was asked for and the host
+// memory its read-backs land in (kept still: the reads are asynchronous).
+struct InFlight {
+  std::vector<std::size_t> members;  // slot indices
+  surf::SurfOnDevice surf;
+  std::vector<cl::Event> search;
+  Histograms counts;
+  std::vector<cl_int> offsets;
+  std::vector<surf::DeviceKeypoint> records;
+  std::vector<cl_int> assigned;
+  cv::Mat rows;
+  cl::Event done;  // the last read-back: the queue is in order, so the whole batch has run
+};
+
+// Runs device batches two at a time on one in-order queue: batch n+1 is uploaded and searched for
+// keypoints while the host still has batch n's results to collect, so the device does not idle
+// during the host's steps (the wait for each batch's keypoint count excepted).
 class DeviceRoute {
  public:
   DeviceRoute(DeviceContext& device, const SurfParams& params, const Vocabulary& vocabulary,
@@ -32,89 +49,140 @@ class DeviceRoute {
     device_.scratch().retainUpTo(std::size_t{1} << 30);  // a batch's scale space, every batch
   }
 
-  // Images `members` of `slots` (grays in slot.kept) as one device batch; an image that fails (alone)
-  // gets its error in its slot. A failed batch of several is retried image by image, so that the
-  // error names the image it belongs to and the others still finish.
-  void run(const std::vector<std::size_t>& members, std::vector<ImageSlot>& slots,
+  // The device batches (slot indices; grays in slot.kept), their results into `results` (indexed by
+  // slot - first). An image that fails gets its error in its slot: a failed batch of several is
+  // retried image by image, so that the error names its image and the others still finish.
+  void run(const std::vector<std::vector<std::size_t>>& batches, std::vector<ImageSlot>& slots,
            const std::vector<std::string>& paths, std::vector<ImageResult>& results, std::size_t first) {
-    try {
-      std::vector<cv::Mat> grays;
-      for (std::size_t i : members) grays.push_back(slots[i].kept);
-      std::vector<ImageResult> batch = withOpenCLErrors([&] { return runBatch(grays, members, slots); });
-      for (std::size_t k = 0; k < members.size(); ++k) results[members[k] - first] = std::move(batch[k]);
-    } catch (const std::exception& e) {
+    std::unique_ptr<InFlight> pending;
+    auto settle = [&](std::unique_ptr<InFlight> batch) {  // collects a started batch's results
+      if (!batch) return;
       try {
-        device_.queue().finish();  // nothing of the failed batch may still run
-      } catch (const cl::Error&) {
+        collect(*batch, slots, results, first);
+      } catch (const std::exception& e) {
+        retryAlone(batch->members, e, slots, paths, results, first);
       }
-      if (members.size() > 1) {
-        for (std::size_t i : members) run({i}, slots, paths, results, first);
-        return;
+    };
+    for (const std::vector<std::size_t>& members : batches) {
+      std::unique_ptr<InFlight> started;
+      try {
+        started = start(members, slots);  // waits for this batch's keypoint count: `pending` is done
+      } catch (const std::exception& e) {
+        settle(std::move(pending));
+        retryAlone(members, e, slots, paths, results, first);
+        continue;
       }
-      const std::string& path = paths[members[0]];
-      std::string message = e.what();
-      if (message.find(path) == std::string::npos) message = "'" + path + "': " + message;
-      slots[members[0]].error = message;
+      settle(std::move(pending));
+      pending = std::move(started);
     }
+    settle(std::move(pending));
   }
 
  private:
-  std::vector<ImageResult> runBatch(const std::vector<cv::Mat>& grays, const std::vector<std::size_t>& members,
-                                    const std::vector<ImageSlot>& slots) {
-    surf::SurfBatchInput input;
-    input.grays = grays;
-    const surf::SurfOnDevice surf = surf::enqueueSurf(device_, input, params_);
-    const int images = surf.image_count, words = vocabulary_.size(), n = surf.count;
-    // One more histogram than images: the keypoints the orientation stage dropped, counted and ignored.
-    const cl::Buffer best_word = device_.scratch().get("pipeline.best_word", sizeof(cl_int) * std::max(n, 1));
-    const cl::Buffer histograms =
-        device_.scratch().get("pipeline.histograms", sizeof(cl_int) * static_cast<std::size_t>(images + 1) * words);
-    const std::vector<cl::Event> search = enqueueResidentHistograms(
-        histogrammer_, surf.descriptors, n, surf.width, surf.offsets, images + 1, vocabulary_, best_word, histograms);
-
-    auto& queue = device_.queue();
-    Histograms counts(images + 1, words);
-    std::vector<cl_int> offsets(static_cast<std::size_t>(images) + 2);
-    queue.enqueueReadBuffer(histograms, CL_FALSE, 0, sizeof(cl_int) * counts.size(), counts.data());
-    queue.enqueueReadBuffer(surf.offsets, CL_FALSE, 0, sizeof(cl_int) * offsets.size(), offsets.data());
-    std::vector<surf::DeviceKeypoint> records;
-    std::vector<cl_int> assigned;
-    cv::Mat rows;
-    if (keep_words_ && n > 0) {  // what the words need: keypoints, words and (for signatures) descriptors
-      records.resize(static_cast<std::size_t>(n));
-      assigned.resize(static_cast<std::size_t>(n));
-      rows.create(n, surf.width, CV_32F);
-      queue.enqueueReadBuffer(surf.records, CL_FALSE, 0, sizeof(surf::DeviceKeypoint) * n, records.data());
-      queue.enqueueReadBuffer(best_word, CL_FALSE, 0, sizeof(cl_int) * n, assigned.data());
-      queue.enqueueReadBuffer(surf.descriptors, CL_FALSE, 0, sizeof(float) * rows.total(), rows.data);
+  // After a failure: the queue drained, then each image alone (or, alone already, the error in its slot).
+  void retryAlone(const std::vector<std::size_t>& members, const std::exception& failure,
+                  std::vector<ImageSlot>& slots, const std::vector<std::string>& paths,
+                  std::vector<ImageResult>& results, std::size_t first) {
+    try {
+      device_.queue().finish();  // nothing of the failed batch may still run
+    } catch (const cl::Error&) {
     }
-    queue.finish();
+    if (members.size() > 1) {
+      for (std::size_t i : members) {
+        try {
+          collect(*start({i}, slots), slots, results, first);
+        } catch (const std::exception& e) {
+          retryAlone({i}, e, slots, paths, results, first);
+        }
+      }
+      return;
+    }
+    const std::string& path = paths[members[0]];
+    std::string message = failure.what();
+    if (message.find(path) == std::string::npos) message = "'" + path + "': " + message;
+    slots[members[0]].error = message;
+  }
+
+  // Enqueues SURF, the histogram search and the read-backs of one batch (the device is not waited
+  // for, except for its keypoint count).
+  std::unique_ptr<InFlight> start(const std::vector<std::size_t>& members, const std::vector<ImageSlot>& slots) {
+    auto batch = std::make_unique<InFlight>();
+    try {
+      enqueue(members, slots, *batch);
+    } catch (...) {
+      // Reads into `batch` may be queued: they must be done before it goes.
+      try {
+        device_.queue().finish();
+      } catch (const cl::Error&) {
+      }
+      throw;
+    }
+    return batch;
+  }
+
+  // start's work, into `out`.
+  void enqueue(const std::vector<std::size_t>& members, const std::vector<ImageSlot>& slots, InFlight& out) {
+    withOpenCLErrors([&] {
+      out.members = members;
+      surf::SurfBatchInput input;
+      for (std::size_t i : members) input.grays.push_back(slots[i].kept);
+      out.surf = surf::enqueueSurf(device_, input, params_);
+      const surf::SurfOnDevice& surf = out.surf;
+      const int images = surf.image_count, words = vocabulary_.size(), n = surf.count;
+      // One more histogram than images: the keypoints the orientation stage dropped, counted and ignored.
+      const cl::Buffer best_word = device_.scratch().get("pipeline.best_word", sizeof(cl_int) * std::max(n, 1));
+      const cl::Buffer histograms = device_.scratch().get(
+          "pipeline.histograms", sizeof(cl_int) * static_cast<std::size_t>(images + 1) * words);
+      out.search = enqueueResidentHistograms(histogrammer_, surf.descriptors, n, surf.width, surf.offsets,
+                                             images + 1, vocabulary_, best_word, histograms);
+      auto& queue = device_.queue();
+      out.counts.resize(images + 1, words);
+      out.offsets.resize(static_cast<std::size_t>(images) + 2);
+      queue.enqueueReadBuffer(histograms, CL_FALSE, 0, sizeof(cl_int) * out.counts.size(), out.counts.data());
+      queue.enqueueReadBuffer(surf.offsets, CL_FALSE, 0, sizeof(cl_int) * out.offsets.size(),
+                              out.offsets.data(), nullptr, &out.done);
+      if (keep_words_ && n > 0) {  // what the words need: keypoints, words and (for signatures) descriptors
+        out.records.resize(static_cast<std::size_t>(n));
+        out.assigned.resize(static_cast<std::size_t>(n));
+        out.rows.create(n, surf.width, CV_32F);
+        queue.enqueueReadBuffer(surf.records, CL_FALSE, 0, sizeof(surf::DeviceKeypoint) * n, out.records.data());
+        queue.enqueueReadBuffer(best_word, CL_FALSE, 0, sizeof(cl_int) * n, out.assigned.data());
+        queue.enqueueReadBuffer(surf.descriptors, CL_FALSE, 0, sizeof(float) * out.rows.total(),
+                                out.rows.data, nullptr, &out.done);
+      }
+      queue.flush();
+    });
+  }
+
+  // Waits for a started batch (not for what was queued after it) and puts each image's results in
+  // `results`.
+  void collect(InFlight& batch, const std::vector<ImageSlot>& slots, std::vector<ImageResult>& results,
+               std::size_t first) {
+    withOpenCLErrors([&] { batch.done.wait(); });
     if (profile_ != nullptr) {
       ++profile_->device_batches;
-      surf::addStageTimes(surf, profile_->surf);
-      for (const cl::Event& e : search) profile_->histogram_ms += surf::elapsedBetween(e, e);
+      surf::addStageTimes(batch.surf, profile_->surf);
+      for (const cl::Event& e : batch.search) profile_->histogram_ms += surf::elapsedBetween(e, e);
     }
-
-    std::vector<ImageResult> results(static_cast<std::size_t>(images));
+    const int words = vocabulary_.size();
     // The images in parallel: with words, sorting each image's keypoints is the host's largest share.
-    cv::parallel_for_(cv::Range(0, images), [&](const cv::Range& range) {
+    cv::parallel_for_(cv::Range(0, batch.surf.image_count), [&](const cv::Range& range) {
       for (int i = range.start; i < range.end; ++i) {
-        ImageResult& r = results[i];
-        r.histogram.assign(counts.row(i).data(), counts.row(i).data() + words);
-        r.descriptors = offsets[i + 1] - offsets[i];
+        ImageResult& r = results[batch.members[i] - first];
+        r.histogram.assign(batch.counts.row(i).data(), batch.counts.row(i).data() + words);
+        const int begin = batch.offsets[i], end = batch.offsets[i + 1];
+        r.descriptors = end - begin;
         if (!keep_words_) continue;
         // In OpenCV's keypoint order, as the image-by-image path stores them.
-        r.words.image_size = slots[members[i]].image_size;
-        const int first = offsets[i];
-        for (int k : surf::outputOrder(records.data() + first, offsets[i + 1] - first, true, cv::Mat())) {
-          const int row = first + k;
-          r.words.points.emplace_back(records[row].x, records[row].y);
-          r.words.words.push_back(assigned[row]);
-          r.words.signatures.push_back(wordSignature(rows.ptr<float>(row), vocabulary_, assigned[row]));
+        r.words.image_size = slots[batch.members[i]].image_size;
+        for (int k : surf::outputOrder(batch.records.data() + begin, end - begin, true, cv::Mat())) {
+          const int row = begin + k;
+          r.words.points.emplace_back(batch.records[row].x, batch.records[row].y);
+          r.words.words.push_back(batch.assigned[row]);
+          r.words.signatures.push_back(wordSignature(batch.rows.ptr<float>(row), vocabulary_, batch.assigned[row]));
         }
       }
     });
-    return results;
   }
 
   DeviceContext& device_;
@@ -139,24 +207,23 @@ bool histogramImagesOnDevice(const std::vector<std::string>& paths, const Featur
   result.failures = runImageWorkers(
       paths, options, [](const cv::Mat& image, ImageSlot& slot) { slot.kept = toSurfGray(image); },
       [&](std::size_t first, std::size_t end, std::vector<ImageSlot>& slots) {
-        std::vector<ImageResult> results(end - first);
-        std::vector<std::size_t> members;
+        // The pipeline batch's good images, cut into device batches of at most device_batch_pixels.
+        std::vector<std::vector<std::size_t>> batches(1);
         std::int64_t pixels = 0;
-        auto flush = [&] {
-          if (!members.empty()) route.run(members, slots, paths, results, first);
-          members.clear();
-          pixels = 0;
-        };
         for (std::size_t i = first; i < end; ++i) {
           if (!slots[i].error.empty()) continue;
           const std::int64_t area = static_cast<std::int64_t>(slots[i].kept.total());
-          if (!members.empty() && (pixels + area > options.device_batch_pixels ||
-                                   members.size() == static_cast<std::size_t>(surf::kMaxBatchImages)))
-            flush();
-          members.push_back(i);
+          if (!batches.back().empty() && (pixels + area > options.device_batch_pixels ||
+                                          batches.back().size() == static_cast<std::size_t>(surf::kMaxBatchImages))) {
+            batches.emplace_back();
+            pixels = 0;
+          }
+          batches.back().push_back(i);
           pixels += area;
         }
-        flush();
+        if (batches.back().empty()) batches.pop_back();
+        std::vector<ImageResult> results(end - first);
+        route.run(batches, slots, paths, results, first);
         for (std::size_t i = first; i < end; ++i) {
           slots[i].kept.release();
           if (!slots[i].error.empty()) continue;

@@ -19,6 +19,7 @@
 #include <gtest/gtest.h>
 #include <opencv2/imgcodecs.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -197,6 +198,41 @@ TEST_F(OpenClSurfBatch, FusedRouteGivesThePipelinesHistogramsAndWords) {
   ASSERT_EQ(fused.failures.size(), 1u);
   EXPECT_EQ(fused.failures[0].path, path("corrupt.png"));
   EXPECT_GT(fused.histograms.sum(), 1000);
+}
+
+// A device batch that fails (here: more descriptors than a small device-memory limit allows) is retried
+// image by image: images that fit alone get the histograms of an unconstrained run, the others fail
+// with a message naming them, and nothing is lost or crashes.
+TEST_F(OpenClSurfBatch, AFailedDeviceBatchIsRetriedImageByImage) {
+  std::vector<std::string> paths;
+  const std::vector<cv::Mat> grays = mixedImages();
+  for (std::size_t i = 0; i < grays.size(); ++i) {
+    paths.push_back(path("image" + std::to_string(i) + ".png"));
+    ASSERT_TRUE(cv::imwrite(paths.back(), grays[i]));
+  }
+  Descriptors words(16, 64);
+  cv::RNG(5).fill(cv::Mat(16, 64, CV_32F, words.data()), cv::RNG::UNIFORM, 0.0, 0.2);
+  const Vocabulary vocabulary(words, DescriptorType("surf", 64));
+  ExtractorOptions gpu_features;
+  gpu_features.surf_backend = SurfBackend::OpenCL;
+  const auto gpu_surf = makeFeatureExtractor(surfFeatureSpec({}), gpu_features);
+  HistogrammerConfig opencl;
+  opencl.backend = Backend::OpenCL;
+  const ImageHistograms reference = histogramImages(paths, *gpu_surf, vocabulary, *makeHistogrammer(opencl));
+  ASSERT_EQ(reference.names.size(), paths.size());
+  opencl.device_memory_limit = 600'000;  // about 2,000 descriptors: the whole batch does not fit
+  const ImageHistograms limited = histogramImages(paths, *gpu_surf, vocabulary, *makeHistogrammer(opencl));
+  EXPECT_FALSE(limited.names.empty()) << "small images fit alone";
+  EXPECT_FALSE(limited.failures.empty()) << "graf1's 4,805 descriptors do not";
+  EXPECT_EQ(limited.names.size() + limited.failures.size(), paths.size());
+  for (std::size_t i = 0; i < limited.names.size(); ++i) {
+    const auto at = std::find(reference.names.begin(), reference.names.end(), limited.names[i]) - reference.names.begin();
+    EXPECT_TRUE(limited.histograms.row(static_cast<Eigen::Index>(i)) == reference.histograms.row(at)) << limited.names[i];
+  }
+  for (const ImageFailure& f : limited.failures) {
+    EXPECT_NE(f.message.find(f.path), std::string::npos) << f.message;
+    EXPECT_NE(f.message.find("device memory"), std::string::npos) << f.message;
+  }
 }
 
 }  // namespace

@@ -42,9 +42,9 @@ DeviceImages uploadImages(detail::DeviceContext& device, const std::vector<cv::M
   DeviceImages images;
   images.layout = layoutImages(sizes);
   const ImageLayout& layout = images.layout;
-  // One packed host copy, written in one transfer; blocking, so that the caller's images and this
-  // copy may go as soon as the call returns.
-  std::vector<unsigned char> packed(static_cast<std::size_t>(std::max<std::int64_t>(layout.pixels, 1)));
+  // One packed host copy, written in one transfer.
+  images.packed = std::make_shared<std::vector<unsigned char>>(static_cast<std::size_t>(std::max<std::int64_t>(layout.pixels, 1)));
+  std::vector<unsigned char>& packed = *images.packed;
   for (int i = 0; i < layout.size(); ++i) {
     const cv::Mat& g = grays[i];
     unsigned char* out = packed.data() + layout.records[i].pixels;
@@ -54,7 +54,7 @@ DeviceImages uploadImages(detail::DeviceContext& device, const std::vector<cv::M
                                         sizeof(DeviceImageRecord) * layout.records.size());
   images.gray = device.scratch().get("surf." + name + ".gray", packed.size());
   images.sum = device.scratch().get("surf." + name + ".sum", sizeof(cl_uint) * std::max<std::int64_t>(layout.sum_elements, 1));
-  device.queue().enqueueWriteBuffer(images.gray, CL_TRUE, 0, packed.size(), packed.data(), nullptr, &images.uploaded);
+  device.queue().enqueueWriteBuffer(images.gray, CL_FALSE, 0, packed.size(), packed.data(), nullptr, &images.uploaded);
   images.integrated = enqueueIntegralImages(device, images);
   return images;
 }

@@ -65,6 +65,31 @@ void enqueueGrouping(detail::DeviceContext& device, const cl::Buffer& detected, 
                                       &batch.grouped);
 }
 
+// Everything after the upload: detection (or the given keypoints), orientation, grouping, description.
+void enqueueStages(detail::DeviceContext& device, const SurfBatchInput& input, const SurfParams& params,
+                   SurfOnDevice& batch) {
+  if (input.given != nullptr) {  // in the caller's order: oriented in place, nothing to group
+    uploadGiven(device, *input.given, batch);
+    batch.oriented = enqueueOrientations(device, batch.images, batch.records, batch.count, params.upright);
+  } else {
+    if (!input.masks.empty()) batch.masks = uploadImages(device, maskImages(input), "mask");
+    const DeviceDetection detection =
+        detectOnDevice(device, batch.images, input.masks.empty() ? nullptr : &batch.masks, params);
+    batch.count = detection.count;
+    batch.hessian = detection.hessian;
+    batch.first_extrema = detection.first_extrema;
+    batch.extrema = detection.extrema;
+    // Orientation before grouping: grouping sets the dropped keypoints apart.
+    batch.oriented = enqueueOrientations(device, batch.images, detection.records, batch.count, params.upright);
+    enqueueGrouping(device, detection.records, batch);
+  }
+  if (input.describe && batch.count > 0) {
+    batch.descriptors = device.scratch().get("surf.descriptors", sizeof(float) * batch.count * batch.width);
+    batch.described = enqueueDescriptors(device, batch.images, batch.records, batch.count, params.extended,
+                                         params.upright, batch.descriptors, &batch.described_end);
+  }
+}
+
 }  // namespace
 
 SurfOnDevice enqueueSurf(detail::DeviceContext& device, const SurfBatchInput& input, const SurfParams& params) {
@@ -81,27 +106,15 @@ SurfOnDevice enqueueSurf(detail::DeviceContext& device, const SurfBatchInput& in
   batch.image_count = images;
   batch.width = params.extended ? 128 : 64;
   batch.images = uploadImages(device, input.grays, "image");
-  if (input.given != nullptr) {
-    uploadGiven(device, *input.given, batch);
-  } else {
-    DeviceImages masks;
-    if (!input.masks.empty()) masks = uploadImages(device, maskImages(input), "mask");
-    const DeviceDetection detection =
-        detectOnDevice(device, batch.images, input.masks.empty() ? nullptr : &masks, params);
-    batch.count = detection.count;
-    batch.hessian = detection.hessian;
-    batch.first_extrema = detection.first_extrema;
-    batch.extrema = detection.extrema;
-    // Orientation before grouping: grouping sets the dropped keypoints apart.
-    batch.oriented = enqueueOrientations(device, batch.images, detection.records, batch.count, params.upright);
-    enqueueGrouping(device, detection.records, batch);
-  }
-  if (input.given != nullptr)
-    batch.oriented = enqueueOrientations(device, batch.images, batch.records, batch.count, params.upright);
-  if (input.describe && batch.count > 0) {
-    batch.descriptors = device.scratch().get("surf.descriptors", sizeof(float) * batch.count * batch.width);
-    batch.described = enqueueDescriptors(device, batch.images, batch.records, batch.count, params.extended,
-                                         params.upright, batch.descriptors, &batch.described_end);
+  try {
+    enqueueStages(device, input, params, batch);
+  } catch (...) {
+    // The uploads read host memory that `batch` owns: they must be done before it goes.
+    try {
+      device.queue().finish();
+    } catch (const cl::Error&) {
+    }
+    throw;
   }
   return batch;
 }

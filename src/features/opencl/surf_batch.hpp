@@ -31,7 +31,7 @@ struct SurfBatchInput {
 
 // What a batch leaves on the device, and the events that bound its stages.
 struct SurfOnDevice {
-  DeviceImages images;
+  DeviceImages images, masks;  // masks: only when the input has any
   int image_count = 0;
   int count = 0;           // keypoint records, dropped ones (size <= 0) included
   cl::Buffer records;      // DeviceKeypoint: detected ones grouped by image, given ones in the caller's order
@@ -43,8 +43,9 @@ struct SurfOnDevice {
   cl::Event hessian, first_extrema, extrema, oriented, grouped, described, described_end;
 };
 
-// Enqueues the batch on device.queue(); waits only for the keypoint count. Throws CapacityError when
-// the batch's scale spaces do not fit the device (see detectOnDevice).
+// Enqueues the batch on device.queue(); waits only for the keypoint count (and so for everything
+// queued before). Keep the result until the queue has run it. Throws CapacityError when the batch's
+// scale spaces do not fit the device (see detectOnDevice).
 SurfOnDevice enqueueSurf(detail::DeviceContext& device, const SurfBatchInput& input, const SurfParams& params);
 
 // The features of every image, read back (waits): detected keypoints in OpenCV's order, given ones
