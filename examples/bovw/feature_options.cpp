@@ -132,6 +132,10 @@ void FeatureOptions::printProfile() const {
                static_cast<long long>(p.device_batches), device_ms / 1e3,
                p.wall_s > 0 ? device_ms / 10 / p.wall_s : 0.0, t.prepare_ms / 1e3, t.hessian_ms / 1e3,
                t.extrema_ms / 1e3, t.orientation_ms / 1e3, t.descriptor_ms / 1e3, p.histogram_ms / 1e3);
+  std::fprintf(stderr,
+               "profile: the device thread: enqueueing %.3f s (of which waiting for keypoint counts %.3f s), "
+               "waiting for finished batches %.3f s, collecting results %.3f s\n",
+               p.enqueue_s, p.count_wait_s, p.finish_wait_s, p.collect_s);
 }
 
 ImageHistograms FeatureOptions::histogramFolder(const std::string& directory, const Vocabulary& vocabulary,

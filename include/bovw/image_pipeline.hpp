@@ -46,6 +46,9 @@ struct PipelineProfile {
   std::int64_t device_batches = 0;
   SurfStageTimes surf;
   double histogram_ms = 0;
+  // The calling thread on that route (host clock): enqueueing batches (their upload and the wait for
+  // each batch's keypoint count included), waiting for finished batches, and collecting their results.
+  double enqueue_s = 0, count_wait_s = 0, finish_wait_s = 0, collect_s = 0;  // count_wait_s: part of enqueue_s
 };
 
 struct PipelineOptions {

@@ -11,6 +11,7 @@
 
 #include <opencv2/core/utility.hpp>
 
+#include <chrono>
 #include <cstring>
 
 namespace bovw::detail {
@@ -108,7 +109,12 @@ class DeviceRoute {
   std::unique_ptr<InFlight> start(const std::vector<std::size_t>& members, const std::vector<ImageSlot>& slots) {
     auto batch = std::make_unique<InFlight>();
     try {
+      const auto begin = std::chrono::steady_clock::now();
       enqueue(members, slots, *batch);
+      if (profile_ != nullptr) {
+        profile_->enqueue_s += secondsSince(begin);
+        profile_->count_wait_s += batch->surf.count_wait_s;
+      }
     } catch (...) {
       // Reads into `batch` may be queued: they must be done before it goes.
       try {
@@ -158,8 +164,11 @@ class DeviceRoute {
   // `results`.
   void collect(InFlight& batch, const std::vector<ImageSlot>& slots, std::vector<ImageResult>& results,
                std::size_t first) {
+    const auto begin = std::chrono::steady_clock::now();
     withOpenCLErrors([&] { batch.done.wait(); });
+    const auto finished = std::chrono::steady_clock::now();
     if (profile_ != nullptr) {
+      profile_->finish_wait_s += std::chrono::duration<double>(finished - begin).count();
       ++profile_->device_batches;
       surf::addStageTimes(batch.surf, profile_->surf);
       for (const cl::Event& e : batch.search) profile_->histogram_ms += surf::elapsedBetween(e, e);
@@ -183,6 +192,11 @@ class DeviceRoute {
         }
       }
     });
+    if (profile_ != nullptr) profile_->collect_s += secondsSince(finished);
+  }
+
+  static double secondsSince(std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
   }
 
   DeviceContext& device_;

@@ -4,7 +4,6 @@
 
 #include <bovw/error.hpp>
 
-#include <cstring>
 #include <limits>
 
 namespace bovw::surf {
@@ -42,19 +41,17 @@ DeviceImages uploadImages(detail::DeviceContext& device, const std::vector<cv::M
   DeviceImages images;
   images.layout = layoutImages(sizes);
   const ImageLayout& layout = images.layout;
-  // One packed host copy, written in one transfer.
-  images.packed = std::make_shared<std::vector<unsigned char>>(static_cast<std::size_t>(std::max<std::int64_t>(layout.pixels, 1)));
-  std::vector<unsigned char>& packed = *images.packed;
-  for (int i = 0; i < layout.size(); ++i) {
-    const cv::Mat& g = grays[i];
-    unsigned char* out = packed.data() + layout.records[i].pixels;
-    for (int y = 0; y < g.rows; ++y) std::memcpy(out + static_cast<std::size_t>(y) * g.cols, g.ptr(y), g.cols);
-  }
   images.table = device.scratch().table("surf." + name + ".table", layout.records.data(),
                                         sizeof(DeviceImageRecord) * layout.records.size());
-  images.gray = device.scratch().get("surf." + name + ".gray", packed.size());
-  images.sum = device.scratch().get("surf." + name + ".sum", sizeof(cl_uint) * std::max<std::int64_t>(layout.sum_elements, 1));
-  device.queue().enqueueWriteBuffer(images.gray, CL_FALSE, 0, packed.size(), packed.data(), nullptr, &images.uploaded);
+  images.gray = device.scratch().get("surf." + name + ".gray", static_cast<std::size_t>(layout.pixels));
+  images.sum = device.scratch().get("surf." + name + ".sum", sizeof(cl_uint) * layout.sum_elements);
+  for (int i = 0; i < layout.size(); ++i) {
+    images.sources.push_back(grays[i].isContinuous() ? grays[i] : grays[i].clone());
+    const cv::Mat& g = images.sources.back();
+    if (g.total() == 0) continue;
+    device.queue().enqueueWriteBuffer(images.gray, CL_FALSE, layout.records[i].pixels, g.total(), g.data, nullptr,
+                                      images.uploaded() == nullptr ? &images.uploaded : nullptr);
+  }
   images.integrated = enqueueIntegralImages(device, images);
   return images;
 }

@@ -9,7 +9,6 @@
 #include <opencv2/core.hpp>
 
 #include <cstdint>
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -39,19 +38,21 @@ struct ImageLayout {
 ImageLayout layoutImages(const std::vector<cv::Size>& sizes);
 
 // A batch on the device: `gray` and `sum` per `layout`, the table, and the events that bound the
-// upload and integral-image stage. `packed` is the host copy the upload reads from: keep the
-// DeviceImages until the queue has run the upload (any later wait on the queue will do).
+// upload and integral-image stage. `sources` are the images the uploads read from: keep the
+// DeviceImages until the queue has run the uploads (any later wait on the queue will do).
 struct DeviceImages {
   ImageLayout layout;
   cl::Buffer table, gray, sum;
-  cl::Event uploaded, integrated;
-  std::shared_ptr<std::vector<unsigned char>> packed;
+  cl::Event uploaded, integrated;  // uploaded: the first image's transfer
+  std::vector<cv::Mat> sources;
 };
 
 // Enqueues the upload of `grays` (CV_8UC1, any strides; the layout's sizes) and their integral images
 // on device.queue(), without waiting (a blocking upload would wait for everything queued before it,
-// and the device would idle while the host prepares the next batch). `name` tells which scratch
-// buffers hold them (an image batch and its masks are on the device at once). `grays` may go at once.
+// and the device would idle while the host prepares the next batch). Each image goes from its own
+// memory (no packed copy: for a batch of 16 Mpx that copy, into fresh memory, cost the host more than
+// the device's whole SURF). `name` tells which scratch buffers hold them (an image batch and its masks
+// are on the device at once).
 DeviceImages uploadImages(detail::DeviceContext& device, const std::vector<cv::Mat>& grays, const std::string& name);
 
 }  // namespace bovw::surf

@@ -79,6 +79,7 @@ void enqueueStages(detail::DeviceContext& device, const SurfBatchInput& input, c
     batch.hessian = detection.hessian;
     batch.first_extrema = detection.first_extrema;
     batch.extrema = detection.extrema;
+    batch.count_wait_s = detection.count_wait_s;
     // Orientation before grouping: grouping sets the dropped keypoints apart.
     batch.oriented = enqueueOrientations(device, batch.images, detection.records, batch.count, params.upright);
     enqueueGrouping(device, detection.records, batch);

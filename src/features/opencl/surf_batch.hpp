@@ -41,6 +41,7 @@ struct SurfOnDevice {
   cl::Buffer descriptors;  // `count` rows in the records' order, when described (dropped ones: zeros)
   int width = 0;
   cl::Event hessian, first_extrema, extrema, oriented, grouped, described, described_end;
+  double count_wait_s = 0;  // the host's wait for the keypoint count (host clock)
 };
 
 // Enqueues the batch on device.queue(); waits only for the keypoint count (and so for everything

@@ -8,6 +8,7 @@
 #include <bovw/error.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -118,7 +119,9 @@ DeviceDetection detectOnDevice(detail::DeviceContext& device, const DeviceImages
     queue.enqueueNDRangeKernel(extrema, cl::NullRange, roundedUp(plan.search_items), cl::NDRange(kGroup), nullptr,
                                &extrema_done);
     if (attempt == 0) first_extrema = extrema_done;
+    const auto wait_start = std::chrono::steady_clock::now();
     queue.enqueueReadBuffer(count, CL_TRUE, 0, sizeof found, &found);
+    result.count_wait_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - wait_start).count();
     if (found <= capacity) break;
     capacity = found;
   }

@@ -27,6 +27,7 @@ struct DeviceDetection {
   cl::Buffer records;
   int count = 0;
   cl::Event hessian, first_extrema, extrema;  // extrema: the last launch (a second one when the first ran out of room)
+  double count_wait_s = 0;                    // the host's wait for the count (host clock)
 };
 
 // Hessian and extrema of every image of the batch; waits only for the keypoint count. `masks`: null,
