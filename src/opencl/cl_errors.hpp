@@ -21,6 +21,21 @@ decltype(auto) withOpenCLErrors(Function&& function) {
   }
 }
 
+// Runs `function`; when it throws, first lets `queue` finish what it holds: commands already queued
+// may read or write host memory that the unwinding is about to free.
+template <typename Function>
+decltype(auto) finishingQueueOnFailure(cl::CommandQueue& queue, Function&& function) {
+  try {
+    return std::forward<Function>(function)();
+  } catch (...) {
+    try {
+      queue.finish();
+    } catch (const cl::Error&) {  // the failure that is already on its way says more
+    }
+    throw;
+  }
+}
+
 // Milliseconds between an event's start and end (the queue must have profiling enabled).
 double elapsedMs(const cl::Event& event);
 

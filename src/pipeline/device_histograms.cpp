@@ -108,20 +108,12 @@ class DeviceRoute {
   // for, except for its keypoint count).
   std::unique_ptr<InFlight> start(const std::vector<std::size_t>& members, const std::vector<ImageSlot>& slots) {
     auto batch = std::make_unique<InFlight>();
-    try {
-      const auto begin = std::chrono::steady_clock::now();
-      enqueue(members, slots, *batch);
-      if (profile_ != nullptr) {
-        profile_->enqueue_s += secondsSince(begin);
-        profile_->count_wait_s += batch->surf.count_wait_s;
-      }
-    } catch (...) {
-      // Reads into `batch` may be queued: they must be done before it goes.
-      try {
-        device_.queue().finish();
-      } catch (const cl::Error&) {
-      }
-      throw;
+    const auto begin = std::chrono::steady_clock::now();
+    // Reads into `batch` may be queued when a step fails: they must be done before it goes.
+    finishingQueueOnFailure(device_.queue(), [&] { enqueue(members, slots, *batch); });
+    if (profile_ != nullptr) {
+      profile_->enqueue_s += secondsSince(begin);
+      profile_->count_wait_s += batch->surf.count_wait_s;
     }
     return batch;
   }

@@ -107,16 +107,8 @@ SurfOnDevice enqueueSurf(detail::DeviceContext& device, const SurfBatchInput& in
   batch.image_count = images;
   batch.width = params.extended ? 128 : 64;
   batch.images = uploadImages(device, input.grays, "image");
-  try {
-    enqueueStages(device, input, params, batch);
-  } catch (...) {
-    // The uploads read host memory that `batch` owns: they must be done before it goes.
-    try {
-      device.queue().finish();
-    } catch (const cl::Error&) {
-    }
-    throw;
-  }
+  // The uploads read host memory that `batch` owns: they must be done before it goes.
+  detail::finishingQueueOnFailure(device.queue(), [&] { enqueueStages(device, input, params, batch); });
   return batch;
 }
 
