@@ -24,7 +24,7 @@ struct ImageResult {
   ImageWords words;
 };
 
-// One device batch between its start and its harvest: what the device was asked for and the host
+// One device batch between its start and its collection: what the device was asked for and the host
 // memory its read-backs land in (kept still: the reads are asynchronous).
 struct InFlight {
   std::vector<std::size_t> members;  // slot indices
@@ -157,7 +157,8 @@ class DeviceRoute {
   void collect(InFlight& batch, const std::vector<ImageSlot>& slots, std::vector<ImageResult>& results,
                std::size_t first) {
     const auto begin = std::chrono::steady_clock::now();
-    withOpenCLErrors([&] { batch.done.wait(); });
+    // A failed wait drains the queue before the batch's memory can go.
+    finishingQueueOnFailure(device_.queue(), [&] { withOpenCLErrors([&] { batch.done.wait(); }); });
     const auto finished = std::chrono::steady_clock::now();
     if (profile_ != nullptr) {
       profile_->finish_wait_s += std::chrono::duration<double>(finished - begin).count();
