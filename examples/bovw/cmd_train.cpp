@@ -116,6 +116,7 @@ std::pair<Descriptors, DescriptorType> sampleImages() {
     sample = sampleDescriptors(mine, static_cast<std::int64_t>(first), *extractor, args.max_descriptors,
                                args.seed, args.features.pipeline(bar), group);
   }
+  args.features.printProfile();
   reportFailures(sample.failures, mine.size());
   const std::int64_t failed = sumOverRanks(group, static_cast<std::int64_t>(sample.failures.size()));
   if (failed == static_cast<std::int64_t>(images.paths.size()))
