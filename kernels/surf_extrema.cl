@@ -49,7 +49,7 @@ kernel void surf_extrema(global const uint* restrict sum, global const uint* res
   const int item = get_global_id(0);
   if (item >= n_items) return;
   int si;
-  SURF_FIND_ENTRY(searches, n_searches, item, si);
+  SURF_OWNER(searches, n_searches, first_item, item, si);  // the search this work-item belongs to
   global const surf_search* s = &searches[si];
   global const surf_layer* mid = &layers[s->layer];
   const int sum_pitch = mid->sum_pitch;

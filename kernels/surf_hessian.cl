@@ -10,7 +10,7 @@ kernel void surf_hessian(global const uint* restrict sum, global const surf_laye
   const int item = get_global_id(0);
   if (item >= n_items) return;
   int li;
-  SURF_FIND_ENTRY(layers, n_layers, item, li);
+  SURF_OWNER(layers, n_layers, first_item, item, li);  // the layer this work-item belongs to
   global const surf_layer* l = &layers[li];
   const int cell = item - l->first_item;
   const int r = cell / l->det_cols, c = cell % l->det_cols;

@@ -1,5 +1,5 @@
-// The scale spaces of a batch of images on the device (src/features/hessian_pyramid.hpp's layout): every layer's
-// determinants in one buffer, described by a table the host fills (src/features/opencl/
+// The scale spaces of a batch of images on the device (src/features/hessian_pyramid.hpp's layout):
+// every layer's determinants in one buffer, described by a table the host fills (src/features/opencl/
 // device_layers.hpp mirrors these records), and the box filters of one layer in OpenCV's order.
 
 typedef struct {
@@ -50,6 +50,3 @@ inline float surf_second_xy(global const uint* o, global const surf_layer* l) {
     d += surf_box_term((int)(o[l->q[k][0]] + o[l->q[k][3]] - o[l->q[k][1]] - o[l->q[k][2]]), l->wxy[k]);
   return (float)d;
 }
-
-// The table entry that work-item `item` belongs to: the last with first_item <= item.
-#define SURF_FIND_ENTRY(table, count, item, index) SURF_OWNER(table, count, first_item, item, index)

@@ -99,11 +99,8 @@ void findInRows(const cv::Mat& sum, const cv::Mat& mask_sum, const HessianPyrami
 }  // namespace
 
 bool keypointGreater(const cv::KeyPoint& a, const cv::KeyPoint& b) {
-  if (a.response != b.response) return a.response > b.response;
-  if (a.size != b.size) return a.size > b.size;
-  if (a.octave != b.octave) return a.octave > b.octave;
-  if (a.pt.y != b.pt.y) return a.pt.y > b.pt.y;
-  return a.pt.x < b.pt.x;
+  return keypointOrder(a.response, a.size, a.octave, a.pt.y, a.pt.x) >
+         keypointOrder(b.response, b.size, b.octave, b.pt.y, b.pt.x);
 }
 
 std::vector<cv::KeyPoint> findHessianExtrema(const cv::Mat& sum, const cv::Mat& mask_sum,

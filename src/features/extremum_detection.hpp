@@ -6,6 +6,7 @@
 
 #include <opencv2/core.hpp>
 
+#include <tuple>
 #include <vector>
 
 namespace bovw::surf {
@@ -18,7 +19,12 @@ std::vector<cv::KeyPoint> findHessianExtrema(const cv::Mat& sum, const cv::Mat& 
                                              const HessianPyramid& pyramid, float threshold);
 
 // OpenCV's KeypointGreater, the order of findHessianExtrema's result: response, size, octave
-// descending, then y descending, x ascending.
+// descending, then y descending, x ascending. keypointOrder gives the key whose `>` is that order,
+// for records that are not cv::KeyPoints (the OpenCL backend's).
+inline std::tuple<float, float, int, float, float> keypointOrder(float response, float size, int octave, float y,
+                                                                 float x) {
+  return {response, size, octave, y, -x};  // -x: x ascending; negation is exact
+}
 bool keypointGreater(const cv::KeyPoint& a, const cv::KeyPoint& b);
 
 // OpenCV's final mask test: true when the keypoint's (rounded) centre falls on a zero mask pixel

@@ -30,7 +30,6 @@ struct ImageLayout {
   int widest = 0;                 // the largest cols
 
   int size() const { return static_cast<int>(records.size()); }
-  cv::Size imageSize(int i) const { return {records[i].cols, records[i].rows}; }
 };
 
 // The layout of images of these sizes, in order. Throws CapacityError when a buffer would pass the

@@ -115,16 +115,13 @@ SurfOnDevice enqueueSurf(detail::DeviceContext& device, const SurfBatchInput& in
 std::vector<int> outputOrder(const DeviceKeypoint* records, int count, bool detected, const cv::Mat& mask) {
   std::vector<int> order(static_cast<std::size_t>(count));
   std::iota(order.begin(), order.end(), 0);
-  // keypointGreater on the records themselves (the same fields, the same floats), without making
-  // cv::KeyPoints first: this sort is most of the host's share of a batch.
-  auto greater = [records](int i, int j) {
-    const DeviceKeypoint &a = records[i], &b = records[j];
-    if (a.response != b.response) return a.response > b.response;
-    if (a.size != b.size) return a.size > b.size;
-    if (a.octave != b.octave) return a.octave > b.octave;
-    if (a.y != b.y) return a.y > b.y;
-    return a.x < b.x;
+  // keypointGreater's order on the records themselves (the same fields, the same floats), without
+  // making cv::KeyPoints first: this sort is most of the host's share of a batch.
+  auto key = [records](int i) {
+    const DeviceKeypoint& k = records[i];
+    return keypointOrder(k.response, k.size, k.octave, k.y, k.x);
   };
+  auto greater = [&key](int i, int j) { return key(i) > key(j); };
   // OpenCV sorts, then removes keypoints outside the mask and those the orientation stage could not
   // sample (size -1); removing elements leaves the others sorted, so sorting first is as OpenCV does.
   if (detected) std::sort(order.begin(), order.end(), greater);

@@ -133,18 +133,15 @@ DeviceDetection detectOnDevice(detail::DeviceContext& device, const DeviceImages
   return result;
 }
 
-std::vector<DeviceKeypoint> readRecords(detail::DeviceContext& device, const cl::Buffer& records, int count) {
-  std::vector<DeviceKeypoint> raw(static_cast<std::size_t>(count));
-  if (count > 0)
-    device.queue().enqueueReadBuffer(records, CL_TRUE, 0, sizeof(DeviceKeypoint) * raw.size(), raw.data());
-  return raw;
-}
-
 std::vector<cv::KeyPoint> detectKeypoints(detail::DeviceContext& device, const DeviceImages& image,
                                           const DeviceImages* mask, const SurfParams& params) {
   const DeviceDetection found = detectOnDevice(device, image, mask, params);
+  std::vector<DeviceKeypoint> records(static_cast<std::size_t>(found.count));
+  if (found.count > 0)
+    device.queue().enqueueReadBuffer(found.records, CL_TRUE, 0, sizeof(DeviceKeypoint) * records.size(),
+                                     records.data());
   std::vector<cv::KeyPoint> keypoints;
-  for (const DeviceKeypoint& d : readRecords(device, found.records, found.count)) keypoints.push_back(fromDevice(d));
+  for (const DeviceKeypoint& d : records) keypoints.push_back(fromDevice(d));
   std::sort(keypoints.begin(), keypoints.end(), keypointGreater);
   return keypoints;
 }

@@ -36,9 +36,6 @@ struct DeviceDetection {
 DeviceDetection detectOnDevice(detail::DeviceContext& device, const DeviceImages& images, const DeviceImages* masks,
                                const SurfParams& params);
 
-// The first `count` records of `records`, in their order on the device. Waits.
-std::vector<DeviceKeypoint> readRecords(detail::DeviceContext& device, const cl::Buffer& records, int count);
-
 // detectOnDevice for one image, read back and sorted: findHessianExtrema's keypoints and order (angle -1).
 std::vector<cv::KeyPoint> detectKeypoints(detail::DeviceContext& device, const DeviceImages& image,
                                           const DeviceImages* mask, const SurfParams& params);
