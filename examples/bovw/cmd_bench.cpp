@@ -1,6 +1,7 @@
 // `bovw bench`: every backend and kernel variant on the chapter's grid, with the device's ceilings.
 #include "commands.hpp"
 #include "histogrammer_options.hpp"
+#include "number_checks.hpp"
 #include "tuning_file.hpp"
 
 #include "histogram_benchmark.hpp"
@@ -101,14 +102,14 @@ CLI::App* addBenchCommand(CLI::App& app) {
   command->add_option("--dimension", args.options.dimension, "descriptor width D")
       ->check(CLI::Range(1, 4096))
       ->capture_default_str();
-  command->add_option("--work-group", args.options.work_group_size)->check(CLI::PositiveNumber)->capture_default_str();
+  command->add_option("--work-group", args.options.work_group_size)->check(kPositive)->capture_default_str();
   command->add_option("--repetitions", args.options.repetitions, "timed runs per case (median reported)")
       ->check(CLI::Range(1, 100000))
       ->capture_default_str();
   command->add_option("--warmup", args.options.warmup)->check(CLI::Range(0, 1000))->capture_default_str();
   command->add_option("--max-seconds", args.options.max_seconds,
                       "skip (and say so) any case estimated to take longer than this")
-      ->check(CLI::PositiveNumber)
+      ->check(kPositive)
       ->capture_default_str();
   command->add_option("--seed", args.options.seed)->capture_default_str();
   command->add_option("--json", args.json, "also write the results as JSON");

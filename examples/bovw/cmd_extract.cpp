@@ -2,6 +2,7 @@
 // OpenCV's SURF reference outputs (FileStorage .yml.gz) or as float32 descriptor .npy files.
 #include "commands.hpp"
 #include "feature_options.hpp"
+#include "number_checks.hpp"
 #include "thread_count.hpp"
 
 #include <bovw/error.hpp>
@@ -158,7 +159,7 @@ CLI::App* addExtractCommand(CLI::App& app) {
       ->required();
   command->add_option("--hessian", args.surf.hessian_threshold, "Hessian determinant threshold")
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+      ->check(kNonNegative);
   command->add_option("--octaves", args.surf.octaves, "number of octaves")->capture_default_str()->check(CLI::Range(1, 16));
   command->add_option("--layers", args.surf.octave_layers, "layers per octave")
       ->capture_default_str()
@@ -173,7 +174,7 @@ CLI::App* addExtractCommand(CLI::App& app) {
   addSurfBackendOption(command, args.backend);
   command->add_option("--max-pixels", args.surf.max_pixels, "refuse images with more pixels than this")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(kPositive);
   command->add_flag("--strict", args.strict, "stop at the first image that fails (default: report it and go on)");
   command->add_option("--threads", args.threads,
                       "threads for extraction (OpenCV's and OpenMP's thread count; default: all cores)")

@@ -4,6 +4,7 @@
 // part in each query's collective ranking and verification (bovw/distributed_shards.hpp).
 #include "commands.hpp"
 #include "feature_options.hpp"
+#include "number_checks.hpp"
 #include "program.hpp"
 #include "query_options.hpp"
 #include "search_report.hpp"
@@ -55,7 +56,7 @@ CLI::App* addSearchCommand(CLI::App& app) {
   command->add_option("QUERY_IMAGE", args.queries, "query images")->required();
   command->add_option("--index", args.index,
                       "database written by bovw index, or the manifest of its shards (index --shards)")->required();
-  command->add_option("--top", args.top, "results per query")->check(CLI::PositiveNumber)->capture_default_str();
+  command->add_option("--top", args.top, "results per query")->check(kPositive)->capture_default_str();
   command->add_option("--format", args.format, "csv (query,rank,image,score), json, or html (thumbnails)")
       ->check(CLI::IsMember({"csv", "json", "html"}))
       ->capture_default_str();

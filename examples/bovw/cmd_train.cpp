@@ -3,6 +3,7 @@
 // --descriptors rows), the ranks draw the sample and run k-means together, and rank 0 writes the
 // vocabulary: the same file, byte for byte, as `bovw train` with the same seed.
 #include "commands.hpp"
+#include "number_checks.hpp"
 #ifdef BOVW_CLI_WITH_FEATURES
 #include "feature_options.hpp"
 #endif
@@ -66,15 +67,15 @@ CLI::App* addTrainCommand(CLI::App& app) {
         }
       })
       ->capture_default_str();
-  command->add_option("--words", args.words, "vocabulary size K")->required()->check(CLI::PositiveNumber);
+  command->add_option("--words", args.words, "vocabulary size K")->required()->check(kPositive);
   command->add_option("--output", args.output,
                       "vocabulary file to write, in the format its extension names:" + vocabularyFormatsHelp())
       ->required();
   command->add_option("--max-descriptors", args.max_descriptors, "uniform sample of at most this many descriptors")
-      ->check(CLI::PositiveNumber)
+      ->check(kPositive)
       ->capture_default_str();
   command->add_option("--iterations", args.iterations, "at most this many Lloyd iterations")
-      ->check(CLI::PositiveNumber)
+      ->check(kPositive)
       ->capture_default_str();
   command->add_option("--tolerance", args.tolerance, "stop when the relative improvement falls below this")
       ->capture_default_str();
@@ -83,7 +84,7 @@ CLI::App* addTrainCommand(CLI::App& app) {
   command->add_option("--tree-branching", args.tree_branching,
                       "hierarchical k-means (a vocabulary tree) with this many children per node, for large K "
                       "(0: flat k-means)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(kNonNegative)
       ->capture_default_str();
 #ifdef BOVW_CLI_WITH_FEATURES
   args.features.addTo(command);

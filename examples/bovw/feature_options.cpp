@@ -1,6 +1,8 @@
 // Shared image/feature options of the bovw subcommands.
 #include "feature_options.hpp"
 
+#include "number_checks.hpp"
+
 #include <bovw/error.hpp>
 
 #include <omp.h>
@@ -36,16 +38,16 @@ void FeatureOptions::addTo(CLI::App* command) {
   addSurfBackendOption(command, surf_backend);
   command->add_option("--max-pixels", surf.max_pixels, "refuse images with more pixels")->capture_default_str();
   command->add_option("--workers", workers, "images extracted at once (0: as many as --threads, itself 0 for all cores)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(kNonNegative)
       ->capture_default_str();
   command->add_option("--batch", batch_images, "images per histogram pass on the device")
-      ->check(CLI::PositiveNumber)
+      ->check(kPositive)
       ->capture_default_str();
   command->add_option("--device-batch-pixels", device_batch_pixels,
                       "with SURF and histograms on one OpenCL device (--surf-backend opencl, --backend opencl): "
                       "pixels per device batch, whose descriptors go straight to the histogram kernel; 0: "
                       "extract image by image, then histogram")
-      ->check(CLI::NonNegativeNumber)
+      ->check(kNonNegative)
       ->capture_default_str();
   command->add_flag("--strict", strict, "stop at the first unreadable image");
   command->add_flag("--profile", profile,

@@ -1,6 +1,7 @@
 // Shared histogrammer options of the bovw subcommands.
 #include "histogrammer_options.hpp"
 
+#include "number_checks.hpp"
 #include "thread_count.hpp"
 #include "tuning_file.hpp"
 
@@ -32,7 +33,7 @@ void HistogrammerOptions::addTo(CLI::App* command) {
                       "OpenCL device: P:D indices, gpu/cpu, or a name substring (default: $BOVW_DEVICE, "
                       "else the first GPU, else the first CPU)");
   command->add_option("--work-group", work_group_size, "OpenCL work-group size")
-      ->check(CLI::PositiveNumber)
+      ->check(kPositive)
       ->capture_default_str();
   command->add_option("--threads", threads,
                       "threads (0: all cores): OpenMP (CPU histogrammer, k-means) and, where images are read, "
@@ -44,7 +45,7 @@ void HistogrammerOptions::addTo(CLI::App* command) {
                       "MiB of device memory bovw may use (0: all of it)");
   command->add_option("--transfer-rows", transfer_rows,
                       "OpenCL: descriptors per pinned transfer chunk (0: about 64 MiB)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(kNonNegative)
       ->capture_default_str();
   command->add_option("--approximate-checks", approximate_checks,
                       "openmp-ann: words each descriptor's search checks (more: higher recall, slower)")

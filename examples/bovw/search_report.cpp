@@ -1,7 +1,13 @@
 // Search result formats.
 #include "search_report.hpp"
 
+#include <bovw/error.hpp>
+#include <bovw/image_io.hpp>
+#include <bovw/image_names.hpp>
+#include <bovw/image_pipeline.hpp>
+
 #include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
@@ -12,8 +18,9 @@ namespace bovw::cli {
 
 namespace {
 
+// RFC 4180: a field holding a separator, a quote or a line break (LF or CR) is quoted.
 std::string csvField(const std::string& text) {
-  if (text.find_first_of(",\"\n") == std::string::npos) return text;
+  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
   std::string quoted = "\"";
   for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
   return quoted + "\"";
@@ -48,11 +55,18 @@ std::string base64(const std::vector<unsigned char>& bytes) {
   return out;
 }
 
-// A JPEG thumbnail as a data URI, or "" if the image cannot be read (the page says so instead).
+// A JPEG thumbnail as a data URI, or "" if the image cannot be read (the page says so instead, and a
+// warning says why). The image is read like every other (bovw/image_io.hpp): a file that is not an
+// image, a special file, or more pixels than the pipeline's limit is refused before it is decoded.
 std::string thumbnail(const std::string& path) {
   constexpr int kSide = 180;
-  cv::Mat image = cv::imread(path, cv::IMREAD_COLOR);
-  if (image.empty()) return "";
+  cv::Mat image;
+  try {
+    image = loadImage(path, PipelineOptions().max_pixels, cv::IMREAD_COLOR);
+  } catch (const Error& e) {
+    spdlog::warn("html: no thumbnail of '{}': {}", printableName(path), e.what());
+    return "";
+  }
   const double scale = static_cast<double>(kSide) / std::max(image.cols, image.rows);
   if (scale < 1) cv::resize(image, image, cv::Size(), scale, scale, cv::INTER_AREA);
   std::vector<unsigned char> jpeg;
@@ -83,6 +97,13 @@ bool anyVerification(const std::vector<QueryResults>& queries) {
   return std::any_of(queries.begin(), queries.end(), [](const QueryResults& q) { return q.verification.has_value(); });
 }
 
+// JSON text is UTF-8: a name that is not (in a database written before names were checked,
+// bovw/image_names.hpp) is refused with its bytes shown, not thrown as the JSON library's error.
+void checkJsonName(const std::string& name) {
+  if (const auto problem = imageNameProblem(name))
+    throw InvalidInput("cannot write JSON: the image name '" + printableName(name) + "' " + *problem);
+}
+
 }  // namespace
 
 std::vector<VerifiedResult> unverified(const std::vector<ShardedResult>& results) {
@@ -106,6 +127,8 @@ void writeCsv(std::ostream& out, const std::vector<QueryResults>& queries) {
 void writeJson(std::ostream& out, const std::vector<QueryResults>& queries) {
   nlohmann::json j = nlohmann::json::array();
   for (const auto& q : queries) {
+    checkJsonName(q.query);
+    for (const VerifiedResult& v : q.results) checkJsonName(v.name);
     nlohmann::json results = nlohmann::json::array();
     for (std::size_t r = 0; r < q.results.size(); ++r) {
       const VerifiedResult& v = q.results[r];

@@ -1,6 +1,8 @@
 // The --verify options, and the one way search and evaluate verify a ranking.
 #include "verify_options.hpp"
 
+#include "number_checks.hpp"
+
 #include <bovw/error.hpp>
 
 namespace bovw::cli {
@@ -10,7 +12,7 @@ void VerifyOptions::addTo(CLI::App* command) {
       "--verify", shortlist,
       "re-rank the top N results by a homography fitted to keypoints that share words (needs a database "
       "indexed with --keypoints)");
-  verify->check(CLI::PositiveNumber);
+  verify->check(kPositive);
   command->add_option("--min-inliers", settings.min_inliers, "inliers a verified result needs")
       ->check(CLI::Range(4, 1 << 20))
       ->capture_default_str()

@@ -9,6 +9,7 @@
 
 #include <bovw/atomic_file.hpp>
 #include <bovw/error.hpp>
+#include <bovw/image_names.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -183,7 +184,8 @@ InvertedIndex& InvertedIndex::operator=(InvertedIndex&&) noexcept = default;
 
 ImageId InvertedIndex::add(std::string name, HistogramRef histogram) {
   Impl& s = *impl_;
-  if (name.empty()) throw InvalidInput("inverted index: an image name must not be empty");
+  if (const auto problem = imageNameProblem(name))
+    throw InvalidInput("inverted index: the image name '" + printableName(name) + "' " + *problem);
   checkHistogram(histogram, s.data.vocabulary.words, "the histogram of image '" + name + "'");
 
   std::lock_guard<std::mutex> gate(s.turnstile);

@@ -70,6 +70,28 @@ void removeAbandonedTemporaries(const fs::path& folder) {
     if (isTemporaryName(it->path().filename().string())) removeIfAbandoned(it->path());
 }
 
+// Where a write to `target` goes: through symbolic links to the file they name (a link to a
+// database stays a link and the database it names is replaced), the path itself otherwise.
+std::string followLinks(const std::string& target) {
+  fs::path path = target;
+  for (int hop = 0; hop < 40; ++hop) {  // Linux's own limit (ELOOP)
+    std::error_code error;
+    if (!fs::is_symlink(path, error)) return path.string();
+    const fs::path next = fs::read_symlink(path, error);
+    if (error) failed("write", target, error.value());
+    path = next.is_absolute() ? next : path.parent_path() / next;
+  }
+  failed("write", target, ELOOP);
+}
+
+// A new file replaces the old one with the old one's permission bits (a private 0600 database
+// stays private); a new target gets the default (0666 less the umask). False (errno set) if it cannot.
+bool keepMode(int fd, const std::string& destination) {
+  struct stat existing {};
+  if (::stat(destination.c_str(), &existing) != 0 || !S_ISREG(existing.st_mode)) return true;
+  return ::fchmod(fd, existing.st_mode & 07777) == 0;
+}
+
 }  // namespace
 
 bool isTemporaryName(const std::string& name) {
@@ -87,10 +109,11 @@ bool isTemporaryName(const std::string& name) {
 
 TemporaryFile::TemporaryFile(std::string target) : target_(std::move(target)), stream_(nullptr) {
   if (target_.empty()) throw IoError("cannot write: empty output path");
-  const fs::path folder = folderOf(target_);
+  destination_ = followLinks(target_);
+  const fs::path folder = folderOf(destination_);
   removeAbandonedTemporaries(folder);
   static std::atomic<unsigned> counter{0};
-  const std::string name = fs::path(target_).filename().string();
+  const std::string name = fs::path(destination_).filename().string();
   // Each retry needs another process to take our new file for a leftover in the instant before
   // we lock it, or a process of our pid on another host: a few tries are plenty.
   for (int attempt = 0; fd_ < 0; ++attempt) {
@@ -105,6 +128,11 @@ TemporaryFile::TemporaryFile(std::string target) : target_(std::move(target)), s
     const bool contended = ::flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;
     if (!contended && sameFile(fd, path_)) fd_ = fd;
     else ::close(fd);
+  }
+  if (!keepMode(fd_, destination_)) {
+    const int error = errno;
+    discard();
+    failed("write", target_, error);
   }
   buffer_ = std::make_unique<CheckedFileBuffer>(fd_);
   stream_.rdbuf(buffer_.get());
@@ -128,14 +156,14 @@ void TemporaryFile::finish() {
 }
 
 void TemporaryFile::commit() {
-  if (std::rename(path_.c_str(), target_.c_str()) != 0) failed("write", target_, errno);
+  if (std::rename(path_.c_str(), destination_.c_str()) != 0) failed("write", target_, errno);
   // The rename is done; from here the target is complete whatever happens.
   const int fd = fd_;
   fd_ = -1;
   ::close(fd);
   // Make the rename itself durable. Best effort: some file systems cannot sync a folder, and the
   // new file is already in place, so a failure here is no reason to report the write failed.
-  const int folder = ::open(folderOf(target_).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  const int folder = ::open(folderOf(destination_).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (folder >= 0) {
     ::fsync(folder);
     ::close(folder);

@@ -1,6 +1,7 @@
 // The temporary file behind an atomic write (include/bovw/atomic_file.hpp): created beside its
 // target (same file system, so the rename is atomic), every write checked, synced to disk before
-// it is renamed over the target, removed if anything fails.
+// it is renamed over the target, removed if anything fails. A target that is a symbolic link is
+// followed: the file it names is replaced and the link stays. A replaced file keeps its permission bits.
 //
 // Name: ".bovw-tmp-<pid>-<n>-<target's file name>", hidden and recognisable. While it is written
 // the file holds an exclusive flock(2), which the kernel drops when the process ends however it
@@ -38,7 +39,8 @@ class TemporaryFile {
  private:
   void discard() noexcept;
 
-  std::string target_;
+  std::string target_;       // as given: what messages name
+  std::string destination_;  // target_ with symbolic links followed: what is replaced
   std::string path_;
   int fd_ = -1;
   std::unique_ptr<CheckedFileBuffer> buffer_;

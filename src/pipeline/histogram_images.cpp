@@ -3,8 +3,11 @@
 #include "device_histograms.hpp"
 
 #include <bovw/error.hpp>
+#include <bovw/image_names.hpp>
 #include <bovw/image_pipeline.hpp>
 #include <bovw/vocabulary.hpp>
+
+#include <functional>
 
 namespace bovw {
 
@@ -26,12 +29,37 @@ ImageWords imageWords(const ExtractedBatch& batch, const std::vector<std::int32_
   return words;
 }
 
-}  // namespace
+// The images' paths become their names (image_names.hpp): a path no output can hold is refused
+// before any image is read. The others go on to `histogram`; the failures of both, in path order.
+ImageHistograms withUsableNames(const std::vector<std::string>& paths, const PipelineOptions& options,
+                                const std::function<ImageHistograms(const std::vector<std::string>&)>& histogram) {
+  std::vector<std::string> usable;
+  std::vector<ImageFailure> refused;
+  for (const std::string& path : paths) {
+    if (const auto problem = imageNameProblem(path)) {
+      const std::string message = "'" + printableName(path) + "': the file name " + *problem +
+                                  ", which databases and outputs cannot hold; rename the file";
+      if (options.strict) throw InvalidInput(message);
+      refused.push_back({path, message});
+    } else {
+      usable.push_back(path);
+    }
+  }
+  if (refused.empty()) return histogram(paths);
+  ImageHistograms result = histogram(usable);
+  std::vector<ImageFailure> failures;
+  auto later = result.failures.begin(), name = refused.begin();
+  for (const std::string& path : paths) {  // both lists are in path order
+    if (name != refused.end() && name->path == path) failures.push_back(std::move(*name++));
+    else if (later != result.failures.end() && later->path == path) failures.push_back(std::move(*later++));
+  }
+  result.failures = std::move(failures);
+  return result;
+}
 
-ImageHistograms histogramImages(const std::vector<std::string>& paths, const FeatureExtractor& extractor,
-                                const Vocabulary& vocabulary, Histogrammer& histogrammer,
-                                const PipelineOptions& options) {
-  checkCompatible(vocabulary, extractor.descriptorType());
+ImageHistograms histogramUsableImages(const std::vector<std::string>& paths, const FeatureExtractor& extractor,
+                                      const Vocabulary& vocabulary, Histogrammer& histogrammer,
+                                      const PipelineOptions& options) {
   ImageHistograms result;
   if (detail::histogramImagesOnDevice(paths, extractor, vocabulary, histogrammer, options, result)) return result;
   std::vector<Histograms> parts;
@@ -60,6 +88,17 @@ ImageHistograms histogramImages(const std::vector<std::string>& paths, const Fea
     row += part.rows();
   }
   return result;
+}
+
+}  // namespace
+
+ImageHistograms histogramImages(const std::vector<std::string>& paths, const FeatureExtractor& extractor,
+                                const Vocabulary& vocabulary, Histogrammer& histogrammer,
+                                const PipelineOptions& options) {
+  checkCompatible(vocabulary, extractor.descriptorType());
+  return withUsableNames(paths, options, [&](const std::vector<std::string>& usable) {
+    return histogramUsableImages(usable, extractor, vocabulary, histogrammer, options);
+  });
 }
 
 }  // namespace bovw

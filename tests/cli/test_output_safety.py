@@ -1,0 +1,265 @@
+#!/usr/bin/env python3
+"""What bovw writes must hold every name it accepts and respect the files it replaces:
+
+- image names (paths) that no output can hold without loss (not UTF-8, control characters such as a
+  newline or a carriage return) are refused where they enter, naming the file with its bytes escaped,
+  and the other images finish; names with commas, quotes, spaces and non-ASCII letters round-trip
+  through CSV (Python's csv module as the reader), JSON and H.names.txt;
+- a rewritten output keeps its permission bits, and an output path that is a symbolic link stays a
+  link while the file it names is replaced;
+- html thumbnails go through the guarded image reader: a result whose file now declares 20000 x 20000
+  pixels is not decoded (a warning, "image not readable" on the page, and the run ends in seconds);
+- numeric options say what they need ("--work-group: must be positive, not 0").
+
+Usage: test_output_safety.py --bovw PATH/TO/bovw --data tests/data
+Needs numpy and python3-opencv (Debian packages); exit status 77 (CTest: skipped) without them.
+"""
+import argparse
+import csv
+import io
+import json
+import os
+import stat
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+import zlib
+
+try:
+    import cv2
+    import numpy as np
+except ImportError:
+    if sys.executable != "/usr/bin/python3" and os.access("/usr/bin/python3", os.X_OK) and \
+            subprocess.run(["/usr/bin/python3", "-c", "import cv2, numpy"], capture_output=True).returncode == 0:
+        os.execv("/usr/bin/python3", ["/usr/bin/python3"] + sys.argv)
+    print("test_output_safety.py: needs python3-opencv and python3-numpy; skipping", file=sys.stderr)
+    sys.exit(77)
+
+BOVW = None
+DATA = None
+TIMEOUT = 120
+SEED = int(os.environ.get("BOVW_TEST_SEED", time.time_ns() % 1000003))
+
+
+def run(*args, cwd=None):
+    """Runs bovw with byte arguments allowed (names that are not UTF-8); output decoded leniently."""
+    env = dict(os.environ)
+    env.pop("BOVW_DEVICE", None)
+    result = subprocess.run([BOVW] + [a if isinstance(a, bytes) else str(a) for a in args], capture_output=True,
+                            cwd=cwd, env=env, timeout=TIMEOUT)
+    result.stdout = result.stdout.decode("utf-8", "surrogateescape")
+    result.stderr = result.stderr.decode("utf-8", "surrogateescape")
+    return result
+
+
+def describe(result):
+    return "exit status %d\n--- stdout:\n%s\n--- stderr:\n%s" % (result.returncode, result.stdout[-3000:],
+                                                                  result.stderr[-3000:])
+
+
+def texture(seed, size=(220, 260)):
+    """A random blocky texture: plenty of SURF keypoints, different for every seed."""
+    rng = np.random.default_rng(seed)
+    small = rng.integers(0, 256, (size[0] // 10, size[1] // 10), dtype=np.uint8)
+    return cv2.GaussianBlur(cv2.resize(small, (size[1], size[0]), interpolation=cv2.INTER_NEAREST), (3, 3), 0)
+
+
+def png_declaring(width, height):
+    """A tiny PNG whose header declares width x height pixels (its data is a stub): a decompression bomb
+    for any reader that trusts the header."""
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+    ihdr = struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", zlib.compress(b"\0" * 64)) + chunk(b"IEND", b"")
+
+
+class Fixture:
+    """A folder of textures (some with awkward but valid names), a vocabulary and a database."""
+
+    def __init__(self, root):
+        self.root = root
+        self.images = os.path.join(root, "images")
+        os.mkdir(self.images)
+        self.good_names = ["plain.png", "comma, and \"quote\".png", "space and ünïcödé 画像.png", "semi;colon.jpg"]
+        self.bad_names = [b"new\nline.png", b"carriage\rreturn.png", b"latin1-caf\xe9.png", b"tab\there.png"]
+        for i, name in enumerate(self.good_names):
+            assert cv2.imwrite(os.path.join(self.images, name), texture(SEED + i))
+        for i, name in enumerate(self.bad_names):
+            with open(os.path.join(os.fsencode(self.images), name), "wb") as f:
+                f.write(cv2.imencode(".png", texture(SEED + 100 + i))[1].tobytes())
+        self.vocabulary = os.path.join(root, "vocabulary.bovw")
+        result = run("train", self.images, "--words", 8, "--output", self.vocabulary, "--seed", 3, "--quiet")
+        assert result.returncode == 0, describe(result)
+        self.database = os.path.join(root, "index.bovwdb")
+        self.index_result = run("index", self.images, "--vocabulary", self.vocabulary, "--output", self.database,
+                                "--keypoints", "--quiet")
+
+
+FIXTURE = None
+
+
+def setUpModule():
+    global FIXTURE, TMP
+    TMP = tempfile.TemporaryDirectory(prefix="bovw-output-safety-")
+    FIXTURE = Fixture(TMP.name)
+
+
+def tearDownModule():
+    TMP.cleanup()
+
+
+class Names(unittest.TestCase):
+    def test_index_refuses_names_no_output_can_hold(self):
+        result = FIXTURE.index_result
+        self.assertEqual(result.returncode, 0, describe(result))
+        warnings = [line for line in result.stderr.splitlines() if "skipped" in line]
+        self.assertEqual(len(warnings), len(FIXTURE.bad_names), describe(result))
+        for escaped in ("new\\x0aline.png", "carriage\\x0dreturn.png", "latin1-caf\\xe9.png", "tab\\x09here.png"):
+            self.assertTrue(any(escaped in w for w in warnings), (escaped, warnings))
+        self.assertTrue(all("rename the file" in w for w in warnings), warnings)
+
+    def test_strict_index_stops_at_a_bad_name_before_reading_images(self):
+        output = os.path.join(FIXTURE.root, "strict.bovwdb")
+        result = run("index", FIXTURE.images, "--vocabulary", FIXTURE.vocabulary, "--output", output, "--strict",
+                     "--quiet")
+        self.assertEqual(result.returncode, 1, describe(result))
+        self.assertEqual(len(result.stderr.strip().splitlines()), 1, describe(result))
+        self.assertIn("is not valid UTF-8" if "caf" in result.stderr else "control character", result.stderr)
+        self.assertFalse(os.path.exists(output))
+
+    def search(self, fmt, query):
+        result = run("search", "--index", FIXTURE.database, "--top", 10, "--format", fmt, query)
+        self.assertEqual(result.returncode, 0, describe(result))
+        return result.stdout
+
+    def test_csv_and_json_round_trip_every_accepted_name(self):
+        for name in FIXTURE.good_names:
+            query = os.path.join(FIXTURE.images, name)
+            rows = list(csv.DictReader(io.StringIO(self.search("csv", query), newline="")))
+            images = {os.path.basename(row["image"]) for row in rows}
+            self.assertEqual(images, set(FIXTURE.good_names), rows)
+            self.assertEqual({row["query"] for row in rows}, {query})
+            self.assertEqual(os.path.basename(rows[0]["image"]), name)  # the query is indexed: rank 1
+            entry = json.loads(self.search("json", query))[0]
+            self.assertEqual(entry["query"], query)
+            self.assertEqual({os.path.basename(r["image"]) for r in entry["results"]}, set(FIXTURE.good_names))
+
+    def test_query_with_a_bad_name_fails_naming_it(self):
+        query = os.path.join(os.fsencode(FIXTURE.images), FIXTURE.bad_names[0])
+        result = run("search", "--index", FIXTURE.database, "--format", "json", query)
+        self.assertEqual(result.returncode, 1, describe(result))
+        self.assertIn("new\\x0aline.png", result.stderr)
+        self.assertNotIn("new\nline", result.stderr)
+
+    def test_histogram_names_file_has_one_line_per_row(self):
+        output = os.path.join(FIXTURE.root, "H.npy")
+        result = run("histogram", "--images", FIXTURE.images, "--vocabulary", FIXTURE.vocabulary, "--output",
+                     output, "--quiet")
+        self.assertEqual(result.returncode, 0, describe(result))
+        histograms = np.load(output)
+        with open(os.path.join(FIXTURE.root, "H.names.txt"), encoding="utf-8") as f:
+            names = f.read().split("\n")
+        self.assertEqual(names[-1], "")
+        self.assertEqual(len(names) - 1, histograms.shape[0])
+        self.assertEqual(sorted(os.path.basename(n) for n in names[:-1]), sorted(FIXTURE.good_names))
+
+
+class ReplacedFiles(unittest.TestCase):
+    def index_to(self, output):
+        result = run("index", FIXTURE.images, "--vocabulary", FIXTURE.vocabulary, "--output", output, "--quiet")
+        self.assertEqual(result.returncode, 0, describe(result))
+
+    def test_rewrite_keeps_permission_bits(self):
+        output = os.path.join(FIXTURE.root, "private.bovwdb")
+        self.index_to(output)
+        os.chmod(output, 0o600)
+        before = os.stat(output).st_ino
+        self.index_to(output)
+        self.assertNotEqual(os.stat(output).st_ino, before)  # replaced (atomically), not written in place
+        self.assertEqual(stat.S_IMODE(os.stat(output).st_mode), 0o600)
+        os.chmod(output, 0o640)
+        self.index_to(output)
+        self.assertEqual(stat.S_IMODE(os.stat(output).st_mode), 0o640)
+
+    def test_symbolic_link_output_stays_a_link(self):
+        folder = os.path.join(FIXTURE.root, "linked")
+        os.makedirs(os.path.join(folder, "real"))
+        target = os.path.join(folder, "real", "db.bovwdb")
+        link = os.path.join(folder, "current.bovwdb")
+        os.symlink(os.path.join("real", "db.bovwdb"), link)  # relative, and dangling until the first write
+        self.index_to(link)
+        self.assertTrue(os.path.islink(link))
+        self.assertTrue(os.path.isfile(target))
+        with open(target, "rb") as f:
+            self.assertEqual(f.read(6), b"BOVWDB")
+        os.chmod(target, 0o600)
+        self.index_to(link)
+        self.assertTrue(os.path.islink(link))
+        self.assertEqual(stat.S_IMODE(os.stat(target).st_mode), 0o600)
+        result = run("search", "--index", link, os.path.join(FIXTURE.images, "plain.png"))
+        self.assertEqual(result.returncode, 0, describe(result))
+        self.assertEqual([f for f in os.listdir(folder) if f.startswith(".bovw-tmp")], [])
+        self.assertEqual([f for f in os.listdir(os.path.join(folder, "real")) if f.startswith(".bovw-tmp")], [])
+
+    def test_link_loop_is_refused_naming_the_output(self):
+        loop = os.path.join(FIXTURE.root, "loop.bovwdb")
+        os.symlink("loop.bovwdb", loop)
+        result = run("index", FIXTURE.images, "--vocabulary", FIXTURE.vocabulary, "--output", loop, "--quiet")
+        self.assertEqual(result.returncode, 1, describe(result))
+        errors = [line for line in result.stderr.splitlines() if "error" in line]
+        self.assertEqual(len(errors), 1, describe(result))
+        self.assertIn(loop, errors[0])
+        self.assertIn("Too many levels of symbolic links", errors[0])
+
+
+class Thumbnails(unittest.TestCase):
+    def test_html_does_not_decode_a_huge_result(self):
+        folder = os.path.join(FIXTURE.root, "thumbs")
+        os.mkdir(folder)
+        for i in range(3):
+            assert cv2.imwrite(os.path.join(folder, "t%d.png" % i), texture(SEED + 200 + i))
+        database = os.path.join(FIXTURE.root, "thumbs.bovwdb")
+        result = run("index", folder, "--vocabulary", FIXTURE.vocabulary, "--output", database, "--quiet")
+        self.assertEqual(result.returncode, 0, describe(result))
+        query = os.path.join(FIXTURE.root, "query.png")
+        assert cv2.imwrite(query, texture(SEED + 200))
+        with open(os.path.join(folder, "t1.png"), "wb") as f:  # after indexing: now a 400-megapixel bomb
+            f.write(png_declaring(20000, 20000))
+        page = os.path.join(FIXTURE.root, "thumbs.html")
+        start = time.monotonic()
+        result = run("search", "--index", database, "--format", "html", "--output", page, query)
+        self.assertLess(time.monotonic() - start, 30)
+        self.assertEqual(result.returncode, 0, describe(result))
+        self.assertIn("no thumbnail of '%s'" % os.path.join(folder, "t1.png"), result.stderr)
+        self.assertIn("20000x20000", result.stderr)
+        with open(page, encoding="utf-8") as f:
+            html = f.read()
+        self.assertEqual(html.count("image not readable"), 1)
+        self.assertEqual(html.count("data:image/jpeg;base64,"), 3)  # the query and the two readable results
+
+
+class OptionMessages(unittest.TestCase):
+    def test_numeric_options_say_what_they_need(self):
+        cases = [(("histogram", "--descriptors", "x.npy", "--vocabulary", "v.npy", "--output", "h.npy",
+                   "--work-group", "0"), "--work-group: must be positive, not 0"),
+                 (("search", "--index", "x.bovwdb", "--top", "-3", "q.png"), "--top: must be positive, not -3"),
+                 (("train", FIXTURE.images, "--words", "abc", "--output", "v.bovw"), "'abc' is not a number")]
+        for args, message in cases:
+            result = run(*args)
+            self.assertEqual(result.returncode, 2, describe(result))
+            self.assertIn(message, result.stderr)
+            self.assertNotIn("1797693", result.stderr)
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--bovw", required=True)
+    parser.add_argument("--data", required=True)
+    args, rest = parser.parse_known_args()
+    BOVW = os.path.abspath(args.bovw)
+    DATA = args.data
+    print("test_output_safety.py: seed %d (BOVW_TEST_SEED to repeat)" % SEED, file=sys.stderr)
+    unittest.main(argv=[sys.argv[0]] + rest)
