@@ -1,6 +1,6 @@
 // loadImage: every failure names the file and has its own exception kind; the header of every
 // format OpenCV decodes here gives the size before decoding (decompression bombs); JPEG and PNG
-// data that libjpeg or libpng complain about is refused.
+// image data that libjpeg or libpng call damaged is refused (test_decoder_checks.cpp: what passes).
 #include <bovw/error.hpp>
 #include <bovw/image_io.hpp>
 
