@@ -4,7 +4,6 @@
 
 #include <png.h>
 
-#include <algorithm>
 #include <csetjmp>
 #include <cstring>
 #include <vector>
@@ -38,10 +37,9 @@ struct Source {
 // tIME, bKGD, tRNS, an ancillary CRC error, ...) libpng drops the chunk's metadata and the pixels
 // are untouched; the only critical chunks with warnings are PLTE (only when the image does not use
 // it: for a palette image a bad PLTE is an error) and IEND (data after the image). In IDAT it is
-// the image data itself: the zlib stream goes on after the last row ("Extra compressed data", "Too
-// much image data"), or fails its checksum after the last row, more IDAT after other chunks, or a
-// pixel indexes past the palette ("Read palette index exceeding num_palette", from png_read_end
-// while IDAT is still the current chunk): the rows read do not match what the file holds.
+// the image data itself: the zlib stream goes on after the last row ("Too much image data", "Extra
+// compressed data"), or more IDAT follows other chunks ("Too many IDATs found"): the rows read are
+// not what the file holds. OpenCV prints these and keeps the rows.
 void warn(png_structp png, png_const_charp message) {
   if (png_get_io_chunk_type(png) == kIdat) fail(png, message);
 }
