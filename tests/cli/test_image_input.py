@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """End-to-end tests of image input in `bovw extract`: decompression bombs (a TIFF and a WebP of a
 few KB that decode to 30000 x 30000 and 16000 x 16000 pixels) refused from their headers in well
-under a second, JPEG and PNG data that libjpeg or libpng complain about refused, OpenCV's decoder
-messages folded into the image's one error line, and stderr holding exactly one line per problem.
+under a second, JPEG and PNG image data that libjpeg or libpng say is damaged refused (metadata
+problems are not), OpenCV's decoder messages folded into the image's one error line, and stderr
+holding exactly one line per problem.
 
 Usage: test_image_input.py --bovw PATH/TO/bovw --data tests/data/surf [unittest options]
 The files are made here (python3 zlib and struct; python3-opencv and numpy for small images).
@@ -128,13 +129,22 @@ class ImageInput(unittest.TestCase):
             truncated, "bovw: error: extract: '%s': the JPEG data is corrupt or truncated: "
                        "Premature end of JPEG file" % truncated)
 
-    def test_png_data_libpng_complains_about_is_refused(self):
+    def test_png_image_data_libpng_complains_about_is_refused(self):
         png = self.encoded(".png")
+        idat = png.find(b"IDAT")
+        crc_at = idat + 4 + struct.unpack(">I", png[idat - 4:idat])[0]
+        bad_crc = self.write("bad_crc.png", png[:crc_at] + bytes([png[crc_at] ^ 1]) + png[crc_at + 1:])
+        self.assert_fails_with_lines(
+            bad_crc, "bovw: error: extract: '%s': the PNG data is corrupt or truncated: IDAT: CRC error" % bad_crc)
+        # A bad CRC in an ancillary chunk is lost metadata: libpng drops the chunk, the pixels are whole.
         body = b"tEXtComment\0bad crc"
         bad_text = png[:33] + struct.pack(">I", len(body) - 4) + body + struct.pack(">I", zlib.crc32(body) ^ 1) + png[33:]
-        path = self.write("bad_text.png", bad_text)
-        self.assert_fails_with_lines(
-            path, "bovw: error: extract: '%s': the PNG data is corrupt or truncated: tEXt: CRC error" % path)
+        result = run(self.write("bad_text.png", bad_text), "-o", self.path("text.npy"))
+        self.assertEqual(result.returncode, 0, result.stderr)
+        good = run(self.write("good.png", png), "-o", self.path("good.npy"))
+        self.assertEqual(good.returncode, 0, good.stderr)
+        with open(self.path("text.npy"), "rb") as a, open(self.path("good.npy"), "rb") as b:
+            self.assertEqual(a.read(), b.read())
         cut = self.write("cut.png", png[: len(png) // 2])
         self.assert_fails_with_lines(
             cut, "bovw: error: extract: '%s': the PNG data is corrupt or truncated: the file ends early (truncated)"

@@ -1,8 +1,9 @@
-// Quiet, strict decodes of JPEG and PNG data with libjpeg and libpng before OpenCV decodes the
-// same bytes. OpenCV's decoders let the libraries print their warnings to stderr and go on
-// (libjpeg fills corrupt or missing data with grey), and print libpng's errors too; a file these
-// checks pass decodes in OpenCV without a word. Each returns the library's message for the first
-// warning or error, or std::nullopt when the data decodes cleanly.
+// Quiet decodes of JPEG and PNG data with libjpeg and libpng before OpenCV decodes the same
+// bytes. OpenCV's decoders let the libraries print their warnings to stderr and go on (libjpeg
+// fills corrupt or missing data with grey), and print libpng's errors too. Each check returns the
+// library's message for the first error or warning that says the image data is damaged, or
+// std::nullopt; warnings about metadata (a colour profile, text, a JFIF version) pass, and OpenCV
+// still prints them. The classes, with reasons: docs/FORMATS.md, "Image files".
 #pragma once
 
 #include <cstddef>

@@ -1,15 +1,18 @@
-// pngDataProblem: libpng with error and warning functions that both end the read.
+// pngDataProblem: libpng with an error function that ends the read and a warning function that
+// ends it only for warnings about the image data (the IDAT chunks), not about metadata.
 #include "features/decoder_checks/decoder_checks.hpp"
 
 #include <png.h>
 
-#include <algorithm>
 #include <csetjmp>
 #include <cstring>
 #include <vector>
 
 namespace bovw::detail {
 namespace {
+
+// "IDAT" as png_get_io_chunk_type gives it (png.h keeps its chunk names private).
+constexpr png_uint_32 kIdat = 0x49444154;
 
 struct Source {
   Source(const unsigned char* bytes, std::size_t length) : data(bytes), size(length) {}
@@ -27,6 +30,20 @@ struct Source {
   std::longjmp(source->jump, 1);
 }
 
+// libpng's errors already cover what makes pixels unusable: a bad IHDR or palette, a critical
+// chunk's CRC, a bad filter byte, a zlib error or too little data while rows are read, the end of
+// the file. What it only warns about (its benign errors included) is attributed to the chunk being
+// read. In an ancillary chunk (iCCP "known incorrect sRGB profile", gAMA, cHRM, sRGB, text, pHYs,
+// tIME, bKGD, tRNS, an ancillary CRC error, ...) libpng drops the chunk's metadata and the pixels
+// are untouched; the only critical chunks with warnings are PLTE (only when the image does not use
+// it: for a palette image a bad PLTE is an error) and IEND (data after the image). In IDAT it is
+// the image data itself: the zlib stream goes on after the last row ("Too much image data", "Extra
+// compressed data"), or more IDAT follows other chunks ("Too many IDATs found"): the rows read are
+// not what the file holds. OpenCV prints these and keeps the rows.
+void warn(png_structp png, png_const_charp message) {
+  if (png_get_io_chunk_type(png) == kIdat) fail(png, message);
+}
+
 void read(png_structp png, png_bytep out, png_size_t length) {
   auto* source = static_cast<Source*>(png_get_io_ptr(png));
   if (length > source->size - source->position) png_error(png, "the file ends early (truncated)");
@@ -37,6 +54,10 @@ void read(png_structp png, png_bytep out, png_size_t length) {
 // Reads every row of every interlace pass, then the chunks after the image data.
 void readAll(png_structp png, png_infop info, Source& source) {
   png_set_read_fn(png, &source, read);
+  // libpng's defaults for reading, which OpenCV's decoder keeps: a CRC error in a critical chunk
+  // is an error, in an ancillary one a warning and the chunk is dropped; benign errors are warnings.
+  png_set_crc_action(png, PNG_CRC_DEFAULT, PNG_CRC_DEFAULT);
+  png_set_benign_errors(png, 1);
   png_read_info(png, info);
   const int passes = png_set_interlace_handling(png);
   png_read_update_info(png, info);
@@ -51,7 +72,7 @@ void readAll(png_structp png, png_infop info, Source& source) {
 
 std::optional<std::string> pngDataProblem(const unsigned char* data, std::size_t size) {
   Source source(data, size);
-  png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &source, fail, fail);
+  png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &source, fail, warn);
   png_infop info = png ? png_create_info_struct(png) : nullptr;
   if (!info) {
     png_destroy_read_struct(&png, nullptr, nullptr);

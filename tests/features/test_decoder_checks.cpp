@@ -1,0 +1,299 @@
+// The JPEG and PNG data checks (src/features/decoder_checks) against OpenCV's own decode of the same
+// bytes: what libpng or libjpeg only says about metadata is accepted with OpenCV's pixels; what says
+// the image data is damaged is refused, naming the library's message.
+#include <bovw/error.hpp>
+#include <bovw/image_io.hpp>
+
+#include <opencv2/core.hpp>
+#include <opencv2/imgcodecs.hpp>
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+namespace bovw::test {
+namespace {
+
+namespace fs = std::filesystem;
+using Bytes = std::vector<uchar>;
+
+void put32(Bytes& out, std::uint32_t value) {
+  for (int shift = 24; shift >= 0; shift -= 8) out.push_back(static_cast<uchar>(value >> shift));
+}
+
+Bytes bytesOf(const std::string& s) { return Bytes(s.begin(), s.end()); }
+
+Bytes deflate(const Bytes& data) {
+  uLongf size = compressBound(static_cast<uLong>(data.size()));
+  Bytes out(size);
+  EXPECT_EQ(compress(out.data(), &size, data.data(), static_cast<uLong>(data.size())), Z_OK);
+  out.resize(size);
+  return out;
+}
+
+// A PNG chunk: length, type, data and the CRC of type and data (off by one bit unless `good_crc`).
+Bytes chunk(const std::string& type, const Bytes& data, bool good_crc = true) {
+  Bytes body = bytesOf(type);
+  body.insert(body.end(), data.begin(), data.end());
+  Bytes out;
+  put32(out, static_cast<std::uint32_t>(data.size()));
+  out.insert(out.end(), body.begin(), body.end());
+  put32(out, static_cast<std::uint32_t>(crc32(0, body.data(), static_cast<uInt>(body.size()))) ^ (good_crc ? 0 : 1));
+  return out;
+}
+
+constexpr int kWidth = 24, kHeight = 16;
+
+// The rows of an 8-bit gray kWidth x kHeight image, each with filter byte 0 (none).
+Bytes grayRows() {
+  Bytes rows;
+  for (int y = 0; y < kHeight; ++y) {
+    rows.push_back(0);
+    for (int x = 0; x < kWidth; ++x) rows.push_back(static_cast<uchar>((x * 7 + y * 13) % 256));
+  }
+  return rows;
+}
+
+// An 8-bit gray PNG: signature, IHDR, `extra` chunks, one IDAT holding `idat`, IEND.
+Bytes grayPng(const Bytes& idat, const Bytes& extra = {}) {
+  Bytes ihdr;
+  put32(ihdr, kWidth);
+  put32(ihdr, kHeight);
+  ihdr.insert(ihdr.end(), {8, 0, 0, 0, 0});  // depth 8, gray, deflate, adaptive filters, no interlace
+  Bytes png = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
+  for (const Bytes& c : {chunk("IHDR", ihdr), extra, chunk("IDAT", idat), chunk("IEND", {})})
+    png.insert(png.end(), c.begin(), c.end());
+  return png;
+}
+
+class DecoderChecks : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("bovw_decoder_checks_" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::string file(const std::string& name, const Bytes& bytes) {
+    const std::string p = (dir_ / name).string();
+    std::ofstream(p, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+    return p;
+  }
+
+  // OpenCV's imread of `path` (gray, as loadImage reads) and what its libpng or libjpeg printed to
+  // stderr meanwhile. imread, not imdecode: OpenCV's memory source ends a cut JPEG without a word,
+  // its file source with libjpeg's "Premature end of JPEG file".
+  static cv::Mat openCv(const std::string& path, std::string& printed) {
+    ::testing::internal::CaptureStderr();
+    cv::Mat image = cv::imread(path, cv::IMREAD_GRAYSCALE);
+    printed = ::testing::internal::GetCapturedStderr();
+    return image;
+  }
+
+  // loadImage's image of `path`; what OpenCV prints while it decodes goes to `printed`.
+  static cv::Mat load(const std::string& path, std::string& printed) {
+    ::testing::internal::CaptureStderr();
+    cv::Mat image;
+    try {
+      image = loadImage(path);
+    } catch (...) {
+      printed = ::testing::internal::GetCapturedStderr();
+      throw;
+    }
+    printed = ::testing::internal::GetCapturedStderr();
+    return image;
+  }
+
+  // OpenCV prints `warning` and decodes `bytes` to the pixels of `clean`; loadImage gives them too.
+  void expectAccepted(const std::string& name, const Bytes& bytes, const Bytes& clean, const std::string& warning) {
+    SCOPED_TRACE(name);
+    std::string printed, nothing;
+    const cv::Mat expected = openCv(file("clean_" + name, clean), nothing);
+    ASSERT_FALSE(expected.empty());
+    EXPECT_EQ(nothing, "");
+    const std::string path = file(name, bytes);
+    const cv::Mat opencv = openCv(path, printed);
+    EXPECT_NE(printed.find(warning), std::string::npos) << printed;
+    ASSERT_FALSE(opencv.empty());
+    EXPECT_EQ(cv::norm(opencv, expected, cv::NORM_INF), 0.0);
+    const cv::Mat loaded = load(path, printed);
+    ASSERT_EQ(loaded.size(), expected.size());
+    EXPECT_EQ(cv::norm(loaded, expected, cv::NORM_INF), 0.0);
+  }
+
+  // loadImage refuses `bytes` with the library's `problem`; OpenCV either fails or prints it too.
+  void expectRefused(const std::string& name, const Bytes& bytes, const std::string& format,
+                     const std::string& problem) {
+    SCOPED_TRACE(name);
+    const std::string path = file(name, bytes);
+    std::string printed;
+    if (!openCv(path, printed).empty()) {
+      EXPECT_NE(printed.find(problem), std::string::npos) << printed;
+    }
+    try {
+      load(path, printed);
+      ADD_FAILURE() << "accepted";
+    } catch (const InvalidInput& e) {
+      const std::string message = e.what();
+      EXPECT_NE(message.find("'" + path + "'"), std::string::npos) << message;
+      const std::string prefix = "the " + format + " data is corrupt or truncated: ";
+      EXPECT_NE(message.find(prefix), std::string::npos) << message;
+      EXPECT_NE(message.find(problem, message.find(prefix)), std::string::npos) << message;
+    }
+  }
+
+  fs::path dir_;
+};
+
+// --- PNG ----------------------------------------------------------------------------------------
+
+TEST_F(DecoderChecks, PngMetadataProblemsAreAccepted) {
+  const Bytes idat = deflate(grayRows());
+  const Bytes clean = grayPng(idat);
+  // An ICC profile whose header claims a rendering intent that does not exist (as scikit-image's
+  // page.png has); the astronaut's "known incorrect sRGB profile" is the same kind of iCCP warning.
+  Bytes profile(400);
+  for (std::size_t i = 0; i < profile.size(); ++i) profile[i] = static_cast<uchar>((i * 37 + i * i) % 251);
+  std::fill_n(profile.begin(), 4, 0);
+  profile[2] = 400 >> 8, profile[3] = 400 & 0xFF;  // its length
+  std::copy_n("acsp", 4, profile.begin() + 36);    // the profile signature
+  std::fill_n(profile.begin() + 64, 4, 0);
+  profile[64] = 1;                                 // rendering intent 0x01000000 (0 to 3 exist)
+  std::fill_n(profile.begin() + 128, 4, 0);        // no tags
+  Bytes iccp = bytesOf(std::string("ICC Profile\0\0", 13));  // name, then compression method 0
+  const Bytes packed = deflate(profile);
+  iccp.insert(iccp.end(), packed.begin(), packed.end());
+  const struct {
+    std::string name;
+    Bytes extra;
+    std::string warning;
+  } cases[] = {
+      {"text_crc.png", chunk("tEXt", bytesOf(std::string("Comment\0bad crc", 15)), false), "tEXt: CRC error"},
+      {"unknown_crc.png", chunk("prVt", bytesOf("private"), false), "prVt: CRC error"},
+      {"iccp.png", chunk("iCCP", iccp), "iCCP: profile 'ICC Profile': 1000000h: invalid rendering intent"},
+      {"gama.png", chunk("gAMA", Bytes(4, 0)), "gAMA: gamma value out of range"},
+      {"srgb.png", chunk("sRGB", {7}), "sRGB: profile 'sRGB': 7h: invalid sRGB rendering intent"},
+      {"chrm.png", chunk("cHRM", Bytes(32, 0)), "cHRM: invalid chromaticities"},
+      {"phys.png", chunk("pHYs", Bytes(3, 0)), "pHYs: invalid"},
+      {"time.png", chunk("tIME", Bytes(1, 0)), "tIME: invalid"},
+      {"plte.png", chunk("PLTE", Bytes(6, 0)), "PLTE: ignored in grayscale PNG"},
+  };
+  for (const auto& c : cases) expectAccepted(c.name, grayPng(idat, c.extra), clean, "libpng warning: " + c.warning);
+
+  // Data in IEND, after the image.
+  Bytes iend_data = clean;
+  iend_data.resize(iend_data.size() - 12);
+  const Bytes iend = chunk("IEND", bytesOf("xx"));
+  iend_data.insert(iend_data.end(), iend.begin(), iend.end());
+  expectAccepted("iend.png", iend_data, clean, "libpng warning: IEND: invalid");
+}
+
+TEST_F(DecoderChecks, PngImageDataProblemsAreRefused) {
+  const Bytes rows = grayRows();
+  const Bytes idat = deflate(rows);
+  Bytes bad_filter = rows, extra_rows = rows, damaged = idat, bad_crc = grayPng(idat);
+  bad_filter[kWidth + 1] = 5;  // the second row's filter byte: filters are 0-4
+  extra_rows.insert(extra_rows.end(), 50, 0);
+  damaged[damaged.size() - 1] ^= 1;  // zlib's Adler-32 of the rows
+  const std::size_t idat_crc = 8 + 25 + 8 + idat.size();
+  bad_crc[idat_crc] ^= 1;
+  const Bytes clean = grayPng(idat);
+  const std::size_t idat_middle = 8 + 25 + 8 + idat.size() / 2;
+  const struct {
+    std::string name;
+    Bytes bytes;
+    std::string problem;
+  } cases[] = {
+      {"idat_crc.png", bad_crc, "IDAT: CRC error"},
+      {"filter.png", grayPng(deflate(bad_filter)), "bad adaptive filter value"},
+      {"not_zlib.png", grayPng(bytesOf("not a zlib stream")), "IDAT: incorrect header check"},
+      {"adler.png", grayPng(damaged), "IDAT: incorrect data check"},
+      {"few_rows.png", grayPng(deflate(Bytes(rows.begin(), rows.begin() + rows.size() / 2))), "Not enough image data"},
+      // OpenCV gives pixels here, with a warning: the rows it gives are not what the file holds.
+      {"extra_rows.png", grayPng(deflate(extra_rows)), "IDAT: Too much image data"},
+      {"cut.png", Bytes(clean.begin(), clean.begin() + idat_middle), "the file ends early (truncated)"},
+      {"no_iend.png", Bytes(clean.begin(), clean.end() - 12), "the file ends early (truncated)"},
+  };
+  for (const auto& c : cases) expectRefused(c.name, c.bytes, "PNG", c.problem);
+}
+
+// --- JPEG ---------------------------------------------------------------------------------------
+
+cv::Mat colourPattern() {
+  cv::Mat m(48, 64, CV_8UC3);
+  cv::RNG(7).fill(m, cv::RNG::UNIFORM, 0, 256);
+  return m;
+}
+
+Bytes encodeJpeg(const cv::Mat& image, const std::vector<int>& params = {}) {
+  Bytes out;
+  cv::imencode(".jpg", image, out, params);
+  return out;
+}
+
+// The offset of the first marker 0xFF `code` (a segment's start).
+std::size_t marker(const Bytes& jpeg, uchar code) {
+  for (std::size_t i = 2; i + 1 < jpeg.size(); ++i)
+    if (jpeg[i] == 0xFF && jpeg[i + 1] == code) return i;
+  ADD_FAILURE() << "no marker " << int(code);
+  return 0;
+}
+
+TEST_F(DecoderChecks, JpegMetadataWarningsAreAccepted) {
+  const Bytes clean = encodeJpeg(colourPattern());
+  ASSERT_EQ(clean[2], 0xFF);
+  ASSERT_EQ(clean[3], 0xE0);  // OpenCV writes a JFIF APP0 first
+  Bytes jfif2 = clean;
+  jfif2[2 + 2 + 2 + 5] = 2;  // JFIF major version, after the marker, the length and "JFIF\0"
+  // The JFIF marker replaced by an Adobe one with colour transform 7 (0 and 1 are defined): libjpeg
+  // assumes YCbCr, as written (with a JFIF marker it would not look at the transform).
+  const Bytes adobe = {0xFF, 0xEE, 0, 14, 'A', 'd', 'o', 'b', 'e', 0, 100, 0, 0, 0, 0, 7};
+  Bytes adobe7(clean.begin(), clean.begin() + 2);
+  adobe7.insert(adobe7.end(), adobe.begin(), adobe.end());
+  adobe7.insert(adobe7.end(), clean.begin() + 4 + (clean[4] << 8 | clean[5]), clean.end());
+  // A sequential scan header whose spectral selection end (Se) is 0, as some encoders write it.
+  Bytes sos = clean;
+  const std::size_t scan = marker(sos, 0xDA);
+  const std::size_t components = sos[scan + 4];
+  sos[scan + 5 + 2 * components + 1] = 0;
+  expectAccepted("jfif2.jpg", jfif2, clean, "Warning: unknown JFIF revision number 2.01");
+  expectAccepted("adobe.jpg", adobe7, clean, "Unknown Adobe color transform code 7");
+  expectAccepted("sos.jpg", sos, clean, "Invalid SOS parameters for sequential JPEG");
+}
+
+TEST_F(DecoderChecks, JpegDataDamageIsRefused) {
+  const Bytes jpg = encodeJpeg(colourPattern());
+  Bytes premature(jpg.begin(), jpg.begin() + jpg.size() / 2);  // the scan cut, the end marker kept
+  premature.insert(premature.end(), {0xFF, 0xD9});
+  Bytes extraneous(jpg.begin(), jpg.end() - 2);  // bytes that are no marker before the end
+  extraneous.insert(extraneous.end(), {1, 2, 3, 0xFF, 0xD9});
+  // Restart markers every MCU row, one of them replaced by the next one's number.
+  Bytes restarts = encodeJpeg(colourPattern(), {cv::IMWRITE_JPEG_RST_INTERVAL, 4});
+  restarts[marker(restarts, 0xD0) + 1] = 0xD3;
+  const struct {
+    std::string name;
+    Bytes bytes;
+    std::string problem;
+  } cases[] = {
+      {"premature.jpg", premature, "Corrupt JPEG data: premature end of data segment"},
+      // How many bytes libjpeg counts depends on how far its decoder had read ahead.
+      {"extraneous.jpg", extraneous, "extraneous bytes before marker 0xd9"},
+      {"restart.jpg", restarts, "Corrupt JPEG data: found marker 0xd3 instead of RST0"},
+      {"truncated.jpg", Bytes(jpg.begin(), jpg.begin() + jpg.size() * 2 / 3), "Premature end of JPEG file"},
+  };
+  for (const auto& c : cases) {
+    std::string printed;
+    EXPECT_FALSE(openCv(file(c.name, c.bytes), printed).empty()) << c.name;  // OpenCV keeps its guess at the pixels
+    expectRefused(c.name, c.bytes, "JPEG", c.problem);
+  }
+}
+
+}  // namespace
+}  // namespace bovw::test
