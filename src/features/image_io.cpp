@@ -125,18 +125,18 @@ cv::Mat loadImage(const std::string& path, std::int64_t max_pixels, int flags) {
   const std::optional<detail::ImageHeader> header =
       detail::readImageHeader(detail::HeaderBytes(bytes.data(), bytes.size(), path));
   const std::string format = header ? std::string(header->format) + " " : std::string();
+  detail::DataVerdict verdict;
   if (header) {
     checkPixels(path, "(" + format + "header) declares", header->size.width, header->size.height, max_pixels);
-    if (header->check_data)
-      if (const auto problem = header->check_data(bytes.data(), bytes.size()))
-        throw InvalidInput(path, "the " + format + "data is corrupt or truncated: " + *problem);
+    if (header->check_data) verdict = header->check_data(bytes.data(), bytes.size());
+    if (verdict.problem) throw InvalidInput(path, "the " + format + "data is corrupt or truncated: " + *verdict.problem);
   }
 
   cv::Mat img;
   std::string messages;
   try {
     const CapturingDecoderMessages capturing(messages);
-    img = cv::imdecode(bytes, flags);
+    img = cv::imdecode(verdict.quiet_copy.empty() ? bytes : verdict.quiet_copy, flags);
   } catch (const cv::Exception& e) {
     messages += e.what();
   }

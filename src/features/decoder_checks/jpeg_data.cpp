@@ -1,4 +1,4 @@
-// jpegDataProblem: libjpeg with an error manager that ends the read on an error and on the
+// checkJpegData: libjpeg with an error manager that ends the read on an error and on the
 // warnings that say the compressed data is damaged, and lets warnings about metadata pass.
 #include "features/decoder_checks/decoder_checks.hpp"
 
@@ -11,7 +11,7 @@
 namespace bovw::detail {
 namespace {
 
-// libjpeg reports through the error manager; a failure jumps back to jpegDataProblem.
+// libjpeg reports through the error manager; a failure jumps back to checkJpegData.
 struct Failure {
   jpeg_error_mgr manager;  // first: libjpeg's pointer to it is a pointer to Failure
   std::jmp_buf jump;
@@ -61,7 +61,7 @@ void message(j_common_ptr info, int level) {
 
 }  // namespace
 
-std::optional<std::string> jpegDataProblem(const unsigned char* data, std::size_t size) {
+DataVerdict checkJpegData(const unsigned char* data, std::size_t size) {
   jpeg_decompress_struct info;
   Failure failure;
   info.err = jpeg_std_error(&failure.manager);
@@ -71,7 +71,7 @@ std::optional<std::string> jpegDataProblem(const unsigned char* data, std::size_
   // Nothing with a destructor lives between here and the jumps: memory comes from libjpeg's pools.
   if (setjmp(failure.jump)) {
     jpeg_destroy_decompress(&info);
-    return std::string(failure.message);
+    return {std::string(failure.message), {}};
   }
   jpeg_mem_src(&info, data, static_cast<unsigned long>(size));
   jpeg_read_header(&info, TRUE);
@@ -86,7 +86,7 @@ std::optional<std::string> jpegDataProblem(const unsigned char* data, std::size_
   while (info.output_scanline < info.output_height) jpeg_read_scanlines(&info, row, 1);
   jpeg_finish_decompress(&info);  // reads up to the end marker: a missing one is a warning
   jpeg_destroy_decompress(&info);
-  return std::nullopt;
+  return {};
 }
 
 }  // namespace bovw::detail

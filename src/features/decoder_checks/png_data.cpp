@@ -1,9 +1,11 @@
-// pngDataProblem: libpng with an error function that ends the read and a warning function that
-// ends it only for warnings about the image data (the IDAT chunks), not about metadata.
+// checkPngData: libpng with an error function that ends the read and a warning function that
+// ends it only for warnings about the image data (the IDAT chunks), not about metadata, whose
+// chunks are left out of the copy OpenCV decodes.
 #include "features/decoder_checks/decoder_checks.hpp"
 
 #include <png.h>
 
+#include <algorithm>
 #include <csetjmp>
 #include <cstring>
 #include <vector>
@@ -13,6 +15,9 @@ namespace {
 
 // "IDAT" as png_get_io_chunk_type gives it (png.h keeps its chunk names private).
 constexpr png_uint_32 kIdat = 0x49444154;
+constexpr png_uint_32 kPlte = 0x504c5445;
+constexpr png_uint_32 kIend = 0x49454e44;
+constexpr unsigned char kSignature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
 
 struct Source {
   Source(const unsigned char* bytes, std::size_t length) : data(bytes), size(length) {}
@@ -22,6 +27,7 @@ struct Source {
   std::vector<png_byte> row;
   std::jmp_buf jump;
   std::string message;
+  std::vector<png_uint_32> warned;  // the types of the chunks libpng warned about
 };
 
 [[noreturn]] void fail(png_structp png, png_const_charp message) {
@@ -41,7 +47,35 @@ struct Source {
 // compressed data"), or more IDAT follows other chunks ("Too many IDATs found"): the rows read are
 // not what the file holds. OpenCV prints these and keeps the rows.
 void warn(png_structp png, png_const_charp message) {
-  if (png_get_io_chunk_type(png) == kIdat) fail(png, message);
+  const png_uint_32 type = png_get_io_chunk_type(png);
+  if (type == kIdat) fail(png, message);
+  static_cast<Source*>(png_get_error_ptr(png))->warned.push_back(type);
+}
+
+png_uint_32 bigEndian32(const unsigned char* p) {
+  return png_uint_32{p[0]} << 24 | png_uint_32{p[1]} << 16 | png_uint_32{p[2]} << 8 | p[3];
+}
+
+// The file without the chunks of the `warned` types, all of which passed the check: ancillary
+// ones (bit 5 of the first letter), an unused PLTE (a palette image's bad PLTE is an error), and an
+// IEND with data, written back empty. Every other chunk is copied as it is, up to IEND.
+std::vector<unsigned char> withoutWarnedChunks(const unsigned char* data, std::size_t size,
+                                               const std::vector<png_uint_32>& warned) {
+  std::vector<unsigned char> copy(kSignature, kSignature + sizeof kSignature);
+  for (std::size_t at = sizeof kSignature; at + 12 <= size;) {
+    const png_uint_32 length = bigEndian32(data + at), type = bigEndian32(data + at + 4);
+    const std::size_t end = at + 12 + length;  // length, type, data, CRC (checked in bounds by libpng)
+    if (type == kIend) {
+      static const unsigned char kEmptyIend[12] = {0, 0, 0, 0, 'I', 'E', 'N', 'D', 0xae, 0x42, 0x60, 0x82};
+      copy.insert(copy.end(), kEmptyIend, kEmptyIend + sizeof kEmptyIend);
+      break;
+    }
+    const bool was_warned = std::find(warned.begin(), warned.end(), type) != warned.end();
+    const bool ancillary = (type >> 24) & 0x20;
+    if (!(was_warned && (ancillary || type == kPlte))) copy.insert(copy.end(), data + at, data + end);
+    at = end;
+  }
+  return copy;
 }
 
 void read(png_structp png, png_bytep out, png_size_t length) {
@@ -70,22 +104,23 @@ void readAll(png_structp png, png_infop info, Source& source) {
 
 }  // namespace
 
-std::optional<std::string> pngDataProblem(const unsigned char* data, std::size_t size) {
+DataVerdict checkPngData(const unsigned char* data, std::size_t size) {
   Source source(data, size);
   png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &source, fail, warn);
   png_infop info = png ? png_create_info_struct(png) : nullptr;
   if (!info) {
     png_destroy_read_struct(&png, nullptr, nullptr);
-    return std::string("libpng could not start (out of memory)");
+    return {std::string("libpng could not start (out of memory)"), {}};
   }
   // `source` is only changed through pointers, in calls: its state survives the jump.
   if (setjmp(source.jump)) {
     png_destroy_read_struct(&png, &info, nullptr);
-    return source.message;
+    return {source.message, {}};
   }
   readAll(png, info, source);
   png_destroy_read_struct(&png, &info, nullptr);
-  return std::nullopt;
+  if (source.warned.empty()) return {};
+  return {std::nullopt, withoutWarnedChunks(data, size, source.warned)};
 }
 
 }  // namespace bovw::detail

@@ -4,6 +4,7 @@
 // decoded. One reader per format, each in its own file; image_formats.cpp holds the table.
 #pragma once
 
+#include "features/decoder_checks/decoder_checks.hpp"
 #include "features/image_headers/header_bytes.hpp"
 
 #include <cstdint>
@@ -17,8 +18,8 @@ struct ImageDimensions {
   std::uint64_t height = 0;
 };
 
-// Why a file that decodes may still be refused (decoder_checks.hpp); nullopt: nothing to say.
-using DataCheck = std::optional<std::string> (*)(const unsigned char* data, std::size_t size);
+// Why a file that decodes may still be refused, and what OpenCV should decode (decoder_checks.hpp).
+using DataCheck = DataVerdict (*)(const unsigned char* data, std::size_t size);
 
 struct ImageHeader {
   const char* format;  // "PNG", "TIFF", ...
