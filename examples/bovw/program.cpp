@@ -5,6 +5,7 @@
 
 #include <bovw/error.hpp>
 #include <bovw/rank_agreement.hpp>
+#include <bovw/version.hpp>
 #ifdef BOVW_CLI_WITH_FEATURES
 #include <bovw/image_io.hpp>
 #endif
@@ -56,6 +57,7 @@ int runProgram(int argc, char** argv, Program program, Communicator& group) {
   CLI::App app{single ? "bovw: bag-of-visual-words histograms on CPU and OpenCL devices"
                       : "bovw-mpi: bovw's training, indexing and sharded search over MPI ranks (mpirun -np R "
                         "bovw-mpi ...); each rank uses GPU (its index on its host mod G)"};
+  app.set_version_flag("--version", std::string(single ? "bovw " : "bovw-mpi ") + BOVW_VERSION);
   app.require_subcommand(1, 1);
   std::map<CLI::App*, std::function<int()>> runs = {{addTrainCommand(app), runTrainCommand}};
   if (single) {

@@ -1,5 +1,6 @@
 // Consumer of an installed bovw: histograms of a constructed batch whose answer is known.
 #include <bovw/histogrammer.hpp>
+#include <bovw/version.hpp>
 
 #include <iostream>
 
@@ -14,6 +15,6 @@ int main() {
   const bovw::Histograms h = histogrammer->compute(bovw::DescriptorBatch(x, {0, 4, 7}), vocabulary);
   // Image 0 holds descriptors 0..3 -> words 0,1,2,0; image 1 holds 4..6 -> words 1,2,0.
   const bool ok = h(0, 0) == 2 && h(0, 1) == 1 && h(0, 2) == 1 && h(1, 0) == 1 && h(1, 1) == 1 && h(1, 2) == 1;
-  std::cout << h << "\n" << (ok ? "consumer: ok" : "consumer: WRONG histograms") << "\n";
+  std::cout << h << "\n" << (ok ? "consumer of bovw " BOVW_VERSION ": ok" : "consumer: WRONG histograms") << "\n";
   return ok ? 0 : 1;
 }
