@@ -8,7 +8,7 @@
 namespace bovw {
 
 // The bytes of the file at `path`. Throws IoError naming it if it cannot be opened or read, or is
-// not a regular file ("cannot read 'P': it is a FIFO (named pipe), not a regular file").
+// not a regular file ("'P' is a FIFO (named pipe), not a regular file").
 std::string readInputFile(const std::string& path);
 
 }  // namespace bovw

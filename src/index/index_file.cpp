@@ -124,7 +124,8 @@ IndexData readIndex(const std::string& path) {
   return decodeIndex(bytes.data(), bytes.size(), path);
 }
 
-IndexData decodeIndex(const char* file, std::size_t size, const std::string& path, const VocabularySignature* expected) {
+IndexData decodeIndex(const char* file, std::size_t size, const std::string& path,
+                      const VocabularySignature* expected) {
   detail::ByteReader d(file, size, path, kFormat.name);
   const Header h = readHeader(d, size);
   const std::uint32_t words = h.words, slots = h.slots, live = h.live, lists = h.lists;

@@ -73,14 +73,15 @@ thread_local Accumulator t_accumulator;
 
 void index_detail::checkSameVocabulary(const VocabularySignature& index, const VocabularySignature& given) {
   auto refuse = [](const std::string& what, const std::string& built, const std::string& has) {
-    throw InvalidInput("vocabulary mismatch: the index was built with " + what + " " + built + ", this vocabulary has " +
-                       has);
+    throw InvalidInput("vocabulary mismatch: the index was built with " + what + " " + built +
+                       ", this vocabulary has " + has);
   };
   if (index.words != given.words) refuse("K =", std::to_string(index.words), std::to_string(given.words));
   if (index.dimension != given.dimension)
     refuse("descriptor width D =", std::to_string(index.dimension), std::to_string(given.dimension));
   if (index.descriptor_type != given.descriptor_type)
-    refuse("descriptor type", "'" + index.descriptor_type.toString() + "'", "'" + given.descriptor_type.toString() + "'");
+    refuse("descriptor type", "'" + index.descriptor_type.toString() + "'",
+           "'" + given.descriptor_type.toString() + "'");
   if (index.fingerprint != 0 && given.fingerprint != 0 && index.fingerprint != given.fingerprint)
     refuse("a vocabulary of fingerprint", std::to_string(index.fingerprint),
            std::to_string(given.fingerprint) + " (same size, different words)");

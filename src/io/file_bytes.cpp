@@ -19,7 +19,7 @@ namespace bovw::detail {
 
 namespace {
 
-// What a file of this mode is, for "it is <what>, not a regular file"; null for a kind not named.
+// What a file of this mode is, for "'P' is <what>, not a regular file"; null for a kind not named.
 const char* describe(mode_t mode) {
   if (S_ISDIR(mode)) return "a directory";
   if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
@@ -31,7 +31,7 @@ const char* describe(mode_t mode) {
 
 [[noreturn]] void refuse(const std::string& path, mode_t mode, const char* kind) {
   const char* what = describe(mode);
-  throw IoError("cannot read '" + path + "': it is " + (what ? std::string(what) + ", not " : "not ") + kind);
+  throw IoError("'" + path + "' is " + (what ? std::string(what) + ", not " : "not ") + kind);
 }
 
 // Reads of at most 1 GiB each: Linux moves at most 2^31 - 4096 bytes per read(2).
@@ -71,7 +71,10 @@ InputFile::~InputFile() {
 }
 
 InputFile::InputFile(InputFile&& other) noexcept
-    : fd_(std::exchange(other.fd_, -1)), path_(std::move(other.path_)), size_(other.size_), position_(other.position_) {}
+    : fd_(std::exchange(other.fd_, -1)),
+      path_(std::move(other.path_)),
+      size_(other.size_),
+      position_(other.position_) {}
 
 std::size_t InputFile::readSome(char* out, std::size_t bytes) {
   bytes = static_cast<std::size_t>(std::min<std::uint64_t>(bytes, remaining()));

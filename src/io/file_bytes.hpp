@@ -18,7 +18,7 @@ class InputFile {
  public:
   // Opens `path` without blocking (O_NONBLOCK, cleared once the descriptor is known to be a
   // regular file). Throws IoError if it cannot be opened, or if it is not a regular file:
-  // "cannot read 'P': it is a FIFO, not <kind>" (kind: "a regular file", "an image file", ...).
+  // "'P' is a FIFO (named pipe), not <kind>" (kind: "a regular file", "an image file", ...).
   explicit InputFile(const std::string& path, const char* kind = "a regular file");
   ~InputFile();
   InputFile(InputFile&& other) noexcept;

@@ -83,13 +83,13 @@ class SpecialFiles(base.RetrievalTestCase):
             with self.subTest(extension=extension):
                 pipe = self.fifo("V" + extension)
                 self.refused(("index", SET.images, "--vocabulary", pipe, "--output", self.path("I.bovwdb")), pipe,
-                             "it is a FIFO (named pipe), not")
+                             "is a FIFO (named pipe), not")
                 self.refused(("histogram", "--images", SET.images, "--vocabulary", pipe, "--output",
-                              self.path("H.npy")), pipe, "it is a FIFO")
+                              self.path("H.npy")), pipe, "is a FIFO")
 
     def test_a_fifo_as_index_or_as_a_shard_is_refused(self):
         pipe = self.fifo("I.bovwdb")
-        self.refused(("search", "--index", pipe, SET.paths[0]), pipe, "it is a FIFO (named pipe), not")
+        self.refused(("search", "--index", pipe, SET.paths[0]), pipe, "is a FIFO (named pipe), not")
         # The manifest's second shard replaced by a FIFO: that shard is named.
         folder = self.path("shards")
         os.makedirs(folder)
@@ -98,23 +98,23 @@ class SpecialFiles(base.RetrievalTestCase):
         shard = os.path.join(folder, "S-1.bovwdb")
         os.mkfifo(shard)
         self.refused(("search", "--index", os.path.join(folder, "S.bovwshards"), SET.paths[0]), shard,
-                     "it is a FIFO")
+                     "is a FIFO")
 
     def test_a_device_or_a_fifo_as_an_image_is_refused(self):
         self.refused(("search", "--index", SET.database, "/dev/zero"), "/dev/zero",
-                     "it is a character device, not an image file", one_line=False)
+                     "is a character device, not an image file", one_line=False)
         pipe = self.fifo("q.png")
-        self.refused(("search", "--index", SET.database, pipe), pipe, "it is a FIFO (named pipe), not an image file",
+        self.refused(("search", "--index", SET.database, pipe), pipe, "is a FIFO (named pipe), not an image file",
                      one_line=False)
         self.refused(("extract", "/dev/zero", "--output", self.path("d.yml.gz")), "/dev/zero",
-                     "it is a character device, not an image file", one_line=False)
+                     "is a character device, not an image file", one_line=False)
         self.assertFalse(os.path.exists(self.path("d.yml.gz")))
 
     def test_a_folder_named_like_an_image(self):
         # As a query: named for what it is. In a folder of images: not listed at all.
         folder = self.path("x.jpg")
         os.makedirs(folder)
-        self.refused(("search", "--index", SET.database, folder), folder, "it is a directory, not an image file",
+        self.refused(("search", "--index", SET.database, folder), folder, "is a directory, not an image file",
                      one_line=False)
         images = self.folder_with("images", [SET.paths[0]])
         os.makedirs(os.path.join(images, "y.jpg"))

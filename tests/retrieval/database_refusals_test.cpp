@@ -98,8 +98,8 @@ class DatabaseRefusals : public testing::Test {
 };
 
 TEST_F(DatabaseRefusals, AFifoAsDatabaseOrAsAShardIsRefusedWithoutWaiting) {
-  expectNamed(withoutBlockingOn(fifo_, [&] { ImageDatabase::load(fifo_); }), "IoError", fifo_, "it is a FIFO");
-  expectNamed(withoutBlockingOn(fifo_, [&] { ShardedDatabase::load(fifo_); }), "IoError", fifo_, "it is a FIFO");
+  expectNamed(withoutBlockingOn(fifo_, [&] { ImageDatabase::load(fifo_); }), "IoError", fifo_, "is a FIFO");
+  expectNamed(withoutBlockingOn(fifo_, [&] { ShardedDatabase::load(fifo_); }), "IoError", fifo_, "is a FIFO");
   EXPECT_FALSE(looksLikeShardManifest(fifo_));
 
   // A manifest whose second shard is the FIFO: that shard is named.
@@ -111,23 +111,24 @@ TEST_F(DatabaseRefusals, AFifoAsDatabaseOrAsAShardIsRefusedWithoutWaiting) {
     ShardedDatabase::manifestFor(database, {"s0.bovwdb", "pipe.bovwdb"}).write(out);
   }
   const std::string shard = (std::filesystem::path(manifest).parent_path() / "pipe.bovwdb").string();
-  expectNamed(withoutBlockingOn(fifo_, [&] { ShardedDatabase::load(manifest); }), "IoError", shard, "it is a FIFO");
+  expectNamed(withoutBlockingOn(fifo_, [&] { ShardedDatabase::load(manifest); }), "IoError", shard, "is a FIFO");
 
   // A directory and a device, the same way.
-  expectNamed(thrownBy([&] { ImageDatabase::load(dir_.path()); }), "IoError", dir_.path(), "it is a directory");
+  expectNamed(thrownBy([&] { ImageDatabase::load(dir_.path()); }), "IoError", dir_.path(), "is a directory");
   expectNamed(thrownBy([] { ShardedDatabase::load("/dev/zero"); }), "IoError", "/dev/zero", "a character device");
 }
 
 TEST_F(DatabaseRefusals, AFifoADeviceOrADirectoryAsAnImageIsRefusedNamed) {
   const std::string folder = dir_.file("x.jpg");
   ASSERT_TRUE(std::filesystem::create_directory(folder));
-  expectNamed(thrownBy([&] { loadImage(folder); }), "IoError", folder, "it is a directory, not an image file");
+  expectNamed(thrownBy([&] { loadImage(folder); }), "IoError", folder, "is a directory, not an image file");
   const std::string pipe = dir_.file("y.png");
   ASSERT_EQ(::mkfifo(pipe.c_str(), 0600), 0);
-  expectNamed(withoutBlockingOn(pipe, [&] { loadImage(pipe); }), "IoError", pipe, "it is a FIFO (named pipe), not an image file");
+  expectNamed(withoutBlockingOn(pipe, [&] { loadImage(pipe); }), "IoError", pipe,
+              "is a FIFO (named pipe), not an image file");
   const ResourceUse use = measureResources([] {
     expectNamed(thrownBy([] { loadImage("/dev/zero"); }), "IoError", "/dev/zero",
-                "it is a character device, not an image file");
+                "is a character device, not an image file");
   });
   EXPECT_LT(use.seconds, 2.0);
   EXPECT_LT(use.peak_growth_mb, 64.0);
