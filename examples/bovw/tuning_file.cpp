@@ -3,8 +3,7 @@
 
 #include <bovw/atomic_file.hpp>
 #include <bovw/error.hpp>
-
-#include <fstream>
+#include <bovw/input_file.hpp>
 
 namespace bovw::cli {
 
@@ -13,11 +12,10 @@ void writeTuningFile(const std::string& path, const nlohmann::json& tuning) {
 }
 
 TileSizes readTuningFile(const std::string& path, const std::string& device_name) {
-  std::ifstream in(path);
-  if (!in) throw IoError("cannot open tuning file '" + path + "'");
+  const std::string text = readInputFile(path);
   nlohmann::json tuning;
   try {
-    in >> tuning;
+    tuning = nlohmann::json::parse(text);
   } catch (const nlohmann::json::exception& e) {
     throw InvalidInput(path, std::string("tuning file is not JSON (") + e.what() + ")");
   }

@@ -78,7 +78,9 @@ class ImageDatabase {
   // checksum of every byte before it. Saving is atomic; loading checks the checksum and every
   // length against the file, and still reads versions 1 to 3 (no keypoints; 1 and 2 with SURF or
   // SIFT settings in fixed fields; 1 without a checksum). Throws IoError if the file cannot be read
-  // or written, InvalidInput naming the file if it is damaged.
+  // (or is not a regular file: a FIFO, a device) or written, InvalidInput naming the file if it is
+  // damaged, from its header and block lengths before it is read whole, and if its index does not
+  // fit its vocabulary or its keypoints its index.
   void save(const std::string& path) const;
   // The same bytes to a stream, for a caller that writes several files as one job
   // (writeFilesAtomically: the shards of a ShardedDatabase).

@@ -103,6 +103,8 @@ class InvertedIndex {
   std::string name(ImageId id) const;
   std::optional<ImageId> find(const std::string& name) const;
   std::vector<ImageId> ids() const;  // live ids, ascending
+  // Ids ever assigned, removed ones included: the id the next add() gets.
+  std::size_t idCount() const;
   std::uint64_t postingCount() const;  // (image, word) pairs with a positive count
 
   // Top `top_k` images for a histogram of the same vocabulary. Throws InvalidInput if the index
@@ -137,16 +139,22 @@ class InvertedIndex {
   // leaves any existing file at `path` untouched. Throws IoError if it cannot be written. Queries
   // go on while it writes; add/remove wait for it, so the file is one consistent state.
   void save(const std::string& path) const;
-  // Throws IoError if the file cannot be read, InvalidInput naming the file and the problem if it
-  // is not a valid index (wrong magic, version or byte order, truncated, counts inconsistent with
-  // its size, checksum mismatch, ids or words out of range). Every count is checked against the
-  // file's size before anything is allocated for it.
+  // Throws IoError if the file cannot be read or is not a regular file (a FIFO, a device),
+  // InvalidInput naming the file and the problem if it is not a valid index (wrong magic, version
+  // or byte order, truncated, counts inconsistent with its size, checksum mismatch, ids or words
+  // out of range). The header is checked, and every count against the file's size, before the
+  // rest is read or anything is allocated for it.
   static InvertedIndex load(const std::string& path);
 
   // The same format to a stream and from bytes in memory, for files that embed an index
   // (ImageDatabase); `source` names the bytes' origin in error messages.
   void write(std::ostream& out) const;
   static InvertedIndex read(const std::vector<char>& bytes, const std::string& source);
+  // The same for an index that must have been built with `expected` (one stored beside its
+  // vocabulary): another vocabulary is refused as checkVocabulary() refuses it, before the
+  // posting lists (24 bytes per word, even empty) are allocated.
+  static InvertedIndex read(const std::vector<char>& bytes, const std::string& source,
+                            const VocabularySignature& expected);
 
  private:
   struct Impl;

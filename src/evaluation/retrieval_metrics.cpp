@@ -1,12 +1,11 @@
 // N-S score and mean average precision.
 #include <bovw/error.hpp>
+#include <bovw/input_file.hpp>
 #include <bovw/retrieval_metrics.hpp>
 
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 #include <map>
 #include <set>
+#include <sstream>
 
 namespace bovw {
 
@@ -41,8 +40,7 @@ RetrievalScores scoreRankings(const std::vector<std::vector<std::size_t>>& ranki
 }
 
 std::vector<GroupedImage> readGroupsCsv(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw IoError("cannot open '" + path + "': " + std::strerror(errno));
+  std::istringstream in(readInputFile(path));
   auto strip = [](std::string text) {
     while (!text.empty() && (text.back() == '\r' || text.back() == ' ')) text.pop_back();
     return text;

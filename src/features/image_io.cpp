@@ -5,14 +5,13 @@
 #include <bovw/image_io.hpp>
 
 #include "features/image_headers/image_formats.hpp"
+#include "io/file_bytes.hpp"
 
 #include <opencv2/core/utils/logger.hpp>
 #include <opencv2/imgcodecs.hpp>
 
 #include <algorithm>
 #include <cctype>
-#include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <iterator>
 #include <optional>
@@ -82,18 +81,11 @@ void checkPixels(const std::string& path, const std::string& source, std::uint64
                         " pixels, above the limit of " + std::to_string(max_pixels));
 }
 
+// The file's bytes; a directory, FIFO or device (/dev/zero) is refused before anything is read.
 std::vector<uchar> readBytes(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw IoError("cannot read image file '" + path + "': it is a directory");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw IoError("cannot open image file '" + path + "'");
-  std::vector<uchar> bytes;
-  try {
-    bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  } catch (const std::exception& e) {
-    throw IoError("cannot read image file '" + path + "': " + e.what());
-  }
-  if (in.bad()) throw IoError("cannot read image file '" + path + "'");
+  detail::InputFile file(path, "an image file");
+  std::vector<uchar> bytes(static_cast<std::size_t>(file.size()));
+  file.read(reinterpret_cast<char*>(bytes.data()), bytes.size());
   return bytes;
 }
 

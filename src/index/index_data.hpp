@@ -32,4 +32,8 @@ struct IndexData {
   std::size_t live() const { return ids.size(); }
 };
 
+// Throws InvalidInput (naming no file) for the first difference between the vocabulary an index
+// was built with and `given`: K, D, the descriptor type, or the fingerprint where both recorded one.
+void checkSameVocabulary(const VocabularySignature& index, const VocabularySignature& given);
+
 }  // namespace bovw::index_detail

@@ -7,6 +7,7 @@
 
 #include <bovw/error.hpp>
 
+#include <algorithm>
 #include <climits>
 
 namespace bovw::index_detail {
@@ -54,59 +55,98 @@ void writeIndex(std::ostream& out, const IndexData& data) {
   e.checksum();
 }
 
-IndexData readIndex(const std::string& path) { return decodeIndex(detail::readFileBytes(path), path); }
+namespace {
 
-IndexData decodeIndex(const std::vector<char>& file, const std::string& path) {
-  const std::size_t size = file.size();
-  detail::ByteReader d(file.data(), size, path, kFormat.name);
+// The fixed fields (offsets 16 .. 56), checked against each other and against the `size` of the
+// whole file: enough to refuse a file from its first 56 bytes, before the rest is read.
+struct Header {
+  std::uint32_t words, dimension;
+  std::uint64_t fingerprint;
+  std::uint32_t slots, live;
+  std::uint64_t total;
+  std::uint32_t lists, type_length;
+};
+
+Header readHeader(detail::ByteReader& d, std::uint64_t size) {
   detail::readFileHeader(d, kFormat);
   if (size < kHeaderSize + detail::kChecksumSize)
     d.fail("the file has " + std::to_string(size) + " bytes, fewer than the " +
            std::to_string(kHeaderSize + detail::kChecksumSize) + " of an empty index (truncated?)");
 
-  const std::uint32_t words = d.u32("K");
-  const std::uint32_t dimension = d.u32("D");
-  const std::uint64_t fingerprint = d.u64("the fingerprint");
-  const std::uint32_t slots = d.u32("the id count");
-  const std::uint32_t live = d.u32("the image count");
-  const std::uint64_t total = d.u64("the posting count");
-  const std::uint32_t lists = d.u32("the list count");
-  const std::uint32_t type_length = d.u32("the descriptor type's length");
+  Header h{};
+  h.words = d.u32("K");
+  h.dimension = d.u32("D");
+  h.fingerprint = d.u64("the fingerprint");
+  h.slots = d.u32("the id count");
+  h.live = d.u32("the image count");
+  h.total = d.u64("the posting count");
+  h.lists = d.u32("the list count");
+  h.type_length = d.u32("the descriptor type's length");
 
-  if (words == 0 || words > kMaxWords)
-    d.fail("K = " + std::to_string(words) + " words is outside 1 .. " + std::to_string(kMaxWords));
-  if (dimension == 0 || dimension > static_cast<std::uint32_t>(INT_MAX))
-    d.fail("descriptor width D = " + std::to_string(dimension) + " is out of range");
-  if (slots == kMaxIds) d.fail("id count " + std::to_string(slots) + " is out of range");
-  if (live > slots)
-    d.fail(std::to_string(live) + " live images but only " + std::to_string(slots) + " ids");
-  if (type_length > kMaxDescriptorTypeLength)
-    d.fail("descriptor type of " + std::to_string(type_length) + " bytes (at most " +
+  if (h.words == 0 || h.words > kMaxWords)
+    d.fail("K = " + std::to_string(h.words) + " words is outside 1 .. " + std::to_string(kMaxWords));
+  if (h.dimension == 0 || h.dimension > static_cast<std::uint32_t>(INT_MAX))
+    d.fail("descriptor width D = " + std::to_string(h.dimension) + " is out of range");
+  if (h.slots == kMaxIds) d.fail("id count " + std::to_string(h.slots) + " is out of range");
+  if (h.live > h.slots)
+    d.fail(std::to_string(h.live) + " live images but only " + std::to_string(h.slots) + " ids");
+  if (h.type_length > kMaxDescriptorTypeLength)
+    d.fail("descriptor type of " + std::to_string(h.type_length) + " bytes (at most " +
            std::to_string(kMaxDescriptorTypeLength) + ")");
-  if (lists > words) d.fail(std::to_string(lists) + " posting lists for " + std::to_string(words) + " words");
-  if (lists > total)
-    d.fail(std::to_string(lists) + " non-empty posting lists but " + std::to_string(total) + " postings");
+  if (h.lists > h.words)
+    d.fail(std::to_string(h.lists) + " posting lists for " + std::to_string(h.words) + " words");
+  if (h.lists > h.total)
+    d.fail(std::to_string(h.lists) + " non-empty posting lists but " + std::to_string(h.total) + " postings");
   // The least the counts need: 4 bytes per id plus 1 per live name, 8 per list and per posting.
   // `total` is checked against the size first so that 8 * total cannot overflow.
-  const std::uint64_t least = kHeaderSize + type_length + 4ull * slots + live + 8ull * lists + detail::kChecksumSize;
-  if (total > size / 8 || least + 8 * total > size)
-    d.fail("the header declares " + std::to_string(slots) + " ids, " + std::to_string(live) + " images and " +
-           std::to_string(total) + " postings in " + std::to_string(lists) + " lists, more than its " +
+  const std::uint64_t least =
+      kHeaderSize + h.type_length + 4ull * h.slots + h.live + 8ull * h.lists + detail::kChecksumSize;
+  if (h.total > size / 8 || least + 8 * h.total > size)
+    d.fail("the header declares " + std::to_string(h.slots) + " ids, " + std::to_string(h.live) + " images and " +
+           std::to_string(h.total) + " postings in " + std::to_string(h.lists) + " lists, more than its " +
            std::to_string(size) + " bytes can hold (truncated or corrupt)");
+  return h;
+}
+
+}  // namespace
+
+IndexData readIndex(const std::string& path) {
+  detail::InputFile file(path);
+  // The header first: a file that is not an index, or whose counts its size cannot hold, is
+  // refused after 56 bytes (not after reading, say, a 2 GB file whole).
+  char head[kHeaderSize];
+  const auto head_size = static_cast<std::size_t>(std::min<std::uint64_t>(file.size(), kHeaderSize));
+  file.read(head, head_size);
+  detail::ByteReader d(head, head_size, path, kFormat.name);
+  readHeader(d, file.size());
+  file.seek(0);
+  const std::vector<char> bytes = file.readRest();
+  return decodeIndex(bytes.data(), bytes.size(), path);
+}
+
+IndexData decodeIndex(const char* file, std::size_t size, const std::string& path,
+                      const VocabularySignature* expected) {
+  detail::ByteReader d(file, size, path, kFormat.name);
+  const Header h = readHeader(d, size);
+  const std::uint32_t words = h.words, slots = h.slots, live = h.live, lists = h.lists;
+  const std::uint64_t total = h.total;
 
   // All counts are plausible; now the whole content must match its checksum before it is parsed.
   detail::readTrailingChecksum(d);
 
   IndexData data;
   data.vocabulary.words = static_cast<int>(words);
-  data.vocabulary.dimension = static_cast<int>(dimension);
-  data.vocabulary.fingerprint = fingerprint;
-  const std::string type = d.text(type_length, "the descriptor type");
+  data.vocabulary.dimension = static_cast<int>(h.dimension);
+  data.vocabulary.fingerprint = h.fingerprint;
+  const std::string type = d.text(h.type_length, "the descriptor type");
   try {
     data.vocabulary.descriptor_type = DescriptorType::parse(type);
   } catch (const InvalidInput& e) {
     d.fail(e.problem());
   }
+  // Before a list is allocated per word: 2^24 of them cost 400 MB, which an index embedded beside
+  // a vocabulary of another K must not cost before it is refused.
+  if (expected) checkSameVocabulary(data.vocabulary, *expected);
 
   data.names.reserve(slots);  // bounded by the size check above: 4 bytes per id
   data.ids.reserve(live);

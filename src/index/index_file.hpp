@@ -33,10 +33,15 @@ constexpr std::size_t kHeaderSize = 56;  // up to the descriptor type
 
 void writeIndex(std::ostream& out, const IndexData& data);
 
-// Throws IoError if `path` cannot be read, InvalidInput naming `path` and the problem otherwise.
+// Throws IoError if `path` cannot be read (or is not a regular file), InvalidInput naming `path`
+// and the problem otherwise: from its first 56 bytes if they are wrong or declare more than the
+// file's size can hold, before the rest is read.
 IndexData readIndex(const std::string& path);
 
-// The same from bytes already in memory (an index embedded in another file); `path` names the source.
-IndexData decodeIndex(const std::vector<char>& file, const std::string& path);
+// The same from bytes already in memory (an index embedded in another file); `path` names the
+// source. With `expected`, an index of another vocabulary is refused (checkSameVocabulary's
+// InvalidInput, naming no file) before anything is allocated per word.
+IndexData decodeIndex(const char* file, std::size_t size, const std::string& path,
+                      const VocabularySignature* expected = nullptr);
 
 }  // namespace bovw::index_detail

@@ -72,6 +72,22 @@ thread_local Accumulator t_accumulator;
 
 }  // namespace
 
+void index_detail::checkSameVocabulary(const VocabularySignature& index, const VocabularySignature& given) {
+  auto refuse = [](const std::string& what, const std::string& built, const std::string& has) {
+    throw InvalidInput("vocabulary mismatch: the index was built with " + what + " " + built +
+                       ", this vocabulary has " + has);
+  };
+  if (index.words != given.words) refuse("K =", std::to_string(index.words), std::to_string(given.words));
+  if (index.dimension != given.dimension)
+    refuse("descriptor width D =", std::to_string(index.dimension), std::to_string(given.dimension));
+  if (index.descriptor_type != given.descriptor_type)
+    refuse("descriptor type", "'" + index.descriptor_type.toString() + "'",
+           "'" + given.descriptor_type.toString() + "'");
+  if (index.fingerprint != 0 && given.fingerprint != 0 && index.fingerprint != given.fingerprint)
+    refuse("a vocabulary of fingerprint", std::to_string(index.fingerprint),
+           std::to_string(given.fingerprint) + " (same size, different words)");
+}
+
 VocabularySignature VocabularySignature::of(const Vocabulary& vocabulary) {
   return {vocabulary.size(), vocabulary.dimension(), vocabulary.descriptorType(), vocabulary.fingerprint()};
 }
@@ -236,6 +252,11 @@ std::size_t InvertedIndex::size() const {
   return impl_->data.live();
 }
 
+std::size_t InvertedIndex::idCount() const {
+  auto lock = impl_->readLock();
+  return impl_->data.names.size();
+}
+
 std::string InvertedIndex::name(ImageId id) const {
   auto lock = impl_->readLock();
   impl_->checkLive(id);
@@ -268,19 +289,7 @@ std::uint64_t InvertedIndex::postingCount() const {
 const VocabularySignature& InvertedIndex::vocabulary() const { return impl_->data.vocabulary; }
 
 void InvertedIndex::checkVocabulary(const VocabularySignature& other) const {
-  const VocabularySignature& own = impl_->data.vocabulary;
-  auto refuse = [](const std::string& what, const std::string& index, const std::string& given) {
-    throw InvalidInput("vocabulary mismatch: the index was built with " + what + " " + index + ", this vocabulary has " +
-                       given);
-  };
-  if (own.words != other.words) refuse("K =", std::to_string(own.words), std::to_string(other.words));
-  if (own.dimension != other.dimension)
-    refuse("descriptor width D =", std::to_string(own.dimension), std::to_string(other.dimension));
-  if (own.descriptor_type != other.descriptor_type)
-    refuse("descriptor type", "'" + own.descriptor_type.toString() + "'", "'" + other.descriptor_type.toString() + "'");
-  if (own.fingerprint != 0 && other.fingerprint != 0 && own.fingerprint != other.fingerprint)
-    refuse("a vocabulary of fingerprint", std::to_string(own.fingerprint),
-           std::to_string(other.fingerprint) + " (same size, different words)");
+  index_detail::checkSameVocabulary(impl_->data.vocabulary, other);
 }
 
 void InvertedIndex::checkVocabulary(const Vocabulary& other) const {
@@ -381,7 +390,13 @@ void InvertedIndex::write(std::ostream& out) const {
 }
 
 InvertedIndex InvertedIndex::read(const std::vector<char>& bytes, const std::string& source) {
-  return InvertedIndex(std::make_unique<Impl>(index_detail::decodeIndex(bytes, source)));
+  return InvertedIndex(std::make_unique<Impl>(index_detail::decodeIndex(bytes.data(), bytes.size(), source)));
+}
+
+InvertedIndex InvertedIndex::read(const std::vector<char>& bytes, const std::string& source,
+                                  const VocabularySignature& expected) {
+  return InvertedIndex(
+      std::make_unique<Impl>(index_detail::decodeIndex(bytes.data(), bytes.size(), source, &expected)));
 }
 
 }  // namespace bovw

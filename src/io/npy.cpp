@@ -54,9 +54,9 @@ template <std::size_t N>
 Header readHeader(detail::InputFile& file, const std::string& path, const Dtype (&accepted)[N],
                   const std::string& expected, std::size_t dimensions) {
   unsigned char bytes[kMagicSize + 2 + 4] = {};  // magic, version, header length (2 or 4 bytes)
-  detail::readExactly(file, path, reinterpret_cast<char*>(bytes),
-                      static_cast<std::size_t>(std::min<std::uint64_t>(file.size, kMagicSize + 2)));
-  if (file.size < kMagicSize + 4 || std::memcmp(bytes, kMagic, kMagicSize) != 0)
+  const auto prefix = static_cast<std::size_t>(std::min<std::uint64_t>(file.size(), kMagicSize + 2));
+  file.read(reinterpret_cast<char*>(bytes), prefix);
+  if (file.size() < kMagicSize + 4 || std::memcmp(bytes, kMagic, kMagicSize) != 0)
     malformed(path, "missing the \\x93NUMPY magic");
   const int major = bytes[6];
   const int minor = bytes[7];
@@ -65,16 +65,16 @@ Header readHeader(detail::InputFile& file, const std::string& path, const Dtype 
                         " (numpy writes 1.0, 2.0 and 3.0)");
   const std::size_t length_bytes = major == 1 ? 2 : 4;
   const std::size_t preamble = kMagicSize + 2 + length_bytes;
-  if (file.size < preamble) malformed(path, "truncated header");
-  detail::readExactly(file, path, reinterpret_cast<char*>(bytes) + kMagicSize + 2, length_bytes);
+  if (file.size() < preamble) malformed(path, "truncated header");
+  file.read(reinterpret_cast<char*>(bytes) + kMagicSize + 2, length_bytes);
   const std::uint64_t header_length = length_bytes == 2 ? detail::decodeLittleEndian<std::uint16_t>(bytes + 8)
                                                         : detail::decodeLittleEndian<std::uint32_t>(bytes + 8);
-  if (file.size < preamble + header_length) malformed(path, "truncated header");
+  if (file.size() < preamble + header_length) malformed(path, "truncated header");
   if (header_length > detail::kMaxNpyHeaderSize)
     malformed(path, "a header of " + std::to_string(header_length) + " bytes (numpy reads at most " +
                         std::to_string(detail::kMaxNpyHeaderSize) + ")");
   std::string text(static_cast<std::size_t>(header_length), '\0');
-  detail::readExactly(file, path, text.data(), text.size());
+  file.read(text.data(), text.size());
   detail::NpyHeader parsed = detail::parseNpyHeader(text, major, path);
 
   const Dtype* dtype = std::find_if(std::begin(accepted), std::end(accepted), [&](const Dtype& d) {
@@ -87,7 +87,7 @@ Header readHeader(detail::InputFile& file, const std::string& path, const Dtype 
                                  (dimensions == 2 ? "2-D (N, D)" : "1-D"));
 
   Header header{parsed.descr, dtype->item_size, std::move(parsed.shape), 0};
-  const std::uint64_t actual = file.size - preamble - header_length;
+  const std::uint64_t actual = file.size() - preamble - header_length;
   // Compare element counts, not byte counts, so that no product can overflow.
   const bool empty = std::find(header.shape.begin(), header.shape.end(), 0) != header.shape.end();
   std::uint64_t count = empty ? 0 : 1;
@@ -113,7 +113,7 @@ struct Float32MatrixFile {
 };
 
 Float32MatrixFile openFloat32Matrix(const std::string& path) {
-  Float32MatrixFile matrix{detail::openInputFile(path)};
+  Float32MatrixFile matrix{detail::InputFile(path)};
   const Header header = readHeader(matrix.file, path, kFloat32, "little-endian float32 ('<f4')", 2);
   matrix.rows = header.shape[0];
   matrix.cols = header.shape[1];
@@ -122,16 +122,16 @@ Float32MatrixFile openFloat32Matrix(const std::string& path) {
 
 // The file's data straight into `out` (already of the file's shape): one read when its rows are
 // contiguous, one per row otherwise; then into the host's byte order (nothing to do on most).
-void readRows(Float32MatrixFile& matrix, const std::string& path, Eigen::Ref<Descriptors> out) {
+void readRows(Float32MatrixFile& matrix, Eigen::Ref<Descriptors> out) {
   const std::size_t cols = static_cast<std::size_t>(matrix.cols);
   const std::size_t row_bytes = sizeof(float) * cols;
   if (out.outerStride() == out.cols() || out.rows() <= 1) {
-    detail::readExactly(matrix.file, path, reinterpret_cast<char*>(out.data()), row_bytes * out.rows());
+    matrix.file.read(reinterpret_cast<char*>(out.data()), row_bytes * out.rows());
     detail::swapToOrFromLittleEndian(out.data(), cols * static_cast<std::size_t>(out.rows()));
     return;
   }
   for (Eigen::Index r = 0; r < out.rows(); ++r) {
-    detail::readExactly(matrix.file, path, reinterpret_cast<char*>(out.row(r).data()), row_bytes);
+    matrix.file.read(reinterpret_cast<char*>(out.row(r).data()), row_bytes);
     detail::swapToOrFromLittleEndian(out.row(r).data(), cols);
   }
 }
@@ -167,7 +167,7 @@ void writeArray(std::ostream& out, const std::string& dtype, const std::vector<s
 Descriptors readFloat32Matrix(const std::string& path) {
   Float32MatrixFile file = openFloat32Matrix(path);
   Descriptors matrix(file.rows, file.cols);
-  readRows(file, path, matrix);
+  readRows(file, matrix);
   return matrix;
 }
 
@@ -182,14 +182,14 @@ void readFloat32MatrixInto(const std::string& path, Eigen::Ref<Descriptors> out)
     throw InvalidInput(path, "shape (" + std::to_string(file.rows) + ", " + std::to_string(file.cols) +
                                  ") does not match the " + std::to_string(out.rows()) + " x " +
                                  std::to_string(out.cols()) + " matrix it is to be read into");
-  readRows(file, path, out);
+  readRows(file, out);
 }
 
 std::vector<std::int64_t> readInt64Vector(const std::string& path) {
-  detail::InputFile file = detail::openInputFile(path);
+  detail::InputFile file(path);
   const Header header = readHeader(file, path, kIntegers, "little-endian int64 or int32", 1);
   std::vector<char> data(static_cast<std::size_t>(header.data_bytes));
-  detail::readExactly(file, path, data.data(), data.size());
+  file.read(data.data(), data.size());
   const auto* bytes = reinterpret_cast<const unsigned char*>(data.data());
   std::vector<std::int64_t> values(static_cast<std::size_t>(header.shape[0]));
   for (std::size_t i = 0; i < values.size(); ++i)

@@ -89,25 +89,25 @@ void saveVocabularyBinary(const std::string& path, const Vocabulary& vocabulary)
 }
 
 Vocabulary loadVocabularyBinary(const std::string& path) {
-  InputFile file = openInputFile(path);
+  InputFile file(path);
   char head[kHeaderSize];
-  const std::size_t head_size = static_cast<std::size_t>(std::min<std::uint64_t>(file.size, kHeaderSize));
-  readExactly(file, path, head, head_size);
+  const std::size_t head_size = static_cast<std::size_t>(std::min<std::uint64_t>(file.size(), kHeaderSize));
+  file.read(head, head_size);
   ByteReader in(head, head_size, path, kFormat.name);
-  const Header header = readHeader(in, file.size);  // the size is exact: the reads below cannot fail short
+  const Header header = readHeader(in, file.size());  // the size is exact: the reads below cannot fail short
   std::string type(header.type_length, '\0');
-  readExactly(file, path, type.data(), type.size());
+  file.read(type.data(), type.size());
   // One sequential read straight into the matrix; the checksum is taken over the file's bytes
   // before they are put in the host's byte order.
   Descriptors words(header.words, header.dimension);
-  readExactly(file, path, reinterpret_cast<char*>(words.data()), sizeof(float) * static_cast<std::size_t>(words.size()));
+  file.read(reinterpret_cast<char*>(words.data()), sizeof(float) * static_cast<std::size_t>(words.size()));
   if (header.summed()) {
     Checksum64 checksum;
     checksum.update(head, kHeaderSize);
     checksum.update(type.data(), type.size());
     checksum.update(words.data(), sizeof(float) * static_cast<std::size_t>(words.size()));
     unsigned char stored[kChecksumSize];
-    readExactly(file, path, reinterpret_cast<char*>(stored), kChecksumSize);
+    file.read(reinterpret_cast<char*>(stored), kChecksumSize);
     checkChecksum(in, checksum.digest(), stored);
   }
   swapToOrFromLittleEndian(words.data(), static_cast<std::size_t>(words.size()));

@@ -3,6 +3,8 @@
 // "descriptor_type". Built with OpenCV only (the format table leaves it out otherwise).
 #include "io/vocabulary_formats.hpp"
 
+#include "io/file_bytes.hpp"
+
 #include <bovw/error.hpp>
 #include <bovw/file_storage.hpp>
 #include <bovw/vocabulary_io.hpp>
@@ -43,6 +45,10 @@ void parsing(const std::string& path, const char* what, Step&& step) {
 }  // namespace
 
 Vocabulary loadVocabularyFileStorage(const std::string& path) {
+  // OpenCV opens by name with a blocking open: a FIFO is refused here first. (Reading the bytes
+  // and parsing them in memory would close the window between the two opens, but OpenCV's memory
+  // mode does not decompress the .gz files it writes.)
+  InputFile(path, "an OpenCV FileStorage file");
   cv::FileStorage fs;
   bool opened = false;
   parsing(path, "not a valid OpenCV FileStorage file: ", [&] { opened = fs.open(path, cv::FileStorage::READ); });

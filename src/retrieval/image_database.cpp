@@ -9,6 +9,8 @@
 #include "io/vocabulary_formats.hpp"
 #include "retrieval/keypoint_store.hpp"
 
+#include <algorithm>
+#include <optional>
 #include <sstream>
 
 namespace bovw {
@@ -84,6 +86,43 @@ Eigen::Matrix<std::int32_t, 1, Eigen::Dynamic> countWords(const ImageWords& word
     ++histogram[w];
   }
   return histogram;
+}
+
+// The file's frame, from a few small reads before it is read whole (its checksum covers every
+// byte): the header, so that a file that is not a database is refused after 16 bytes, then the
+// lengths of the feature spec and of the blocks, which must add up to the file's size exactly.
+void checkFrame(detail::InputFile& file) {
+  char head[detail::kFileHeaderSize + 4] = {};  // the header and, from version 3, the spec's length
+  const auto head_size = static_cast<std::size_t>(std::min<std::uint64_t>(file.size(), sizeof head));
+  file.read(head, head_size);
+  detail::ByteReader in(head, head_size, file.path(), kFormat.name);
+  const std::uint32_t version = detail::readFileHeader(in, kFormat);
+  std::uint64_t at = detail::kFileHeaderSize + 28;  // versions 1 and 2: fixed feature settings
+  if (version >= kFirstWithSpecText) {
+    const std::uint32_t length = in.u32("the feature spec's length");
+    if (length > kMaxSpecLength) in.fail("feature spec of " + std::to_string(length) + " bytes (at most 4096)");
+    at = detail::kFileHeaderSize + 4 + length;
+  }
+  const char* names[] = {"the vocabulary", "the index", "the keypoints"};
+  for (int block = 0; block < (version >= kFirstWithKeypoints ? 3 : 2); ++block) {
+    char field[8];
+    if (file.size() < at + sizeof field)
+      in.fail(std::string("the file ends before ") + names[block] + "'s length, at byte " + std::to_string(at) +
+              " (truncated?)");
+    file.seek(at);
+    file.read(field, sizeof field);
+    const auto length = detail::decodeLittleEndian<std::uint64_t>(reinterpret_cast<const unsigned char*>(field));
+    at += sizeof field;
+    if (length > file.size() - at)
+      in.fail(std::string(names[block]) + " declares " + std::to_string(length) + " bytes, more than the " +
+              std::to_string(file.size() - at) + " left in the file");
+    at += length;
+  }
+  const std::uint64_t end = at + (version >= kFormat.first_summed ? detail::kChecksumSize : 0);
+  if (end > file.size()) in.fail("the file ends inside its checksum (truncated?)");
+  if (end < file.size())
+    in.fail(std::to_string(file.size() - end) + " unexpected bytes after the last block (it ends at byte " +
+            std::to_string(end) + ")");
 }
 
 }  // namespace
@@ -172,7 +211,10 @@ void ImageDatabase::write(std::ostream& out) const {
 }
 
 ImageDatabase ImageDatabase::load(const std::string& path) {
-  const std::vector<char> bytes = detail::readFileBytes(path);
+  detail::InputFile file(path);
+  checkFrame(file);
+  file.seek(0);
+  const std::vector<char> bytes = file.readRest();
   detail::ByteReader r(bytes.data(), bytes.size(), path, kFormat.name);
   const std::uint32_t version = detail::readFileHeader(r, kFormat);
   if (version >= kFormat.first_summed) detail::readTrailingChecksum(r);
@@ -190,16 +232,24 @@ ImageDatabase ImageDatabase::load(const std::string& path) {
   if (r.remaining() != 0) r.fail("unexpected bytes after the last block");
   Vocabulary vocabulary =
       detail::decodeVocabularyBinary(vocabulary_bytes, vocabulary_length, path + " (vocabulary)");
-  InvertedIndex index = InvertedIndex::read(std::vector<char>(index_bytes, index_bytes + index_length), path + " (index)");
+  // The index is checked against the vocabulary beside it as soon as its header is read: an index
+  // declaring 2^24 words beside a vocabulary of 4 is refused before 2^24 posting lists are made.
+  std::optional<InvertedIndex> index;
+  try {
+    index.emplace(InvertedIndex::read(std::vector<char>(index_bytes, index_bytes + index_length),
+                                      path + " (index)", VocabularySignature::of(vocabulary)));
+  } catch (const InvalidInput& e) {
+    if (!e.files().empty()) throw;
+    r.fail(e.problem());
+  }
   std::unique_ptr<retrieval_detail::KeypointStore> keypoints;
   if (keypoints_length > 0) {
     detail::ByteReader block(keypoint_bytes, keypoints_length, path + " (keypoints)", kFormat.name);
-    keypoints = std::make_unique<retrieval_detail::KeypointStore>(
-        retrieval_detail::KeypointStore::read(block, vocabulary.size()));
+    keypoints = std::make_unique<retrieval_detail::KeypointStore>(retrieval_detail::KeypointStore::read(block, *index));
     if (block.remaining() != 0) block.fail("unexpected bytes after the keypoints");
   }
   try {
-    return ImageDatabase(std::move(vocabulary), features, std::move(index), std::move(keypoints));
+    return ImageDatabase(std::move(vocabulary), features, std::move(*index), std::move(keypoints));
   } catch (const InvalidInput& e) {
     r.fail(e.problem());
   }

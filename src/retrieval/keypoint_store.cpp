@@ -106,14 +106,23 @@ void KeypointStore::write(detail::ByteWriter& out) const {
   }
 }
 
-KeypointStore KeypointStore::read(detail::ByteReader& in, int words) {
+KeypointStore KeypointStore::read(detail::ByteReader& in, const InvertedIndex& index) {
+  const int words = index.vocabulary().words;
   KeypointStore store(words);
   const std::uint32_t slots = in.u32("the keypoints' image count");
+  if (slots != index.idCount())
+    in.fail("keypoints of " + std::to_string(slots) + " image ids, but the index has assigned " +
+            std::to_string(index.idCount()));
   if (slots > in.remaining() / 4) in.fail("keypoints of " + std::to_string(slots) + " images in a block of " +
                                           std::to_string(in.remaining()) + " bytes");
+  std::vector<bool> live(slots, false);
+  for (ImageId id : index.ids()) live[id] = true;
   store.images_.resize(slots);
   for (std::uint32_t id = 0; id < slots; ++id) {
     const std::uint32_t count = in.u32("an image's keypoint count");
+    if ((count != kNothingStored) != live[id])
+      in.fail("image id " + std::to_string(id) + (live[id] ? " is indexed but has no keypoints stored"
+                                                           : " is not an indexed image but has keypoints stored"));
     if (count == kNothingStored) continue;
     StoredImage image;
     image.width = in.u32("an image's width");

@@ -49,9 +49,11 @@ class KeypointStore {
   // Block layout: u32 S, image slots; then per slot u32 n (0xffffffff: nothing stored), and when
   // stored u32 width, u32 height and n x (u32 word, u16 x, u16 y, u64 signature).
   void write(detail::ByteWriter& out) const;
-  // Reads what write() wrote, checking every count against the bytes left and every word against K;
-  // fails through `in`.
-  static KeypointStore read(detail::ByteReader& in, int words);
+  // Reads what write() wrote for `index` (the database's): one slot per id the index ever assigned,
+  // keypoints stored exactly for its live images (else verification would silently skip an image),
+  // every count checked against the bytes left before it is allocated, every word against K.
+  // Fails through `in`.
+  static KeypointStore read(detail::ByteReader& in, const InvertedIndex& index);
 
  private:
   int words_;

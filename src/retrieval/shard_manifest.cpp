@@ -9,7 +9,6 @@
 
 #include <cctype>
 #include <filesystem>
-#include <fstream>
 #include <limits>
 #include <set>
 
@@ -91,10 +90,14 @@ std::string fingerprintText(std::uint64_t fingerprint) {
 }
 
 bool looksLikeShardManifest(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  char c = 0;
-  while (in.get(c))
-    if (!std::isspace(static_cast<unsigned char>(c))) return c == '{';
+  try {
+    detail::InputFile file(path);  // a FIFO or device is not opened for reading: false, and load() says why
+    char chunk[4096];
+    while (const std::size_t n = file.readSome(chunk, sizeof chunk))
+      for (std::size_t i = 0; i < n; ++i)
+        if (!std::isspace(static_cast<unsigned char>(chunk[i]))) return chunk[i] == '{';
+  } catch (const IoError&) {
+  }
   return false;
 }
 

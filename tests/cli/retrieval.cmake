@@ -25,3 +25,10 @@ endif()
 if(BOVW_WITH_OPENCV)
   bovw_cli_test(cli_shards test_shards.py --data ${PROJECT_SOURCE_DIR}/tests/data)
 endif()
+
+# Inputs that are not regular files (a FIFO as vocabulary, database or shard; /dev/zero or a FIFO as
+# an image) and a sparse 2 GB file as a database, vocabulary or .npy: each refused within seconds,
+# exit 1, named (issue 19).
+if(BOVW_WITH_OPENCV)
+  bovw_cli_test(cli_special_files test_special_files.py --data ${PROJECT_SOURCE_DIR}/tests/data)
+endif()

@@ -54,9 +54,12 @@ void check(const std::vector<char>& bytes) {
   fuzz::require(extractor->descriptorSize() == database->vocabulary().dimension() &&
                     database->index().vocabulary().words == database->vocabulary().size(),
                 "an accepted database's features, vocabulary and index fit");
-  // Stored keypoints: words within the vocabulary, in word order, points inside their image.
+  // Stored keypoints: for every live image when any are (verification skips none), words within
+  // the vocabulary, in word order, points inside their image.
   for (ImageId id : database->index().ids()) {
     const std::optional<ImageWords> keypoints = database->keypoints(id);
+    fuzz::require(keypoints.has_value() == database->storesKeypoints(),
+                  "a database that stores keypoints has them for every live image");
     if (!keypoints) continue;
     fuzz::require(std::is_sorted(keypoints->words.begin(), keypoints->words.end()) &&
                       std::all_of(keypoints->words.begin(), keypoints->words.end(),
