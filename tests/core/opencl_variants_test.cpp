@@ -1,5 +1,5 @@
-// Every OpenCL kernel variant against the OpenMP golden path on random data (README.md, "Library":
-// the golden checks): equal assignments except near-ties verified in float64, histograms that are
+// Every OpenCL kernel variant against the OpenMP golden path on random data (the golden checks of
+// docs/LIBRARY.md's rules): equal assignments except near-ties verified in float64, histograms that are
 // the bincount of the device's own assignments, sums equal to counts. Shapes cover N in {0, 1, 63,
 // 64, 65, 70,000}, K in {1, 8, 256, 257, 1,000}, D in {64, 128} for every variant (a covering set,
 // not the cross product, to stay within a few minutes on a 2-core PoCL machine), plus odd

@@ -1,5 +1,5 @@
 // Helpers shared by the core tests: seeded random data (seed printed, fixed by $BOVW_TEST_SEED),
-// the float64 brute-force nearest word, the near-tie rule of the golden checks (README.md, "Library"), and
+// the float64 brute-force nearest word, the near-tie rule of the golden checks (docs/LIBRARY.md's rules), and
 // the histogram consistency check. Everything here is independent of the library's own code paths.
 #pragma once
 
