@@ -106,10 +106,10 @@ std::string fileStorageText(const std::string& path) {
 FileStorageNode readFileStorage(const std::string& path, const FileStorageWanted& wanted) {
   std::string text = fileStorageText(path);
   return namingFile(path, [&] {
-    const std::size_t at = startsWith(text, 0, "\xEF\xBB\xBF") ? 3 : 0;  // UTF-8's byte order mark
-    if (startsWith(text, at, "%YAML")) return parseFileStorageYaml(text.substr(at), wanted);
-    if (startsWith(text, at, "{")) return parseFileStorageJson(text.substr(at), wanted);
-    if (startsWith(text, at, "<?xml")) return parseFileStorageXml(text.substr(at), wanted);
+    // OpenCV skips a UTF-8 byte order mark to choose, but its parsers then refuse it: so does bovw.
+    if (startsWith(text, 0, "%YAML")) return parseFileStorageYaml(std::move(text), wanted);
+    if (startsWith(text, 0, "{")) return parseFileStorageJson(text, wanted);
+    if (startsWith(text, 0, "<?xml")) return parseFileStorageXml(text, wanted);
     throw InvalidInput(text.empty() ? "an empty file, not OpenCV FileStorage"
                                     : "not OpenCV FileStorage: it starts with neither %YAML, { nor <?xml");
   });
@@ -152,7 +152,8 @@ Descriptors fileStorageFloatMatrix(const FileStorageNode& matrix, const std::str
       const FileStorageNumber number = data.type.empty() ? fileStorageNumber(data.text, data.quoted) : FileStorageNumber{};
       if (number.kind == FileStorageNumber::Kind::Integer) one.push_back(static_cast<float>(static_cast<int>(number.integer)));
       else if (number.kind == FileStorageNumber::Kind::Real) one.push_back(static_cast<float>(number.real));
-      else throw InvalidInput("'" + name + "' data is not a number" + (number.problem.empty() ? "" : ": " + number.problem));
+      else if (number.kind == FileStorageNumber::Kind::Invalid) throw InvalidInput("'" + name + "' data: " + number.problem);
+      else throw InvalidInput("'" + name + "' data is the text '" + data.text.substr(0, 40) + "', not a number");
       size = 1;
       break;
     }

@@ -19,7 +19,7 @@ constexpr std::size_t kMaxGzipRatio = 200;
 std::string fileStorageText(const std::string& path);
 
 // The nodes of `path` named in `wanted`, its syntax chosen by its first bytes as OpenCV chooses
-// (after a UTF-8 byte order mark: "%YAML", "{" or "<?xml"). Throws IoError if it cannot be read,
+// ("%YAML", "{" or "<?xml"). Throws IoError if it cannot be read,
 // InvalidInput naming it if it is not FileStorage text.
 FileStorageNode readFileStorage(const std::string& path, const FileStorageWanted& wanted);
 
