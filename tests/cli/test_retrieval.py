@@ -791,6 +791,23 @@ class BadInput(RetrievalTestCase):
                 self.fails("histogram", "--images", SET.images, "--vocabulary", vocabulary, "--output",
                            self.path("H.npy"), names=[name], outputs=[self.path("H.npy"), self.path("H.names.txt")])
 
+    def test_vocabulary_that_hung_opencv(self):
+        """The 33-byte YAML file on which cv::FileStorage loops forever (docs/FUZZING.md): bovw's own
+        reader refuses it at once, in one line naming it."""
+        vocabulary = self.path("hang.yml")
+        with open(vocabulary, "wb") as f:
+            f.write(b"%YAML:1.0.\n   rt: M\nML:%YAML:1.\n-")
+        for args, outputs in ((["index", SET.images], [self.path("I")]),
+                              (["histogram", "--images", SET.images], [self.path("H.npy"), self.path("H.names.txt")])):
+            with self.subTest(command=args[0]):
+                result = subprocess.run([BOVW] + [str(a) for a in args] + ["--vocabulary", vocabulary, "--output",
+                                        outputs[0]], capture_output=True, text=True, timeout=20)
+                self.assertEqual(result.returncode, 1, describe(result))
+                self.assertIn("hang.yml", result.stderr, describe(result))
+                self.assertEqual(len(result.stderr.strip().splitlines()), 1, describe(result))
+                for output in outputs:
+                    self.assertFalse(os.path.exists(output))
+
     def test_vocabulary_of_the_wrong_width(self):
         vocabulary = self.path("wide.npy")
         np.save(vocabulary, np.random.default_rng(2).random((WORDS, 128)).astype(np.float32))

@@ -4,6 +4,7 @@
 //   bovw_fuzz_make_corpus tests/fuzz/corpus
 // Inputs that fuzzing found are added to the corpus by hand (named regression-*) and kept.
 #include <bovw/feature_registry.hpp>
+#include <bovw/file_storage.hpp>
 #include <bovw/image_database.hpp>
 #include <bovw/inverted_index.hpp>
 #include <bovw/npy.hpp>
@@ -95,12 +96,23 @@ void vocabularySeeds(const fs::path& binary, const fs::path& filestorage, const 
   saveVocabulary((binary / "float_2x3.bovw").string(), Vocabulary(words(2, 3), DescriptorType::parse("float")));
   saveVocabulary((binary / "empty_type_1x1.bovw").string(), Vocabulary(words(1, 1), DescriptorType::unspecified()));
   fs::copy_file(data / "formats" / "v1.bovw", binary / "version1_5x64.bovw", fs::copy_options::overwrite_existing);
-  for (const char* extension : {".yml", ".xml", ".json", ".yml.gz"})
+  for (const char* extension : {".yml", ".xml", ".json", ".yml.gz", ".xml.gz"})
     saveVocabulary((filestorage / (std::string("float_2x3") + extension)).string(), Vocabulary(words(2, 3), DescriptorType::parse("float")));
-  // A matrix of another element type: OpenCV reads it, bovw must refuse it (mutation rarely gets
-  // there: OpenCV's parser is not instrumented, so nothing guides the fuzzer through it).
+  // A matrix of another element type: OpenCV reads it, bovw must refuse it.
   writeBytes(filestorage / "int_matrix.yml",
              "%YAML:1.0\n---\nvocabulary: !!opencv-matrix\n   rows: 1\n   cols: 2\n   dt: i\n   data: [ 1, 2 ]\n");
+  // Valid layouts bovw's writer does not make (tests/vocabulary/filestorage_reader_test.cpp has more):
+  // a block sequence with OpenCV's number spellings, XML's scalar data of a 1 x 1 matrix.
+  writeBytes(filestorage / "block_sequence.yml",
+             "%YAML 1.0\n# words\nvocabulary: !!opencv-matrix\n  rows: 2\n  cols: 2\n  dt: f\n  data:\n"
+             "    - 017\n    - -2.5\n    - 1e-3\n    - +.5\ndescriptor_type: \"float\"\n");
+  writeBytes(filestorage / "scalar_data.xml",
+             "<?xml version=\"1.0\"?>\n<opencv_storage>\n<vocabulary type_id=\"opencv-matrix\">\n<rows>1</rows>\n"
+             "<cols>1</cols>\n<dt>f</dt>\n<data>\n  -7.25</data></vocabulary>\n</opencv_storage>\n");
+  // cv::FileStorage::BASE64, which bovw refuses by name.
+  writeFileStorage((filestorage / "base64.yml").string(),
+                   [](cv::FileStorage& out) { out << "vocabulary" << cv::Mat(2, 3, CV_32F, cv::Scalar(0.5)); },
+                   cv::FileStorage::BASE64);
 }
 
 void indexSeeds(const fs::path& dir, const fs::path& data) {

@@ -1,8 +1,10 @@
 // libFuzzer harness: vocabularies in OpenCV FileStorage (src/io/vocabulary_filestorage.cpp) on
-// arbitrary files. cv::FileStorage picks YAML, XML or JSON by the content when reading, and gzip by
-// the name, so the file is named .yml.gz when the bytes start with gzip's magic and .yml otherwise.
-// The parser is OpenCV's (Debian's build, not instrumented): what this checks is that bovw turns
-// everything OpenCV reports into an InvalidInput and validates what OpenCV returns.
+// arbitrary files. bovw's FileStorage reader (src/io/filestorage_reader.hpp) picks YAML, XML or JSON
+// and gzip by the content, so one harness reaches all three parsers (libyaml, pugixml,
+// nlohmann::json: not instrumented, Debian's builds) and bovw's code around them (instrumented):
+// the directive handling, the tree builder, OpenCV's number rules, the matrix checks, inflating.
+// The file is named .yml.gz when the bytes start with gzip's magic and .yml otherwise, as a user
+// would name it; the reader does not look at the name.
 #include "fuzz/fuzz_support.hpp"
 
 #include <bovw/vocabulary_io.hpp>

@@ -176,8 +176,8 @@ TEST_F(VocabularyFiles, OtherBadFiles) {
   EXPECT_THROW(loadVocabulary(path("bad.yml")), InvalidInput);
   std::ofstream(path("novocab.yml")) << "%YAML:1.0\n---\nother: 3\n";
   expectInvalid(path("novocab.yml"), "no vocabulary node");
-  // OpenCV's YAML parser throws std::length_error on this one (found by fuzzing; the input is in
-  // tests/fuzz/corpus/vocabulary_filestorage/regression-length-error.yml): still an InvalidInput.
+  // OpenCV's YAML parser threw std::length_error on this one (found by fuzzing; the input is in
+  // tests/fuzz/corpus/vocabulary_filestorage/regression-length-error.yml): an InvalidInput.
   std::ofstream(path("length_error.yml")) << "%YAML:1.0.\n   rt: M\n   :";
   expectInvalid(path("length_error.yml"), "OpenCV parser's std::length_error");
 #endif
