@@ -39,11 +39,16 @@ struct TrainArguments {
   unsigned long long seed = 0;
   int tree_branching = 0;
   bool quiet = false;
+  bool verbose = false;
 #ifdef BOVW_CLI_WITH_FEATURES
   FeatureOptions features;
 #endif
   HistogrammerOptions histogrammer;
 } args;
+
+double secondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
 
 }  // namespace
 
@@ -89,8 +94,9 @@ CLI::App* addTrainCommand(CLI::App& app) {
 #ifdef BOVW_CLI_WITH_FEATURES
   args.features.addTo(command);
 #else
-  command->add_flag("--quiet", args.quiet, "no per-iteration log");
+  command->add_flag("--quiet", args.quiet, "no progress log");
 #endif
+  command->add_flag("--verbose", args.verbose, "log every k-means iteration (inertia, improvement, time)");
   args.histogrammer.addTo(command);
   return command;
 }
@@ -156,6 +162,7 @@ std::pair<Descriptors, DescriptorType> sampleFile() {
 }  // namespace
 
 int runTrainCommand() {
+  const auto start = std::chrono::steady_clock::now();  // the whole run: extraction and k-means
 #ifdef BOVW_CLI_WITH_FEATURES
   args.quiet = args.features.quiet;
 #endif
@@ -181,29 +188,45 @@ int runTrainCommand() {
   options.branching = args.tree_branching;
   options.descriptor_type = type;
   options.assignment = args.histogrammer.config();
-  options.progress = [](const KMeansIteration& it) {
+  // One line per iteration with --verbose; otherwise one line at the end, a warning when k-means
+  // stopped at --iterations while the inertia still improved by more than --tolerance.
+  KMeansIteration last;
+  options.progress = [&last](const KMeansIteration& it) {
     if (!it.node.empty()) {  // a vocabulary tree's inner nodes: thousands of them at large K
       spdlog::debug("k-means node {} iteration {}: inertia {:.9g}, {:.3f} s", it.node, it.iteration, it.inertia,
                     it.seconds);
       return;
     }
-    if (!args.quiet && it.iteration == 1)
+    last = it;
+    if (!args.verbose) return;
+    if (it.iteration == 1)
       spdlog::info("k-means on {}; k-means++ seeding {:.2f} s", it.assignment, it.seeding_seconds);
-    if (!args.quiet)
-      spdlog::info("k-means iteration {}: inertia {:.9g}, improvement {:.3g}{}, {:.3f} s (assign {:.3f} s, exchange {:.3f} s)",
-                   it.iteration, it.inertia, it.relative_improvement,
-                   it.reseeded ? ", " + std::to_string(it.reseeded) + " empty words re-seeded" : "", it.seconds,
-                   it.assign_seconds, it.exchange_seconds);
+    spdlog::info("k-means iteration {}: inertia {:.9g}, improvement {:.3g}{}, {:.3f} s (assign {:.3f} s, exchange {:.3f} s)",
+                 it.iteration, it.inertia, it.relative_improvement,
+                 it.reseeded ? ", " + std::to_string(it.reseeded) + " empty words re-seeded" : "", it.seconds,
+                 it.assign_seconds, it.exchange_seconds);
   };
-  const auto start = std::chrono::steady_clock::now();
+  const auto kmeans_start = std::chrono::steady_clock::now();
   const Vocabulary vocabulary = namingFile(source, [&] { return trainVocabulary(sample, options, group); });
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double kmeans_seconds = secondsSince(kmeans_start);
+  if (last.iteration > 0 && printsResults()) {
+    const bool converged = last.reseeded == 0 && last.relative_improvement < args.tolerance;
+    if (converged && !args.quiet)
+      spdlog::info("k-means on {}: converged after {} iterations (improvement {:.3g} < --tolerance {:g}), {:.1f} s",
+                   last.assignment, last.iteration, last.relative_improvement, args.tolerance, kmeans_seconds);
+    else if (!converged)
+      spdlog::warn("k-means stopped at --iterations {} before converging (the last iteration still improved the "
+                   "inertia by {:.3g}, --tolerance is {:g}): the vocabulary is usable; more iterations may make it "
+                   "better",
+                   last.iteration, last.relative_improvement, args.tolerance);
+  }
   if (!printsResults()) return 0;  // every rank holds the vocabulary; rank 0 writes it
   saveVocabulary(args.output, vocabulary);
   const std::string how = args.tree_branching ? " (vocabulary tree, branching " + std::to_string(args.tree_branching) + ")" : "";
   std::cout << "bovw train: " << vocabulary.size() << " " << vocabulary.descriptorType().toString() << " words"
             << how << " from " << rows << " descriptors of '" << source << "' in " << std::fixed
-            << std::setprecision(1) << seconds << " s; wrote " << args.output << "\n";
+            << std::setprecision(1) << secondsSince(start) << " s (k-means " << kmeans_seconds << " s); wrote "
+            << args.output << "\n";
   return 0;
 }
 

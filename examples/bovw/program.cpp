@@ -80,6 +80,8 @@ int runProgram(int argc, char** argv, Program program, Communicator& group) {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
     return group.rank() == 0 ? app.exit(e) : 0;
+  } catch (const CLI::CallForVersion& e) {
+    return group.rank() == 0 ? app.exit(e) : 0;
   } catch (const CLI::ParseError& e) {
     if (group.rank() == 0) app.exit(e);
     return kUsageError;

@@ -12,6 +12,7 @@
 #include <opencv2/imgproc.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <iomanip>
 
 namespace bovw::cli {
@@ -93,6 +94,10 @@ std::string fixed(double value, int digits) {
   return s.str();
 }
 
+// Scores in JSON to 9 decimals: they are sums of rounded products, so the last bits are noise (the
+// query itself scored 0.9999999999999999); the order of the results is the ranking's either way.
+double reported(double score) { return std::round(score * 1e9) / 1e9; }
+
 bool anyVerification(const std::vector<QueryResults>& queries) {
   return std::any_of(queries.begin(), queries.end(), [](const QueryResults& q) { return q.verification.has_value(); });
 }
@@ -132,9 +137,9 @@ void writeJson(std::ostream& out, const std::vector<QueryResults>& queries) {
     nlohmann::json results = nlohmann::json::array();
     for (std::size_t r = 0; r < q.results.size(); ++r) {
       const VerifiedResult& v = q.results[r];
-      nlohmann::json result = {{"rank", r + 1}, {"image", v.name}, {"score", v.score}};
+      nlohmann::json result = {{"rank", r + 1}, {"image", v.name}, {"score", reported(v.score)}};
       if (q.verification) {
-        result["bow_score"] = v.bow_score;
+        result["bow_score"] = reported(v.bow_score);
         result["inliers"] = v.inliers;  // -1: not checked
         result["verified"] = v.verified;
       }
