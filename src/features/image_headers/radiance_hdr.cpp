@@ -3,6 +3,7 @@
 #include "features/image_headers/image_formats.hpp"
 
 #include <algorithm>
+#include <string_view>
 
 namespace bovw::detail {
 
@@ -11,7 +12,8 @@ bool isRadianceHdr(const HeaderBytes& b) { return b.has(0, "#?RGBE") || b.has(0,
 ImageDimensions radianceHdrDimensions(const HeaderBytes& b) {
   const char* begin = reinterpret_cast<const char*>(b.data());
   const char* end = begin + b.size();
-  const char* blank = std::search(begin, end, "\n\n", "\n\n" + 2);
+  constexpr std::string_view kBlankLine = "\n\n";
+  const char* blank = std::search(begin, end, kBlankLine.begin(), kBlankLine.end());
   if (blank == end) b.fail("Radiance HDR", "the header has no end (empty line)");
   std::size_t at = static_cast<std::size_t>(blank - begin) + 2;
   // One axis: a sign, X or Y, a space and the number of pixels along it.
