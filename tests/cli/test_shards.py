@@ -54,10 +54,11 @@ def setUpModule():
     SET = base.shared_set("bovw_shards_cli_")
     SET.database = os.path.join(SET.root, "I.bovwdb")
     SET.manifest = os.path.join(SET.root, "S.bovwshards")
-    # A second database of other images (10 of the 16), for replacing one database by another.
+    # A second database of other images (the last 10 of the 16), for replacing one database by
+    # another: its first shard differs from the other's too.
     SET.fewer = os.path.join(SET.root, "fewer")
     os.makedirs(SET.fewer)
-    for path in SET.paths[:10]:
+    for path in SET.paths[6:]:
         shutil.copy(path, SET.fewer)
     SET.fewer_database = os.path.join(SET.root, "F.bovwdb")
     base.set_up(("index", SET.images, "--vocabulary", SET.vocabulary, "--output", SET.database),
@@ -229,32 +230,45 @@ class Replacing(base.RetrievalTestCase):
         self.assertEqual(sorted(os.listdir(self.dir)), sorted(["L.bovwshards", "L-7.bovwdb"] + shard_names("L", 1, 2)))
         self.assertEqual(self.results(manifest), self.expected()["fewer"])
 
+    def shard_files(self):
+        """The .bovwdb files in the test's folder and their inodes: a new one, or one renamed over."""
+        return {entry.name: entry.inode() for entry in os.scandir(self.dir)
+                if entry.name.endswith(".bovwdb") and not entry.name.startswith(".bovw-tmp")}
+
     def test_a_killed_overwrite_leaves_the_old_or_the_new_database(self):
         expected = self.expected()
         manifest = self.path("K.bovwshards")
+        # One image a shard: every shard differs between the two databases, so a mix of any shards
+        # of both would change the results.
+        shards = {"all": 16, "fewer": 10}
         current = "all"
-        self.ok(*self.index(current, manifest, 12))
+        started = time.monotonic()
+        self.ok(*self.index(current, manifest, shards[current]))
+        duration = time.monotonic() - started
         rng = random.Random(19)
         # When to kill: as soon as the write phase begins (temporaries appear), when the first new
-        # shard is in place (the old shards were renamed over one by one there), or at a random time.
-        moments = ["temporaries", "first shard", "random"] * 4
+        # shard is in place (bovw used to rename the new shards over the old ones there, one by one),
+        # as soon as the manifest is switched (before the old shards are removed), or at a random
+        # time of a run.
+        moments = ["temporaries", "first shard", "switch", "random"] * 2
         outcomes = {"old": 0, "new": 0}
         for attempt, moment in enumerate(moments):
             new = "fewer" if current == "all" else "all"
             with self.subTest(attempt=attempt, moment=moment):
-                with open(manifest) as f:
-                    generation = int(json.load(f)["shards"][0].split("-g")[1].split("-")[0])
-                next_shard = self.path("K-g%d-0.bovwdb" % (generation + 1))
-                job = subprocess.Popen([base.BOVW] + [str(a) for a in self.index(new, manifest, 12 if new == "all" else 8)],
+                old_shards = self.shard_files()
+                old_manifest = os.stat(manifest).st_ino
+                job = subprocess.Popen([base.BOVW] + [str(a) for a in self.index(new, manifest, shards[new])],
                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
                 deadline = time.monotonic() + base.TIMEOUT
-                delay = rng.uniform(0, 0.002)
-                killed_at = rng.uniform(0.05, 1.5) if moment == "random" else None
+                delay = rng.uniform(0, 0.002) if moment == "temporaries" else 0
+                killed_at = rng.uniform(0.1, 1.2) * duration
                 started = time.monotonic()
                 while job.poll() is None and time.monotonic() < deadline:
                     if moment == "temporaries" and any(n.startswith(".bovw-tmp") for n in os.listdir(self.dir)):
                         break
-                    if moment == "first shard" and os.path.exists(next_shard):
+                    if moment == "first shard" and self.shard_files() != old_shards:
+                        break
+                    if moment == "switch" and os.stat(manifest).st_ino != old_manifest:
                         break
                     if moment == "random" and time.monotonic() - started >= killed_at:
                         break
@@ -263,7 +277,9 @@ class Replacing(base.RetrievalTestCase):
                     job.send_signal(signal.SIGKILL)
                 job.wait()
                 got = self.results(manifest)
-                self.assertIn(got, (expected[current], expected[new]), "a mix of two databases")
+                self.assertTrue(got in (expected[current], expected[new]), "a mix of two databases:\n" + got[:800])
+                if moment == "switch":
+                    self.assertEqual(got, expected[new], "the manifest was switched: the new database")
                 outcomes["new" if got == expected[new] else "old"] += 1
                 if got == expected[new]:
                     current = new
@@ -279,12 +295,12 @@ class Replacing(base.RetrievalTestCase):
     def test_searches_while_the_database_is_replaced_see_one_database(self):
         expected = self.expected()
         manifest = self.path("R.bovwshards")
-        self.ok(*self.index("all", manifest, 6))
+        self.ok(*self.index("all", manifest, 16))
         failures = []
 
         def write():
             for which in ("fewer", "all") * 3:
-                result = base.run(*self.index(which, manifest, 6 if which == "all" else 4))
+                result = base.run(*self.index(which, manifest, 16 if which == "all" else 10))
                 if result.returncode != 0:
                     failures.append(base.describe(result))
 
@@ -296,7 +312,8 @@ class Replacing(base.RetrievalTestCase):
                 result = base.run("search", "--index", manifest, "--top", 100, "--scoring", "cosine+sqrt", "--quiet",
                                   SET.new_view, SET.paths[0], SET.paths[12])
                 self.assertEqual(result.returncode, 0, base.describe(result))
-                self.assertIn(result.stdout, (expected["all"], expected["fewer"]), "a mix of two databases")
+                self.assertTrue(result.stdout in (expected["all"], expected["fewer"]),
+                                "a mix of two databases:\n" + result.stdout[:800])
                 seen.add(result.stdout)
         finally:
             writer.join()
