@@ -104,8 +104,9 @@ CLI::App* addIndexCommand(CLI::App& app) {
   command->add_option("--shards", args.shards,
                       "split the images into S contiguous parts of about equal bytes, each written as a database "
                       "OUT-gG-i.bovwdb beside --output, which then names their manifest (OUT.bovwshards); search and "
-                      "evaluate rank over all shards as over one database. All files or none are written; a database "
-                      "that is replaced stays whole until the new manifest replaces it (G: one more than its)")
+                      "evaluate rank over all shards as over one database. All files or none are written; G is new "
+                      "for every write, so a database written over stays whole until its manifest is replaced, and "
+                      "its shards are removed after that")
       ->check(CLI::Range(1, 4096));
   command->add_flag("--keypoints", args.keypoints,
                     "also store each image's keypoints, words and word signatures (16 bytes per keypoint), for search --verify");
