@@ -213,7 +213,9 @@ int runIndexCommand() {
     prepared.emplace(outputs.writes());
     if (!root || !args.shards) return;
     const ShardManifest contents = ShardedDatabase::manifestFor(*empty, shard_files);
-    manifest.emplace(std::vector<StreamWrite>{{args.output, [&](std::ostream& out) { contents.write(out); }}});
+    namingFile(args.output, [&] {
+      manifest.emplace(std::vector<StreamWrite>{{args.output, [&](std::ostream& out) { contents.write(out); }}});
+    });
   });
   everyRankOrNone(group, [&] { prepared->commit(); });
   everyRankOrNone(group, [&] {

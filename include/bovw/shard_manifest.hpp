@@ -19,7 +19,8 @@ struct ShardManifest {
   std::uint64_t fingerprint = 0;  // Vocabulary::fingerprint() of the shared vocabulary
   std::string features;          // the shared FeatureSpec's canonical text
 
-  // JSON, format "bovw shards" version 1.
+  // JSON, format "bovw shards" version 1. Throws InvalidInput if a text is not UTF-8 (a file name
+  // can be any bytes; JSON text cannot).
   void write(std::ostream& out) const;
   // Throws IoError if `path` cannot be read, InvalidInput naming `path` and the problem if it is not
   // a valid manifest (parse).

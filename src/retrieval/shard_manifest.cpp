@@ -81,7 +81,11 @@ void ShardManifest::write(std::ostream& out) const {
                             {"words", words},          {"descriptor_type", descriptor_type},
                             {"vocabulary_fingerprint", fingerprintText(fingerprint)}, {"features", features},
                             {"shards", shards}};
-  out << j.dump(2) << "\n";
+  try {
+    out << j.dump(2) << "\n";
+  } catch (const nlohmann::json::type_error&) {  // text that is not UTF-8, which JSON cannot hold
+    throw InvalidInput("a shard manifest holds UTF-8 text only; a shard's path or a name here is not UTF-8");
+  }
 }
 
 ShardManifest ShardManifest::read(const std::string& path) { return parse(detail::readFileBytes(path), path); }

@@ -50,6 +50,24 @@ TEST(ShardGenerations, NamesOfAGeneration) {
   }
 }
 
+// A file name may be any bytes, JSON text only UTF-8: refused as such, not a JSON library's error.
+TEST(ShardGenerations, AManifestOfNamesThatAreNotUtf8IsRefused) {
+  ShardManifest manifest;
+  manifest.shards = shardFileNames("\xff.bovwshards", 1, 2);
+  manifest.words = 4;
+  std::ostringstream out;
+  try {
+    manifest.write(out);
+    ADD_FAILURE() << "no exception";
+  } catch (const InvalidInput& e) {
+    EXPECT_TRUE(contains(e.what(), "UTF-8")) << e.what();
+  }
+  manifest.shards = shardFileNames("\xc3\xa9t\xc3\xa9.bovwshards", 1, 2);  // UTF-8: written, read back
+  manifest.write(out);
+  const std::string text = out.str();
+  EXPECT_EQ(ShardManifest::parse(std::vector<char>(text.begin(), text.end()), "m").shards, manifest.shards);
+}
+
 TEST(ShardGenerations, TheNextGenerationIsAboveEveryOneTheManifestNames) {
   TempDir dir;
   const std::string manifest = dir.file("S.bovwshards");
