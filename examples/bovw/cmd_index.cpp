@@ -6,10 +6,13 @@
 // folder; every rank takes its part of that list (bovw/work_split.hpp) and histograms it on its own
 // device (rank_device.hpp). Without --shards the results go to rank 0 (bovw/histogram_exchange.hpp),
 // which adds them in the folder's order: the database is byte for byte the one-process database.
-// With --shards S, shard s is written by rank s mod R from the images of that shard. Outputs are
-// written in two phases (bovw/atomic_file.hpp's PreparedFiles): every rank prepares its files, the
-// ranks agree that all succeeded (bovw/rank_agreement.hpp), then every rank renames its files into
-// place and rank 0 the manifest last. With one rank (`bovw`) this is the one-process run.
+// With --shards S, shard s is written by rank s mod R from the images of that shard, under the
+// names of a new generation that rank 0 chooses (bovw/shard_generations.hpp), so that no file the
+// manifest in place names is touched. Outputs are written in two phases (bovw/atomic_file.hpp's
+// PreparedFiles): every rank prepares its files, the ranks agree that all succeeded
+// (bovw/rank_agreement.hpp), then every rank renames its files into place and rank 0 the manifest
+// last: the switch from the old database to the new. Rank 0 then removes the old generation's
+// shards. With one rank (`bovw`) this is the one-process run.
 #include "commands.hpp"
 #include "feature_options.hpp"
 #include "histogrammer_options.hpp"
@@ -21,6 +24,7 @@
 #include <bovw/histogram_exchange.hpp>
 #include <bovw/image_database.hpp>
 #include <bovw/rank_agreement.hpp>
+#include <bovw/shard_generations.hpp>
 #include <bovw/sharded_database.hpp>
 #include <bovw/vocabulary_io.hpp>
 #include <bovw/work_split.hpp>
@@ -48,21 +52,27 @@ struct IndexArguments {
 
 constexpr const char* kManifestExtension = ".bovwshards";
 
-// With --shards S, OUT.bovwshards names the manifest and its shards are OUT-0.bovwdb ..
-// OUT-(S-1).bovwdb beside it, listed by file name (the manifest resolves them from its folder).
-std::vector<std::string> shardFileNames(const std::string& manifest, std::size_t shards) {
+// With --shards S, OUT.bovwshards names the manifest and its shards are OUT-g<G>-0.bovwdb ..
+// OUT-g<G>-(S-1).bovwdb beside it, listed by file name (the manifest resolves them from its folder).
+void checkManifestName(const std::string& manifest) {
   const std::filesystem::path name = std::filesystem::path(manifest).filename();
   if (name.extension() != kManifestExtension || name.stem().empty())
     throw InvalidInput("--output '" + manifest + "': with --shards it names the shards' manifest, which must end in " +
                        kManifestExtension);
-  std::vector<std::string> names;
-  for (std::size_t s = 0; s < shards; ++s) names.push_back(name.stem().string() + "-" + std::to_string(s) + ".bovwdb");
-  return names;
+}
+
+// The generation that rank 0's `write` chose, on every rank.
+std::uint64_t generationOnEveryRank(Communicator& group, const std::optional<ShardedWrite>& write) {
+  const std::string text = write ? std::to_string(write->generation()) : "";
+  Bytes bytes(text.begin(), text.end());
+  group.broadcast(bytes, 0);
+  return std::stoull(std::string(bytes.begin(), bytes.end()));
 }
 
 // What this rank writes: its databases (one per output file) and where each goes.
 struct Outputs {
   std::vector<ImageDatabase> databases;
+  std::vector<std::size_t> shards;  // with --shards, the shard each database is
   std::vector<std::string> paths;
 
   std::vector<StreamWrite> writes() const {
@@ -93,8 +103,10 @@ CLI::App* addIndexCommand(CLI::App& app) {
   command->add_option("--output", args.output, "database file to write (vocabulary, settings and index); with --shards, their manifest (.bovwshards)")->required();
   command->add_option("--shards", args.shards,
                       "split the images into S contiguous parts of about equal bytes, each written as a database "
-                      "OUT-i.bovwdb beside --output, which then names their manifest (OUT.bovwshards); search and "
-                      "evaluate rank over all shards as over one database. All files or none are written")
+                      "OUT-gG-i.bovwdb beside --output, which then names their manifest (OUT.bovwshards); search and "
+                      "evaluate rank over all shards as over one database. All files or none are written; G is new "
+                      "for every write, so a database written over stays whole until its manifest is replaced, and "
+                      "its shards are removed after that")
       ->check(CLI::Range(1, 4096));
   command->add_flag("--keypoints", args.keypoints,
                     "also store each image's keypoints, words and word signatures (16 bytes per keypoint), for search --verify");
@@ -111,14 +123,13 @@ int runIndexCommand() {
   options.store_keypoints = args.keypoints;
   std::optional<Vocabulary> vocabulary;
   std::optional<FeatureSpec> features;
-  std::vector<std::string> shard_files;
   std::optional<ImageDatabase> empty;  // checks that vocabulary and features fit; the manifest's identity
   FileList list;
   // Checked before any image is read, so a bad --output or vocabulary costs nothing.
   everyRankOrNone(group, [&] {
     vocabulary = loadVocabulary(args.vocabulary);
     features = args.features.spec();
-    if (args.shards) shard_files = shardFileNames(args.output, args.shards);
+    if (args.shards) checkManifestName(args.output);
     empty = namingFile(args.vocabulary, [&] { return ImageDatabase(*vocabulary, *features, options); });
     if (!root) return;
     list = withFileSizes(listImages(args.images));
@@ -169,32 +180,48 @@ int runIndexCommand() {
     std::unordered_map<std::string, std::size_t> position;
     for (std::size_t i = 0; i < list.paths.size(); ++i) position.emplace(list.paths[i], i);
     std::unordered_map<std::size_t, std::size_t> output_of_shard;
-    const std::filesystem::path folder = std::filesystem::path(args.output).parent_path();
     for (std::size_t s = 0; s < parts; ++s) {
       if (rankOfPart(s, group.size()) != group.rank()) continue;
       output_of_shard[s] = outputs.databases.size();
       outputs.databases.push_back(newDatabase());
-      outputs.paths.push_back((folder / shard_files[s]).string());
+      outputs.shards.push_back(s);
     }
     for (std::size_t i = 0; i < results.names.size(); ++i)
       addImage(outputs.databases[output_of_shard.at(part_of[position.at(results.names[i])])], results, i);
   });
   const std::int64_t postings = sumOverRanks(group, static_cast<std::int64_t>(outputs.postings()));
 
+  // With shards, rank 0 holds the folder from choosing the generation to removing the old one, so
+  // that two writers of one database take turns.
+  std::optional<ShardedWrite> write;
+  std::vector<std::string> shard_files;
+  if (args.shards) {
+    everyRankOrNone(group, [&] {
+      if (root) write.emplace(args.output, [](const std::string& line) { spdlog::warn("{}", line); });
+    });
+    shard_files = shardFileNames(args.output, generationOnEveryRank(group, write), parts);
+    const std::filesystem::path folder = std::filesystem::path(args.output).parent_path();
+    for (std::size_t shard : outputs.shards) outputs.paths.push_back((folder / shard_files[shard]).string());
+  }
+
   // Every rank prepares its files (and rank 0 the manifest); only when all have, each renames its
   // files into place; the manifest goes last, once every shard is in place. A failure anywhere before
-  // the renames leaves no output and no temporary.
+  // the renames leaves no output and no temporary; one during them at most shards that no manifest
+  // names, removed by the next write.
   std::optional<PreparedFiles> prepared, manifest;
   everyRankOrNone(group, [&] {
     prepared.emplace(outputs.writes());
     if (!root || !args.shards) return;
     const ShardManifest contents = ShardedDatabase::manifestFor(*empty, shard_files);
-    manifest.emplace(std::vector<StreamWrite>{{args.output, [&](std::ostream& out) { contents.write(out); }}});
+    namingFile(args.output, [&] {
+      manifest.emplace(std::vector<StreamWrite>{{args.output, [&](std::ostream& out) { contents.write(out); }}});
+    });
   });
   everyRankOrNone(group, [&] { prepared->commit(); });
   everyRankOrNone(group, [&] {
     if (manifest) manifest->commit();
   });
+  if (write) write->removeOldShards(shard_files);
 
   if (!printsResults()) return 0;
   std::cout << "bovw index: " << indexed << " images, " << postings << " postings over K = " << vocabulary->size()

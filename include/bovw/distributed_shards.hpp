@@ -37,9 +37,10 @@ class DistributedShards {
   DistributedShards(Communicator& ranks, std::vector<ImageDatabase> shards, std::vector<std::size_t> indices,
                     std::vector<std::string> sources);
 
-  // Collective. A manifest (looksLikeShardManifest, as rank 0 sees the file): rank r loads the
-  // shards s with s mod R == r, each checked against the manifest; a single .bovwdb file: rank 0
-  // loads it as shard 0. So rank 0 always holds shard 0. A manifest, or a shard, that any rank
+  // Collective. A manifest (looksLikeShardManifest, as rank 0 sees the file), read by rank 0 and
+  // sent to every rank: rank r loads the shards s with s mod R == r, each checked against the
+  // manifest (and no two of them one file, as ShardedDatabase::load checks); a manifest replaced
+  // meanwhile is read again, as there. A single .bovwdb file: rank 0 loads it as shard 0. So rank 0 always holds shard 0. A manifest, or a shard, that any rank
   // cannot load fails on every rank with ShardedDatabase::load's error naming the file: over one
   // rank that IoError or InvalidInput itself, over several RanksFailed listing the failed ranks'
   // errors in shard order (the first failed shard first).

@@ -19,12 +19,17 @@ struct ShardManifest {
   std::uint64_t fingerprint = 0;  // Vocabulary::fingerprint() of the shared vocabulary
   std::string features;          // the shared FeatureSpec's canonical text
 
-  // JSON, format "bovw shards" version 1.
+  // JSON, format "bovw shards" version 1. Throws InvalidInput if a text is not UTF-8 (a file name
+  // can be any bytes; JSON text cannot).
   void write(std::ostream& out) const;
   // Throws IoError if `path` cannot be read, InvalidInput naming `path` and the problem if it is not
-  // a valid manifest (not JSON, another format or version, a missing or mistyped field, no shard,
-  // a shard listed twice).
+  // a valid manifest (parse).
   static ShardManifest read(const std::string& path);
+  // The manifest in `text` (a file's bytes; `path` names it in errors). Throws InvalidInput naming
+  // `path` and the problem: not a JSON object, a key given twice in one object, a NUL character in
+  // any text, another format or version, a missing or mistyped field, no shard, the same path listed
+  // twice. A UTF-8 byte order mark before the JSON text is skipped.
+  static ShardManifest parse(const std::vector<char>& text, const std::string& path);
   // The shard's path as the manifest at `manifest_path` means it.
   std::string resolve(const std::string& manifest_path, std::size_t shard) const;
 };
@@ -32,8 +37,9 @@ struct ShardManifest {
 // A vocabulary fingerprint as the manifest writes it: 16 lower-case hex digits.
 std::string fingerprintText(std::uint64_t fingerprint);
 
-// Whether the file at `path` is JSON (starts with '{' after white space), so a manifest rather than
-// a database file (which starts with the magic "BOVWDB"). False if it cannot be read.
+// Whether the file at `path` is JSON (starts with '{' after white space and an optional UTF-8 byte
+// order mark), so a manifest rather than a database file (which starts with the magic "BOVWDB").
+// False if it cannot be read.
 bool looksLikeShardManifest(const std::string& path);
 
 }  // namespace bovw

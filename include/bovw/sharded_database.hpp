@@ -37,9 +37,11 @@ class ShardedDatabase {
   // fingerprint) or feature spec differs from the first shard's.
   ShardedDatabase(std::vector<ImageDatabase> shards, std::vector<std::string> sources);
 
-  // A manifest (looksLikeShardManifest) and every shard it lists, checked against the manifest's
-  // K, descriptor type, fingerprint and features; or a single .bovwdb file, as one shard. Throws
-  // IoError or InvalidInput naming the manifest or the missing or damaged shard.
+  // A manifest (looksLikeShardManifest) and exactly the shards it lists, each checked against the
+  // manifest's K, descriptor type, fingerprint and features; or a single .bovwdb file, as one shard.
+  // Throws IoError or InvalidInput naming the manifest (also when two of its shards are one file)
+  // or the missing or damaged shard. A manifest replaced while its shards are loaded (bovw index
+  // overwriting the database) is read again: the result is the old database or the new, never a mix.
   static ShardedDatabase load(const std::string& path);
 
   // The manifest that describes `shards` (their paths as written, relative to the manifest), with

@@ -5,6 +5,7 @@
 #include <bovw/distributed_shards.hpp>
 
 #include "distributed/rank_message.hpp"
+#include "retrieval/manifest_switch.hpp"
 #include "retrieval/shard_identity.hpp"
 #include "retrieval/image_words_message.hpp"
 #include "retrieval/shard_messages.hpp"
@@ -106,40 +107,60 @@ DistributedShards::DistributedShards(Communicator& ranks, std::vector<ImageDatab
 }
 
 DistributedShards DistributedShards::load(Communicator& ranks, const std::string& path) {
-  Bytes is_manifest{static_cast<std::uint8_t>(ranks.rank() == kRoot && looksLikeShardManifest(path))};
-  ranks.broadcast(is_manifest, kRoot);
-  std::vector<ImageDatabase> shards;
-  std::vector<std::size_t> indices;
-  std::vector<std::string> sources;
-  std::exception_ptr failure;
-  std::int64_t order = -1;  // the manifest, before every shard
-  try {
-    if (!is_manifest.at(0)) {
-      if (ranks.rank() == kRoot) {
-        order = 0;
-        shards.push_back(ImageDatabase::load(path));
-        indices.push_back(0);
-        sources.push_back(path);
+  for (int attempt = 1;; ++attempt) {
+    // Rank 0 reads the manifest once and every rank takes its shards from these bytes: ranks that
+    // read the file each would open two generations' shards if a writer switched it in between.
+    Bytes text;
+    everyRankOrNone(ranks, [&] {
+      if (ranks.rank() != kRoot) return;
+      if (!looksLikeShardManifest(path)) return;
+      const std::vector<char> bytes = detail::readFileBytes(path);
+      text.assign(bytes.begin(), bytes.end());
+    });
+    ranks.broadcast(text, kRoot);
+    std::vector<ImageDatabase> shards;
+    std::vector<std::size_t> indices;
+    std::vector<std::string> sources;
+    std::exception_ptr failure;
+    std::int64_t order = -1;  // the manifest, before every shard
+    try {
+      if (text.empty()) {  // a database file (a manifest is never empty)
+        if (ranks.rank() == kRoot) {
+          order = 0;
+          shards.push_back(ImageDatabase::load(path));
+          indices.push_back(0);
+          sources.push_back(path);
+        }
+      } else {
+        const ShardManifest manifest = ShardManifest::parse(std::vector<char>(text.begin(), text.end()), path);
+        const ShardIdentity expected = ShardIdentity::of(manifest);
+        std::vector<std::string> all;
+        for (std::size_t s = 0; s < manifest.shards.size(); ++s) all.push_back(manifest.resolve(path, s));
+        expectDistinctFiles(path, all);  // on every rank alike (as every rank sees the files)
+        const auto stride = static_cast<std::size_t>(ranks.size());
+        for (std::size_t s = static_cast<std::size_t>(ranks.rank()); s < all.size(); s += stride) {
+          order = static_cast<std::int64_t>(s);
+          // A missing or damaged shard: load's IoError or InvalidInput names the shard's file.
+          shards.push_back(ImageDatabase::load(all[s]));
+          ShardIdentity::of(shards.back()).expectSame(expected, {path, all[s]}, all[s], "the manifest says");
+          indices.push_back(s);
+          sources.push_back(all[s]);
+        }
       }
-    } else {
-      const ShardManifest manifest = ShardManifest::read(path);
-      const ShardIdentity expected = ShardIdentity::of(manifest);
-      const auto stride = static_cast<std::size_t>(ranks.size());
-      for (std::size_t s = static_cast<std::size_t>(ranks.rank()); s < manifest.shards.size(); s += stride) {
-        order = static_cast<std::int64_t>(s);
-        const std::string source = manifest.resolve(path, s);
-        // A missing or damaged shard: load's IoError or InvalidInput names the shard's file.
-        shards.push_back(ImageDatabase::load(source));
-        ShardIdentity::of(shards.back()).expectSame(expected, {path, source}, source, "the manifest says");
-        indices.push_back(s);
-        sources.push_back(source);
-      }
+    } catch (...) {
+      failure = std::current_exception();
     }
-  } catch (...) {
-    failure = std::current_exception();
+    // A failure while a writer switched the manifest (the old generation's shards removed): every
+    // rank tries again with the new one (retrieval/manifest_switch.hpp).
+    if (attempt < kManifestAttempts && !text.empty() && sumOverRanks(ranks, failure ? 1 : 0) > 0) {
+      Bytes changed{static_cast<std::uint8_t>(ranks.rank() == kRoot &&
+                                              manifestChanged(path, std::vector<char>(text.begin(), text.end())))};
+      ranks.broadcast(changed, kRoot);
+      if (changed.at(0)) continue;
+    }
+    throwIfAnyRankFailed(ranks, failure, order);
+    return DistributedShards(ranks, std::move(shards), std::move(indices), std::move(sources));
   }
-  throwIfAnyRankFailed(ranks, failure, order);
-  return DistributedShards(ranks, std::move(shards), std::move(indices), std::move(sources));
 }
 
 std::vector<ShardedResult> DistributedShards::query(HistogramRef histogram, std::size_t top_k,

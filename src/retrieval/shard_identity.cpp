@@ -1,7 +1,12 @@
-// ShardIdentity: the shared settings of a shard, compared field by field.
+// ShardIdentity: the shared settings of a shard, compared field by field; distinct shard files.
 #include "retrieval/shard_identity.hpp"
 
 #include <bovw/error.hpp>
+
+#include <sys/stat.h>
+
+#include <map>
+#include <utility>
 
 namespace bovw::retrieval_detail {
 
@@ -35,6 +40,18 @@ void expectShardsAgree(const std::vector<ShardIdentity>& shards, const std::vect
                        std::to_string(sources.size()) + " names for them");
   for (std::size_t s = 1; s < shards.size(); ++s)
     shards[s].expectSame(shards.front(), {sources[s]}, sources[s], "but shard '" + sources.front() + "' has");
+}
+
+void expectDistinctFiles(const std::string& manifest, const std::vector<std::string>& sources) {
+  std::map<std::pair<dev_t, ino_t>, const std::string*> seen;
+  for (const std::string& source : sources) {
+    struct stat status {};
+    if (::stat(source.c_str(), &status) != 0) continue;
+    const auto [at, added] = seen.emplace(std::make_pair(status.st_dev, status.st_ino), &source);
+    if (!added)
+      throw InvalidInput(manifest, "shards '" + *at->second + "' and '" + source +
+                                       "' are the same file (a shard listed twice would be counted twice)");
+  }
 }
 
 }  // namespace bovw::retrieval_detail

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cctype>
 #include <filesystem>
 #include <limits>
@@ -18,6 +19,7 @@ namespace {
 
 constexpr const char* kFormatName = "bovw shards";
 constexpr int kVersion = 1;
+constexpr char kByteOrderMark[] = "\xEF\xBB\xBF";
 
 template <typename T>
 T field(const nlohmann::json& j, const char* name, const std::string& path, const char* type) {
@@ -31,6 +33,46 @@ T field(const nlohmann::json& j, const char* name, const std::string& path, cons
   return it->get<T>();
 }
 
+// A text as an error message may show it: a NUL (which would end the message) as \u0000, at most
+// 100 bytes of it.
+std::string printable(const std::string& text) {
+  std::string shown;
+  for (std::size_t i = 0; i < text.size() && i < 100; ++i) shown += text[i] ? std::string(1, text[i]) : "\\u0000";
+  return text.size() > 100 ? shown + "..." : shown;
+}
+
+// The JSON object of `text`, refusing what a JSON reader would take silently but a manifest must
+// not hold: a key given twice in one object (nlohmann, like most readers, keeps one of them), and a
+// NUL character (\u0000) in a key or a text (a path would end there when opened). A UTF-8 byte
+// order mark before the text is skipped, as RFC 8259 allows readers to do: editors add one.
+nlohmann::json parseJson(const std::vector<char>& text, const std::string& path) {
+  // One mark at most: nlohmann would skip a second one too, which looksLikeShardManifest does not.
+  auto startsWithMark = [&](std::vector<char>::const_iterator at) {
+    return text.end() - at >= 3 && std::equal(kByteOrderMark, kByteOrderMark + 3, at);
+  };
+  auto begin = text.begin();
+  if (startsWithMark(begin)) begin += 3;
+  if (startsWithMark(begin)) throw InvalidInput(path, "not a shard manifest (not a JSON object)");
+  std::string problem;
+  std::vector<std::set<std::string>> keys;  // of each object being read, innermost last
+  const nlohmann::json::parser_callback_t check = [&](int, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+    using Event = nlohmann::json::parse_event_t;
+    if (event == Event::object_start) keys.emplace_back();
+    if (event == Event::object_end && !keys.empty()) keys.pop_back();
+    if (!problem.empty() || (event != Event::key && event != Event::value) || !parsed.is_string()) return true;
+    const std::string& s = parsed.get_ref<const std::string&>();
+    if (s.find('\0') != std::string::npos)
+      problem = "the text \"" + printable(s) + "\" holds a NUL character (\\u0000), which no path or name may";
+    else if (event == Event::key && !keys.empty() && !keys.back().insert(s).second)
+      problem = "the key \"" + printable(s) + "\" is given twice in one object";
+    return true;
+  };
+  const nlohmann::json j = nlohmann::json::parse(begin, text.end(), check, false);
+  if (j.is_discarded() || !j.is_object()) throw InvalidInput(path, "not a shard manifest (not a JSON object)");
+  if (!problem.empty()) throw InvalidInput(path, problem);
+  return j;
+}
+
 }  // namespace
 
 void ShardManifest::write(std::ostream& out) const {
@@ -38,13 +80,17 @@ void ShardManifest::write(std::ostream& out) const {
                             {"words", words},          {"descriptor_type", descriptor_type},
                             {"vocabulary_fingerprint", fingerprintText(fingerprint)}, {"features", features},
                             {"shards", shards}};
-  out << j.dump(2) << "\n";
+  try {
+    out << j.dump(2) << "\n";
+  } catch (const nlohmann::json::type_error&) {  // text that is not UTF-8, which JSON cannot hold
+    throw InvalidInput("a shard manifest holds UTF-8 text only; a shard's path or a name here is not UTF-8");
+  }
 }
 
-ShardManifest ShardManifest::read(const std::string& path) {
-  const std::vector<char> bytes = detail::readFileBytes(path);
-  const nlohmann::json j = nlohmann::json::parse(bytes.begin(), bytes.end(), nullptr, false);
-  if (j.is_discarded() || !j.is_object()) throw InvalidInput(path, "not a shard manifest (not a JSON object)");
+ShardManifest ShardManifest::read(const std::string& path) { return parse(detail::readFileBytes(path), path); }
+
+ShardManifest ShardManifest::parse(const std::vector<char>& text, const std::string& path) {
+  const nlohmann::json j = parseJson(text, path);
   if (field<std::string>(j, "format", path, "text") != kFormatName)
     throw InvalidInput(path, "format '" + j["format"].get<std::string>() + "' is not '" + kFormatName + "'");
   const auto version = field<std::int64_t>(j, "version", path, "an integer");
@@ -66,6 +112,8 @@ ShardManifest ShardManifest::read(const std::string& path) {
   const auto shards = j.find("shards");
   if (shards == j.end() || !shards->is_array() || shards->empty())
     throw InvalidInput(path, "the manifest needs \"shards\" (a non-empty list of database paths)");
+  // The same text twice is refused here; the same file under two names ("./S-0.bovwdb",
+  // a link) by the loaders, which compare the files themselves (retrieval/shard_identity.hpp).
   std::set<std::string> seen;
   for (const auto& shard : *shards) {
     if (!shard.is_string() || shard.get<std::string>().empty())
@@ -91,11 +139,20 @@ std::string fingerprintText(std::uint64_t fingerprint) {
 
 bool looksLikeShardManifest(const std::string& path) {
   try {
-    detail::InputFile file(path);  // a FIFO or device is not opened for reading: false, and load() says why
+    // A FIFO or device is not opened for reading: false, and load() says why.
+    detail::InputFile file(path);
     char chunk[4096];
-    while (const std::size_t n = file.readSome(chunk, sizeof chunk))
-      for (std::size_t i = 0; i < n; ++i)
-        if (!std::isspace(static_cast<unsigned char>(chunk[i]))) return chunk[i] == '{';
+    std::size_t seen = 0, skip = 0;  // a byte order mark is skipped, as ShardManifest::parse skips it
+    while (const std::size_t n = file.readSome(chunk, sizeof chunk)) {
+      for (std::size_t i = 0; i < n; ++i, ++seen) {
+        const unsigned char c = static_cast<unsigned char>(chunk[i]);
+        if (seen == skip && skip < 3 && c == static_cast<unsigned char>(kByteOrderMark[skip])) {
+          ++skip;
+          continue;
+        }
+        if (!std::isspace(c)) return c == '{';
+      }
+    }
   } catch (const IoError&) {
   }
   return false;

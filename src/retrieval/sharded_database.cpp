@@ -2,6 +2,7 @@
 // sharded_ranking.cpp's, shared with DistributedShards.
 #include <bovw/sharded_database.hpp>
 
+#include "retrieval/manifest_switch.hpp"
 #include "retrieval/shard_identity.hpp"
 #include "retrieval/sharded_ranking.hpp"
 
@@ -31,27 +32,43 @@ TfIdfModel globalModel(const std::vector<ImageDatabase>& shards) {
   return model;
 }
 
+// Exactly the files `manifest` names, each checked against it.
+ShardedDatabase loadShards(const std::string& path, const ShardManifest& manifest) {
+  std::vector<ImageDatabase> shards;
+  std::vector<std::string> sources;
+  const ShardIdentity expected = ShardIdentity::of(manifest);
+  for (std::size_t s = 0; s < manifest.shards.size(); ++s) sources.push_back(manifest.resolve(path, s));
+  retrieval_detail::expectDistinctFiles(path, sources);
+  for (const std::string& source : sources) {
+    // A missing or damaged shard: load's IoError or InvalidInput names the shard's file.
+    shards.push_back(ImageDatabase::load(source));
+    ShardIdentity::of(shards.back()).expectSame(expected, {path, source}, source, "the manifest says");
+  }
+  return ShardedDatabase(std::move(shards), std::move(sources));
+}
+
 }  // namespace
 
 ShardedDatabase::ShardedDatabase(std::vector<ImageDatabase> shards, std::vector<std::string> sources)
     : shards_(checkedShards(std::move(shards), sources)), sources_(std::move(sources)), model_(globalModel(shards_)) {}
 
 ShardedDatabase ShardedDatabase::load(const std::string& path) {
-  std::vector<ImageDatabase> shards;
-  std::vector<std::string> sources;
   if (!looksLikeShardManifest(path)) {
+    std::vector<ImageDatabase> shards;
     shards.push_back(ImageDatabase::load(path));
     return ShardedDatabase(std::move(shards), {path});
   }
-  const ShardManifest manifest = ShardManifest::read(path);
-  const ShardIdentity expected = ShardIdentity::of(manifest);
-  for (std::size_t s = 0; s < manifest.shards.size(); ++s) {
-    sources.push_back(manifest.resolve(path, s));
-    // A missing or damaged shard: load's IoError or InvalidInput names the shard's file.
-    shards.push_back(ImageDatabase::load(sources.back()));
-    ShardIdentity::of(shards.back()).expectSame(expected, {path, sources.back()}, sources.back(), "the manifest says");
+  // The shards of the manifest as read once. A writer may switch the manifest to a new generation
+  // and remove the old one's shards while they are being loaded (docs/FORMATS.md): a failure when
+  // the manifest has changed meanwhile is retried with the new one.
+  for (int attempt = 1;; ++attempt) {
+    const std::vector<char> text = detail::readFileBytes(path);
+    try {
+      return loadShards(path, ShardManifest::parse(text, path));
+    } catch (const Error&) {
+      if (attempt == retrieval_detail::kManifestAttempts || !retrieval_detail::manifestChanged(path, text)) throw;
+    }
   }
-  return ShardedDatabase(std::move(shards), std::move(sources));
 }
 
 ShardManifest ShardedDatabase::manifestFor(const ImageDatabase& database, std::vector<std::string> shards) {

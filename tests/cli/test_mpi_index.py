@@ -6,7 +6,8 @@ Usage: as mpi_support.py says, plus unittest options.
 
 The image set is test_retrieval.py's (4 scenes x 4 views, fixed seeds), its vocabulary trained once
 by `bovw`. Checked, each against `bovw index` of the same folder: the database (with and without
---keypoints, and under one rank), --shards 3 under 2 ranks (manifest and every shard), a folder with
+--keypoints, and under one rank), --shards 3 under 2 ranks (manifest and every shard; written again,
+both ranks write the next generation's names and the first generation is removed), a folder with
 a corrupt and a non-image file (each reported by the rank that met it, the rest indexed, one summary
 over all ranks; as shards too); and failed runs (a shard that one rank alone cannot write, a vocabulary that does
 not fit, a missing output folder) exit non-zero, name the problem, end without MPI_Abort (the ranks
@@ -87,10 +88,18 @@ class MpiIndex(base.RetrievalTestCase):
     def test_shards_are_the_single_process_shards(self):
         manifest = self.path("S.bovwshards")
         self.ok_mpi("index", SET.images, "--vocabulary", SET.vocabulary, "--shards", SHARDS, "--output", manifest)
-        names = ["S.bovwshards"] + ["S-%d.bovwdb" % s for s in range(SHARDS)]
+        names = ["S.bovwshards"] + ["S-g1-%d.bovwdb" % s for s in range(SHARDS)]
         self.assertEqual(sorted(os.listdir(self.dir)), sorted(names))
         for name in names:
             self.assertEqual(read(self.path(name)), read(os.path.join(SET.single, name)), "%s differs" % name)
+        # Written again: every rank writes its shards under generation 2's names (rank 1 writes
+        # shard 1), the manifest names them, and generation 1 is gone.
+        self.ok_mpi("index", SET.images, "--vocabulary", SET.vocabulary, "--shards", SHARDS, "--output", manifest)
+        second = ["S-g2-%d.bovwdb" % s for s in range(SHARDS)]
+        self.assertEqual(sorted(os.listdir(self.dir)), sorted(["S.bovwshards"] + second))
+        self.assertEqual(read(manifest), read(os.path.join(SET.single, "S.bovwshards")).replace(b"-g1-", b"-g2-"))
+        for s in range(SHARDS):
+            self.assertEqual(read(self.path(second[s])), read(os.path.join(SET.single, names[1 + s])))
 
     def test_bad_images_are_reported_and_the_rest_indexed_as_by_one_process(self):
         # Bad files near each end of the sorted list, so that each of the two ranks meets one.
@@ -111,16 +120,16 @@ class MpiIndex(base.RetrievalTestCase):
             os.makedirs(self.path(where))
             program("index", folder, "--vocabulary", SET.vocabulary, "--shards", SHARDS, "--keypoints", "--quiet",
                     "--output", self.path(where, "B.bovwshards"))
-        for name in ["B.bovwshards"] + ["B-%d.bovwdb" % s for s in range(SHARDS)]:
+        for name in ["B.bovwshards"] + ["B-g1-%d.bovwdb" % s for s in range(SHARDS)]:
             self.assertEqual(read(self.path("mpi", name)), read(self.path("single", name)), "%s differs" % name)
 
     def test_failed_runs_leave_no_output_and_no_temporary(self):
         # Shard 1 belongs to rank 1 alone, which cannot write it: no rank commits anything.
         manifest = self.path("J.bovwshards")
-        os.makedirs(self.path("J-1.bovwdb"))
+        os.makedirs(self.path("J-g1-1.bovwdb"))
         result = self.fails_mpi("index", SET.images, "--vocabulary", SET.vocabulary, "--shards", SHARDS,
-                                "--output", manifest, names=["rank 1", "J-1.bovwdb"],
-                                outputs=[manifest, self.path("J-0.bovwdb"), self.path("J-2.bovwdb")])
+                                "--output", manifest, names=["rank 1", "J-g1-1.bovwdb"],
+                                outputs=[manifest, self.path("J-g1-0.bovwdb"), self.path("J-g1-2.bovwdb")])
         self.assertNotIn("MPI_ABORT", result.stderr)  # the ranks agreed on the failure and ended normally
         # A vocabulary that does not fit the features (32-wide words for 64-wide SURF descriptors).
         wrong = self.path("narrow.npy")
@@ -135,7 +144,7 @@ class MpiIndex(base.RetrievalTestCase):
         result = self.fails_mpi("index", SET.images, "--vocabulary", SET.vocabulary, "--output", missing,
                                 names=[missing], outputs=[missing])
         self.assertNotIn("MPI_ABORT", result.stderr)
-        self.assertEqual(sorted(os.listdir(self.dir)), ["J-1.bovwdb", "narrow.npy"])
+        self.assertEqual(sorted(os.listdir(self.dir)), ["J-g1-1.bovwdb", "narrow.npy"])
 
     def test_a_killed_rank_fails_the_job_and_leaves_no_database(self):
         # Enough images that the ranks are still extracting when one of them is killed.

@@ -118,12 +118,12 @@ class MpiSearch(base.RetrievalTestCase):
                        once=["no query image could be read"])
 
     def test_a_missing_or_damaged_shard_fails_the_job_naming_it(self):
-        for name in ["S.bovwshards"] + ["S-%d.bovwdb" % s for s in range(SHARDS)]:
+        for name in ["S.bovwshards"] + ["S-g1-%d.bovwdb" % s for s in range(SHARDS)]:
             shutil.copy(os.path.join(SET.root, name), self.dir)
         manifest = self.path("S.bovwshards")
         self.mpi_ok("search", "--index", manifest, "--quiet", SET.new_view)
         # Shard 1 is rank 1's, shard 2 rank 0's.
-        for shard in (self.path("S-1.bovwdb"), self.path("S-2.bovwdb")):
+        for shard in (self.path("S-g1-1.bovwdb"), self.path("S-g1-2.bovwdb")):
             with self.subTest(shard=os.path.basename(shard)):
                 with open(shard, "rb") as f:
                     data = f.read()

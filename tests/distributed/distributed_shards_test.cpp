@@ -3,8 +3,8 @@
 // verification equal ShardedDatabase's over all the shards exactly (shards, ids, names, the bits
 // of the scores, inliers) and the unsharded database's; the global model is the sum of all shards'
 // on every rank. Failures are raised on every rank alike with ShardedDatabase's message: a shard of
-// another vocabulary, a missing shard, a bad query, verification without keypoints, an empty
-// database, shards held twice.
+// another vocabulary, a missing shard, one file listed twice, a bad query, verification without
+// keypoints, an empty database, shards held twice.
 #include <algorithm>
 #include <bovw/atomic_file.hpp>
 #include <bovw/distributed_shards.hpp>
@@ -447,6 +447,36 @@ TEST(DistributedShards, AShardOfAnotherVocabularyOrMissingFailsOnEveryRankNaming
   const std::string no_manifest = messageOf<IoError>([&] { ShardedDatabase::load(manifest); });
   expectFailedAlike(failuresOf(1, load), "IoError", no_manifest);
   expectFailedAlike(failuresOf(2, load), "RanksFailed", ranksFailed({{0, no_manifest}}));
+}
+
+// The manifest as rank 0 reads it, checked alike on every rank: one file listed twice under
+// another name is refused with ShardedDatabase's message; a byte order mark is skipped.
+TEST(DistributedShards, AManifestIsCheckedAsShardedDatabaseChecksIt) {
+  BOVW_SEEDED_RNG(rng);
+  const World world = randomWorld(rng);
+  TempDir dir;
+  const std::string manifest = writeShards(dir, world, 3, rng);
+  const auto text = readBytes(manifest);
+  const auto load = [&](Communicator& group) { DistributedShards::load(group, manifest); };
+
+  writeFileAtomically(manifest, [&](std::ostream& out) {
+    ShardedDatabase::manifestFor(databaseOf(world, 0, 0), {"shard-0.bovwdb", "shard-1.bovwdb", "./shard-1.bovwdb"})
+        .write(out);
+  });
+  const std::string twice = messageOf<InvalidInput>([&] { ShardedDatabase::load(manifest); });
+  EXPECT_TRUE(contains(twice, "are the same file")) << twice;
+  expectFailedAlike(failuresOf(1, load), "InvalidInput", twice);
+  for (int ranks = 2; ranks <= 4; ++ranks) expectFailedAlike(failuresOf(ranks, load), "RanksFailed", twice);
+
+  std::vector<char> marked{'\xEF', '\xBB', '\xBF'};
+  marked.insert(marked.end(), text.begin(), text.end());
+  writeBytes(manifest, marked);
+  const Answers expected = shardedAnswers(world, ShardedDatabase::load(manifest));
+  for (int ranks = 1; ranks <= 3; ++ranks) {
+    const std::vector<RankView> views = onRanks(ranks, manifest, world);
+    EXPECT_EQ(views[0].shards, 3u);
+    expectSameAnswers(views[0].answers, expected);
+  }
 }
 
 TEST(DistributedShards, ShardsInMemoryThatDisagreeFailOnEveryRank) {

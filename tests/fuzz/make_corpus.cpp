@@ -8,11 +8,14 @@
 #include <bovw/image_database.hpp>
 #include <bovw/inverted_index.hpp>
 #include <bovw/npy.hpp>
+#include <bovw/shard_generations.hpp>
+#include <bovw/shard_manifest.hpp>
 #include <bovw/vocabulary_io.hpp>
 
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <limits>
 #include <string>
 
@@ -146,6 +149,26 @@ void databaseSeeds(const fs::path& dir, const fs::path& data) {
                   dir / ("version" + std::string(version + 1) + ".bovwdb"), fs::copy_options::overwrite_existing);
 }
 
+// Manifests as `index --shards` writes them, and the forms a hand-edited one may take that the
+// reader accepts (a byte order mark, escapes, an absolute path, keys in another order, a field
+// bovw does not know).
+void shardManifestSeeds(const fs::path& dir) {
+  ShardManifest manifest;
+  manifest.shards = shardFileNames("S.bovwshards", 1, 3);
+  manifest.words = 1000;
+  manifest.descriptor_type = "surf64";
+  manifest.fingerprint = 0x1f0c9a3b5e7d2468ull;
+  manifest.features = "surf extended=false hessian_threshold=100 octave_layers=3 octaves=4 upright=false";
+  std::ostringstream written;
+  manifest.write(written);
+  writeBytes(dir / "three_shards.bovwshards", written.str());
+  writeBytes(dir / "byte_order_mark.bovwshards", "\xEF\xBB\xBF" + written.str());
+  writeBytes(dir / "by_hand.bovwshards",
+             "{\"shards\": [\"/data/db/S-g7-0.bovwdb\", \"sub/\\u00e9t\\u00E9.bovwdb\", \"S-0.bovwdb\"],\n"
+             " \"format\": \"bovw shards\", \"version\": 1, \"words\": 2, \"descriptor_type\": \"orb256-binary\",\n"
+             " \"vocabulary_fingerprint\": \"0000000000000001\", \"features\": \"orb\", \"note\": {\"by\": [1, 2.5, null]}}\n");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -155,11 +178,12 @@ int main(int argc, char** argv) {
   }
   const fs::path root = argv[1];
   const fs::path data = fs::path(BOVW_TEST_DATA);
-  for (const char* reader : {"npy", "vocabulary_binary", "vocabulary_filestorage", "index", "database"})
+  for (const char* reader : {"npy", "vocabulary_binary", "vocabulary_filestorage", "index", "database", "shard_manifest"})
     fs::create_directories(root / reader);
   npySeeds(root / "npy");
   vocabularySeeds(root / "vocabulary_binary", root / "vocabulary_filestorage", data);
   indexSeeds(root / "index", data);
   databaseSeeds(root / "database", data);
+  shardManifestSeeds(root / "shard_manifest");
   return 0;
 }

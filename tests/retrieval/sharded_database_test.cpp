@@ -1,7 +1,8 @@
 // ShardedDatabase: random images split into 1, 2 and 5 shards (some empty) rank every query as the
 // unsharded database of the same images does, for every scoring option set; shards of another
 // vocabulary or other features, a manifest that disagrees with its shards, missing and damaged
-// shards and damaged manifests are refused naming the file and the problem.
+// shards and damaged manifests, one file listed twice under any name, a NUL in a text and a key
+// given twice are refused naming the file and the problem; a byte order mark is skipped.
 #include "retrieval/retrieval_test_support.hpp"
 
 #include <bovw/atomic_file.hpp>
@@ -199,6 +200,95 @@ TEST(ShardedDatabase, MissingOrDamagedShardsAndManifestsAreNamed) {
   refused("{", "[", "not a valid bovw database");  // not an object, so not taken for a manifest at all
   writeText(manifest, "{ \"format\": ");
   expectThrowsMentioning<InvalidInput>([&] { ShardedDatabase::load(manifest); }, {"db.bovwshards", "not a shard manifest"});
+}
+
+// The manifest compared by what it names, not by its text: a shard listed twice under two names is
+// counted twice (every score shifts), so every way of naming one file twice is refused.
+TEST(ShardedDatabase, OneFileListedTwiceUnderAnyNameIsRefused) {
+  std::mt19937_64 rng(seedForCurrentTest());
+  const Vocabulary vocabulary(randomMatrix(rng, 6, 64), DescriptorType::parse("surf64"));
+  TempDir dir;
+  const std::string manifest = writeShards(dir, vocabulary, {Counts(6, 1), Counts(6, 2)}, 2, rng);
+  const ImageDatabase any(vocabulary, surf());
+  std::filesystem::create_directory(dir.file("sub"));
+  std::filesystem::create_symlink(dir.file("shard-0.bovwdb"), dir.file("link.bovwdb"));
+  std::filesystem::create_hard_link(dir.file("shard-0.bovwdb"), dir.file("hard.bovwdb"));
+  for (const std::string& twice : std::vector<std::string>{"./shard-0.bovwdb", "sub/../shard-0.bovwdb", "link.bovwdb", "hard.bovwdb",
+                                   dir.file("shard-0.bovwdb")}) {
+    SCOPED_TRACE(twice);
+    writeFileAtomically(manifest, [&](std::ostream& out) {
+      ShardedDatabase::manifestFor(any, {"shard-0.bovwdb", "shard-1.bovwdb", twice}).write(out);
+    });
+    expectThrowsMentioning<InvalidInput>([&] { ShardedDatabase::load(manifest); },
+                                         {"db.bovwshards", "shard-0.bovwdb", twice, "are the same file"});
+  }
+  // Distinct files under such names are distinct shards.
+  std::filesystem::rename(dir.file("shard-1.bovwdb"), dir.file("sub/shard-1.bovwdb"));
+  writeFileAtomically(manifest, [&](std::ostream& out) {
+    ShardedDatabase::manifestFor(any, {"./shard-0.bovwdb", "sub/../sub/shard-1.bovwdb"}).write(out);
+  });
+  EXPECT_EQ(ShardedDatabase::load(manifest).size(), 2u);
+}
+
+// What JSON readers take silently but a manifest must not hold, and the byte order mark an editor
+// may put before it.
+TEST(ShardedDatabase, ManifestsWithNulDuplicateKeysOrAByteOrderMark) {
+  std::mt19937_64 rng(seedForCurrentTest());
+  const Vocabulary vocabulary(randomMatrix(rng, 6, 64), DescriptorType::parse("surf64"));
+  TempDir dir;
+  const std::string manifest = writeShards(dir, vocabulary, {Counts(6, 1), Counts(6, 2)}, 2, rng);
+  const std::string text = [&] {
+    const auto bytes = readBytes(manifest);
+    return std::string(bytes.begin(), bytes.end());
+  }();
+  auto with = [&](const std::string& from, const std::string& to) {
+    std::string changed = text;
+    const auto at = changed.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    return changed.replace(at, from.size(), to);
+  };
+  auto refused = [&](const std::string& damaged, const std::vector<std::string>& problem) {
+    SCOPED_TRACE(damaged);
+    writeText(manifest, damaged);
+    std::vector<std::string> parts{"db.bovwshards"};
+    parts.insert(parts.end(), problem.begin(), problem.end());
+    expectThrowsMentioning<InvalidInput>([&] { ShardedDatabase::load(manifest); }, parts);
+  };
+  // A NUL would end the path where the file is opened: "shard-1.bovwdb\u0000x" would open
+  // shard-1.bovwdb. Refused in any text, keys too; the message shows it escaped.
+  refused(with("shard-1.bovwdb", "shard-1.bovwdb\\u0000x"), {"shard-1.bovwdb\\u0000x", "NUL"});
+  refused(with("surf64", "surf64\\u0000"), {"NUL"});
+  refused(with("\"words\"", "\"wo\\u0000rds\": 1, \"words\""), {"wo\\u0000rds", "NUL"});
+  // A key twice, whichever value would be kept: refused, even where both agree, and in nested objects.
+  refused(with("\"words\": 6", "\"words\": 6, \"words\": 7"), {"\"words\"", "twice"});
+  refused(with("\"words\": 6", "\"words\": 6, \"words\": 6"), {"\"words\"", "twice"});
+  refused(with("\"shards\"", "\"shards\": [\"shard-1.bovwdb\"], \"shards\""), {"\"shards\"", "twice"});
+  refused(with("{", "{\"extra\": {\"a\": 1, \"a\": 2}, "), {"\"a\"", "twice"});
+  // The same key in two objects is no duplicate.
+  writeText(manifest, with("{", "{\"extra\": [{\"words\": 1}, {\"words\": 2}], "));
+  EXPECT_EQ(ShardedDatabase::load(manifest).shardCount(), 2u);
+
+  // A UTF-8 byte order mark before the text: skipped (RFC 8259 lets readers do so), so the file is
+  // taken for a manifest, not for a database with the wrong magic, and read as without it.
+  writeText(manifest, "\xEF\xBB\xBF" + text);
+  EXPECT_TRUE(looksLikeShardManifest(manifest));
+  const ShardedDatabase marked = ShardedDatabase::load(manifest);
+  EXPECT_EQ(marked.shardCount(), 2u);
+  EXPECT_EQ(marked.size(), 2u);
+  writeText(manifest, "\xEF\xBB\xBF \n" + text);
+  EXPECT_EQ(ShardedDatabase::load(manifest).shardCount(), 2u);
+  // Only a whole mark, only at the start, only once.
+  writeText(manifest, "\xEF\xBB" + text);
+  EXPECT_FALSE(looksLikeShardManifest(manifest));
+  writeText(manifest, " \xEF\xBB\xBF" + text);
+  EXPECT_FALSE(looksLikeShardManifest(manifest));
+  writeText(manifest, "\xEF\xBB\xBF\xEF\xBB\xBF" + text);
+  EXPECT_FALSE(looksLikeShardManifest(manifest));
+  const std::vector<char> marked_twice(text.begin(), text.end());
+  std::vector<char> bytes{'\xEF', '\xBB', '\xBF', '\xEF', '\xBB', '\xBF'};
+  bytes.insert(bytes.end(), marked_twice.begin(), marked_twice.end());
+  expectThrowsMentioning<InvalidInput>([&] { ShardManifest::parse(bytes, "m.bovwshards"); },
+                                       {"m.bovwshards", "not a shard manifest"});
 }
 
 }  // namespace
