@@ -1,19 +1,21 @@
 // `bovw search`: the most similar indexed images for each query image, in one database or over the
 // shards a manifest lists. The same code runs in `bovw` (one rank, every shard) and in each rank of
 // `bovw-mpi` (the rank's shards): rank 0 reads the queries and prints the results, every rank takes
-// part in each query's collective ranking and verification (bovw/distributed_shards.hpp).
+// part in each query's collective ranking and verification. All of it is bovw::ImageSearch's
+// (bovw/image_search.hpp); this file parses the options and prints the results.
 #include "commands.hpp"
 #include "feature_options.hpp"
 #include "number_checks.hpp"
 #include "program.hpp"
+#include "progress_bar.hpp"
 #include "query_options.hpp"
 #include "search_report.hpp"
 #include "verify_options.hpp"
 
 #include <bovw/atomic_file.hpp>
-#include <bovw/distributed_shards.hpp>
 #include <bovw/error.hpp>
 #include <bovw/image_pipeline.hpp>
+#include <bovw/image_search.hpp>
 #include <bovw/rank_agreement.hpp>
 
 #include <spdlog/spdlog.h>
@@ -37,13 +39,6 @@ struct SearchArguments {
   VerifyOptions verify;
 } args;
 
-// Rank 0's queries: their histograms (and words, for verification), the failures reported. Throws
-// if none could be read.
-struct ReadQueries {
-  ImageHistograms histograms;
-  std::size_t failed = 0;
-};
-
 // The query images: each argument an image, or a folder of images (its image files in name order).
 std::vector<std::string> queryImages() {
   std::vector<std::string> images;
@@ -58,24 +53,6 @@ std::vector<std::string> queryImages() {
     images.insert(images.end(), listed.begin(), listed.end());
   }
   return images;
-}
-
-ReadQueries readQueries(const DistributedShards& database, bool verify) {
-  const std::vector<std::string> images = queryImages();
-  if (images.empty()) throw InvalidInput("no query image: the folders given hold none");
-  // Rank 0 holds shard 0 (DistributedShards::load); every shard has its features and vocabulary.
-  ReadQueries read{args.query.histogramQueries(database.localShard(0), images, false, "search", verify), 0};
-  read.failed = reportFailures(read.histograms.failures, images.size());
-  if (read.histograms.names.empty()) throw InvalidInput("no query image could be read");
-  return read;
-}
-
-// Whether the indexed image `name` is the query image itself: the same path, or another path to the
-// same file (a query given as ./a.jpg, indexed as a.jpg).
-bool isQueryItself(const std::string& name, const std::string& query) {
-  if (name == query) return true;
-  std::error_code error;
-  return std::filesystem::equivalent(name, query, error) && !error;
 }
 
 }  // namespace
@@ -99,55 +76,30 @@ CLI::App* addSearchCommand(CLI::App& app) {
 
 int runSearchCommand() {
   Communicator& group = ranks();
-  const DistributedShards database = DistributedShards::load(group, args.index);
-  const bool verify = args.verify.enabled();
-  ReadQueries read;
-  // The checks fail on every rank alike, the queries on rank 0 alone: one agreement for both, so
-  // that every rank ends normally with the same error.
+  ProgressBar bar("search", args.query.quiet || !printsResults());
+  const ImageSearch database = ImageSearch::open(group, args.index, args.query.engine(bar));
+  SearchOptions options;
+  options.top = args.top;
+  options.scoring = args.query.parsedScoring();
+  options.verify = args.verify.enabled() ? args.verify.shortlist : 0;
+  options.verification = args.verify.options();
+  options.exclude_query = args.exclude_query;
+  // Rank 0 reads the queries; every rank takes part in each query's collective ranking and verification.
+  const std::vector<std::string> images = printsResults() ? queryImages() : std::vector<std::string>();
+  if (printsResults() && images.empty()) throw InvalidInput("no query image: the folders given hold none");
+  std::vector<ImageFailure> failures;
+  const std::vector<QueryResults> results = database.search(images, options, &failures);
+  std::size_t failed = 0;
   everyRankOrNone(group, [&] {
-    if (database.size() == 0) throw InvalidInput("'" + args.index + "': the index holds no image yet");
-    if (verify) VerifyOptions::checkVerifiable(database, args.index);
-    if (printsResults()) read = readQueries(database, verify);  // rank 0
+    if (!printsResults()) return;
+    failed = reportFailures(failures, images.size());
+    if (results.empty()) throw InvalidInput("no query image could be read");
   });
-  const ImageHistograms& histograms = read.histograms;  // empty but on rank 0
-  const auto queries =
-      static_cast<std::size_t>(sumOverRanks(group, static_cast<std::int64_t>(histograms.names.size())));
-
-  std::vector<QueryResults> results;
-  const ScoringOptions scoring = args.query.parsedScoring();
-  // Verification re-ranks a shortlist longer than --top: ask the index for that many.
-  // One more with --exclude-query, which takes the query itself out before verification.
-  const std::size_t ranked = (verify ? std::max(args.top, args.verify.shortlist) : args.top) + (args.exclude_query ? 1 : 0);
-  // Rank 0 passes each query; the others pass nothing, the collective calls send them rank 0's.
-  const bool mine = printsResults();
-  const Eigen::Matrix<std::int32_t, 1, Eigen::Dynamic> no_histogram;
-  const ImageWords no_words;
-  for (std::size_t q = 0; q < queries; ++q) {
-    auto ranking = database.query(mine ? HistogramRef(histograms.histograms.row(static_cast<Eigen::Index>(q)))
-                                       : HistogramRef(no_histogram),
-                                  ranked, scoring);
-    QueryResults query{mine ? histograms.names[q] : std::string(), {}, std::nullopt};
-    if (args.exclude_query) {
-      // Rank 0 decides (it has the query's name); every rank's list is rank 0's for the collective verify.
-      if (mine)
-        ranking.erase(std::remove_if(ranking.begin(), ranking.end(),
-                                     [&](const ShardedResult& r) { return isQueryItself(r.name, query.query); }),
-                      ranking.end());
-      if (ranking.size() == ranked) ranking.pop_back();
-    }
-    if (verify) {
-      VerificationReport report;
-      for (auto& hit : database.verify(mine ? histograms.words[q] : no_words, ranking, args.verify.options(), &report))
-        query.results.push_back(std::move(hit.result));
-      query.verification = report;
-      if (!args.query.quiet)
-        spdlog::info("{}: {} of {} results verified, {:.2f} ms", query.query, report.verified, report.checked,
-                     report.milliseconds);
-    } else {
-      query.results = unverified(ranking);
-    }
-    if (query.results.size() > args.top) query.results.resize(args.top);
-    results.push_back(std::move(query));
+  for (const QueryResults& query : results) {
+    if (query.features == 0) spdlog::warn("{}: no features found in the image, so it matches nothing", query.query);
+    if (query.verification && !args.query.quiet)
+      spdlog::info("{}: {} of {} results verified, {:.2f} ms", query.query, query.verification->verified,
+                   query.verification->checked, query.verification->milliseconds);
   }
   if (!printsResults()) return 0;
   auto write = [&](std::ostream& out) {
@@ -163,7 +115,7 @@ int runSearchCommand() {
     writeFileAtomically(output, write);
     std::cerr << "bovw search: wrote " << output << "\n";
   }
-  return read.failed ? 1 : 0;
+  return failed ? 1 : 0;
 }
 
 }  // namespace bovw::cli

@@ -81,16 +81,23 @@ void QueryOptions::addTo(CLI::App* command, ScoringChoice choice) {
   histogrammer.addTo(command);
 }
 
+ImageSearchOptions QueryOptions::engine(ProgressBar& bar, bool strict) const {
+  applyThreadCount(histogrammer.threads);
+  ImageSearchOptions options;
+  options.histogrammer = histogrammer.config();
+  options.pipeline.workers = histogrammer.threads;  // 0: all cores
+  options.pipeline.strict = strict;
+  options.pipeline.progress = [&bar](const PipelineProgress& p) { bar.update(p); };
+  return options;
+}
+
 ImageHistograms QueryOptions::histogramQueries(const ImageDatabase& shard, const std::vector<std::string>& paths,
                                                bool strict, const char* label, bool keep_words) const {
-  auto device = makeHistogrammer(histogrammer.config());
-  applyThreadCount(histogrammer.threads);
   ProgressBar bar(label, quiet);
-  PipelineOptions options;
-  options.workers = histogrammer.threads;  // 0: all cores
-  options.strict = strict;
+  const ImageSearchOptions how = engine(bar, strict);
+  auto device = makeHistogrammer(how.histogrammer);
+  PipelineOptions options = how.pipeline;
   options.keep_words = keep_words;
-  options.progress = [&bar](const PipelineProgress& p) { bar.update(p); };
   ImageHistograms queries = histogramImages(paths, *shard.makeExtractor(), shard.vocabulary(), *device, options);
   // An empty result list would otherwise be the only sign that a query had nothing to match with.
   for (std::size_t i = 0; i < queries.names.size(); ++i)

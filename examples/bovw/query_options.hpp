@@ -3,9 +3,11 @@
 #pragma once
 
 #include "histogrammer_options.hpp"
+#include "progress_bar.hpp"
 
 #include <bovw/image_database.hpp>
 #include <bovw/image_pipeline.hpp>
+#include <bovw/image_search.hpp>
 
 #include <CLI/CLI.hpp>
 
@@ -37,6 +39,10 @@ struct QueryOptions {
   void addTo(CLI::App* command, ScoringChoice choice);
   ScoringOptions parsedScoring() const { return parseScoringOptions(scoring); }
   std::vector<ScoringOptions> parsedScoringList() const { return parseScoringList(scoring); }
+
+  // How ImageSearch reads the queries: these options' histogrammer, workers and strictness, and
+  // `bar` for progress.
+  ImageSearchOptions engine(ProgressBar& bar, bool strict = false) const;
 
   // Histograms of the query images with the features and vocabulary of `shard` (any shard of the
   // database: they all share them), and with `keep_words` their words and keypoints. Unreadable

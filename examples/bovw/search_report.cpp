@@ -111,18 +111,12 @@ void checkJsonName(const std::string& name) {
 
 }  // namespace
 
-std::vector<VerifiedResult> unverified(const std::vector<ShardedResult>& results) {
-  std::vector<VerifiedResult> converted;
-  for (const ShardedResult& r : results) converted.push_back({r.id, r.name, r.score, r.score, -1, false});
-  return converted;
-}
-
 void writeCsv(std::ostream& out, const std::vector<QueryResults>& queries) {
   const bool verification = anyVerification(queries);
   out << "query,rank,image,score" << (verification ? ",bow_score,inliers" : "") << "\n";
   for (const auto& q : queries)
-    for (std::size_t r = 0; r < q.results.size(); ++r) {
-      const VerifiedResult& v = q.results[r];
+    for (std::size_t r = 0; r < q.hits.size(); ++r) {
+      const SearchHit& v = q.hits[r];
       out << csvField(q.query) << ',' << r + 1 << ',' << csvField(v.name) << ',' << fixed(v.score, 6);
       if (verification) out << ',' << fixed(v.bow_score, 6) << ',' << v.inliers;
       out << '\n';
@@ -133,10 +127,10 @@ void writeJson(std::ostream& out, const std::vector<QueryResults>& queries) {
   nlohmann::json j = nlohmann::json::array();
   for (const auto& q : queries) {
     checkJsonName(q.query);
-    for (const VerifiedResult& v : q.results) checkJsonName(v.name);
+    for (const SearchHit& v : q.hits) checkJsonName(v.name);
     nlohmann::json results = nlohmann::json::array();
-    for (std::size_t r = 0; r < q.results.size(); ++r) {
-      const VerifiedResult& v = q.results[r];
+    for (std::size_t r = 0; r < q.hits.size(); ++r) {
+      const SearchHit& v = q.hits[r];
       nlohmann::json result = {{"rank", r + 1}, {"image", v.name}, {"score", reported(v.score)}};
       if (q.verification) {
         result["bow_score"] = reported(v.bow_score);
@@ -169,9 +163,9 @@ void writeHtml(std::ostream& out, const std::vector<QueryResults>& queries, cons
   for (const auto& q : queries) {
     out << "<section>" << figure(q.query, "<b>query</b><br>" + htmlEscape(fileName(q.query)), "query")
         << "<div class=\"arrow\">&rarr;</div>";
-    if (q.results.empty()) out << "<p>no image shares a visual word with this query</p>";
-    for (std::size_t r = 0; r < q.results.size(); ++r) {
-      const VerifiedResult& v = q.results[r];
+    if (q.hits.empty()) out << "<p>no image shares a visual word with this query</p>";
+    for (std::size_t r = 0; r < q.hits.size(); ++r) {
+      const SearchHit& v = q.hits[r];
       const std::string inliers = v.verified ? " (" + std::to_string(v.inliers) + " inliers)" : "";
       out << figure(v.name,
                     "#" + std::to_string(r + 1) + " <span class=\"score\">" + fixed(v.bow_score, 3) + inliers +

@@ -3,25 +3,13 @@
 // image paths to resolve).
 #pragma once
 
-#include <bovw/geometric_verification.hpp>
-#include <bovw/inverted_index.hpp>
-#include <bovw/sharded_database.hpp>
+#include <bovw/image_search.hpp>
 
-#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
 
 namespace bovw::cli {
-
-struct QueryResults {
-  std::string query;
-  std::vector<VerifiedResult> results;              // rank 1 first
-  std::optional<VerificationReport> verification;  // when the results were verified
-};
-
-// Results of a plain bag-of-words query, as not verified.
-std::vector<VerifiedResult> unverified(const std::vector<ShardedResult>& results);
 
 void writeCsv(std::ostream& out, const std::vector<QueryResults>& queries);
 void writeJson(std::ostream& out, const std::vector<QueryResults>& queries);

@@ -111,7 +111,7 @@ class InvertedIndex {
   // has no image ("index is empty"), if the histogram's length is not K (naming both) or holds a
   // negative count, or if top_k is 0.
   std::vector<SearchResult> query(HistogramRef histogram, std::size_t top_k,
-                                  Scoring scoring = Scoring::Cosine) const;
+                                  Scoring scoring = Scoring::Intersection) const;
   // The same with a term weighting and power-law exponent; also throws InvalidInput for an
   // exponent outside (0, 1]. The images' normalisers are computed by the first query with each
   // option set after an add/remove, O(postings), and kept for the next ones.

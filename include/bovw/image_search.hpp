@@ -1,0 +1,138 @@
+// The front door of image retrieval: one object that holds a database (one file, the shards of a
+// manifest, or shards spread over the ranks of a job), adds images to it and answers query images
+// with one result type, verified geometrically when asked. The `bovw` program's search is a thin
+// call of it; an application needs nothing else (examples/api/search_example.cpp). Modelled on
+// COLMAP's VisualIndex: an options struct per call, the database's own features and vocabulary.
+//
+//   bovw::ImageSearch photos = bovw::ImageSearch::open("photos.bovwdb");
+//   bovw::SearchOptions options;
+//   options.verify = 50;                                   // re-rank the top 50 by geometry
+//   for (const bovw::SearchHit& hit : photos.search("box.png", options)) ...
+#pragma once
+
+#include <bovw/communicator.hpp>
+#include <bovw/feature_registry.hpp>
+#include <bovw/feature_spec.hpp>
+#include <bovw/geometric_verification.hpp>
+#include <bovw/histogrammer.hpp>
+#include <bovw/image_database.hpp>
+#include <bovw/image_pipeline.hpp>
+#include <bovw/image_words.hpp>
+#include <bovw/scoring.hpp>
+#include <bovw/vocabulary.hpp>
+
+#include <opencv2/core.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace bovw {
+
+// How one query is answered.
+struct SearchOptions {
+  std::size_t top = 10;  // results returned
+  // Histogram intersection (L1) with TF-IDF by default: better than cosine on UKBench-style sets
+  // (docs/RETRIEVAL.md), and what `bovw search` uses.
+  ScoringOptions scoring;
+  // Re-rank the top `verify` results of the bag-of-words ranking by a homography fitted to keypoints
+  // that share words (needs a database that stores keypoints); 0: no verification. Verified results
+  // come first whatever `top` is: `top` counts after re-ranking.
+  std::size_t verify = 0;
+  VerificationOptions verification;  // thresholds of the verification; its `shortlist` is ignored (`verify`)
+  // Leave the query image itself out of its results: an indexed image that is the same file (by any
+  // path) for a query given by path, or of the same name for a query given as features.
+  bool exclude_query = false;
+};
+
+// One result: an indexed image and how well it matches.
+struct SearchHit {
+  std::string name;     // as the image was added (bovw index: its path)
+  std::size_t shard = 0;  // the shard that holds it (0 for a database of one file)
+  ImageId id = 0;         // its id in that shard
+  // With verification: inliers + bow_score for a verified result (so verified results rank first),
+  // else bow_score. Without: bow_score.
+  double score = 0;
+  double bow_score = 0;  // the bag-of-words similarity
+  int inliers = -1;      // keypoints the homography maps onto their partners; -1: not checked
+  bool verified = false;
+};
+
+// One query's answer.
+struct QueryResults {
+  std::string query;                               // the query's name (its path)
+  std::int64_t features = 0;                       // features found in it (0: it can match nothing)
+  std::vector<SearchHit> hits;                     // best first, at most SearchOptions::top
+  std::optional<VerificationReport> verification;  // when SearchOptions::verify > 0
+};
+
+// How images are turned into histograms: where SURF and the nearest-word search run, how many
+// workers decode, the pixel limit, progress. The database fixes what is extracted (its FeatureSpec).
+struct ImageSearchOptions {
+  HistogrammerConfig histogrammer;  // OpenMP on the CPU by default; Backend::OpenCL for a GPU
+  ExtractorOptions extractor;       // SurfBackend::Auto: OpenCL SURF where there is a device
+  PipelineOptions pipeline;         // workers, strict, max_pixels, progress (keep_words is set as needed)
+};
+
+class ImageSearch {
+ public:
+  // An empty database of `vocabulary` for images whose features `features` describes. Throws
+  // InvalidInput as ImageDatabase's constructor.
+  static ImageSearch create(Vocabulary vocabulary, FeatureSpec features, DatabaseOptions database = {},
+                            ImageSearchOptions options = {});
+  // A database that `bovw index` (or save()) wrote: one .bovwdb file, or the .bovwshards manifest of
+  // its shards. Throws IoError or InvalidInput naming the file (ShardedDatabase::load).
+  static ImageSearch open(const std::string& path, ImageSearchOptions options = {});
+  // Collective: the shards of a manifest spread over `ranks` (DistributedShards::load); `ranks` must
+  // outlive the object. Every search is then collective too: every rank calls it, rank 0's queries
+  // are answered, and rank 0 gets the results (the others an empty list).
+  static ImageSearch open(Communicator& ranks, const std::string& path, ImageSearchOptions options = {});
+
+  ~ImageSearch();
+  ImageSearch(ImageSearch&&) noexcept;
+  ImageSearch& operator=(ImageSearch&&) noexcept;
+
+  const Vocabulary& vocabulary() const;
+  const FeatureSpec& features() const;
+  std::size_t size() const;  // images in the database (in all shards)
+  std::size_t shardCount() const;
+  bool storesKeypoints() const;  // in every shard: verification can run
+
+  // Adding and removing: a database of one file (create, or open of a .bovwdb); a sharded one is
+  // read-only here (InvalidInput). Names are the images' paths; a name no output can hold is refused
+  // (bovw/image_names.hpp).
+  //
+  // Reads, extracts and adds every image (in parallel, histograms in batches, in order). Images that
+  // cannot be read, or whose name is already indexed, are skipped and returned (with
+  // ImageSearchOptions::pipeline.strict, the first throws); the others are added.
+  std::vector<ImageFailure> add(const std::vector<std::string>& image_paths);
+  // An image already decoded (8- or 16-bit, gray or colour), under `name`. Throws InvalidInput.
+  ImageId add(const std::string& name, const cv::Mat& image);
+  // An image's features already assigned to words (histogramImages with keep_words makes them).
+  ImageId add(const std::string& name, const ImageWords& words);
+  void remove(const std::string& name);  // throws InvalidInput if no image has this name
+  // Writes the database of one file, atomically (ImageDatabase::save).
+  void save(const std::string& path) const;
+
+  // Searching. Throws InvalidInput if the database is empty, or if verification is asked of one
+  // that stores no keypoints; IoError or InvalidInput naming an image that cannot be read.
+  std::vector<SearchHit> search(const std::string& image_path, const SearchOptions& options = {}) const;
+  std::vector<SearchHit> search(const cv::Mat& image, const SearchOptions& options = {}) const;
+  // A query already assigned to words; with exclude_query, `name` is the query's name.
+  std::vector<SearchHit> search(const ImageWords& words, const SearchOptions& options = {},
+                                const std::string& name = "") const;
+  // Many queries at once: read and extracted in parallel, answered in order. Unreadable ones are
+  // skipped and listed in `failures` (with pipeline.strict the first throws).
+  std::vector<QueryResults> search(const std::vector<std::string>& image_paths, const SearchOptions& options,
+                                   std::vector<ImageFailure>* failures = nullptr) const;
+
+ private:
+  struct Impl;
+  explicit ImageSearch(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace bovw

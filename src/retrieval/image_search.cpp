@@ -1,0 +1,283 @@
+// ImageSearch: a database of one file (which can change) or the shards of a manifest, maybe spread
+// over ranks (read-only), behind one search. Every entry point ends in answer(): rank the images by
+// the query's histogram, leave the query itself out, verify the shortlist, keep the top.
+#include <bovw/image_search.hpp>
+
+#include <bovw/distributed_shards.hpp>
+#include <bovw/error.hpp>
+#include <bovw/rank_agreement.hpp>
+#include <bovw/shard_manifest.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <functional>
+
+namespace bovw {
+
+namespace {
+
+using QueryHistogram = Eigen::Matrix<std::int32_t, 1, Eigen::Dynamic>;
+
+// Whether the indexed image `name` is the query file at `path`: the same path, or another path to
+// the same file (a query given as ./a.jpg, indexed as a.jpg).
+bool sameFile(const std::string& name, const std::string& path) {
+  if (name == path) return true;
+  std::error_code error;
+  return std::filesystem::equivalent(name, path, error) && !error;
+}
+
+QueryHistogram histogramOf(const ImageWords& words, int vocabulary_size) {
+  QueryHistogram histogram = QueryHistogram::Zero(vocabulary_size);
+  for (const std::int32_t word : words.words) {
+    if (word < 0 || word >= vocabulary_size)
+      throw InvalidInput("the query's word " + std::to_string(word) + " is outside the vocabulary of " +
+                         std::to_string(vocabulary_size) + " words");
+    ++histogram[word];
+  }
+  return histogram;
+}
+
+SearchHit hitOf(std::size_t shard, const VerifiedResult& r) {
+  return {r.name, shard, r.id, r.score, r.bow_score, r.inliers, r.verified};
+}
+
+}  // namespace
+
+struct ImageSearch::Impl {
+  ImageSearchOptions options;
+  std::string source;                       // the file opened, for messages ("" for a new database)
+  std::optional<ImageDatabase> single;      // a database of one file: add and remove change it
+  std::optional<DistributedShards> shards;  // the shards of a manifest, over one rank or several
+  // Made on first use and kept: an OpenCL histogrammer compiles its kernels once, not per query.
+  mutable std::unique_ptr<Histogrammer> histogrammer;
+  mutable std::unique_ptr<FeatureExtractor> extractor;
+
+  // The database that holds the features and vocabulary (every shard has the same ones). On a rank
+  // of a job that holds no shard, there is none.
+  const ImageDatabase& reference() const {
+    if (single) return *single;
+    if (shards->localShardCount() == 0) throw InvalidInput("this rank holds no shard of the database");
+    return shards->localShard(0);
+  }
+  Communicator& ranks() const { return shards ? shards->ranks() : singleProcess(); }
+  bool root() const { return ranks().rank() == 0; }
+
+  ImageDatabase& changeable() {
+    if (!single) throw problem("is sharded, and cannot be changed here: index its images again (bovw index --shards)");
+    return *single;
+  }
+
+  Histogrammer& device() const {
+    if (!histogrammer) histogrammer = makeHistogrammer(options.histogrammer);
+    return *histogrammer;
+  }
+  const FeatureExtractor& features() const {
+    if (!extractor) extractor = reference().makeExtractor(options.extractor);
+    return *extractor;
+  }
+
+  // The images' histograms, and their words when `keep_words`.
+  ImageHistograms histograms(const std::vector<std::string>& paths, bool keep_words, bool strict) const {
+    PipelineOptions pipeline = options.pipeline;
+    pipeline.keep_words = keep_words;
+    pipeline.strict = pipeline.strict || strict;
+    return histogramImages(paths, features(), reference().vocabulary(), device(), pipeline);
+  }
+
+  // One decoded image's words: its features, each descriptor's nearest word and signature.
+  ImageWords wordsOf(const cv::Mat& image) const {
+    const ImageFeatures found = features().extractFeatures(image);
+    ImageWords words;
+    words.image_size = image.size();
+    if (found.descriptors.rows == 0) return words;
+    const cv::Mat rows = found.descriptors.isContinuous() ? found.descriptors : found.descriptors.clone();
+    const Eigen::Map<const Descriptors> descriptors(rows.ptr<float>(), rows.rows, rows.cols);
+    const Vocabulary& vocabulary = reference().vocabulary();
+    words.words = device().assign(descriptors, vocabulary);
+    for (std::size_t i = 0; i < words.words.size(); ++i) {
+      words.points.push_back(found.keypoints[i].pt);
+      words.signatures.push_back(
+          wordSignature(descriptors.row(static_cast<Eigen::Index>(i)).data(), vocabulary, words.words[i]));
+    }
+    return words;
+  }
+
+  // A problem of the database, naming its file when it has one.
+  InvalidInput problem(const std::string& what) const {
+    return source.empty() ? InvalidInput("the database " + what) : InvalidInput(source, what);
+  }
+
+  void checkSearchable(const SearchOptions& options) const {
+    if ((single ? single->index().size() : shards->size()) == 0) throw problem("holds no image yet");
+    if (options.top == 0) throw InvalidInput("SearchOptions::top must be at least 1");
+    if (options.verify > 0 && !(single ? single->storesKeypoints() : shards->storesKeypoints()))
+      throw problem(std::string("stores no keypoints") + (shardCount() > 1 ? " (in every shard)" : "") +
+                    ", so results cannot be verified; index the images again with their keypoints (bovw index "
+                    "--keypoints, DatabaseOptions::store_keypoints)");
+  }
+  std::size_t shardCount() const { return single ? 1 : shards->shardCount(); }
+
+  // The answer to one query (collective over ranks: rank 0's histogram and words are the query's, and
+  // only rank 0's answer is filled). `is_query` tells the query itself among the results.
+  std::vector<SearchHit> answer(HistogramRef histogram, const ImageWords& words, const SearchOptions& options,
+                                const std::function<bool(const std::string&)>& is_query,
+                                VerificationReport* report) const {
+    // One more result when the query itself is to be left out of them.
+    const std::size_t ranked = std::max(options.top, options.verify) + (options.exclude_query ? 1 : 0);
+    VerificationOptions verification = options.verification;
+    verification.shortlist = options.verify;
+    std::vector<SearchHit> hits;
+    auto leaveOutQuery = [&](auto& ranking) {
+      if (!options.exclude_query) return;
+      ranking.erase(std::remove_if(ranking.begin(), ranking.end(), [&](const auto& r) { return is_query(r.name); }),
+                    ranking.end());
+      if (ranking.size() == ranked) ranking.pop_back();
+    };
+    if (single) {
+      std::vector<SearchResult> ranking = single->index().query(histogram, ranked, options.scoring);
+      leaveOutQuery(ranking);
+      if (options.verify > 0) {
+        for (const VerifiedResult& r : single->verify(words, ranking, verification, report)) hits.push_back(hitOf(0, r));
+      } else {
+        for (const SearchResult& r : ranking) hits.push_back({r.name, 0, r.id, r.score, r.score, -1, false});
+      }
+    } else {
+      std::vector<ShardedResult> ranking = shards->query(histogram, ranked, options.scoring);
+      if (root()) leaveOutQuery(ranking);  // the others' lists are empty: rank 0's is the one verified
+      if (options.verify > 0) {
+        for (const ShardedVerifiedResult& r : shards->verify(words, ranking, verification, report))
+          hits.push_back(hitOf(r.shard, r.result));
+      } else {
+        for (const ShardedResult& r : ranking) hits.push_back({r.name, r.shard, r.id, r.score, r.score, -1, false});
+      }
+    }
+    if (hits.size() > options.top) hits.resize(options.top);
+    return hits;
+  }
+
+  std::vector<QueryResults> searchPaths(const std::vector<std::string>& paths, const SearchOptions& options,
+                                        std::vector<ImageFailure>* failures, bool strict) const {
+    ImageHistograms queries;
+    // The checks fail on every rank alike; rank 0 reads the queries: one agreement for both, so that
+    // every rank ends with the same error.
+    everyRankOrNone(ranks(), [&] {
+      checkSearchable(options);
+      if (root()) queries = histograms(paths, options.verify > 0, strict);
+    });
+    if (failures) *failures = queries.failures;
+    const auto count = static_cast<std::size_t>(sumOverRanks(ranks(), static_cast<std::int64_t>(queries.names.size())));
+    const QueryHistogram none;
+    const ImageWords no_words;
+    std::vector<QueryResults> results;
+    for (std::size_t q = 0; q < count; ++q) {
+      const bool mine = root();
+      QueryResults result{mine ? queries.names[q] : std::string(), mine ? queries.descriptor_counts[q] : 0, {},
+                          std::nullopt};
+      VerificationReport report;
+      result.hits = answer(mine ? HistogramRef(queries.histograms.row(static_cast<Eigen::Index>(q))) : HistogramRef(none),
+                           mine && options.verify > 0 ? queries.words[q] : no_words, options,
+                           [&](const std::string& name) { return sameFile(name, result.query); }, &report);
+      if (options.verify > 0) result.verification = report;
+      if (mine) results.push_back(std::move(result));
+    }
+    return results;
+  }
+};
+
+ImageSearch::ImageSearch(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+ImageSearch::~ImageSearch() = default;
+ImageSearch::ImageSearch(ImageSearch&&) noexcept = default;
+ImageSearch& ImageSearch::operator=(ImageSearch&&) noexcept = default;
+
+ImageSearch ImageSearch::create(Vocabulary vocabulary, FeatureSpec features, DatabaseOptions database,
+                                ImageSearchOptions options) {
+  auto impl = std::make_unique<Impl>();
+  impl->options = std::move(options);
+  impl->single.emplace(std::move(vocabulary), std::move(features), database);
+  return ImageSearch(std::move(impl));
+}
+
+ImageSearch ImageSearch::open(const std::string& path, ImageSearchOptions options) {
+  auto impl = std::make_unique<Impl>();
+  impl->options = std::move(options);
+  impl->source = path;
+  if (looksLikeShardManifest(path)) impl->shards.emplace(DistributedShards::load(singleProcess(), path));
+  else impl->single.emplace(ImageDatabase::load(path));
+  return ImageSearch(std::move(impl));
+}
+
+ImageSearch ImageSearch::open(Communicator& ranks, const std::string& path, ImageSearchOptions options) {
+  auto impl = std::make_unique<Impl>();
+  impl->options = std::move(options);
+  impl->source = path;
+  impl->shards.emplace(DistributedShards::load(ranks, path));
+  return ImageSearch(std::move(impl));
+}
+
+const Vocabulary& ImageSearch::vocabulary() const { return impl_->reference().vocabulary(); }
+const FeatureSpec& ImageSearch::features() const { return impl_->reference().features(); }
+std::size_t ImageSearch::size() const { return impl_->single ? impl_->single->index().size() : impl_->shards->size(); }
+std::size_t ImageSearch::shardCount() const { return impl_->shardCount(); }
+bool ImageSearch::storesKeypoints() const {
+  return impl_->single ? impl_->single->storesKeypoints() : impl_->shards->storesKeypoints();
+}
+
+std::vector<ImageFailure> ImageSearch::add(const std::vector<std::string>& image_paths) {
+  ImageDatabase& database = impl_->changeable();
+  const bool keypoints = database.storesKeypoints();
+  ImageHistograms images = impl_->histograms(image_paths, keypoints, false);
+  for (std::size_t i = 0; i < images.names.size(); ++i) {
+    try {
+      if (keypoints) database.add(images.names[i], images.words[i]);
+      else database.add(images.names[i], images.histograms.row(static_cast<Eigen::Index>(i)));
+    } catch (const InvalidInput& e) {  // a name already indexed: skipped like an unreadable image
+      if (impl_->options.pipeline.strict) throw;
+      images.failures.push_back({images.names[i], e.what()});
+    }
+  }
+  return images.failures;
+}
+
+ImageId ImageSearch::add(const std::string& name, const cv::Mat& image) {
+  ImageDatabase& database = impl_->changeable();
+  return database.add(name, impl_->wordsOf(image));
+}
+
+ImageId ImageSearch::add(const std::string& name, const ImageWords& words) {
+  return impl_->changeable().add(name, words);
+}
+
+void ImageSearch::remove(const std::string& name) { impl_->changeable().remove(name); }
+
+void ImageSearch::save(const std::string& path) const {
+  if (!impl_->single) throw impl_->problem("is sharded: its shards are written by bovw index --shards, not here");
+  impl_->single->save(path);
+}
+
+std::vector<SearchHit> ImageSearch::search(const std::string& image_path, const SearchOptions& options) const {
+  std::vector<QueryResults> results = impl_->searchPaths({image_path}, options, nullptr, true);
+  return results.empty() ? std::vector<SearchHit>() : std::move(results.front().hits);
+}
+
+std::vector<SearchHit> ImageSearch::search(const cv::Mat& image, const SearchOptions& options) const {
+  return search(impl_->root() ? impl_->wordsOf(image) : ImageWords(), options, "");
+}
+
+std::vector<SearchHit> ImageSearch::search(const ImageWords& words, const SearchOptions& options,
+                                           const std::string& name) const {
+  QueryHistogram histogram;
+  everyRankOrNone(impl_->ranks(), [&] {
+    impl_->checkSearchable(options);
+    if (impl_->root()) histogram = histogramOf(words, impl_->reference().vocabulary().size());
+  });
+  return impl_->answer(histogram, words, options, [&](const std::string& indexed) { return indexed == name; },
+                       nullptr);
+}
+
+std::vector<QueryResults> ImageSearch::search(const std::vector<std::string>& image_paths,
+                                              const SearchOptions& options,
+                                              std::vector<ImageFailure>* failures) const {
+  return impl_->searchPaths(image_paths, options, failures, false);
+}
+
+}  // namespace bovw
