@@ -19,11 +19,8 @@ queries=()
 for q in box_in_scene.png graf3.png leuvenB.jpg aero3.jpg basketball2.png rubberwhale2.png; do
   [ -f "$images/$q" ] && queries+=("$images/$q")
 done
-"$bovw" search --index "$out/index.bovwdb" --top 5 --verify 50 --format csv --output "$out/results.csv" "${queries[@]}"
-# The same search again for the html page (--quiet: its per-query lines were printed just above).
-"$bovw" search --index "$out/index.bovwdb" --top 5 --verify 50 --format html --output "$out/results.html" \
-  --quiet "${queries[@]}"
-
+"$bovw" search --index "$out/index.bovwdb" --top 5 --verify 50 --output "$out/results.csv" --output "$out/results.html" \
+  "${queries[@]}"
 echo
 echo "Top matches (rank 1 is the query itself: it is in the indexed folder too; inliers: keypoints"
 echo "that one homography maps onto their partners, 12 or more = verified):"

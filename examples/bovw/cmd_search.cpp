@@ -21,6 +21,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <iostream>
 
@@ -33,7 +34,7 @@ struct SearchArguments {
   std::vector<std::string> queries;
   std::size_t top = 10;
   std::string format = "csv";
-  std::string output;
+  std::vector<std::string> outputs;
   bool exclude_query = false;
   QueryOptions query;
   VerifyOptions verify;
@@ -55,6 +56,16 @@ std::vector<std::string> queryImages() {
   return images;
 }
 
+// The format of an output: its extension's (.csv, .json, .html or .htm), else --format.
+std::string formatOf(const std::string& output) {
+  std::string extension = std::filesystem::path(output).extension().string();
+  std::transform(extension.begin(), extension.end(), extension.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (extension == ".csv" || extension == ".json") return extension.substr(1);
+  if (extension == ".html" || extension == ".htm") return "html";
+  return args.format;
+}
+
 }  // namespace
 
 CLI::App* addSearchCommand(CLI::App& app) {
@@ -66,7 +77,9 @@ CLI::App* addSearchCommand(CLI::App& app) {
   command->add_option("--format", args.format, "csv (query,rank,image,score), json, or html (thumbnails)")
       ->check(CLI::IsMember({"csv", "json", "html"}))
       ->capture_default_str();
-  command->add_option("--output", args.output, "file to write (default: standard output; html: bovw-search.html)");
+  command->add_option("--output", args.outputs,
+                      "file to write (default: standard output; html: bovw-search.html); may be given several "
+                      "times, each in the format its extension names (.csv, .json, .html), else --format");
   command->add_flag("--exclude-query", args.exclude_query,
                     "leave the query image itself out of its results (when it is indexed too: the same file)");
   args.query.addTo(command, ScoringChoice::One);
@@ -97,23 +110,28 @@ int runSearchCommand() {
   });
   for (const QueryResults& query : results) {
     if (query.features == 0) spdlog::warn("{}: no features found in the image, so it matches nothing", query.query);
-    if (query.verification && !args.query.quiet)
+    if (query.verification)
       spdlog::info("{}: {} of {} results verified, {:.2f} ms", query.query, query.verification->verified,
                    query.verification->checked, query.verification->milliseconds);
   }
   if (!printsResults()) return 0;
-  auto write = [&](std::ostream& out) {
-    if (args.format == "csv") writeCsv(out, results);
-    else if (args.format == "json") writeJson(out, results);
-    else writeHtml(out, results, args.index);
+  // Each output in its format: one search, several reports (the quick start writes csv and html).
+  auto writer = [&](const std::string& format) {
+    return [&results, format](std::ostream& out) {
+      if (format == "csv") writeCsv(out, results);
+      else if (format == "json") writeJson(out, results);
+      else writeHtml(out, results, args.index);
+    };
   };
-  std::string output = args.output;
-  if (output.empty() && args.format == "html") output = "bovw-search.html";
-  if (output.empty()) {
-    write(std::cout);
+  std::vector<std::string> outputs = args.outputs;
+  if (outputs.empty() && args.format == "html") outputs.push_back("bovw-search.html");
+  if (outputs.empty()) {
+    writer(args.format)(std::cout);
   } else {
-    writeFileAtomically(output, write);
-    std::cerr << "bovw search: wrote " << output << "\n";
+    std::vector<StreamWrite> writes;
+    for (const std::string& output : outputs) writes.push_back({output, writer(formatOf(output))});
+    writeFilesAtomically(writes);
+    for (const std::string& output : outputs) std::cerr << "bovw search: wrote " << output << "\n";
   }
   return failed ? 1 : 0;
 }

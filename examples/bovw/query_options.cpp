@@ -77,7 +77,7 @@ void QueryOptions::addTo(CLI::App* command, ScoringChoice choice) {
   if (choice == ScoringChoice::List)
     help += ". Several, comma-separated, or all (" + joined(allScorings()) + ") are compared side by side";
   command->add_option("--scoring", scoring, help)->check(scoringValidator(choice))->capture_default_str();
-  command->add_flag("--quiet", quiet, "no progress bar, no per-query log");
+  command->add_flag("--quiet", quiet, "no progress bar");
   histogrammer.addTo(command);
 }
 

@@ -6,8 +6,9 @@
   (the per-iteration log only with --verbose); its time counts the extraction too (the wall clock
   of the run, measured here, is the reference);
 - `search` takes a folder of queries (the same results as the images one by one) and leaves the query
-  itself out with --exclude-query (the plain ranking without it is the reference), and its JSON gives
-  the query's own score as 1 exactly.
+  itself out with --exclude-query (the plain ranking without it is the reference), writes several
+  outputs from one search (each equal to that format on its own), and its JSON gives the query's own
+  score as 1 exactly.
 
 Usage: test_newcomer.py --bovw PATH/TO/bovw --source-dir REPO
 Needs numpy and python3-opencv (Debian packages); exit status 77 (CTest: skipped) without them.
@@ -144,6 +145,19 @@ class Search(unittest.TestCase):
         other_path = os.path.join(IMAGES, ".", "img2.png")
         excluded_again = csv_rows(self.search("--top", 4, "--exclude-query", other_path))
         self.assertNotIn(query, [r["image"] for r in excluded_again])
+
+    def test_several_outputs_from_one_search(self):
+        query = os.path.join(IMAGES, "img1.png")
+        outputs = [os.path.join(TMP.name, "r." + ext) for ext in ("csv", "json", "html")]
+        result = run("search", "--index", DATABASE, "--top", 3, "--output", outputs[0], "--output", outputs[1],
+                     "--output", outputs[2], query)
+        self.assertEqual(result.returncode, 0, describe(result))
+        with open(outputs[0], newline="") as f:
+            self.assertEqual(csv_rows(f.read()), csv_rows(self.search("--top", 3, query)))
+        with open(outputs[1]) as f:
+            self.assertEqual(json.load(f), json.loads(self.search("--top", 3, "--format", "json", query)))
+        with open(outputs[2]) as f:
+            self.assertIn("<!DOCTYPE html>", f.read())
 
     def test_json_gives_the_querys_own_score_as_one(self):
         query = os.path.join(IMAGES, "img0.png")

@@ -175,10 +175,11 @@ TEST(ScoringOptions, EveryOptionFollowsRemovalsAndAdditions) {
 }
 
 // query(h, k, Scoring) is count weighting without power-law normalisation, bit for bit, and still
-// equals the classic TF-IDF reference the index was always checked against.
+// equals the classic TF-IDF reference the index was always checked against. The default similarity
+// is intersection, as `bovw search`'s (it was cosine before issue 20: one default for library and CLI).
 TEST(ScoringOptions, DefaultIsTheClassicTfIdf) {
   BOVW_SEEDED_RNG(rng);
-  EXPECT_EQ(ScoringOptions{}, (ScoringOptions{Scoring::Cosine, TermWeighting::Count, 1.0}));
+  EXPECT_EQ(ScoringOptions{}, (ScoringOptions{Scoring::Intersection, TermWeighting::Count, 1.0}));
   RandomIndex r(rng, 41, 57);
   std::map<ImageId, std::string> names;
   for (const auto& [id, counts] : r.images) names[id] = r.index.name(id);
@@ -358,7 +359,7 @@ TEST(ScoringOptionsText, CanonicalFormsRoundTrip) {
     const ScoringOptions options{Scoring::Cosine, TermWeighting::Sqrt, 1.0 - alpha(rng)};  // in (0, 1]
     EXPECT_EQ(parseScoringOptions(toString(options)), options) << toString(options);
   }
-  EXPECT_EQ(parseScoringOptions("cosine+power1"), ScoringOptions{});
+  EXPECT_EQ(parseScoringOptions("intersection+power1"), ScoringOptions{});
   EXPECT_EQ(parseScoringOptions("cosine+power5e-1").power, 0.5);
   EXPECT_EQ(toString(TermWeighting::Log), "log");
 }

@@ -106,7 +106,7 @@ TEST(IndexScoring, SingleImageIsWellDefinedAndFindsItself) {
   }
   // With N = 1 every word of the image has idf = ln(2/2) + 1 = 1: cosine of the raw counts.
   const Counts half{3, 0, 0, 0, 0};
-  EXPECT_NEAR(index.query(view(half), 1)[0].score, 3.0 / std::sqrt(10.0), 1e-12);
+  EXPECT_NEAR(index.query(view(half), 1, Scoring::Cosine)[0].score, 3.0 / std::sqrt(10.0), 1e-12);
 }
 
 TEST(IndexScoring, EmptyHistogramsScoreZeroAndNeverNaN) {
@@ -139,7 +139,7 @@ TEST(IndexScoring, IdfFollowsAddAndRemove) {
   index.add("B", view(b));
   // N = 2, n_1 = 1: idf_1 = ln(3/2) + 1, idf_0 = ln(3/3) + 1 = 1. B = (1, idf_1) / norm.
   const double idf1 = std::log(1.5) + 1.0;
-  auto results = index.query(view(q), 5);
+  auto results = index.query(view(q), 5, Scoring::Cosine);
   ASSERT_EQ(results.size(), 1u);
   EXPECT_EQ(results[0].name, "B");
   EXPECT_NEAR(results[0].score, idf1 / std::sqrt(1.0 + idf1 * idf1), 1e-12);
@@ -147,13 +147,13 @@ TEST(IndexScoring, IdfFollowsAddAndRemove) {
   EXPECT_NEAR(index.query(view(q), 5, Scoring::Intersection)[0].score, idf1 / (1.0 + idf1), 1e-12);
 
   index.remove(a_id);  // N = 1: both idf are 1, B = (1, 1) / sqrt 2
-  results = index.query(view(q), 5);
+  results = index.query(view(q), 5, Scoring::Cosine);
   ASSERT_EQ(results.size(), 1u);
   EXPECT_NEAR(results[0].score, 1.0 / std::sqrt(2.0), 1e-12);
   EXPECT_NEAR(index.query(view(q), 5, Scoring::Intersection)[0].score, 0.5, 1e-12);
 
   index.add("A again", view(a));  // back to N = 2
-  EXPECT_NEAR(index.query(view(q), 5)[0].score, idf1 / std::sqrt(1.0 + idf1 * idf1), 1e-12);
+  EXPECT_NEAR(index.query(view(q), 5, Scoring::Cosine)[0].score, idf1 / std::sqrt(1.0 + idf1 * idf1), 1e-12);
 }
 
 // Identical histograms get bit-identical scores; the lower id comes first, and top_k cuts there.
