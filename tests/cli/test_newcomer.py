@@ -25,15 +25,9 @@ import tempfile
 import time
 import unittest
 
-try:
-    import cv2
-    import numpy as np
-except ImportError:
-    if sys.executable != "/usr/bin/python3" and os.access("/usr/bin/python3", os.X_OK) and \
-            subprocess.run(["/usr/bin/python3", "-c", "import cv2, numpy"], capture_output=True).returncode == 0:
-        os.execv("/usr/bin/python3", ["/usr/bin/python3"] + sys.argv)
-    print("test_newcomer.py: needs python3-opencv and python3-numpy; skipping", file=sys.stderr)
-    sys.exit(77)
+import cli_support
+
+cv2, np = cli_support.require_opencv_and_numpy("test_newcomer.py")
 
 BOVW = None
 SOURCE = None
@@ -42,21 +36,14 @@ SEED = int(os.environ.get("BOVW_TEST_SEED", time.time_ns() % 1000003))
 
 
 def run(*args, cwd=None):
-    env = dict(os.environ)
-    env.pop("BOVW_DEVICE", None)
-    return subprocess.run([BOVW] + [str(a) for a in args], capture_output=True, text=True, cwd=cwd, env=env,
-                          timeout=TIMEOUT)
+    return cli_support.run(BOVW, *args, cwd=cwd, timeout=TIMEOUT)
 
 
-def describe(result):
-    return "exit status %d\n--- stdout:\n%s\n--- stderr:\n%s" % (result.returncode, result.stdout[-3000:],
-                                                                  result.stderr[-3000:])
+describe = cli_support.describe
 
 
 def texture(seed, size=(200, 240)):
-    rng = np.random.default_rng(seed)
-    small = rng.integers(0, 256, (size[0] // 8, size[1] // 8), dtype=np.uint8)
-    return cv2.GaussianBlur(cv2.resize(small, (size[1], size[0]), interpolation=cv2.INTER_NEAREST), (3, 3), 0)
+    return cli_support.texture(seed, size, block=8)
 
 
 def setUpModule():

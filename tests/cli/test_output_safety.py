@@ -28,15 +28,9 @@ import time
 import unittest
 import zlib
 
-try:
-    import cv2
-    import numpy as np
-except ImportError:
-    if sys.executable != "/usr/bin/python3" and os.access("/usr/bin/python3", os.X_OK) and \
-            subprocess.run(["/usr/bin/python3", "-c", "import cv2, numpy"], capture_output=True).returncode == 0:
-        os.execv("/usr/bin/python3", ["/usr/bin/python3"] + sys.argv)
-    print("test_output_safety.py: needs python3-opencv and python3-numpy; skipping", file=sys.stderr)
-    sys.exit(77)
+import cli_support
+
+cv2, np = cli_support.require_opencv_and_numpy("test_output_safety.py")
 
 BOVW = None
 DATA = None
@@ -45,26 +39,15 @@ SEED = int(os.environ.get("BOVW_TEST_SEED", time.time_ns() % 1000003))
 
 
 def run(*args, cwd=None):
-    """Runs bovw with byte arguments allowed (names that are not UTF-8); output decoded leniently."""
-    env = dict(os.environ)
-    env.pop("BOVW_DEVICE", None)
-    result = subprocess.run([BOVW] + [a if isinstance(a, bytes) else str(a) for a in args], capture_output=True,
-                            cwd=cwd, env=env, timeout=TIMEOUT)
-    result.stdout = result.stdout.decode("utf-8", "surrogateescape")
-    result.stderr = result.stderr.decode("utf-8", "surrogateescape")
-    return result
+    return cli_support.run(BOVW, *args, cwd=cwd, timeout=TIMEOUT)
 
 
-def describe(result):
-    return "exit status %d\n--- stdout:\n%s\n--- stderr:\n%s" % (result.returncode, result.stdout[-3000:],
-                                                                  result.stderr[-3000:])
+describe = cli_support.describe
 
 
 def texture(seed, size=(220, 260)):
     """A random blocky texture: plenty of SURF keypoints, different for every seed."""
-    rng = np.random.default_rng(seed)
-    small = rng.integers(0, 256, (size[0] // 10, size[1] // 10), dtype=np.uint8)
-    return cv2.GaussianBlur(cv2.resize(small, (size[1], size[0]), interpolation=cv2.INTER_NEAREST), (3, 3), 0)
+    return cli_support.texture(seed, size)
 
 
 def png_declaring(width, height):
