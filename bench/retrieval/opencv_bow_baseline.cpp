@@ -5,6 +5,7 @@
 //
 // Usage: opencv_bow_baseline IMAGES_DIR GROUPS.csv --words K [--max-descriptors M] [--seed S]
 #include <bovw/error.hpp>
+#include <bovw/feature_registry.hpp>
 #include <bovw/image_io.hpp>
 #include <bovw/image_pipeline.hpp>
 #include <bovw/retrieval_metrics.hpp>
@@ -46,16 +47,15 @@ int main(int argc, char** argv) {
     const auto paths = bovw::listImages(images_dir);
     std::map<std::string, std::string> group_of;
     for (const auto& entry : bovw::readGroupsCsv(groups_csv)) group_of[entry.image] = entry.group;
-    auto surf = bovw::SurfExtractor::create(bovw::SurfParams{}, bovw::SurfBackend::Builtin);
+    bovw::ExtractorOptions builtin;
+    builtin.surf_backend = bovw::SurfBackend::Builtin;
+    const auto surf = bovw::makeFeatureExtractor(bovw::surfFeatureSpec(bovw::SurfParams{}), builtin);
     cv::setRNGSeed(static_cast<int>(seed));
 
     // Files to descriptors, one image after another (the usual BOW sample code).
     const auto extract_start = Clock::now();
     std::vector<cv::Mat> descriptors(paths.size());
-    for (std::size_t i = 0; i < paths.size(); ++i) {
-      std::vector<cv::KeyPoint> keypoints;
-      surf->detectAndCompute(bovw::loadImage(paths[i]), cv::noArray(), keypoints, descriptors[i]);
-    }
+    for (std::size_t i = 0; i < paths.size(); ++i) descriptors[i] = surf->extract(bovw::loadImage(paths[i]));
     const double extract_seconds = secondsSince(extract_start);
 
     // Vocabulary: the same sample budget as `bovw train --max-descriptors`.

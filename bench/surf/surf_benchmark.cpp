@@ -14,6 +14,9 @@
 #include <bovw/image_io.hpp>
 #include <bovw/surf.hpp>
 
+// SURF's stage times and compute() at given keypoints are internal calls: this program measures them.
+#include "features/surf_extractor.hpp"
+
 #include <opencv2/core/utility.hpp>
 
 #include <algorithm>
@@ -140,7 +143,7 @@ int main(int argc, char** argv) {
   }
   if (images.empty()) return usage();
   cv::setNumThreads(threads);
-  const auto surf = bovw::SurfExtractor::create(params, backend);
+  const auto surf = bovw::surf::makeSurfExtractor(params, backend);
 
   std::printf("%s SURF, hessian %.0f, %d octaves x %d layers%s%s, %d threads, median of %d runs (ms)\n",
               bovw::surfBackendName(surf->backend()).c_str(), params.hessian_threshold, params.octaves, params.octave_layers, params.extended ? ", extended" : "",

@@ -2,7 +2,6 @@
 #include "commands.hpp"
 #include "histogrammer_options.hpp"
 #include "number_checks.hpp"
-#include "tuning_file.hpp"
 
 #include "histogram_benchmark.hpp"
 
@@ -76,9 +75,7 @@ int runTuning() {
     std::cout << "wrote " << args.json << "\n";
   }
   if (!args.save_tuning.empty()) {
-    writeTuningFile(args.save_tuning, {{"device", report.device.name}, {"tiles", toString(report.best)},
-                                       {"n", size.n}, {"k", size.k}, {"d", report.dimension},
-                                       {"date", report.date}});
+    saveTuningFile(args.save_tuning, {report.device.name, report.best, size.n, size.k, report.dimension, report.date});
     std::cout << "wrote " << args.save_tuning << " (use it with --tuning)\n";
   }
   return 0;

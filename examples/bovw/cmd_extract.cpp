@@ -6,6 +6,7 @@
 #include "thread_count.hpp"
 
 #include <bovw/error.hpp>
+#include <bovw/feature_registry.hpp>
 #include <bovw/file_storage.hpp>
 #include <bovw/image_io.hpp>
 #include <bovw/npy.hpp>
@@ -130,11 +131,11 @@ std::vector<Job> plan(std::vector<std::string>& failures) {
   return jobs;
 }
 
-void extract(const SurfExtractor& surf, const Job& job) {
+void extract(const FeatureExtractor& surf, const Job& job) {
   const cv::Mat image = loadImage(job.image, args.surf.max_pixels);
-  std::vector<cv::KeyPoint> keypoints;
-  cv::Mat descriptors;
-  surf.detectAndCompute(image, cv::noArray(), keypoints, descriptors);
+  ImageFeatures features = surf.extractFeatures(image);
+  const std::vector<cv::KeyPoint>& keypoints = features.keypoints;
+  cv::Mat& descriptors = features.descriptors;
   if (descriptors.empty()) descriptors.create(0, surf.descriptorSize(), CV_32F);
   if (npyOutput(job.output)) {
     Descriptors d = toDescriptors(descriptors);
@@ -184,8 +185,12 @@ CLI::App* addExtractCommand(CLI::App& app) {
 
 int runExtractCommand() {
   applyThreadCount(args.threads);
-  const auto surf = SurfExtractor::create(args.surf, parseSurfBackend(args.backend));
-  spdlog::debug("extract: SURF backend {}", surfBackendName(surf->backend()));
+  ExtractorOptions how;
+  how.surf_backend = parseSurfBackend(args.backend);
+  how.max_pixels = args.surf.max_pixels;
+  validateSurfParams(args.surf);  // names the SurfParams field, as before the registry's range check
+  const auto surf = makeFeatureExtractor(surfFeatureSpec(args.surf), how);
+  spdlog::debug("extract: {}", surf->description());  // "SURF backend opencl"
   std::vector<std::string> failures;
   const std::vector<Job> jobs = plan(failures);
   for (const std::string& f : failures) spdlog::error("extract: {}", f);

@@ -3,9 +3,6 @@
 
 #include "number_checks.hpp"
 #include "thread_count.hpp"
-#include "tuning_file.hpp"
-
-#include <bovw/device.hpp>
 
 namespace bovw::cli {
 
@@ -69,7 +66,7 @@ HistogrammerConfig HistogrammerOptions::config() const {
   config.transfer_rows = transfer_rows;
   config.approximate_checks = approximate_checks;
   if (!tiles.empty()) config.tiles = parseTileSizes(tiles);
-  if (!tuning.empty()) config.tiles = readTuningFile(tuning, selectDevice(device).name);
+  config.tuning_file = tuning;  // read, and checked against the device, when an OpenCL histogrammer is made
   return config;
 }
 

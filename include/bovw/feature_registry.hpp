@@ -18,7 +18,7 @@ namespace bovw {
 // is part of a FeatureSpec (a database made with OpenCV's SURF is searched with the built-in one).
 struct ExtractorOptions {
   SurfBackend surf_backend = SurfBackend::Auto;
-  std::string surf_device;                // SurfBackend::OpenCL's device (SurfExtractor::create)
+  std::string surf_device;                // SurfBackend::OpenCL's device (a HistogrammerConfig::device spec)
   std::int64_t max_pixels = 100'000'000;  // SURF refuses larger images (SurfParams::max_pixels)
 };
 

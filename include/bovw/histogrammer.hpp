@@ -37,11 +37,11 @@ enum class KernelVariant {
   ConstantCentroids,  // GPU5: GPU4 with the centroids in constant memory (chunked if too large)
   Tiled,              // ||c||^2 - 2 x.c as a register-tiled GEMM fused with the argmin and the
                       // histogram, close candidates re-checked with the direct sum (exact)
-  Auto,               // the fastest variant for the device: Tiled on GPUs (see docs/PERFORMANCE.md)
+  Auto,               // the device's variant in bovw's tuning table: Tiled on GPUs (see docs/PERFORMANCE.md)
 };
 
-// Tile sizes of the Tiled kernel (kernels/tiled.cl); 0 takes the device's default
-// (docs/KERNELS.md). A work-group covers group_rows x rows_per_item descriptors against
+// Tile sizes of the Tiled kernel (kernels/tiled.cl); 0 takes the device's default: the tuning
+// file's when HistogrammerConfig::tuning_file is set, else bovw's tuning table's (docs/KERNELS.md). A work-group covers group_rows x rows_per_item descriptors against
 // group_words x words_per_item words; `bovw bench --tune` searches these.
 struct TileSizes {
   int rows_per_item = 0;   // TM: descriptors per work-item (a multiple of 4)
@@ -60,6 +60,11 @@ struct HistogrammerConfig {
   std::string device;
   int work_group_size = 64;     // OpenCL work-items per work-group (Tiled: of its re-check pass)
   TileSizes tiles;              // Tiled only
+  // Tiled only: a tuning file (TuningRecord below) whose tile sizes replace the device's defaults
+  // (fields of `tiles` that are set still win). Read when an OpenCL histogrammer is made; refused
+  // with InvalidInput naming the file when it is malformed or was made on another device (tile
+  // sizes do not carry over between devices).
+  std::string tuning_file;
   int threads = 0;              // OpenMP threads; 0: all cores
   std::string build_options;    // extra OpenCL compiler options, appended to bovw's own
   // Device memory bovw may allocate, in bytes; 0: the device's global memory. Requests beyond it
@@ -90,6 +95,15 @@ struct StageTimes {
   std::int64_t rechecked_rows = 0;  // Tiled: rows whose nearest word was re-checked by direct sums
 };
 
+class Histogrammer;
+
+namespace detail {
+// The device seam (src/opencl/resident_histograms.hpp): what a histogrammer that searches on an
+// OpenCL device offers code holding rows there already. Internal to bovw.
+class ResidentHistograms;
+ResidentHistograms* residentHistogramsOf(Histogrammer& histogrammer);
+}  // namespace detail
+
 class Histogrammer {
  public:
   virtual ~Histogrammer() = default;
@@ -115,6 +129,11 @@ class Histogrammer {
   // Writes N assignments and fills `histograms` (already sized I x K and zeroed).
   virtual void computeImpl(const DescriptorBatch& batch, const Vocabulary& vocabulary,
                            std::int32_t* assignments, Histograms& histograms, StageTimes& times) = 0;
+
+ private:
+  // The device seam, asked for through detail::residentHistogramsOf: null for a search on the host.
+  friend detail::ResidentHistograms* detail::residentHistogramsOf(Histogrammer& histogrammer);
+  virtual detail::ResidentHistograms* resident() { return nullptr; }
 };
 
 // Throws InvalidInput for a bad configuration, OpenCLError/InvalidInput if no device matches.
@@ -132,6 +151,23 @@ KernelVariant parseKernelVariant(std::string_view name);
 // of TileSizes' fields). parseTileSizes throws InvalidInput unless it gets five positive integers.
 std::string toString(const TileSizes& tiles);
 TileSizes parseTileSizes(std::string_view text);
+// A tuning file: the tile sizes `bovw bench --tune --save-tuning FILE` found fastest on one device,
+// and what they were measured on. JSON, keys sorted:
+//   {"d": 64, "date": "...", "device": "NVIDIA H100 80GB HBM3", "k": 1024, "n": 1048576, "tiles": "8,8,16,16,16"}
+struct TuningRecord {
+  std::string device;  // DeviceInfo::name of the device they were measured on
+  TileSizes tiles;     // every field > 0
+  std::int64_t n = 0;  // the problem measured: descriptors, words, width
+  int k = 0;
+  int d = 0;
+  std::string date;
+};
+// Writes `record` atomically.
+void saveTuningFile(const std::string& path, const TuningRecord& record);
+// Throws IoError when the file cannot be opened, InvalidInput naming it when it is not JSON or its
+// "device" and "tiles" are missing or malformed (the other fields are informative: absent is 0 / "").
+TuningRecord loadTuningFile(const std::string& path);
+
 // The concrete variants (every one but Auto), in the order above.
 const std::vector<KernelVariant>& allKernelVariants();
 // Every backend, the approximate one included: code that expects exact answers must skip

@@ -62,3 +62,11 @@ std::vector<std::int32_t> Histogrammer::assign(DescriptorsRef descriptors,
 }
 
 }  // namespace bovw
+
+namespace bovw::detail {
+
+ResidentHistograms* residentHistogramsOf(Histogrammer& histogrammer) {
+  return histogrammer.resident();
+}
+
+}  // namespace bovw::detail

@@ -5,6 +5,7 @@
 #include <bovw/surf.hpp>
 
 #include "backends.hpp"
+#include "surf_extractor.hpp"
 
 #include <opencv2/imgproc.hpp>
 
@@ -73,8 +74,8 @@ bool defaultDeviceIsGpu(const std::string& device) {
 
 }  // namespace
 
-std::unique_ptr<SurfExtractor> SurfExtractor::create(const SurfParams& params, SurfBackend backend,
-                                                     const std::string& device) {
+std::unique_ptr<SurfExtractor> surf::makeSurfExtractor(const SurfParams& params, SurfBackend backend,
+                                                       const std::string& device) {
   validateSurfParams(params);
   if (backend == SurfBackend::Auto) {
     if (defaultDeviceIsGpu(device)) {
@@ -194,6 +195,16 @@ void SurfExtractor::detect(cv::InputArray image, std::vector<cv::KeyPoint>& keyp
 void SurfExtractor::compute(cv::InputArray image, std::vector<cv::KeyPoint>& keypoints,
                             cv::OutputArray descriptors) const {
   runChecked(image, cv::noArray(), keypoints, true, descriptors, nullptr);
+}
+
+ImageFeatures SurfExtractor::extractFeatures(const cv::Mat& image) const {
+  ImageFeatures features;
+  detectAndCompute(image, cv::noArray(), features.keypoints, features.descriptors);
+  return features;
+}
+
+std::vector<ImageFeatures> SurfExtractor::extractFeaturesBatch(const std::vector<cv::Mat>& images) const {
+  return detectAndComputeBatch(images);
 }
 
 DescriptorsMap viewDescriptors(const cv::Mat& descriptors) {

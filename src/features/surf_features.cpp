@@ -1,42 +1,12 @@
-// SURF in the registry: its parameters (OpenCV's names and defaults) and the extractor over
-// SurfExtractor.
+// SURF in the registry: its parameters (OpenCV's names and defaults), made as a SurfExtractor of the
+// backend ExtractorOptions asks for; the registry is the only way applications make one.
 #include <bovw/error.hpp>
 #include <bovw/feature_registry.hpp>
 
-#include "backends.hpp"
 #include "builtin_feature_kinds.hpp"
+#include "surf_extractor.hpp"
 
 namespace bovw {
-
-namespace {
-
-class SurfFeatures final : public FeatureExtractor {
- public:
-  SurfFeatures(const SurfParams& params, SurfBackend backend, const std::string& device)
-      : surf_(SurfExtractor::create(params, backend, device)) {}
-  DescriptorType descriptorType() const override { return surf_->descriptorType(); }
-  int descriptorSize() const override { return surf_->descriptorSize(); }
-  const SurfExtractor& surf() const { return *surf_; }
-  ImageFeatures extractFeatures(const cv::Mat& image) const override {
-    ImageFeatures features;
-    surf_->detectAndCompute(image, cv::noArray(), features.keypoints, features.descriptors);
-    return features;
-  }
-
- private:
-  std::unique_ptr<SurfExtractor> surf_;
-};
-
-}  // namespace
-
-namespace surf {
-
-const SurfExtractor* surfExtractorOf(const FeatureExtractor& extractor) {
-  const auto* features = dynamic_cast<const SurfFeatures*>(&extractor);
-  return features ? &features->surf() : nullptr;
-}
-
-}  // namespace surf
 
 FeatureSpec surfFeatureSpec(const SurfParams& params) {
   FeatureSpec spec("surf");
@@ -75,7 +45,7 @@ FeatureKind surfFeatureKind() {
           [](const FeatureSpec& spec, const ExtractorOptions& options) -> std::unique_ptr<FeatureExtractor> {
             SurfParams params = surfParams(spec);
             params.max_pixels = options.max_pixels;
-            return std::make_unique<SurfFeatures>(params, options.surf_backend, options.surf_device);
+            return surf::makeSurfExtractor(params, options.surf_backend, options.surf_device);
           }};
 }
 

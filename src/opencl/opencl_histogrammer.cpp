@@ -7,20 +7,21 @@
 // (PinnedDescriptors), else through one of two pinned (page-locked) staging buffers that the host
 // fills first. Events order the queues; the histograms accumulate on the device and come back once.
 // All buffers stay for the next call, and the search keeps the vocabulary on the device until a
-// different one is used. Rows already on the device have two more entry points: assignResident
-// (k-means) and enqueueResidentHistograms (SURF's descriptors, on this histogrammer's queue).
+// different one is used. Rows already on the device come through the device seam (ResidentHistograms:
+// k-means' sample, SURF's descriptors on this histogrammer's queue).
 #include "opencl/opencl_histogrammer.hpp"
 
 #include "opencl/cl_errors.hpp"
 #include "opencl/device_context.hpp"
 #include "opencl/device_search.hpp"
+#include "opencl/device_tuning.hpp"
+#include "opencl/resident_histograms.hpp"
 
 #include <bovw/error.hpp>
 
 #include <algorithm>
 #include <chrono>
 #include <cstring>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -30,14 +31,6 @@ namespace {
 
 std::string megabytes(std::uint64_t bytes) {
   return std::to_string(bytes / (1024 * 1024)) + " MiB";
-}
-
-// Auto: the tiled kernel on GPUs, where it is the fastest (docs/PERFORMANCE.md); Float4 on other
-// devices: on PoCL's CPU device its explicit vector arithmetic beats the tiled kernel.
-HistogrammerConfig resolveAuto(HistogrammerConfig config, const DeviceInfo& info) {
-  if (config.variant == KernelVariant::Auto)
-    config.variant = info.type == "GPU" ? KernelVariant::Tiled : KernelVariant::Float4;
-  return config;
 }
 
 // Rows per chunk: the caller's, else about 64 MiB of descriptors: a 4 GiB batch flows through 64
@@ -82,11 +75,11 @@ struct ChunkSlot {
   cl::Event downloaded;  // `best_word` has reached the caller
 };
 
-class OpenCLHistogrammer final : public Histogrammer {
+class OpenCLHistogrammer final : public Histogrammer, public ResidentHistograms {
  public:
   explicit OpenCLHistogrammer(const HistogrammerConfig& asked)
       : device_(asked.device),
-        config_(resolveAuto(asked, device_.info())),
+        config_(tunedConfig(asked, device_.info())),
         search_(config_.variant == KernelVariant::Tiled ? makeTiledSearch(device_, config_)
                                                         : makeChapterSearch(device_, config_)),
         memory_limit_(config_.device_memory_limit ? config_.device_memory_limit : device_.info().global_memory),
@@ -110,12 +103,11 @@ class OpenCLHistogrammer final : public Histogrammer {
     return "opencl " + search_->describe() + " on " + device_.info().name;
   }
 
-  DeviceContext& device() { return device_; }
+  DeviceContext& device() override { return device_; }
 
-  // Rows already on the device, searched on this histogrammer's queue (enqueueResidentHistograms).
-  std::vector<cl::Event> enqueueResident(const cl::Buffer& rows, int n, int d, const cl::Buffer& offsets, int images,
-                                         const Vocabulary& words, const cl::Buffer& best_word,
-                                         const cl::Buffer& histograms) {
+  std::vector<cl::Event> enqueueHistograms(const cl::Buffer& rows, int n, int d, const cl::Buffer& offsets,
+                                           int images, const Vocabulary& words, const cl::Buffer& best_word,
+                                           const cl::Buffer& histograms) override {
     return withOpenCLErrors([&] {
       search_->prepare(d);
       reserveMemory(words, n, images, 1);
@@ -132,8 +124,8 @@ class OpenCLHistogrammer final : public Histogrammer {
     });
   }
 
-  // Rows already on the device: one batch of one image, only the assignments come back.
-  void assignResident(const cl::Buffer& rows, int n, int d, const Vocabulary& words, std::int32_t* out) {
+  // One batch of one image; only the assignments come back.
+  void assign(const cl::Buffer& rows, int n, int d, const Vocabulary& words, std::int32_t* out) override {
     withOpenCLErrors([&] {
       const auto& context = device_.context();
       const cl_int offsets[2] = {0, n};
@@ -143,7 +135,7 @@ class OpenCLHistogrammer final : public Histogrammer {
       cl::Buffer& best_word = best_words_[0].ensure(context, sizeof(cl_int) * static_cast<std::size_t>(n),
                                                     CL_MEM_READ_WRITE);
       device_.queue().enqueueWriteBuffer(offsets_buffer, CL_TRUE, 0, sizeof(offsets), offsets);
-      enqueueResident(rows, n, d, offsets_buffer, 1, words, best_word, histograms_buffer);
+      enqueueHistograms(rows, n, d, offsets_buffer, 1, words, best_word, histograms_buffer);
       device_.queue().enqueueReadBuffer(best_word, CL_TRUE, 0, sizeof(cl_int) * static_cast<std::size_t>(n), out);
     });
   }
@@ -167,6 +159,8 @@ class OpenCLHistogrammer final : public Histogrammer {
   }
 
  private:
+  ResidentHistograms* resident() override { return this; }
+
   void run(const DescriptorBatch& batch, const Vocabulary& vocabulary, std::int32_t* assignments,
            Histograms& histograms, StageTimes& times) {
     const int d = vocabulary.dimension();
@@ -323,26 +317,6 @@ class OpenCLHistogrammer final : public Histogrammer {
 
 std::unique_ptr<Histogrammer> makeOpenCLHistogrammer(const HistogrammerConfig& config) {
   return withOpenCLErrors([&] { return std::make_unique<OpenCLHistogrammer>(config); });
-}
-
-DeviceContext* deviceOf(Histogrammer& histogrammer) {
-  auto* opencl = dynamic_cast<OpenCLHistogrammer*>(&histogrammer);
-  return opencl ? &opencl->device() : nullptr;
-}
-
-std::vector<cl::Event> enqueueResidentHistograms(Histogrammer& histogrammer, const cl::Buffer& rows, int n, int d,
-                                                 const cl::Buffer& offsets, int images, const Vocabulary& words,
-                                                 const cl::Buffer& best_word, const cl::Buffer& histograms) {
-  auto* opencl = dynamic_cast<OpenCLHistogrammer*>(&histogrammer);
-  if (!opencl) throw std::logic_error("enqueueResidentHistograms needs an OpenCL histogrammer");
-  return opencl->enqueueResident(rows, n, d, offsets, images, words, best_word, histograms);
-}
-
-void assignResident(Histogrammer& histogrammer, const cl::Buffer& rows, int n, int d, const Vocabulary& words,
-                    std::int32_t* out) {
-  auto* opencl = dynamic_cast<OpenCLHistogrammer*>(&histogrammer);
-  if (!opencl) throw std::logic_error("assignResident needs an OpenCL histogrammer");
-  opencl->assignResident(rows, n, d, words, out);
 }
 
 }  // namespace bovw::detail

@@ -5,10 +5,11 @@
 // assignments run the histogrammer's search on the resident rows.
 #include "opencl/cl_errors.hpp"
 #include "opencl/device_context.hpp"
-#include "opencl/opencl_histogrammer.hpp"
+#include "opencl/resident_histograms.hpp"
 #include "vocabulary/sample_passes.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 #include <cstdint>
 #include <string>
 
@@ -26,10 +27,12 @@ class OpenCLSamplePasses final : public SamplePasses {
       : device_(assignment.device),
         scale_(seed_weight_scale),
         histogrammer_(makeHistogrammer(assignment)),  // validates the configuration
+        resident_(residentHistogramsOf(*histogrammer_)),
         n_(static_cast<int>(sample.rows())),
         d_(static_cast<int>(sample.cols())),
         blocks_((n_ + kSeedBlock - 1) / kSeedBlock),
         block_sums_(static_cast<std::size_t>(blocks_)) {
+    if (resident_ == nullptr) throw std::logic_error("k-means on the device needs an OpenCL histogrammer");
     const std::size_t bytes = sizeof(float) * static_cast<std::size_t>(n_) * d_;
     if (sample.outerStride() == d_) {
       rows_ = cl::Buffer(device_.context(), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes,
@@ -75,7 +78,7 @@ class OpenCLSamplePasses final : public SamplePasses {
 
   std::vector<std::int32_t> assign(const Vocabulary& words) override {
     std::vector<std::int32_t> out(static_cast<std::size_t>(n_));
-    assignResident(*histogrammer_, rows_, n_, d_, words, out.data());
+    resident_->assign(rows_, n_, d_, words, out.data());
     return out;
   }
 
@@ -96,6 +99,7 @@ class OpenCLSamplePasses final : public SamplePasses {
   DeviceContext device_;
   double scale_;
   std::unique_ptr<Histogrammer> histogrammer_;
+  ResidentHistograms* resident_;  // histogrammer_'s device seam (an OpenCL one: never null)
   int n_;
   int d_;
   int blocks_;

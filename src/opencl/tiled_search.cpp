@@ -1,4 +1,4 @@
-// bovw's tiled kernel on the host side: tile sizes (the device's defaults or the caller's), the
+// bovw's tiled kernel on the host side: tile sizes (checked; chosen in device_tuning.cpp), the
 // words in the layouts kernels/tiled.cl reads (transposed and padded, and their squared norms), and
 // the two launches: the fused tiled pass, then the re-check
 // of the rows it flagged.
@@ -17,20 +17,9 @@ namespace {
 
 constexpr int kRecheckRows = 4;  // flagged rows per re-check work-group: each word read serves them all
 
-// Defaults per device type, from `bovw bench --tune` runs (docs/PERFORMANCE.md): on the H100, 64 x 128
-// tiles of 8 x 8 per work-item (128 work-items of ~170 registers: two groups per SM, so one group's
-// barrier overlaps the other's arithmetic); on PoCL, 64 x 64 tiles (a work-group runs as a loop).
-TileSizes defaultTiles(const DeviceInfo& info) {
-  if (info.type == "GPU") return {8, 8, 8, 16, 16};
-  return {8, 8, 8, 8, 16};
-}
-
-TileSizes resolveTiles(const TileSizes& asked, const DeviceInfo& info) {
-  const TileSizes fallback = defaultTiles(info);
-  auto pick = [](int value, int otherwise) { return value > 0 ? value : otherwise; };
-  TileSizes t{pick(asked.rows_per_item, fallback.rows_per_item), pick(asked.words_per_item, fallback.words_per_item),
-              pick(asked.group_rows, fallback.group_rows), pick(asked.group_words, fallback.group_words),
-              pick(asked.depth, fallback.depth)};
+// The tile sizes as given: the histogrammer has filled the unset ones from the tuning table or file
+// (device_tuning.hpp); here they are checked against the kernel's needs and the device's limits.
+TileSizes checkedTiles(const TileSizes& t, const DeviceInfo& info) {
   auto multipleOf4 = [](int value, const char* what) {
     if (value % 4 != 0) throw InvalidInput(std::string("tile sizes: ") + what + " = " + std::to_string(value) +
                                            " must be a multiple of 4");
@@ -57,7 +46,7 @@ class TiledSearch final : public DeviceSearch {
   TiledSearch(DeviceContext& device, const HistogrammerConfig& config)
       : device_(device),
         programs_(device.programs()),
-        tiles_(resolveTiles(config.tiles, device.info())),
+        tiles_(checkedTiles(config.tiles, device.info())),
         threads_(tiles_.group_rows * tiles_.group_words),
         block_rows_(tiles_.group_rows * tiles_.rows_per_item),
         block_words_(tiles_.group_words * tiles_.words_per_item),

@@ -1,10 +1,10 @@
 #include "device_histograms.hpp"
 
-#include "features/backends.hpp"
+#include "features/opencl/device_features.hpp"
 #include "features/opencl/surf_batch.hpp"
 #include "image_workers.hpp"
 #include "opencl/cl_errors.hpp"
-#include "opencl/opencl_histogrammer.hpp"
+#include "opencl/resident_histograms.hpp"
 
 #include <bovw/error.hpp>
 #include <bovw/vocabulary.hpp>
@@ -43,9 +43,9 @@ struct InFlight {
 // during the host's steps (the wait for each batch's keypoint count excepted).
 class DeviceRoute {
  public:
-  DeviceRoute(DeviceContext& device, const SurfParams& params, const Vocabulary& vocabulary,
-              Histogrammer& histogrammer, bool keep_words, PipelineProfile* profile)
-      : device_(device), params_(params), vocabulary_(vocabulary), histogrammer_(histogrammer),
+  DeviceRoute(const DeviceFeatures& features, ResidentHistograms& search, const Vocabulary& vocabulary,
+              bool keep_words, PipelineProfile* profile)
+      : features_(features), search_(search), device_(search.device()), vocabulary_(vocabulary),
         keep_words_(keep_words), profile_(profile) {
     device_.scratch().retainUpTo(std::size_t{1} << 30);  // a batch's scale space, every batch
   }
@@ -124,15 +124,15 @@ class DeviceRoute {
       out.members = members;
       surf::SurfBatchInput input;
       for (std::size_t i : members) input.grays.push_back(slots[i].kept);
-      out.surf = surf::enqueueSurf(device_, input, params_);
+      out.surf = features_.enqueue(device_, input);
       const surf::SurfOnDevice& surf = out.surf;
       const int images = surf.image_count, words = vocabulary_.size(), n = surf.count;
       // One more histogram than images: the keypoints the orientation stage dropped, counted and ignored.
       const cl::Buffer best_word = device_.scratch().get("pipeline.best_word", sizeof(cl_int) * std::max(n, 1));
       const cl::Buffer histograms = device_.scratch().get(
           "pipeline.histograms", sizeof(cl_int) * static_cast<std::size_t>(images + 1) * words);
-      out.search = enqueueResidentHistograms(histogrammer_, surf.descriptors, n, surf.width, surf.offsets,
-                                             images + 1, vocabulary_, best_word, histograms);
+      out.search = search_.enqueueHistograms(surf.descriptors, n, surf.width, surf.offsets, images + 1, vocabulary_,
+                                             best_word, histograms);
       auto& queue = device_.queue();
       out.counts.resize(images + 1, words);
       out.offsets.resize(static_cast<std::size_t>(images) + 2);
@@ -192,10 +192,10 @@ class DeviceRoute {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
   }
 
-  DeviceContext& device_;
-  const SurfParams& params_;
+  const DeviceFeatures& features_;
+  ResidentHistograms& search_;
+  DeviceContext& device_;  // search_'s: SURF's batches run on its queue, in order with the searches
   const Vocabulary& vocabulary_;
-  Histogrammer& histogrammer_;
   bool keep_words_;
   PipelineProfile* profile_;
 };
@@ -205,14 +205,15 @@ class DeviceRoute {
 bool histogramImagesOnDevice(const std::vector<std::string>& paths, const FeatureExtractor& extractor,
                              const Vocabulary& vocabulary, Histogrammer& histogrammer,
                              const PipelineOptions& options, ImageHistograms& result) {
-  const SurfExtractor* surf = surf::surfExtractorOf(extractor);
-  DeviceContext* device = deviceOf(histogrammer);
-  if (!options.fused_device || surf == nullptr || device == nullptr || !surf::runsOnDevice(*surf, *device))
+  // Both sides of the device seam: features computed on an OpenCL device, a search on the same one.
+  const DeviceFeatures* features = deviceFeaturesOf(extractor);
+  ResidentHistograms* search = residentHistogramsOf(histogrammer);
+  if (!options.fused_device || features == nullptr || search == nullptr || !features->runsOn(search->device()))
     return false;
-  DeviceRoute route(*device, surf->params(), vocabulary, histogrammer, options.keep_words, options.profile);
+  DeviceRoute route(*features, *search, vocabulary, options.keep_words, options.profile);
   std::vector<std::vector<std::int32_t>> histograms;  // of the images that succeeded, in order
   result.failures = runImageWorkers(
-      paths, options, [](const cv::Mat& image, ImageSlot& slot) { slot.kept = toSurfGray(image); },
+      paths, options, [features](const cv::Mat& image, ImageSlot& slot) { slot.kept = features->prepare(image); },
       [&](std::size_t first, std::size_t end, std::vector<ImageSlot>& slots) {
         // The pipeline batch's good images, cut into device batches of at most device_batch_pixels.
         std::vector<std::vector<std::size_t>> batches(1);

@@ -13,8 +13,8 @@
 
 namespace bovw::detail {
 
-// When `extractor` is SURF on the OpenCL backend, on the device of `histogrammer` (an OpenCL one),
-// and options.fused_device is set: fills `result` as histogramImages would (the same histograms,
+// When options.fused_device is set and both sides of the device seam meet (`extractor` computes its
+// features on an OpenCL device, SURF's OpenCL backend, and `histogrammer` searches on the same one): fills `result` as histogramImages would (the same histograms,
 // counts and words) and returns true. Otherwise returns false and does nothing.
 bool histogramImagesOnDevice(const std::vector<std::string>& paths, const FeatureExtractor& extractor,
                              const Vocabulary& vocabulary, Histogrammer& histogrammer,

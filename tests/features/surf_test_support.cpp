@@ -1,6 +1,8 @@
 // The agreement metric of surf_compare.py in C++ (same matching rule, same statistics).
 #include "surf_test_support.hpp"
 
+#include <bovw/feature_registry.hpp>
+
 #include <opencv2/imgproc.hpp>
 
 #include <algorithm>
@@ -21,6 +23,13 @@ double median(std::vector<double> v) {
 }
 
 }  // namespace
+
+std::unique_ptr<FeatureExtractor> registrySurf(const SurfParams& params, SurfBackend backend) {
+  ExtractorOptions options;
+  options.surf_backend = backend;
+  options.max_pixels = params.max_pixels;
+  return makeFeatureExtractor(surfFeatureSpec(params), options);
+}
 
 std::string surfData(const std::string& name) {
   const char* dir = std::getenv("BOVW_SURF_TEST_DATA");

@@ -2,8 +2,12 @@
 // ../shared/tools/surf_compare.py, ported so the tests need neither Python nor ../shared.
 #pragma once
 
+#include <bovw/feature_extractor.hpp>
+#include <bovw/surf.hpp>
+
 #include <opencv2/core.hpp>
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -19,6 +23,10 @@ cv::Mat texturedImage(int cols, int rows, unsigned seed, double sigma = 1.5);
 
 // Path of one of Debian's opencv-doc sample images ($BOVW_OPENCV_DOC_DATA overrides the folder).
 std::string opencvDocImage(const std::string& name);
+
+// SURF as applications make it: through the feature registry, on `backend` (params.max_pixels as
+// ExtractorOptions::max_pixels).
+std::unique_ptr<FeatureExtractor> registrySurf(const SurfParams& params, SurfBackend backend);
 
 struct SurfReference {
   cv::Mat keypoints;    // N x 6 CV_32F: x, y, size, angle, response, octave

@@ -3,6 +3,7 @@
 // bounds are recall and precision >= 0.98 and a median descriptor distance <= 0.01; the detector is
 // exact by construction, so the tests also require the keypoint lists to be equal in order and value.
 #include "core/test_support.hpp"
+#include "features/surf_extractor.hpp"
 #include "surf_test_support.hpp"
 
 #include <bovw/error.hpp>
@@ -26,7 +27,7 @@ struct Extraction {
 
 Extraction extract(SurfBackend backend, const SurfParams& params, const cv::Mat& image, const cv::Mat& mask = cv::Mat()) {
   Extraction r;
-  SurfExtractor::create(params, backend)->detectAndCompute(image, mask, r.keypoints, r.descriptors);
+  surf::makeSurfExtractor(params, backend)->detectAndCompute(image, mask, r.keypoints, r.descriptors);
   return r;
 }
 
@@ -111,8 +112,8 @@ TEST(OpenClSurf, ComputeAtGivenKeypointsMatchesTheBuiltin) {
   given.emplace_back(static_cast<float>(img.cols - 1), 5.f, 400.f);
   std::vector<cv::KeyPoint> cpu = given, gpu = given;
   cv::Mat cpu_desc, gpu_desc;
-  SurfExtractor::create(SurfParams{}, SurfBackend::Builtin)->compute(img, cpu, cpu_desc);
-  SurfExtractor::create(SurfParams{}, SurfBackend::OpenCL)->compute(img, gpu, gpu_desc);
+  surf::makeSurfExtractor(SurfParams{}, SurfBackend::Builtin)->compute(img, cpu, cpu_desc);
+  surf::makeSurfExtractor(SurfParams{}, SurfBackend::OpenCL)->compute(img, gpu, gpu_desc);
   ASSERT_EQ(gpu.size(), cpu.size());
   ASSERT_EQ(gpu_desc.rows, cpu_desc.rows);
   const test::Agreement a = test::compare(test::asReference(gpu, gpu_desc), test::asReference(cpu, cpu_desc));
@@ -149,7 +150,7 @@ TEST(OpenClSurf, AScaleSpaceBeyondTheDeviceIsACapacityErrorNamingTheImage) {
 // buffers are reused, grown and shared across calls in every order.
 TEST(OpenClSurf, ConcurrentCallsGiveEachImageItsOwnResult) {
   BOVW_REQUIRE_OPENCL();
-  const auto surf = SurfExtractor::create(SurfParams{}, SurfBackend::OpenCL);
+  const auto surf = surf::makeSurfExtractor(SurfParams{}, SurfBackend::OpenCL);
   std::vector<cv::Mat> images = {photo("box.png"), test::texturedImage(173, 251, 7), test::texturedImage(96, 64, 8)};
   std::vector<Extraction> alone;
   for (const cv::Mat& img : images) alone.push_back(extract(SurfBackend::Builtin, SurfParams{}, img));
@@ -177,7 +178,7 @@ TEST(OpenClSurf, BackendIsNamedAndParsed) {
   EXPECT_EQ(parseSurfBackend("opencl"), SurfBackend::OpenCL);
   EXPECT_EQ(surfBackendName(SurfBackend::OpenCL), "opencl");
   BOVW_REQUIRE_OPENCL();
-  EXPECT_EQ(SurfExtractor::create(SurfParams{}, SurfBackend::OpenCL)->backend(), SurfBackend::OpenCL);
+  EXPECT_EQ(surf::makeSurfExtractor(SurfParams{}, SurfBackend::OpenCL)->backend(), SurfBackend::OpenCL);
 }
 
 }  // namespace

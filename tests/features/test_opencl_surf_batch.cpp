@@ -6,7 +6,10 @@
 #include "core/io_test_support.hpp"
 #include "core/test_support.hpp"
 #include "features/integral_image.hpp"
+#include "features/opencl/device_features.hpp"
 #include "features/opencl/surf_batch.hpp"
+#include "opencl/resident_histograms.hpp"
+#include "features/surf_extractor.hpp"
 #include "surf_test_support.hpp"
 
 #include <bovw/feature_registry.hpp>
@@ -91,7 +94,7 @@ TEST_F(OpenClSurfBatch, EachImageOfABatchGetsTheBuiltinSurfsFeatures) {
     const surf::SurfOnDevice batch = surf::enqueueSurf(*device_, input, params);
     const std::vector<ImageFeatures> gpu = surf::readFeatures(*device_, batch, input);
     ASSERT_EQ(gpu.size(), grays.size());
-    const auto builtin = SurfExtractor::create(params, SurfBackend::Builtin);
+    const auto builtin = surf::makeSurfExtractor(params, SurfBackend::Builtin);
     std::size_t total = 0;
     for (std::size_t i = 0; i < grays.size(); ++i) {
       ImageFeatures cpu;
@@ -102,6 +105,41 @@ TEST_F(OpenClSurfBatch, EachImageOfABatchGetsTheBuiltinSurfsFeatures) {
     EXPECT_GT(total, 1000u) << "the batch should have keypoints to compare";
     EXPECT_TRUE(gpu[2].keypoints.empty());
   }
+}
+
+// The registry's OpenCL SURF runs a batch as the builtin SURF runs each image alone, and it offers the
+// device seam that the fused route meets with an OpenCL histogrammer's; host extractors and
+// histogrammers offer none.
+TEST_F(OpenClSurfBatch, TheRegistrysSurfBatchesAndMeetsTheHistogrammerOnTheDevice) {
+  ExtractorOptions gpu_features, cpu_features;
+  gpu_features.surf_backend = SurfBackend::OpenCL;
+  cpu_features.surf_backend = SurfBackend::Builtin;
+  const auto gpu = makeFeatureExtractor(surfFeatureSpec({}), gpu_features);
+  const auto cpu = makeFeatureExtractor(surfFeatureSpec({}), cpu_features);
+  EXPECT_EQ(gpu->description(), "SURF backend opencl");
+  EXPECT_EQ(cpu->description(), "SURF backend builtin");
+
+  const std::vector<cv::Mat> grays = mixedImages();
+  const std::vector<ImageFeatures> batch = gpu->extractFeaturesBatch(grays);
+  const std::vector<ImageFeatures> one_by_one = cpu->extractFeaturesBatch(grays);  // the default: a loop
+  ASSERT_EQ(batch.size(), grays.size());
+  ASSERT_EQ(one_by_one.size(), grays.size());
+  for (std::size_t i = 0; i < grays.size(); ++i) {
+    expectSameFeatures(cpu->extractFeatures(grays[i]), batch[i], "batch, image " + std::to_string(i));
+    expectSameFeatures(cpu->extractFeatures(grays[i]), one_by_one[i], "loop, image " + std::to_string(i));
+  }
+
+  EXPECT_EQ(detail::deviceFeaturesOf(*cpu), nullptr);
+  EXPECT_EQ(detail::deviceFeaturesOf(*makeFeatureExtractor(FeatureSpec("orb"))), nullptr);
+  const detail::DeviceFeatures* features = detail::deviceFeaturesOf(*gpu);
+  ASSERT_NE(features, nullptr);
+  HistogrammerConfig opencl;
+  opencl.backend = Backend::OpenCL;
+  const auto histogrammer = makeHistogrammer(opencl);
+  detail::ResidentHistograms* search = detail::residentHistogramsOf(*histogrammer);
+  ASSERT_NE(search, nullptr);
+  EXPECT_TRUE(features->runsOn(search->device()));
+  EXPECT_TRUE(features->runsOn(*device_));
 }
 
 // The records come back grouped: image i's keypoints, and only its own, in [offsets[i], offsets[i+1]).
@@ -157,7 +195,7 @@ TEST_F(OpenClSurfBatch, FusedRouteGivesThePipelinesHistogramsAndWords) {
   const cv::Mat graf = mixedImages()[0];
   std::vector<cv::KeyPoint> keypoints;
   cv::Mat descriptors;
-  SurfExtractor::create({}, SurfBackend::Builtin)->detectAndCompute(graf, cv::noArray(), keypoints, descriptors);
+  surf::makeSurfExtractor({}, SurfBackend::Builtin)->detectAndCompute(graf, cv::noArray(), keypoints, descriptors);
   Descriptors words(61, 64);
   for (int k = 0; k < 61; ++k)
     for (int j = 0; j < 64; ++j) words(k, j) = descriptors.at<float>(k * 7, j);

@@ -9,6 +9,7 @@
 #include <bovw/surf.hpp>
 
 #include "features/surf_descriptor.hpp"
+#include "features/surf_extractor.hpp"
 #include "surf_test_support.hpp"
 
 #include <opencv2/imgproc.hpp>
@@ -87,7 +88,7 @@ TEST_F(SurfDescriptorPaths, ImagesOfOtherShapes) {
 TEST_F(SurfDescriptorPaths, RealKeypoints) {
   for (const char* name : {"box.png", "graf1_gray.png"}) {
     const cv::Mat img = loadImage(surfData(name));
-    auto surf = SurfExtractor::create(SurfParams(), SurfBackend::Builtin);
+    auto surf = surf::makeSurfExtractor(SurfParams(), SurfBackend::Builtin);
     std::vector<cv::KeyPoint> keypoints;
     surf->detect(img, keypoints);
     ASSERT_GT(keypoints.size(), 100u) << name;

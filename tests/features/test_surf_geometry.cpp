@@ -3,6 +3,7 @@
 #include <bovw/image_io.hpp>
 #include <bovw/surf.hpp>
 
+#include "features/surf_extractor.hpp"
 #include "surf_test_support.hpp"
 
 #include <opencv2/imgproc.hpp>
@@ -23,7 +24,7 @@ Extraction extract(const cv::Mat& img, bool upright = false) {
   SurfParams p;
   p.upright = upright;
   Extraction r;
-  SurfExtractor::create(p, SurfBackend::Builtin)->detectAndCompute(img, cv::noArray(), r.kps, r.desc);
+  surf::makeSurfExtractor(p, SurfBackend::Builtin)->detectAndCompute(img, cv::noArray(), r.kps, r.desc);
   return r;
 }
 

@@ -4,7 +4,8 @@
 // included: on these files its output is identical to OpenCV's bit for bit (the *Identical tests);
 // the targets leave room for other compilers', CPUs' and OpenCV versions' floating-point choices.
 // Every test runs for each SURF backend of bovw: the builtin one and the OpenCL one (on the library's
-// default device: PoCL in CI, the GPU on a GPU machine; skipped without an OpenCL platform).
+// default device: PoCL in CI, the GPU on a GPU machine; skipped without an OpenCL platform), made as
+// applications make it, through the feature registry.
 #include <bovw/device.hpp>
 #include <bovw/image_io.hpp>
 #include <bovw/surf.hpp>
@@ -29,10 +30,10 @@ class SurfGolden : public ::testing::TestWithParam<SurfBackend> {
 Agreement runAgainst(const std::string& image, const std::string& reference, const SurfParams& params,
                      SurfBackend backend) {
   const cv::Mat img = loadImage(surfData(image));
-  auto surf = SurfExtractor::create(params, backend);
-  std::vector<cv::KeyPoint> kps;
-  cv::Mat desc;
-  surf->detectAndCompute(img, cv::noArray(), kps, desc);
+  auto surf = registrySurf(params, backend);
+  const ImageFeatures features = surf->extractFeatures(img);
+  const std::vector<cv::KeyPoint>& kps = features.keypoints;
+  const cv::Mat& desc = features.descriptors;
   EXPECT_EQ(desc.rows, static_cast<int>(kps.size()));
   EXPECT_EQ(desc.cols, surf->descriptorSize());
   return compare(asReference(kps, desc), loadReference(surfData(reference)));
@@ -74,10 +75,10 @@ TEST_P(SurfGolden, Graf1ExtendedStrongest) {
   const float weakest = ref.keypoints.at<float>(ref.keypoints.rows - 1, 4);
 
   const cv::Mat img = loadImage(surfData("graf1_gray.png"));
-  auto surf = SurfExtractor::create(p, GetParam());
-  std::vector<cv::KeyPoint> kps;
-  cv::Mat desc;
-  surf->detectAndCompute(img, cv::noArray(), kps, desc);
+  auto surf = registrySurf(p, GetParam());
+  const ImageFeatures features = surf->extractFeatures(img);
+  const std::vector<cv::KeyPoint>& kps = features.keypoints;
+  const cv::Mat& desc = features.descriptors;
   ASSERT_EQ(desc.cols, 128);
   std::vector<cv::KeyPoint> strong;
   cv::Mat strong_desc;
@@ -97,10 +98,10 @@ TEST_P(SurfGolden, Graf1ExtendedStrongest) {
 void expectIdentical(const std::string& image, const std::string& reference, const SurfParams& params,
                      SurfBackend backend, int rows = -1) {
   const cv::Mat img = loadImage(surfData(image));
-  auto surf = SurfExtractor::create(params, backend);
-  std::vector<cv::KeyPoint> kps;
-  cv::Mat desc;
-  surf->detectAndCompute(img, cv::noArray(), kps, desc);
+  auto surf = registrySurf(params, backend);
+  const ImageFeatures features = surf->extractFeatures(img);
+  const std::vector<cv::KeyPoint>& kps = features.keypoints;
+  const cv::Mat& desc = features.descriptors;
   const SurfReference mine = asReference(kps, desc);
   const SurfReference ref = loadReference(surfData(reference));
   if (rows < 0) {

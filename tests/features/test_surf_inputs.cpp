@@ -3,6 +3,7 @@
 #include <bovw/image_io.hpp>
 #include <bovw/surf.hpp>
 
+#include "features/surf_extractor.hpp"
 #include "surf_test_support.hpp"
 
 #include <opencv2/imgproc.hpp>
@@ -19,7 +20,7 @@ struct Extraction {
 
 Extraction extract(cv::InputArray img, const SurfParams& p = SurfParams(), cv::InputArray mask = cv::noArray()) {
   Extraction r;
-  SurfExtractor::create(p, SurfBackend::Builtin)->detectAndCompute(img, mask, r.kps, r.desc);
+  surf::makeSurfExtractor(p, SurfBackend::Builtin)->detectAndCompute(img, mask, r.kps, r.desc);
   return r;
 }
 
@@ -59,11 +60,11 @@ TEST_F(SurfInputs, KeypointFieldsLikeOpenCV) {
 
 TEST_F(SurfInputs, DescriptorWidths) {
   SurfParams p;
-  EXPECT_EQ(SurfExtractor::create(p, SurfBackend::Builtin)->descriptorSize(), 64);
+  EXPECT_EQ(surf::makeSurfExtractor(p, SurfBackend::Builtin)->descriptorSize(), 64);
   const Extraction r64 = extract(img_, p);
   EXPECT_EQ(r64.desc.cols, 64);
   p.extended = true;
-  EXPECT_EQ(SurfExtractor::create(p, SurfBackend::Builtin)->descriptorSize(), 128);
+  EXPECT_EQ(surf::makeSurfExtractor(p, SurfBackend::Builtin)->descriptorSize(), 128);
   const Extraction r128 = extract(img_, p);
   EXPECT_EQ(r128.desc.cols, 128);
   EXPECT_EQ(r128.desc.type(), CV_32F);
@@ -120,7 +121,7 @@ TEST_F(SurfInputs, MaskRemovesKeypoints) {
 }
 
 TEST_F(SurfInputs, ComputeOnGivenKeypointsMatchesDetectAndCompute) {
-  const auto surf = SurfExtractor::create(SurfParams(), SurfBackend::Builtin);
+  const auto surf = surf::makeSurfExtractor(SurfParams(), SurfBackend::Builtin);
   Extraction r;
   surf->detectAndCompute(img_, cv::noArray(), r.kps, r.desc);
   std::vector<cv::KeyPoint> given = r.kps;
@@ -176,7 +177,7 @@ TEST(SurfParamsCheck, RefusesBadParameters) {
   auto make = [](auto edit) {
     SurfParams p;
     edit(p);
-    return SurfExtractor::create(p, SurfBackend::Builtin);
+    return surf::makeSurfExtractor(p, SurfBackend::Builtin);
   };
   EXPECT_THROW(make([](SurfParams& p) { p.hessian_threshold = -1; }), InvalidInput);
   EXPECT_THROW(make([](SurfParams& p) { p.hessian_threshold = std::nan(""); }), InvalidInput);
@@ -187,14 +188,14 @@ TEST(SurfParamsCheck, RefusesBadParameters) {
 }
 
 TEST(SurfBackends, AvailabilityIsReportedAndEnforced) {
-  EXPECT_EQ(SurfExtractor::create(SurfParams(), SurfBackend::Builtin)->backend(), SurfBackend::Builtin);
-  const auto autod = SurfExtractor::create(SurfParams(), SurfBackend::Auto);
+  EXPECT_EQ(surf::makeSurfExtractor(SurfParams(), SurfBackend::Builtin)->backend(), SurfBackend::Builtin);
+  const auto autod = surf::makeSurfExtractor(SurfParams(), SurfBackend::Auto);
   EXPECT_EQ(autod->backend(), openCvSurfAvailable() ? SurfBackend::OpenCV : SurfBackend::Builtin);
   if (openCvSurfAvailable()) {
-    EXPECT_EQ(SurfExtractor::create(SurfParams(), SurfBackend::OpenCV)->backend(), SurfBackend::OpenCV);
+    EXPECT_EQ(surf::makeSurfExtractor(SurfParams(), SurfBackend::OpenCV)->backend(), SurfBackend::OpenCV);
   } else {
     try {
-      SurfExtractor::create(SurfParams(), SurfBackend::OpenCV);
+      surf::makeSurfExtractor(SurfParams(), SurfBackend::OpenCV);
       FAIL() << "no exception";
     } catch (const InvalidInput& e) {
       EXPECT_NE(std::string(e.what()).find("builtin"), std::string::npos) << e.what();

@@ -4,6 +4,7 @@
 // the launches); the keypoints and descriptors come back at the end, where the host puts them in
 // OpenCV's order. Several threads may extract at once: on a GPU each call borrows a queue of its own
 // (same device, context and compiled programs), so one image's transfers and kernels overlap another's.
+#include "device_features.hpp"
 #include "features/backends.hpp"
 #include "opencl/cl_errors.hpp"
 #include "opencl/device_context.hpp"
@@ -19,7 +20,7 @@
 namespace bovw::surf {
 namespace {
 
-class OpenClSurf final : public SurfExtractor {
+class OpenClSurf final : public SurfExtractor, public detail::DeviceFeatures {
  public:
   OpenClSurf(const SurfParams& params, const std::string& device)
       : SurfExtractor(params, SurfBackend::OpenCL), device_spec_(device) {
@@ -37,7 +38,12 @@ class OpenClSurf final : public SurfExtractor {
     buildKernels();
   }
 
- cl_device_id device() const { return device_(); }
+  // The device seam: the fused route's batches, on another owner's queue of the same device.
+  bool runsOn(const detail::DeviceContext& device) const override { return device.device()() == device_(); }
+  cv::Mat prepare(const cv::Mat& image) const override { return toSurfGray(image); }
+  SurfOnDevice enqueue(detail::DeviceContext& device, const SurfBatchInput& input) const override {
+    return enqueueSurf(device, input, params());
+  }
 
  protected:
   void run(const cv::Mat& gray, const cv::Mat& mask, std::vector<cv::KeyPoint>& keypoints,
@@ -64,6 +70,8 @@ class OpenClSurf final : public SurfExtractor {
   }
 
  private:
+  const detail::DeviceFeatures* deviceFeatures() const override { return this; }
+
   // Builds every kernel now, with the options the calls use, by extracting a small generated image
   // (blobs of several sizes, so that every stage runs): a device whose compiler rejects them fails
   // here, once, with the compiler's log (KernelBuildError), rather than on every image, and
@@ -121,11 +129,6 @@ class OpenClSurf final : public SurfExtractor {
 
 std::unique_ptr<SurfExtractor> makeOpenClSurf(const SurfParams& params, const std::string& device) {
   return std::make_unique<OpenClSurf>(params, device);
-}
-
-bool runsOnDevice(const SurfExtractor& surf, const detail::DeviceContext& device) {
-  const auto* opencl = dynamic_cast<const OpenClSurf*>(&surf);
-  return opencl != nullptr && opencl->device() == device.device()();
 }
 
 }  // namespace bovw::surf

@@ -1,0 +1,33 @@
+// The device seam of the extractors: what one whose features are computed on an OpenCL device (SURF's
+// OpenCL backend) offers the fused images-to-histograms route (src/pipeline/device_histograms.cpp),
+// so that its descriptors stay on the device and go straight to the histogram search. Asked for with
+// detail::deviceFeaturesOf (a private virtual of FeatureExtractor, null for extractors on the host),
+// not with casts to a backend's class.
+#pragma once
+
+#include "surf_batch.hpp"
+
+#include <bovw/surf.hpp>
+
+#include <opencv2/core.hpp>
+
+namespace bovw::detail {
+
+class DeviceFeatures {
+ public:
+  // True when this extractor's batches may run on `device`'s queue (the same OpenCL device), in
+  // order with the work of whoever owns that queue.
+  virtual bool runsOn(const DeviceContext& device) const = 0;
+
+  // The host's part of one image, done on the decoding workers: 8-bit gray (toSurfGray).
+  virtual cv::Mat prepare(const cv::Mat& image) const = 0;
+
+  // A batch of prepared images through every stage on device.queue(), its features left there
+  // (surf::enqueueSurf: waits only for the keypoint count).
+  virtual surf::SurfOnDevice enqueue(DeviceContext& device, const surf::SurfBatchInput& input) const = 0;
+
+ protected:
+  ~DeviceFeatures() = default;  // not owned through this interface
+};
+
+}  // namespace bovw::detail
