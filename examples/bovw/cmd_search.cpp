@@ -66,6 +66,16 @@ std::string formatOf(const std::string& output) {
   return args.format;
 }
 
+// Checked before the work: an output that is one of the inputs would be replaced by the report.
+void checkOutputsAreNotInputs() {
+  for (const std::string& output : args.outputs)
+    for (const std::string& input : args.queries) {
+      std::error_code error;
+      if (output == input || (std::filesystem::equivalent(output, input, error) && !error))
+        throw InvalidInput("--output '" + output + "' is the query image '" + input + "': it would be overwritten");
+    }
+}
+
 }  // namespace
 
 CLI::App* addSearchCommand(CLI::App& app) {
@@ -79,7 +89,8 @@ CLI::App* addSearchCommand(CLI::App& app) {
       ->capture_default_str();
   command->add_option("--output", args.outputs,
                       "file to write (default: standard output; html: bovw-search.html); may be given several "
-                      "times, each in the format its extension names (.csv, .json, .html), else --format");
+                      "times, each in the format its extension names (.csv, .json, .html), else --format")
+      ->allow_extra_args(false);  // one file per --output: the query images that follow are not outputs
   command->add_flag("--exclude-query", args.exclude_query,
                     "leave the query image itself out of its results (when it is indexed too: the same file)");
   args.query.addTo(command, ScoringChoice::One);
@@ -88,6 +99,7 @@ CLI::App* addSearchCommand(CLI::App& app) {
 }
 
 int runSearchCommand() {
+  checkOutputsAreNotInputs();
   Communicator& group = ranks();
   ProgressBar bar("search", args.query.quiet || !printsResults());
   const ImageSearch database = ImageSearch::open(group, args.index, args.query.engine(bar));

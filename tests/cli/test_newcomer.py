@@ -145,6 +145,18 @@ class Search(unittest.TestCase):
             self.assertEqual(json.load(f), json.loads(self.search("--top", 3, "--format", "json", query)))
         with open(outputs[2]) as f:
             self.assertIn("<!DOCTYPE html>", f.read())
+        # Several queries after the outputs are queries, not more outputs; a query is never an output.
+        before = {name: open(os.path.join(IMAGES, name), "rb").read() for name in os.listdir(IMAGES)}
+        queries = [os.path.join(IMAGES, "img%d.png" % i) for i in range(4)]
+        result = run("search", "--index", DATABASE, "--top", 2, "--output", outputs[0], "--output", outputs[1],
+                     *queries)
+        self.assertEqual(result.returncode, 0, describe(result))
+        with open(outputs[1]) as f:
+            self.assertEqual([q["query"] for q in json.load(f)], queries)
+        result = run("search", "--index", DATABASE, "--output", queries[1], queries[0], queries[1])
+        self.assertEqual(result.returncode, 1, describe(result))
+        self.assertIn("it would be overwritten", result.stderr)
+        self.assertEqual({name: open(os.path.join(IMAGES, name), "rb").read() for name in os.listdir(IMAGES)}, before)
 
     def test_json_gives_the_querys_own_score_as_one(self):
         query = os.path.join(IMAGES, "img0.png")
