@@ -41,8 +41,9 @@ struct SearchArguments {
 } args;
 
 // The query images: each argument an image, or a folder of images (its image files in name order).
+// A folder without images is a warning, or the error when no query is left.
 std::vector<std::string> queryImages() {
-  std::vector<std::string> images;
+  std::vector<std::string> images, empty;
   for (const std::string& query : args.queries) {
     std::error_code error;
     if (!std::filesystem::is_directory(query, error)) {
@@ -50,8 +51,13 @@ std::vector<std::string> queryImages() {
       continue;
     }
     const std::vector<std::string> listed = listImages(query);
-    if (listed.empty()) spdlog::warn("{}: the folder holds no image files", query);
+    if (listed.empty()) empty.push_back(query);
     images.insert(images.end(), listed.begin(), listed.end());
+  }
+  for (const std::string& folder : empty) {
+    const std::string problem = "'" + folder + "' is a folder that holds no image files";
+    if (images.empty()) throw InvalidInput("no query image: " + problem);
+    spdlog::warn("{}", problem);
   }
   return images;
 }
@@ -111,7 +117,6 @@ int runSearchCommand() {
   options.exclude_query = args.exclude_query;
   // Rank 0 reads the queries; every rank takes part in each query's collective ranking and verification.
   const std::vector<std::string> images = printsResults() ? queryImages() : std::vector<std::string>();
-  if (printsResults() && images.empty()) throw InvalidInput("no query image: the folders given hold none");
   std::vector<ImageFailure> failures;
   const std::vector<QueryResults> results = database.search(images, options, &failures);
   std::size_t failed = 0;

@@ -150,6 +150,7 @@ bool looksLikeShardManifest(const std::string& path) {
           ++skip;
           continue;
         }
+        if (skip > 0 && skip < 3) return false;  // only a whole mark
         if (!std::isspace(c)) return c == '{';
       }
     }

@@ -12,6 +12,7 @@ The image set and helpers are test_retrieval.py's. Needs numpy and python3-openc
 packages); exit status 77 (CTest: skipped) without them.
 """
 import argparse
+import json
 import os
 import shutil
 import subprocess
@@ -93,9 +94,11 @@ class SpecialFiles(base.RetrievalTestCase):
         # The manifest's second shard replaced by a FIFO: that shard is named.
         folder = self.path("shards")
         os.makedirs(folder)
-        for name in ("S.bovwshards", "S-0.bovwdb"):
+        with open(os.path.join(SET.root, "S.bovwshards")) as f:
+            first, second = json.load(f)["shards"][:2]  # S-g<G>-0.bovwdb, S-g<G>-1.bovwdb
+        for name in ("S.bovwshards", first):
             shutil.copy(os.path.join(SET.root, name), folder)
-        shard = os.path.join(folder, "S-1.bovwdb")
+        shard = os.path.join(folder, second)
         os.mkfifo(shard)
         self.refused(("search", "--index", os.path.join(folder, "S.bovwshards"), SET.paths[0]), shard,
                      "is a FIFO")
@@ -111,11 +114,11 @@ class SpecialFiles(base.RetrievalTestCase):
         self.assertFalse(os.path.exists(self.path("d.yml.gz")))
 
     def test_a_folder_named_like_an_image(self):
-        # As a query: named for what it is. In a folder of images: not listed at all.
+        # As a query: a folder of queries (search takes folders), here one without images, named in one
+        # line. In a folder of images: not listed at all.
         folder = self.path("x.jpg")
         os.makedirs(folder)
-        self.refused(("search", "--index", SET.database, folder), folder, "is a directory, not an image file",
-                     one_line=False)
+        self.refused(("search", "--index", SET.database, folder), folder, "is a folder that holds no image files")
         images = self.folder_with("images", [SET.paths[0]])
         os.makedirs(os.path.join(images, "y.jpg"))
         os.mkfifo(os.path.join(images, "z.png"))
