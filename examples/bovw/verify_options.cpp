@@ -43,8 +43,4 @@ void VerifyOptions::checkVerifiable(const ShardedDatabase& database, const std::
   checkKeypoints(database.storesKeypoints(), database.shardCount(), path);
 }
 
-void VerifyOptions::checkVerifiable(const DistributedShards& database, const std::string& path) {
-  checkKeypoints(database.storesKeypoints(), database.shardCount(), path);
-}
-
 }  // namespace bovw::cli

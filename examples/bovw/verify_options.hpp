@@ -1,7 +1,6 @@
 // Options of the subcommands that can re-rank results geometrically (search, evaluate).
 #pragma once
 
-#include <bovw/distributed_shards.hpp>
 #include <bovw/geometric_verification.hpp>
 #include <bovw/sharded_database.hpp>
 
@@ -22,7 +21,6 @@ struct VerifyOptions {
 
   // Throws InvalidInput naming `path` unless the database (every shard) stores keypoints.
   static void checkVerifiable(const ShardedDatabase& database, const std::string& path);
-  static void checkVerifiable(const DistributedShards& database, const std::string& path);
 };
 
 }  // namespace bovw::cli
