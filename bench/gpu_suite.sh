@@ -12,6 +12,7 @@ source .device/opencl-env.sh
 tar xJf .device/libs.tar.xz -C /tmp && export LD_LIBRARY_PATH=/tmp/libs
 export BOVW_DEVICE=NVIDIA PYTHONUNBUFFERED=1
 bovw=./build-gpu/bovw
+bovw_bench=./build-gpu/bovw-bench
 grid=4096x8,4096x16,4096x64,4096x128,4096x256,16384x8,16384x16,16384x64,16384x128,16384x256
 grid=$grid,65536x8,65536x16,65536x64,65536x128,65536x256,1048576x1024
 
@@ -21,19 +22,19 @@ $bovw devices > "$work/devices.txt" 2>&1
 
 # Tile shapes first: the grid below then runs with the device defaults, and the tuning shows what
 # the defaults leave behind.
-$bovw bench --tune 1048576x1024 --json "$work/tune_d64.json" --save-tuning "$work/tuning.json" \
+$bovw_bench --tune 1048576x1024 --json "$work/tune_d64.json" --save-tuning "$work/tuning.json" \
   > "$work/tune_d64.txt" 2>&1
 tail -18 "$work/tune_d64.txt"
-$bovw bench --tune 1048576x4096 --warmup 1 --repetitions 5 --json "$work/tune_k4096.json" > "$work/tune_k4096.txt" 2>&1
+$bovw_bench --tune 1048576x4096 --warmup 1 --repetitions 5 --json "$work/tune_k4096.json" > "$work/tune_k4096.txt" 2>&1
 tail -17 "$work/tune_k4096.txt"
-$bovw bench --tune 1048576x1024 --dimension 128 --warmup 1 --repetitions 5 --json "$work/tune_d128.json" \
+$bovw_bench --tune 1048576x1024 --dimension 128 --warmup 1 --repetitions 5 --json "$work/tune_d128.json" \
   > "$work/tune_d128.txt" 2>&1
 tail -17 "$work/tune_d128.txt"
 
 # Every variant on the chapter's grid and 1M x 1,024 (D = 64), then the two large cases. The
 # compiled kernels (PTX) are kept, and ptxas reports their registers and spills.
 mkdir -p "$work/kernels"
-BOVW_KERNEL_BINARIES="$work/kernels" $bovw bench --sizes "$grid" --json "$work/bench_grid.json" \
+BOVW_KERNEL_BINARIES="$work/kernels" $bovw_bench --sizes "$grid" --json "$work/bench_grid.json" \
   > "$work/bench_grid.txt" 2>&1
 for ptx in "$work"/kernels/*.bin; do
   echo "== $(basename "$ptx"): $(cat "$ptx.options")"
@@ -41,10 +42,10 @@ for ptx in "$work"/kernels/*.bin; do
 done > "$work/ptxas.txt" 2>&1
 grep -A3 "tiled" "$work/ptxas.txt" | head -12
 grep -v "^\[" "$work/bench_grid.txt" | tail -120 | grep -E "variant|1048576|65536 +256|Measured"
-$bovw bench --sizes 1048576x4096 --variants openmp,openmp-tiled,local,tiled --warmup 1 --repetitions 5 \
+$bovw_bench --sizes 1048576x4096 --variants openmp,openmp-tiled,local,tiled --warmup 1 --repetitions 5 \
   --json "$work/bench_k4096.json" > "$work/bench_k4096.txt" 2>&1
 grep -v "^\[" "$work/bench_k4096.txt" | tail -5
-$bovw bench --dimension 128 --sizes 1048576x1024 --variants openmp,openmp-tiled,local,tiled --warmup 1 --repetitions 5 \
+$bovw_bench --dimension 128 --sizes 1048576x1024 --variants openmp,openmp-tiled,local,tiled --warmup 1 --repetitions 5 \
   --json "$work/bench_d128.json" > "$work/bench_d128.txt" 2>&1
 grep -v "^\[" "$work/bench_d128.txt" | tail -5
 

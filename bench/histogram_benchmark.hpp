@@ -1,4 +1,4 @@
-// The histogram benchmark behind `bovw bench`: every backend and kernel variant over a grid of
+// The histogram benchmark behind `bovw-bench`: every backend and kernel variant over a grid of
 // sizes, timed with profiling events (median after warm-up), against the device's measured ceilings.
 #pragma once
 
@@ -83,7 +83,7 @@ BenchmarkReport runBenchmark(const BenchmarkOptions& options,
 void printTable(std::ostream& out, const BenchmarkReport& report);
 nlohmann::json toJson(const BenchmarkReport& report);
 
-// `bovw bench --tune`: the tiled kernel with each candidate tile shape on one problem size.
+// `bovw-bench --tune`: the tiled kernel with each candidate tile shape on one problem size.
 struct TuningReport {
   DeviceInfo device;
   DeviceCeilings ceilings;

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""PyTorch peer for `bovw bench`: the same nearest-word histogram as GEMM + argmin + bincount.
+"""PyTorch peer for `bovw-bench`: the same nearest-word histogram as GEMM + argmin + bincount.
 
 Uses ||x - c||^2 = ||x||^2 - 2 x.c + ||c||^2 (||x||^2 does not change the argmin), in FP32 with
 TF32 disabled, timed with CUDA events: median of --repetitions runs after --warmup runs. Also

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Turns `bovw bench --json` (and optionally pytorch_peer.py --json) output into Markdown tables
+"""Turns `bovw-bench --json` (and optionally pytorch_peer.py --json) output into Markdown tables
 for docs/PERFORMANCE.md: kernel ms per contender and size, with GFLOP/s and % of measured peak."""
 import argparse
 import json

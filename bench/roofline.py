@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Draws a roofline plot (PNG) of every kernel variant in `bovw bench --json` output, and optionally
+"""Draws a roofline plot (PNG) of every kernel variant in `bovw-bench --json` output, and optionally
 of the PyTorch peer (bench/pytorch_peer.py --json), for docs/.
 
 What it draws, on log-log axes:
@@ -11,7 +11,7 @@ What it draws, on log-log axes:
   kernel that re-reads data (or PyTorch, which writes and re-reads an N x K score matrix) does not
   move right or left: it only sits lower.
 - y: measured GFLOP/s (the "gflops" of each measurement: 2*N*K*D / median kernel time).
-- the two ceilings measured by `bovw bench` on the same device: a horizontal FP32 FMA peak
+- the two ceilings measured by `bovw-bench` on the same device: a horizontal FP32 FMA peak
   ("ceilings.fp32_gflops") and a slanted memory roof ("ceilings.copy_gb_per_s" times intensity).
   With several bench files their measurements are merged and the ceilings come from the first.
 - one marker and colour per contender; CPU contenders (serial, openmp, openmp-tiled) have no GPU
@@ -44,7 +44,7 @@ PYTORCH_SERIES = "PyTorch GEMM+argmin"
 BYTES_DEFINITION = ("intensity = 2·N·K·D flops / (4·N·D + 4·K·D + 4·N) bytes: descriptors read once, "
                     "words read once, one 32-bit assignment written per descriptor")
 
-# Fixed styles (colour, marker, marker area) for the contenders `bovw bench` knows, so the colours stay the
+# Fixed styles (colour, marker, marker area) for the contenders `bovw-bench` knows, so the colours stay the
 # same from plot to plot. Smaller markers are drawn on top, so that series with nearly equal rates (local and
 # constant, coalesced and float4) both stay visible: a small marker inside a bigger one.
 KNOWN_STYLES = {
@@ -69,7 +69,7 @@ LABEL_FONT_SIZE = 7.5
 
 def parse_arguments(argv):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("bench", nargs="+", help="JSON written by `bovw bench --json` (several are merged)")
+    parser.add_argument("bench", nargs="+", help="JSON written by `bovw-bench --json` (several are merged)")
     parser.add_argument("--pytorch", nargs="+", default=[], metavar="P.json",
                         help="JSON written by bench/pytorch_peer.py --json")
     parser.add_argument("--include-cpu", action="store_true",
@@ -280,7 +280,7 @@ def write_titles(fig, device_name, date):
 
 
 def footnote(include_cpu, filled_d, other_ds):
-    lines = ["y = 2·N·K·D / median kernel time (transfers excluded); ceilings measured by bovw bench. "
+    lines = ["y = 2·N·K·D / median kernel time (transfers excluded); ceilings measured by bovw-bench. "
              "Labels: the largest case of each series, N×K."]
     second = []
     if other_ds:

@@ -3,7 +3,7 @@
 # each K, flat k-means trained on the GPU (sample resident, tiled kernel), the set indexed with keypoints
 # (SURF and histograms on the GPU), evaluated plain and with the top 50 verified; every step timed. Then
 # the assignment kernels at the largest K: the GPU's tiled kernel against the exact OpenMP path on all
-# cores (bovw bench). The binaries are Debian 12 builds carried with their libraries (.device/).
+# cores (bovw-bench). The binaries are Debian 12 builds carried with their libraries (.device/).
 # Usage: bench/retrieval/gpu_vocabulary_sizes.sh BUILD_DIR LIBS OUT_DIR SET_DIR... [-- K...]
 #        (LIBS: the .tar.xz of .device/bundle-libs.sh, or the folder a previous run unpacked it into)
 set -uo pipefail
@@ -37,5 +37,5 @@ for set in "${sets[@]}"; do
   done
 done
 k=${sizes[-1]}
-"$build/bovw" bench --sizes "180000x$k" --variants tiled openmp-tiled --repetitions 5 --warmup 1 --max-seconds 120 \
+"$build/bovw-bench" --sizes "180000x$k" --variants tiled openmp-tiled --repetitions 5 --warmup 1 --max-seconds 120 \
   --json "$out/bench-K$k.json" 2>&1 | tail -12

@@ -42,7 +42,7 @@ enum class KernelVariant {
 
 // Tile sizes of the Tiled kernel (kernels/tiled.cl); 0 takes the device's default: the tuning
 // file's when HistogrammerConfig::tuning_file is set, else bovw's tuning table's (docs/KERNELS.md). A work-group covers group_rows x rows_per_item descriptors against
-// group_words x words_per_item words; `bovw bench --tune` searches these.
+// group_words x words_per_item words; `bovw-bench --tune` searches these.
 struct TileSizes {
   int rows_per_item = 0;   // TM: descriptors per work-item (a multiple of 4)
   int words_per_item = 0;  // TN: words per work-item (a multiple of 4)
@@ -151,7 +151,7 @@ KernelVariant parseKernelVariant(std::string_view name);
 // of TileSizes' fields). parseTileSizes throws InvalidInput unless it gets five positive integers.
 std::string toString(const TileSizes& tiles);
 TileSizes parseTileSizes(std::string_view text);
-// A tuning file: the tile sizes `bovw bench --tune --save-tuning FILE` found fastest on one device,
+// A tuning file: the tile sizes `bovw-bench --tune --save-tuning FILE` found fastest on one device,
 // and what they were measured on. JSON, keys sorted:
 //   {"d": 64, "date": "...", "device": "NVIDIA H100 80GB HBM3", "k": 1024, "n": 1048576, "tiles": "8,8,16,16,16"}
 struct TuningRecord {

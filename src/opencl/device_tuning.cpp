@@ -14,16 +14,16 @@ namespace bovw::detail {
 namespace {
 
 // First match wins; keep the catch-all last. Tiles are {TM, TN, work-items along rows, along words,
-// depth}. A new device kind gets a row here once `bovw bench` (the grid) and `bovw bench --tune` have
+// depth}. A new device kind gets a row here once `bovw-bench` (the grid) and `bovw-bench --tune` have
 // been run on it; a single machine is better served by a tuning file.
 constexpr DeviceTuning kTable[] = {
     // The tiled kernel is the fastest variant on GPUs (docs/PERFORMANCE.md). On the H100, 64 x 128
     // tiles of 8 x 8 per work-item: 128 work-items of ~170 registers, two groups per SM, so that one
     // group's barrier overlaps the other's arithmetic.
-    {"GPU", "", KernelVariant::Tiled, {8, 8, 8, 16, 16}, "bovw bench and bench --tune on an NVIDIA H100"},
+    {"GPU", "", KernelVariant::Tiled, {8, 8, 8, 16, 16}, "bovw-bench and bench --tune on an NVIDIA H100"},
     // Other devices (PoCL's CPU device): Float4's explicit vector arithmetic beats the tiled kernel,
     // and 64 x 64 tiles suit a work-group that runs as a loop.
-    {"", "", KernelVariant::Float4, {8, 8, 8, 8, 16}, "bovw bench on PoCL's CPU device"},
+    {"", "", KernelVariant::Float4, {8, 8, 8, 8, 16}, "bovw-bench on PoCL's CPU device"},
 };
 
 bool matches(const DeviceTuning& row, const DeviceInfo& device) {
@@ -50,7 +50,7 @@ TuningRecord readTuningFile(const std::string& path, const std::string* device_n
   record.device = json["device"].get<std::string>();
   if (device_name != nullptr && record.device != *device_name)
     throw InvalidInput(path, "tuning file made on '" + record.device + "', not on '" + *device_name +
-                                 "': run `bovw bench --tune --save-tuning FILE` on this device");
+                                 "': run `bovw-bench --tune --save-tuning FILE` on this device");
   record.tiles = namingFile(path, [&] { return parseTileSizes(json["tiles"].get<std::string>()); });
   // What it was measured on: informative only, so absent or odd fields are not an error.
   auto number = [&](const char* name) {

@@ -1,6 +1,6 @@
 // Which kernel variant and tile sizes a device gets: the one place that knows (CLBlast's database/
 // of tuned parameters, in small). A table of device kinds, first match wins, read by `--variant auto`
-// and by the tiled kernel's defaults; a tuning file from `bovw bench --tune --save-tuning` is an
+// and by the tiled kernel's defaults; a tuning file from `bovw-bench --tune --save-tuning` is an
 // override entry in front of it for the one device it was measured on.
 #pragma once
 

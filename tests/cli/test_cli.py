@@ -9,7 +9,7 @@ Runs the real binary on .npy files written with numpy, each test in a fresh temp
     larger than the device's constant buffer;
   * exit statuses: 0 success, 2 usage error (with the valid names), 1 failure with a short message
     on stderr naming the problem and the input, and no output file (nor temporary) left behind;
-  * `bovw devices`, `bovw demo` and `bovw bench`.
+  * `bovw devices`, `bovw demo`, and `bovw-bench` (the benchmark program built beside bovw).
 
 The random inputs use a fresh seed per run, printed at the start; repeat a run with
 BOVW_TEST_SEED=<seed> (or --seed <seed>).  Exit status 77 (CTest: skipped) if numpy is missing.
@@ -44,13 +44,18 @@ NEAR_TIE_RELATIVE = 1e-5
 _device_listing = None
 
 
-def run_bovw(*args, env=None, cwd=None, timeout=TIMEOUT):
-    """Runs the binary with `args`; returns the CompletedProcess (text stdout and stderr)."""
+def bench_program():
+    """The benchmark program, built beside bovw."""
+    return os.path.join(os.path.dirname(BOVW), "bovw-bench")
+
+
+def run_bovw(*args, env=None, cwd=None, timeout=TIMEOUT, program=None):
+    """Runs the binary (or `program`) with `args`; returns the CompletedProcess (text stdout and stderr)."""
     full_env = dict(os.environ)
     full_env.pop("BOVW_DEVICE", None)  # tests choose the device explicitly
     if env:
         full_env.update(env)
-    return subprocess.run([BOVW] + [str(a) for a in args], capture_output=True, text=True, env=full_env,
+    return subprocess.run([program or BOVW] + [str(a) for a in args], capture_output=True, text=True, env=full_env,
                           cwd=cwd, timeout=timeout)
 
 
@@ -407,8 +412,6 @@ class UsageAndHelp(CliTestCase):
         names = self.subcommands()
         for required in ["devices", "histogram", "demo"]:
             self.assertIn(required, names)
-        if "bench" not in names:
-            print("  bovw was built without bench (BOVW_BUILD_BENCH=OFF)", file=sys.stderr)
         self.run_ok("-h")
         for name in names:  # extract is checked too when bovw lists it
             with self.subTest(subcommand=name):
@@ -453,10 +456,11 @@ class UsageAndHelp(CliTestCase):
         result = self.assert_usage_error(["demo", "--variant", "fast"], ["fast"])
         for name in VARIANTS:
             self.assertIn(name, result.stderr)
-        if "bench" in self.subcommands():
-            result = self.assert_usage_error(["bench", "--variants", "openmp,fast", "--sizes", "64x2"], ["fast"])
-            for name in ["serial", "openmp"] + VARIANTS:
-                self.assertIn(name, result.stderr)
+        if os.access(bench_program(), os.X_OK):
+            result = run_bovw("--variants", "openmp,fast", "--sizes", "64x2", program=bench_program())
+            self.assertEqual(result.returncode, 2, describe(result))
+            for name in ["fast", "serial", "openmp"] + VARIANTS:
+                self.assertIn(name, result.stderr, describe(result))
 
     def test_missing_required_options(self):
         args = self.valid_histogram_args()
@@ -855,15 +859,19 @@ class OtherSubcommands(CliTestCase):
                 self.assertIn("identical to the OpenMP reference", result.stdout, describe(result))
 
     def require_bench(self):
-        if "bench" not in run_bovw("--help").stdout:
-            self.skipTest("bovw built without bench")
+        if not os.access(bench_program(), os.X_OK):
+            self.skipTest("bovw-bench is not built (BOVW_BUILD_BENCH=OFF)")
+
+    def run_bench(self, *args, **kwargs):
+        return run_bovw(*args, program=bench_program(), **kwargs)
 
     def test_bench_json(self):
         self.require_bench()
         self.require_opencl()
         json_path = self.outpath("out.json")
-        result = self.run_ok("bench", "--sizes", "4096x8", "--variants", "openmp,baseline,constant",
-                             "--repetitions", "2", "--warmup", "1", "--json", json_path, cwd=self.outdir)
+        result = self.run_bench("--sizes", "4096x8", "--variants", "openmp,baseline,constant",
+                                "--repetitions", "2", "--warmup", "1", "--json", json_path, cwd=self.outdir)
+        self.assertEqual(result.returncode, 0, describe(result))
         self.assertTrue(result.stdout.strip(), "bench printed no table")
         with open(json_path) as f:
             report = json.load(f)
@@ -893,8 +901,8 @@ class OtherSubcommands(CliTestCase):
         for sizes in ["abc", "4096x", "x8", "4096*8", "-5x8"]:
             with self.subTest(sizes=sizes):
                 json_path = self.outpath("out.json")
-                result = run_bovw("bench", "--sizes", sizes, "--variants", "openmp", "--repetitions", "1",
-                                  "--json", json_path)
+                result = self.run_bench("--sizes", sizes, "--variants", "openmp", "--repetitions", "1",
+                                        "--json", json_path)
                 self.assertIn(result.returncode, (1, 2), describe(result))
                 self.assertIn(sizes, result.stderr, describe(result))
                 self.assert_no_output()
@@ -904,8 +912,8 @@ class OtherSubcommands(CliTestCase):
         self.require_bench()
         for sizes in ["4096x0", "0x8"]:
             with self.subTest(sizes=sizes):
-                result = run_bovw("bench", "--sizes", sizes, "--variants", "openmp", "--repetitions", "1",
-                                  "--warmup", "0", timeout=60)
+                result = self.run_bench("--sizes", sizes, "--variants", "openmp", "--repetitions", "1",
+                                        "--warmup", "0", timeout=60)
                 self.assertIn(result.returncode, (0, 1, 2), describe(result))
                 if result.returncode != 0:
                     self.assertRegex(result.stderr, re.escape(sizes) + r"|[NK] = 0", describe(result))

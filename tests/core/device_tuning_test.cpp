@@ -72,7 +72,7 @@ TEST(TuningTable, AutoAndUnsetTilesComeFromTheTable) {
 
 class TuningFile : public ScratchDirTest {};
 
-// The exact bytes `bovw bench --tune --save-tuning` has always written (sorted keys, two spaces).
+// The exact bytes `bovw-bench --tune --save-tuning` has always written (sorted keys, two spaces).
 TEST_F(TuningFile, SavesTheBenchFormatAndReadsItBack) {
   const TuningRecord record{"Some Device", {8, 8, 16, 16, 16}, 1048576, 1024, 64, "2024-05-01 10:00:00"};
   saveTuningFile(path("t.json"), record);

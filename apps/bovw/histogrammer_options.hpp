@@ -10,6 +10,10 @@
 
 namespace bovw::cli {
 
+// The --help section of the options that tune how the work runs (kernels, batches, memory): their
+// defaults suit most machines, so --help lists them after the options that say what to do.
+inline constexpr const char* kAdvancedGroup = "Advanced (tuning; the defaults suit most machines)";
+
 struct HistogrammerOptions {
   std::string backend = "openmp";
   std::string variant = "auto";
@@ -20,7 +24,7 @@ struct HistogrammerOptions {
   std::uint64_t device_memory_limit_mib = 0;
   std::int64_t transfer_rows = 0;
   std::string tiles;   // "TM,TN,ROWS,WORDS,DEPTH" for the tiled variant
-  std::string tuning;  // a tuning file from `bovw bench --tune --save-tuning`
+  std::string tuning;  // a tuning file from `bovw-bench --tune --save-tuning`
   int approximate_checks = HistogrammerConfig{}.approximate_checks;  // openmp-ann's search budget
 
   // Adds the options to `command`; unknown backend/variant names become usage errors (exit 2).

@@ -21,6 +21,11 @@ namespace bovw::cli {
 // --surf-backend, for every command that extracts (their --backend is the histogram backend).
 void addSurfBackendOption(CLI::App* command, std::string& backend);
 
+// Which options FeatureOptions::addTo declares: the commands that run the extraction pipeline take
+// them all; `extract`, which writes each image's features as it goes, only those that choose the
+// features and limit the images (no workers, batches, progress bar or profile).
+enum class FeatureOptionSet { Pipeline, PerImage };
+
 struct FeatureOptions {
   std::string features = "surf";
   std::vector<std::string> parameters;  // --feature-param NAME=VALUE, for any kind
@@ -37,7 +42,8 @@ struct FeatureOptions {
   bool profile = false;                       // --profile: printProfile() reports `measured`
   mutable PipelineProfile measured;           // filled by pipelines run with pipeline()'s options
 
-  void addTo(CLI::App* command);
+  void addTo(CLI::App* command, FeatureOptionSet set = FeatureOptionSet::Pipeline);
+  void addPipelineOptions(CLI::App* command);  // --workers, --batch, --device-batch-pixels, --profile, --quiet
   // The features chosen: --features with SURF's options or --feature-param, normalised (every
   // parameter present). Throws InvalidInput for an unknown parameter or a value out of range.
   FeatureSpec spec() const;

@@ -1,5 +1,6 @@
-// `bovw extract`: SURF keypoints and descriptors of images, written per image in the schema of
-// OpenCV's SURF reference outputs (FileStorage .yml.gz) or as float32 descriptor .npy files.
+// `bovw extract`: keypoints and descriptors of images (SURF by default, or any kind of the feature
+// registry), written per image in the schema of OpenCV's SURF reference outputs (FileStorage .yml.gz)
+// or as float32 descriptor .npy files.
 #include "commands.hpp"
 #include "feature_options.hpp"
 #include "number_checks.hpp"
@@ -29,11 +30,9 @@ namespace fs = std::filesystem;
 struct ExtractArguments {
   std::vector<std::string> inputs;
   std::string output;
-  SurfParams surf;
+  FeatureOptions features;
   std::string format = "auto";
-  std::string backend = "auto";
-  bool strict = false;
-  int threads = 0;  // 0: not given, all cores
+  int threads = 0;  // 0: all cores
 } args;
 
 // One image to extract and where its result goes.
@@ -69,11 +68,16 @@ void writeFileStorage(const std::string& path, const std::string& image, const s
       path,
       [&](cv::FileStorage& out) {
         out << "image" << image;
-        out << "hessianThreshold" << args.surf.hessian_threshold;
-        out << "nOctaves" << args.surf.octaves;
-        out << "nOctaveLayers" << args.surf.octave_layers;
-        out << "extended" << static_cast<int>(args.surf.extended);
-        out << "upright" << static_cast<int>(args.surf.upright);
+        const SurfParams& surf = args.features.surf;
+        if (args.features.features == "surf") {  // the fields of OpenCV's SURF reference outputs
+          out << "hessianThreshold" << surf.hessian_threshold;
+          out << "nOctaves" << surf.octaves;
+          out << "nOctaveLayers" << surf.octave_layers;
+          out << "extended" << static_cast<int>(surf.extended);
+          out << "upright" << static_cast<int>(surf.upright);
+        } else {
+          out << "features" << args.features.spec().toString();  // "orb edge_threshold=31 nfeatures=500 ..."
+        }
         out << "keypoints_x_y_size_angle_response_octave" << keypointMatrix(keypoints);
         out << "descriptors" << descriptors;
       },
@@ -131,15 +135,15 @@ std::vector<Job> plan(std::vector<std::string>& failures) {
   return jobs;
 }
 
-void extract(const FeatureExtractor& surf, const Job& job) {
-  const cv::Mat image = loadImage(job.image, args.surf.max_pixels);
-  ImageFeatures features = surf.extractFeatures(image);
+void extract(const FeatureExtractor& extractor, const Job& job) {
+  const cv::Mat image = loadImage(job.image, args.features.surf.max_pixels);
+  ImageFeatures features = extractor.extractFeatures(image);
   const std::vector<cv::KeyPoint>& keypoints = features.keypoints;
   cv::Mat& descriptors = features.descriptors;
-  if (descriptors.empty()) descriptors.create(0, surf.descriptorSize(), CV_32F);
+  if (descriptors.empty()) descriptors.create(0, extractor.descriptorSize(), CV_32F);
   if (npyOutput(job.output)) {
     Descriptors d = toDescriptors(descriptors);
-    if (d.rows() == 0) d.resize(0, surf.descriptorSize());
+    if (d.rows() == 0) d.resize(0, extractor.descriptorSize());
     npy::writeFloat32Matrix(job.output, d);
   } else {
     writeFileStorage(job.output, job.image, keypoints, descriptors);
@@ -151,62 +155,45 @@ void extract(const FeatureExtractor& surf, const Job& job) {
 
 CLI::App* addExtractCommand(CLI::App& app) {
   auto* command = app.add_subcommand(
-      "extract", "SURF keypoints and descriptors of images (OpenCV SURF's algorithm and output schema)");
+      "extract", "Keypoints and descriptors of images (SURF by default, in OpenCV SURF's algorithm and output schema)");
   command->add_option("images", args.inputs, "image files, or folders whose image files are all extracted")
       ->required();
   command->add_option("-o,--output", args.output,
                       "output file for one image; for several images or a folder, an output folder "
                       "receiving <stem>.yml.gz (or <stem>.npy) per image")
       ->required();
-  command->add_option("--hessian", args.surf.hessian_threshold, "Hessian determinant threshold")
-      ->capture_default_str()
-      ->check(kNonNegative);
-  command->add_option("--octaves", args.surf.octaves, "number of octaves")->capture_default_str()->check(CLI::Range(1, 16));
-  command->add_option("--layers", args.surf.octave_layers, "layers per octave")
-      ->capture_default_str()
-      ->check(CLI::Range(1, 64));
-  command->add_flag("--extended", args.surf.extended, "128-D descriptors instead of 64-D");
-  command->add_flag("--upright", args.surf.upright, "skip orientation (angle 270, as OpenCV reports)");
   command->add_option("--format", args.format,
                       "yml: OpenCV FileStorage with keypoints and descriptors; npy: float32 N x D descriptors; "
                       "auto: npy when a single output file ends in .npy, else yml")
       ->capture_default_str()
       ->check(CLI::IsMember({"auto", "yml", "npy"}));
-  addSurfBackendOption(command, args.backend);
-  command->add_option("--max-pixels", args.surf.max_pixels, "refuse images with more pixels than this")
-      ->capture_default_str()
-      ->check(kPositive);
-  command->add_flag("--strict", args.strict, "stop at the first image that fails (default: report it and go on)");
-  command->add_option("--threads", args.threads,
-                      "threads for extraction (OpenCV's and OpenMP's thread count; default: all cores)")
-      ->check(threadCount(false));
+  args.features.addTo(command, FeatureOptionSet::PerImage);
+  command->add_option("--threads", args.threads, "threads (0: all cores): OpenCV's and OpenMP's thread count")
+      ->check(threadCount(true))
+      ->capture_default_str();
   return command;
 }
 
 int runExtractCommand() {
-  applyThreadCount(args.threads);
-  ExtractorOptions how;
-  how.surf_backend = parseSurfBackend(args.backend);
-  how.max_pixels = args.surf.max_pixels;
-  validateSurfParams(args.surf);  // names the SurfParams field, as before the registry's range check
-  const auto surf = makeFeatureExtractor(surfFeatureSpec(args.surf), how);
-  spdlog::debug("extract: {}", surf->description());  // "SURF backend opencl"
+  args.features.useThreads(args.threads);
+  const auto extractor = args.features.extractor();
+  spdlog::debug("extract: {}", extractor->description());  // "SURF backend opencl"
   std::vector<std::string> failures;
   const std::vector<Job> jobs = plan(failures);
   for (const std::string& f : failures) spdlog::error("extract: {}", f);
-  if (!failures.empty() && args.strict) return 1;
+  if (!failures.empty() && args.features.strict) return 1;
   int failed = static_cast<int>(failures.size());
   for (const Job& job : jobs) {
     try {
-      namingFile(job.image, [&] { extract(*surf, job); });
+      namingFile(job.image, [&] { extract(*extractor, job); });
     } catch (const Error& e) {  // names its file: InvalidInput through namingFile, IoError always
       spdlog::error("extract: {}", e.what());
       ++failed;
-      if (args.strict) return 1;
+      if (args.features.strict) return 1;
     } catch (const std::exception& e) {  // an OpenCV failure on one image must not end the others
       spdlog::error("extract: '{}': {}", job.image, e.what());
       ++failed;
-      if (args.strict) return 1;
+      if (args.features.strict) return 1;
     }
   }
   if (failed > 0) spdlog::error("extract: {} of {} images failed", failed, jobs.size() + failures.size());

@@ -16,9 +16,6 @@ int runHistogramCommand();
 CLI::App* addDemoCommand(CLI::App& app);
 int runDemoCommand();
 
-CLI::App* addBenchCommand(CLI::App& app);
-int runBenchCommand();
-
 CLI::App* addExtractCommand(CLI::App& app);
 int runExtractCommand();
 

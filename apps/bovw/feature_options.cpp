@@ -1,6 +1,7 @@
 // Shared image/feature options of the bovw subcommands.
 #include "feature_options.hpp"
 
+#include "histogrammer_options.hpp"
 #include "number_checks.hpp"
 
 #include <bovw/error.hpp>
@@ -22,7 +23,7 @@ void addSurfBackendOption(CLI::App* command, std::string& backend) {
       ->capture_default_str();
 }
 
-void FeatureOptions::addTo(CLI::App* command) {
+void FeatureOptions::addTo(CLI::App* command, FeatureOptionSet set) {
   command->add_option("--features", features, "features to extract:" + featureKindsHelp())
       ->check(CLI::IsMember(featureKindNames()))
       ->capture_default_str();
@@ -36,24 +37,11 @@ void FeatureOptions::addTo(CLI::App* command) {
       command->add_flag("--extended", surf.extended, "SURF 128-D descriptors"),
       command->add_flag("--upright", surf.upright, "SURF without orientation")};
   addSurfBackendOption(command, surf_backend);
-  command->add_option("--max-pixels", surf.max_pixels, "refuse images with more pixels")->capture_default_str();
-  command->add_option("--workers", workers, "images extracted at once (0: as many as --threads, itself 0 for all cores)")
-      ->check(kNonNegative)
-      ->capture_default_str();
-  command->add_option("--batch", batch_images, "images per histogram pass on the device")
+  command->add_option("--max-pixels", surf.max_pixels, "refuse images with more pixels")
       ->check(kPositive)
       ->capture_default_str();
-  command->add_option("--device-batch-pixels", device_batch_pixels,
-                      "with SURF and histograms on one OpenCL device (--surf-backend opencl, --backend opencl): "
-                      "pixels per device batch, whose descriptors go straight to the histogram kernel; 0: "
-                      "extract image by image, then histogram")
-      ->check(kNonNegative)
-      ->capture_default_str();
   command->add_flag("--strict", strict, "stop at the first unreadable image");
-  command->add_flag("--profile", profile,
-                    "after the run, print where the time went: decoding and extraction on the workers, and on "
-                    "the fused device route each SURF stage and the histogram search on the device");
-  command->add_flag("--quiet", quiet, "no progress bar");
+  if (set == FeatureOptionSet::Pipeline) addPipelineOptions(command);
   // Out-of-range or misplaced feature settings are usage errors (exit 2), reported before any file is read.
   command->parse_complete_callback([this] {
     for (const CLI::Option* option : surf_options)
@@ -67,6 +55,28 @@ void FeatureOptions::addTo(CLI::App* command) {
       throw CLI::ValidationError(e.what());
     }
   });
+}
+
+void FeatureOptions::addPipelineOptions(CLI::App* command) {
+  command->add_option("--workers", workers, "images extracted at once (0: as many as --threads, itself 0 for all cores)")
+      ->check(kNonNegative)
+      ->capture_default_str()
+      ->group(kAdvancedGroup);
+  command->add_option("--batch", batch_images, "images per histogram pass on the device")
+      ->check(kPositive)
+      ->capture_default_str()
+      ->group(kAdvancedGroup);
+  command->add_option("--device-batch-pixels", device_batch_pixels,
+                      "with SURF and histograms on one OpenCL device (--surf-backend opencl, --backend opencl): "
+                      "pixels per device batch, whose descriptors go straight to the histogram kernel; 0: "
+                      "extract image by image, then histogram")
+      ->check(kNonNegative)
+      ->capture_default_str()
+      ->group(kAdvancedGroup);
+  command->add_flag("--profile", profile,
+                    "after the run, print where the time went: decoding and extraction on the workers, and on "
+                    "the fused device route each SURF stage and the histogram search on the device");
+  command->add_flag("--quiet", quiet, "no progress bar");
 }
 
 FeatureSpec FeatureOptions::spec() const {

@@ -1,19 +1,20 @@
-// `bovw bench`: every backend and kernel variant on the chapter's grid, with the device's ceilings.
-#include "commands.hpp"
-#include "histogrammer_options.hpp"
-#include "number_checks.hpp"
-
+// `bovw-bench`: every backend and kernel variant on the chapter's grid, with the device's ceilings;
+// or, with --tune, the tiled kernel's tile shapes on one size. A program of its own beside the
+// benchmark library, so that the `bovw` program links the bovw library only.
 #include "histogram_benchmark.hpp"
+
+#include <CLI/CLI.hpp>
 
 #include <bovw/atomic_file.hpp>
 #include <bovw/error.hpp>
 
+#include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include <iostream>
 #include <regex>
 
-namespace bovw::cli {
+namespace bovw::bench {
 
 namespace {
 
@@ -25,15 +26,15 @@ struct BenchArguments {
   std::string tiles;
   std::string tune;         // NxK of the --tune run
   std::string save_tuning;  // where --tune writes its best tile sizes
-  bench::BenchmarkOptions options;
+  BenchmarkOptions options;
 } args;
 
-bench::ProblemSize parseSize(const std::string& text) {
+ProblemSize parseSize(const std::string& text) {
   static const std::regex pattern(R"((\d+)[xX](\d+))");
   std::smatch m;
   if (!std::regex_match(text, m, pattern))
     throw InvalidInput("--sizes: '" + text + "' is not NxK (for example 65536x128)");
-  bench::ProblemSize size{0, 0};
+  ProblemSize size{0, 0};
   try {
     size = {std::stoll(m[1]), std::stoi(m[2])};
   } catch (const std::out_of_range&) {
@@ -53,23 +54,23 @@ std::vector<Backend> benchedCpuBackends() {
   return backends;
 }
 
-bench::Contender parseContender(const std::string& name) {
+Contender parseContender(const std::string& name) {
   for (Backend backend : benchedCpuBackends())
     if (name == toString(backend)) return {backend, KernelVariant::Baseline};
   return {Backend::OpenCL, parseKernelVariant(name)};
 }
 
-int runTuning() {
-  const bench::ProblemSize size = parseSize(args.tune);
-  const auto report = bench::runTuning(args.options, size, [](const TileSizes& tiles, const bench::Measurement& m) {
+int tuneTiles() {
+  const ProblemSize size = parseSize(args.tune);
+  const auto report = runTuning(args.options, size, [](const TileSizes& tiles, const Measurement& m) {
     if (m.skipped.empty())
       spdlog::info("tiles {}: kernel {:.3f} ms, {:.1f} GFLOP/s, {} differing", toString(tiles), m.kernel_ms,
                    m.gflops, m.differing_assignments);
     else
       spdlog::warn("tiles {}: skipped ({})", toString(tiles), m.skipped);
   });
-  bench::printTuning(std::cout, report);
-  const nlohmann::json json = bench::toJson(report);
+  printTuning(std::cout, report);
+  const nlohmann::json json = toJson(report);
   if (!args.json.empty()) {
     writeFileAtomically(args.json, [&](std::ostream& out) { out << json.dump(2) << "\n"; });
     std::cout << "wrote " << args.json << "\n";
@@ -81,14 +82,21 @@ int runTuning() {
   return 0;
 }
 
-}  // namespace
+// Positive numbers, said the way a user reads (CLI11's PositiveNumber prints the double range).
+const CLI::Validator kPositive(
+    [](std::string& text) -> std::string {
+      char* end = nullptr;
+      const double value = std::strtod(text.c_str(), &end);
+      if (text.empty() || end != text.c_str() + text.size()) return "'" + text + "' is not a number";
+      return value > 0 ? std::string() : "must be positive, not " + text;
+    },
+    "positive");
 
-CLI::App* addBenchCommand(CLI::App& app) {
-  auto* command = app.add_subcommand(
-      "bench", "Time every backend and kernel variant (profiling events, medians) against the device's ceilings");
+void addOptions(CLI::App* command) {
   std::vector<std::string> contenders;
   for (Backend b : benchedCpuBackends()) contenders.emplace_back(toString(b));
-  for (const auto& v : variantNames()) contenders.push_back(v);
+  for (KernelVariant v : allKernelVariants()) contenders.emplace_back(toString(v));
+  contenders.emplace_back(toString(KernelVariant::Auto));
   command->add_option("--device", args.options.device, "OpenCL device spec (see bovw devices)");
   command->add_option("--sizes", args.sizes,
                       "NxK problem sizes (default: N in 4096,16384,65536 x K in 8,16,64,128,256, and 1048576x1024)")
@@ -116,27 +124,47 @@ CLI::App* addBenchCommand(CLI::App& app) {
                                    "on one NxK size (for example 1048576x1024)");
   command->add_option("--save-tuning", args.save_tuning, "with --tune: write the fastest exact tile sizes here")
       ->needs(tune);
-  return command;
 }
 
-int runBenchCommand() {
+int runBench() {
   if (!args.tiles.empty()) args.options.tiles = parseTileSizes(args.tiles);
-  if (!args.tune.empty()) return runTuning();
+  if (!args.tune.empty()) return tuneTiles();
   for (const auto& s : args.sizes) args.options.sizes.push_back(parseSize(s));
   for (const auto& v : args.variants) args.options.contenders.push_back(parseContender(v));
-  const auto report = bench::runBenchmark(args.options, [](const bench::Measurement& m) {
+  const auto report = runBenchmark(args.options, [](const Measurement& m) {
     if (m.skipped.empty())
       spdlog::info("{} N={} K={}: kernel {:.3f} ms, {:.1f} GFLOP/s", m.contender, m.size.n, m.size.k,
                    m.kernel_ms, m.gflops);
     else
       spdlog::warn("{} N={} K={}: skipped ({})", m.contender, m.size.n, m.size.k, m.skipped);
   });
-  bench::printTable(std::cout, report);
+  printTable(std::cout, report);
   if (!args.json.empty()) {
-    writeFileAtomically(args.json, [&](std::ostream& out) { out << bench::toJson(report).dump(2) << "\n"; });
+    writeFileAtomically(args.json, [&](std::ostream& out) { out << toJson(report).dump(2) << "\n"; });
     std::cout << "\nwrote " << args.json << "\n";
   }
   return 0;
 }
 
-}  // namespace bovw::cli
+}  // namespace
+}  // namespace bovw::bench
+
+int main(int argc, char** argv) {
+  auto logger = spdlog::stderr_color_mt("bovw-bench");
+  logger->set_pattern("bovw-bench: %^%l%$: %v");
+  spdlog::set_default_logger(logger);
+  CLI::App app{"bovw-bench: time every backend and kernel variant (profiling events, medians) against the "
+               "device's measured ceilings"};
+  bovw::bench::addOptions(&app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);  // 0 for --help, 2 for a usage error
+  }
+  try {
+    return bovw::bench::runBench();
+  } catch (const std::exception& e) {
+    spdlog::error("{}", e.what());
+    return 1;
+  }
+}

@@ -64,9 +64,6 @@ int runProgram(int argc, char** argv, Program program, Communicator& group) {
     runs.emplace(addDevicesCommand(app), runDevicesCommand);
     runs.emplace(addHistogramCommand(app), runHistogramCommand);
     runs.emplace(addDemoCommand(app), runDemoCommand);
-#ifdef BOVW_CLI_WITH_BENCH
-    runs.emplace(addBenchCommand(app), runBenchCommand);
-#endif
   }
 #ifdef BOVW_CLI_WITH_FEATURES
   runs.emplace(addIndexCommand(app), runIndexCommand);

@@ -31,27 +31,34 @@ void HistogrammerOptions::addTo(CLI::App* command) {
                       "else the first GPU, else the first CPU)");
   command->add_option("--work-group", work_group_size, "OpenCL work-group size")
       ->check(kPositive)
-      ->capture_default_str();
+      ->capture_default_str()
+      ->group(kAdvancedGroup);
   command->add_option("--threads", threads,
                       "threads (0: all cores): OpenMP (CPU histogrammer, k-means) and, where images are read, "
                       "feature extraction (OpenCV's threads and the extraction workers)")
       ->check(threadCount(true))
       ->capture_default_str();
-  command->add_option("--build-options", build_options, "extra OpenCL compiler options");
+  command->add_option("--build-options", build_options, "extra OpenCL compiler options")
+      ->group(kAdvancedGroup);
   command->add_option("--device-memory-limit", device_memory_limit_mib,
-                      "MiB of device memory bovw may use (0: all of it)");
+                      "MiB of device memory bovw may use (0: all of it)")
+      ->group(kAdvancedGroup);
   command->add_option("--transfer-rows", transfer_rows,
                       "OpenCL: descriptors per pinned transfer chunk (0: about 64 MiB)")
       ->check(kNonNegative)
-      ->capture_default_str();
+      ->capture_default_str()
+      ->group(kAdvancedGroup);
   command->add_option("--approximate-checks", approximate_checks,
                       "openmp-ann: words each descriptor's search checks (more: higher recall, slower)")
       ->check(CLI::Range(1, 1 << 30))
-      ->capture_default_str();
+      ->capture_default_str()
+      ->group(kAdvancedGroup);
   auto* tiles_option = command->add_option(
       "--tiles", tiles, "tiled variant's tile sizes TM,TN,ROWS,WORDS,DEPTH (default: the device's)");
-  command->add_option("--tuning", tuning, "tile sizes from a `bovw bench --tune --save-tuning` file")
-      ->excludes(tiles_option);
+  tiles_option->group(kAdvancedGroup);
+  command->add_option("--tuning", tuning, "tile sizes from a `bovw-bench --tune --save-tuning` file")
+      ->excludes(tiles_option)
+      ->group(kAdvancedGroup);
 }
 
 HistogrammerConfig HistogrammerOptions::config() const {
