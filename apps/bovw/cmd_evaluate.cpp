@@ -7,8 +7,9 @@
 
 #include <bovw/atomic_file.hpp>
 #include <bovw/error.hpp>
-#include <bovw/sharded_database.hpp>
+#include <bovw/image_search.hpp>
 #include <bovw/retrieval_metrics.hpp>
+
 
 #include <nlohmann/json.hpp>
 
@@ -37,21 +38,13 @@ struct EvaluateArguments {
 using ImageKey = std::pair<std::size_t, ImageId>;
 
 // The indexed image that a groups-file entry names: the same path, or the same file name.
-std::map<std::string, ImageKey> indexedByName(const ShardedDatabase& database) {
-  std::map<std::string, ImageKey> by_name;
-  for (std::size_t s = 0; s < database.shardCount(); ++s) {
-    const InvertedIndex& index = database.shard(s).index();
-    for (ImageId id : index.ids()) {
-      const std::string name = index.name(id);
-      by_name[name] = {s, id};
-      by_name.emplace(std::filesystem::path(name).filename().string(), ImageKey{s, id});
-    }
+std::map<std::string, IndexedImage> indexedByName(const ImageSearch& database) {
+  std::map<std::string, IndexedImage> by_name;
+  for (const IndexedImage& image : database.images()) {
+    by_name[image.name] = image;
+    by_name.emplace(std::filesystem::path(image.name).filename().string(), image);
   }
   return by_name;
-}
-
-std::string nameOf(const ShardedDatabase& database, const ImageKey& key) {
-  return database.shard(key.first).index().name(key.second);
 }
 
 // One scoring option set's quality and speed, with or without geometric verification.
@@ -75,29 +68,29 @@ constexpr int kTimedPasses = 5;
 // enabled): `position` maps an indexed id to its groups-file entry. One untimed query first
 // computes the option set's weights (once per index, O(postings)), so that every row times the
 // same steady-state work.
-ScoringRow evaluateScoring(const ShardedDatabase& database, const ImageHistograms& queries,
+ScoringRow evaluateScoring(const ImageSearch& database, const ImageHistograms& queries,
                            const std::map<ImageKey, std::size_t>& position, const std::vector<std::string>& groups,
                            const ScoringOptions& options, const VerifyOptions& verify) {
   const auto count = queries.names.size();
-  if (count > 0) database.query(queries.histograms.row(0), 1, options);
+  SearchOptions search;
+  search.top = 1;
+  search.scoring = options;
+  if (count > 0) database.search(queries.histograms.row(0), search);
+  search.top = database.size();  // the whole ranking
+  search.verify = verify.shortlist;
+  search.verification = verify.settings;
   std::vector<std::vector<std::size_t>> rankings(count);
   std::vector<double> pass_ms;
   const int passes = verify.enabled() ? 1 : kTimedPasses;
   for (int pass = 0; pass < passes; ++pass) {
     const auto start = std::chrono::steady_clock::now();
     for (std::size_t q = 0; q < count; ++q) {
-      const auto ranking =
-          database.query(queries.histograms.row(static_cast<Eigen::Index>(q)), database.size(), options);
+      const std::vector<SearchHit> hits =
+          verify.enabled() ? database.search(queries.words[q], search)
+                           : database.search(queries.histograms.row(static_cast<Eigen::Index>(q)), search);
       rankings[q].clear();
-      auto rank = [&](const ImageKey& key) {
-        if (auto p = position.find(key); p != position.end()) rankings[q].push_back(p->second);
-      };
-      if (verify.enabled()) {
-        for (const auto& hit : database.verify(queries.words[q], ranking, verify.options()))
-          rank({hit.shard, hit.result.id});
-      } else {
-        for (const auto& hit : ranking) rank({hit.shard, hit.id});
-      }
+      for (const SearchHit& hit : hits)
+        if (auto p = position.find({hit.shard, hit.id}); p != position.end()) rankings[q].push_back(p->second);
     }
     pass_ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
   }
@@ -140,7 +133,9 @@ CLI::App* addEvaluateCommand(CLI::App& app) {
 
 int runEvaluateCommand() {
   const auto entries = readGroupsCsv(args.groups);
-  const ShardedDatabase database = ShardedDatabase::load(args.index);
+  ProgressBar bar("evaluate", args.query.quiet);
+  // Strict: a query that cannot be read would make the scores meaningless.
+  const ImageSearch database = ImageSearch::open(args.index, args.query.engine(bar, true));
   if (database.size() == 0) throw InvalidInput("'" + args.index + "': the index holds no image yet");
   const auto by_name = indexedByName(database);
 
@@ -152,18 +147,20 @@ int runEvaluateCommand() {
     const auto it = by_name.find(entry.image);
     if (it == by_name.end())
       throw InvalidInput("'" + args.groups + "': image '" + entry.image + "' is not in the index '" + args.index + "'");
-    if (!position.emplace(it->second, paths.size()).second)
-      throw InvalidInput("'" + args.groups + "': image '" + entry.image + "' is the indexed image '" +
-                         nameOf(database, it->second) + "', which an earlier line already lists");
-    paths.push_back(nameOf(database, it->second));
+    const IndexedImage& image = it->second;
+    if (!position.emplace(ImageKey{image.shard, image.id}, paths.size()).second)
+      throw InvalidInput("'" + args.groups + "': image '" + entry.image + "' is the indexed image '" + image.name +
+                         "', which an earlier line already lists");
+    paths.push_back(image.name);
     groups.push_back(entry.group);
   }
   const std::vector<ScoringOptions> scorings = args.query.parsedScoringList();
   if (args.verify.enabled()) VerifyOptions::checkVerifiable(database, args.index);
   const auto start = std::chrono::steady_clock::now();
-  // Strict: a query that cannot be read would make the scores meaningless.
-  const ImageHistograms histograms =
-      args.query.histogramQueries(database.shard(0), paths, true, "evaluate", args.verify.enabled());
+  const ImageHistograms histograms = database.histograms(paths, args.verify.enabled());
+  bar.finish();
+  for (std::size_t q = 0; q < histograms.names.size(); ++q)
+    warnIfFeatureless(histograms.names[q], histograms.descriptor_counts[q]);
   const double extraction_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   // With --verify, each scoring is reported plain and verified, side by side.
   std::vector<ScoringRow> rows;

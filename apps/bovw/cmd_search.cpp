@@ -126,7 +126,7 @@ int runSearchCommand() {
     if (results.empty()) throw InvalidInput("no query image could be read");
   });
   for (const QueryResults& query : results) {
-    if (query.features == 0) spdlog::warn("{}: no features found in the image, so it matches nothing", query.query);
+    warnIfFeatureless(query.query, query.features);
     if (query.verification)
       spdlog::info("{}: {} of {} results verified, {:.2f} ms", query.query, query.verification->verified,
                    query.verification->checked, query.verification->milliseconds);

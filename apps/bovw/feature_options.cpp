@@ -90,12 +90,16 @@ FeatureSpec FeatureOptions::spec() const {
   return normalizeFeatureSpec(chosen);
 }
 
-std::unique_ptr<FeatureExtractor> FeatureOptions::extractor() const {
+ExtractorOptions FeatureOptions::extractorOptions() const {
   ExtractorOptions options;
   options.surf_backend = parseSurfBackend(surf_backend);
   options.surf_device = surf_device;
   options.max_pixels = surf.max_pixels;
-  return makeFeatureExtractor(spec(), options);
+  return options;
+}
+
+std::unique_ptr<FeatureExtractor> FeatureOptions::extractor() const {
+  return makeFeatureExtractor(spec(), extractorOptions());
 }
 
 std::string featureKindsHelp() {

@@ -47,6 +47,7 @@ struct FeatureOptions {
   // The features chosen: --features with SURF's options or --feature-param, normalised (every
   // parameter present). Throws InvalidInput for an unknown parameter or a value out of range.
   FeatureSpec spec() const;
+  ExtractorOptions extractorOptions() const;  // --surf-backend, the SURF device, --max-pixels
   std::unique_ptr<FeatureExtractor> extractor() const;
   // Pipeline options reporting to `bar` (which must outlive the run); `--workers` 0 follows the
   // command's thread count (useThreads), itself 0 for all cores.

@@ -91,19 +91,9 @@ ImageSearchOptions QueryOptions::engine(ProgressBar& bar, bool strict) const {
   return options;
 }
 
-ImageHistograms QueryOptions::histogramQueries(const ImageDatabase& shard, const std::vector<std::string>& paths,
-                                               bool strict, const char* label, bool keep_words) const {
-  ProgressBar bar(label, quiet);
-  const ImageSearchOptions how = engine(bar, strict);
-  auto device = makeHistogrammer(how.histogrammer);
-  PipelineOptions options = how.pipeline;
-  options.keep_words = keep_words;
-  ImageHistograms queries = histogramImages(paths, *shard.makeExtractor(), shard.vocabulary(), *device, options);
+void warnIfFeatureless(const std::string& query, std::int64_t features) {
   // An empty result list would otherwise be the only sign that a query had nothing to match with.
-  for (std::size_t i = 0; i < queries.names.size(); ++i)
-    if (queries.descriptor_counts[i] == 0)
-      spdlog::warn("{}: no features found in the image, so it matches nothing", queries.names[i]);
-  return queries;
+  if (features == 0) spdlog::warn("{}: no features found in the image, so it matches nothing", query);
 }
 
 }  // namespace bovw::cli

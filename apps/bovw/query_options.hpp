@@ -44,11 +44,9 @@ struct QueryOptions {
   // `bar` for progress.
   ImageSearchOptions engine(ProgressBar& bar, bool strict = false) const;
 
-  // Histograms of the query images with the features and vocabulary of `shard` (any shard of the
-  // database: they all share them), and with `keep_words` their words and keypoints. Unreadable
-  // queries are skipped with a warning, or stop the run when `strict`.
-  ImageHistograms histogramQueries(const ImageDatabase& shard, const std::vector<std::string>& paths, bool strict,
-                                   const char* label, bool keep_words = false) const;
 };
+
+// A warning if no features were found in the query: it can match nothing.
+void warnIfFeatureless(const std::string& query, std::int64_t features);
 
 }  // namespace bovw::cli

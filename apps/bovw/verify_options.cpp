@@ -39,7 +39,7 @@ void checkKeypoints(bool stored, std::size_t shards, const std::string& path) {
 
 }  // namespace
 
-void VerifyOptions::checkVerifiable(const ShardedDatabase& database, const std::string& path) {
+void VerifyOptions::checkVerifiable(const ImageSearch& database, const std::string& path) {
   checkKeypoints(database.storesKeypoints(), database.shardCount(), path);
 }
 

@@ -2,7 +2,7 @@
 #pragma once
 
 #include <bovw/geometric_verification.hpp>
-#include <bovw/sharded_database.hpp>
+#include <bovw/image_search.hpp>
 
 #include <CLI/CLI.hpp>
 
@@ -20,7 +20,7 @@ struct VerifyOptions {
   VerificationOptions options() const;
 
   // Throws InvalidInput naming `path` unless the database (every shard) stores keypoints.
-  static void checkVerifiable(const ShardedDatabase& database, const std::string& path);
+  static void checkVerifiable(const ImageSearch& database, const std::string& path);
 };
 
 }  // namespace bovw::cli

@@ -60,6 +60,7 @@ struct VerifiedResult {
   double bow_score = 0;
   int inliers = -1;     // -1: not checked (beyond the shortlist, or no keypoints stored for it)
   bool verified = false;
+  std::optional<cv::Matx33d> homography;  // when verified: query image coordinates -> this image's
 };
 
 struct VerificationReport {
@@ -78,17 +79,18 @@ std::vector<VerifiedResult> verifyRanking(const ImageWords& query, const std::ve
                                           VerificationReport* report = nullptr);
 
 // verifyRanking in its two steps, for a ranking whose keypoints lie in several places (the ranks of
-// a job each count the inliers of their own results, one rank re-ranks: DistributedShards).
-// The inliers of each of the first `shortlist` results of `ranking` whose keypoints `keypoints`
-// finds; nullopt for those it does not find (not checked). Throws as verifyRanking.
-std::vector<std::optional<int>> countShortlistInliers(const ImageWords& query, const std::vector<SearchResult>& ranking,
-                                                      const KeypointLookup& keypoints,
-                                                      const VerificationOptions& options);
-// `ranking` re-ranked by those inliers (inliers[i] for ranking[i]), as verifyRanking does it; the
-// report's milliseconds are left 0 (the caller times its own steps). Throws InvalidInput if there
-// is not one entry in `inliers` per shortlisted result.
-std::vector<VerifiedResult> rerankByInliers(const std::vector<SearchResult>& ranking,
-                                            const std::vector<std::optional<int>>& inliers,
+// a job each match their own results, one rank re-ranks: DistributedShards).
+// The match of each of the first `shortlist` results of `ranking` whose keypoints `keypoints` finds;
+// nullopt for those it does not find (not checked). Throws as verifyRanking.
+std::vector<std::optional<GeometricMatch>> matchShortlist(const ImageWords& query,
+                                                          const std::vector<SearchResult>& ranking,
+                                                          const KeypointLookup& keypoints,
+                                                          const VerificationOptions& options);
+// `ranking` re-ranked by those matches' inliers (matches[i] for ranking[i]), as verifyRanking does
+// it; the report's milliseconds are left 0 (the caller times its own steps). Throws InvalidInput if
+// there is not one entry in `matches` per shortlisted result.
+std::vector<VerifiedResult> rerankByMatches(const std::vector<SearchResult>& ranking,
+                                            const std::vector<std::optional<GeometricMatch>>& matches,
                                             const VerificationOptions& options, VerificationReport* report = nullptr);
 
 // Throws InvalidInput naming the first option out of range.

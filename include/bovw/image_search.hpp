@@ -25,6 +25,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -59,6 +60,14 @@ struct SearchHit {
   double bow_score = 0;  // the bag-of-words similarity
   int inliers = -1;      // keypoints the homography maps onto their partners; -1: not checked
   bool verified = false;
+  std::optional<cv::Matx33d> homography;  // when verified: query image coordinates -> this image's
+};
+
+// An image in the database: its name and where it is.
+struct IndexedImage {
+  std::string name;
+  std::size_t shard = 0;
+  ImageId id = 0;
 };
 
 // One query's answer.
@@ -100,6 +109,15 @@ class ImageSearch {
   std::size_t size() const;  // images in the database (in all shards)
   std::size_t shardCount() const;
   bool storesKeypoints() const;  // in every shard: verification can run
+  // Every image of the database (of the shards this process holds, in a job of several ranks), by
+  // shard, then by id.
+  std::vector<IndexedImage> images() const;
+
+  // The histograms of images under the database's features and vocabulary, read as add() and
+  // search() read them (their words and keypoints too with `keep_words`); unreadable images are
+  // listed in the result's failures (with ImageSearchOptions::pipeline.strict the first throws).
+  // For queries answered many times over (bovw evaluate compares scorings on the same queries).
+  ImageHistograms histograms(const std::vector<std::string>& image_paths, bool keep_words = false) const;
 
   // Adding and removing: a database of one file (create, or open of a .bovwdb); a sharded one is
   // read-only here (InvalidInput). Names are the images' paths; a name no output can hold is refused
@@ -124,6 +142,10 @@ class ImageSearch {
   // A query already assigned to words; with exclude_query, `name` is the query's name.
   std::vector<SearchHit> search(const ImageWords& words, const SearchOptions& options = {},
                                 const std::string& name = "") const;
+  // A query already counted as a histogram of K words. It has no keypoints: SearchOptions::verify
+  // must be 0 (InvalidInput otherwise).
+  std::vector<SearchHit> search(HistogramRef histogram, const SearchOptions& options = {},
+                                const std::string& name = "") const;
   // Many queries at once: read and extracted in parallel, answered in order. Unreadable ones are
   // skipped and listed in `failures` (with pipeline.strict the first throws).
   std::vector<QueryResults> search(const std::vector<std::string>& image_paths, const SearchOptions& options,
@@ -134,5 +156,42 @@ class ImageSearch {
   explicit ImageSearch(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
+
+// Building a database from image files in one call, over the ranks of a job: `bovw index`.
+struct IndexOptions {
+  DatabaseOptions database;  // store_keypoints: for verification
+  // 0: one database file at `output`. S: the images split into S contiguous parts of about equal
+  // bytes, each a database file beside `output`, which names their manifest (OUT.bovwshards) and is
+  // replaced last (bovw/shard_generations.hpp): readers see the old database or the new one.
+  std::size_t shards = 0;
+  // Lines worth a user's attention that are not errors (waiting for another writer of the folder).
+  std::function<void(const std::string&)> tell;
+  // Each image that cannot be used, on the rank that read it, once all of its images are read
+  // (before the run fails if none could be).
+  std::function<void(const ImageFailure&)> skipped;
+};
+
+struct IndexSummary {
+  std::int64_t images = 0;    // indexed, over every rank
+  std::int64_t postings = 0;  // over every rank
+  std::int64_t failed = 0;    // images that could not be used, over every rank
+  std::vector<ImageFailure> failures;  // this rank's
+};
+
+// Collective over `ranks` (singleProcess() for one process): histograms `image_paths` (rank 0's
+// list; the others pass anything), each rank a contiguous part of about equal bytes on the device
+// of its `options`, and writes the database to `output`. All files or none: every rank prepares its
+// files, the ranks agree that all succeeded, then they are renamed into place, a manifest last.
+// Without shards rank 0 writes the database, byte for byte the one-process one. Unreadable images
+// are skipped and reported (with pipeline.strict the first fails the run). Throws InvalidInput on
+// every rank if no image could be read, or `output` does not fit the options (a manifest's name).
+IndexSummary indexImages(Communicator& ranks, const std::vector<std::string>& image_paths,
+                         const Vocabulary& vocabulary, const FeatureSpec& features, const std::string& output,
+                         const IndexOptions& index = {}, const ImageSearchOptions& options = {});
+// The same for the image files of a folder (listImages), listed by rank 0; throws InvalidInput on
+// every rank if it holds none.
+IndexSummary indexFolder(Communicator& ranks, const std::string& folder, const Vocabulary& vocabulary,
+                         const FeatureSpec& features, const std::string& output, const IndexOptions& index = {},
+                         const ImageSearchOptions& options = {});
 
 }  // namespace bovw

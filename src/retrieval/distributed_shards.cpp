@@ -226,7 +226,7 @@ std::vector<ShardedVerifiedResult> DistributedShards::verify(const ImageWords& q
     });
   if (ranks_.size() > 1) ranks_.broadcast(sent, kRoot);
 
-  std::vector<CountedInliers> mine;
+  std::vector<ShortlistMatch> mine;
   std::exception_ptr failure;
   try {
     // Fails on every rank alike, after the broadcast that every rank makes.
@@ -248,29 +248,29 @@ std::vector<ShardedVerifiedResult> DistributedShards::verify(const ImageWords& q
         if (indices_[i] == entry.shard) return shards_[i].keypoints(entry.id);
       return std::nullopt;
     };
-    const auto counted = countShortlistInliers(root ? query : received, positions, lookup, options);
-    for (std::size_t p = 0; p < counted.size(); ++p)
-      if (counted[p]) mine.push_back({p, *counted[p]});
+    const auto matched = matchShortlist(root ? query : received, positions, lookup, options);
+    for (std::size_t p = 0; p < matched.size(); ++p)
+      if (matched[p]) mine.push_back({p, *matched[p]});
   } catch (...) {
     failure = std::current_exception();
   }
   throwIfAnyRankFailed(ranks_, failure, ranks_.rank());
 
-  const std::vector<Bytes> counts =
-      ranks_.gather(detail::writeMessage([&](detail::ByteWriter& out) { writeInliers(out, mine); }), kRoot);
+  const std::vector<Bytes> replies =
+      ranks_.gather(detail::writeMessage([&](detail::ByteWriter& out) { writeMatches(out, mine); }), kRoot);
   if (!root) return {};
-  std::vector<std::optional<int>> inliers(shortlist.size());
-  for (std::size_t r = 0; r < counts.size(); ++r) {
-    detail::ByteReader in = detail::messageReader(counts[r], rankName(static_cast<int>(r)) + "'s inliers");
-    for (const CountedInliers& c : readInliers(in)) {
-      if (c.position >= inliers.size())
-        in.fail("inliers for position " + std::to_string(c.position) + " of a shortlist of " +
-                std::to_string(inliers.size()));
-      inliers[c.position] = c.inliers;
+  std::vector<std::optional<GeometricMatch>> matches(shortlist.size());
+  for (std::size_t r = 0; r < replies.size(); ++r) {
+    detail::ByteReader in = detail::messageReader(replies[r], rankName(static_cast<int>(r)) + "'s matches");
+    for (ShortlistMatch& m : readMatches(in)) {
+      if (m.position >= matches.size())
+        in.fail("a match for position " + std::to_string(m.position) + " of a shortlist of " +
+                std::to_string(matches.size()));
+      matches[m.position] = std::move(m.match);
     }
     detail::expectMessageEnd(in);
   }
-  std::vector<VerifiedResult> verified = rerankByInliers(byPosition(ranking), inliers, options, report);
+  std::vector<VerifiedResult> verified = rerankByMatches(byPosition(ranking), matches, options, report);
   if (report)
     report->milliseconds = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return fromPositions(ranking, std::move(verified));

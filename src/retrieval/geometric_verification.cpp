@@ -141,39 +141,47 @@ GeometricMatch verifyPair(const ImageWords& query, const ImageWords& result, con
   return match;
 }
 
-std::vector<std::optional<int>> countShortlistInliers(const ImageWords& query, const std::vector<SearchResult>& ranking,
-                                                      const KeypointLookup& keypoints,
-                                                      const VerificationOptions& options) {
+std::vector<std::optional<GeometricMatch>> matchShortlist(const ImageWords& query,
+                                                          const std::vector<SearchResult>& ranking,
+                                                          const KeypointLookup& keypoints,
+                                                          const VerificationOptions& options) {
   validateVerificationOptions(options);
   checkImageWords(query, "query");
   const ImageWords sorted_query = sortedByWord(query);
-  std::vector<std::optional<int>> inliers(std::min(options.shortlist, ranking.size()));
-  for (std::size_t i = 0; i < inliers.size(); ++i)
+  std::vector<std::optional<GeometricMatch>> matches(std::min(options.shortlist, ranking.size()));
+  for (std::size_t i = 0; i < matches.size(); ++i)
     if (const std::optional<ImageWords> stored = keypoints(ranking[i].id))
-      inliers[i] = verifyPair(sorted_query, *stored, options).inliers;
-  return inliers;
+      matches[i] = verifyPair(sorted_query, *stored, options);
+  return matches;
 }
 
-std::vector<VerifiedResult> rerankByInliers(const std::vector<SearchResult>& ranking,
-                                            const std::vector<std::optional<int>>& inliers,
+std::vector<VerifiedResult> rerankByMatches(const std::vector<SearchResult>& ranking,
+                                            const std::vector<std::optional<GeometricMatch>>& matches,
                                             const VerificationOptions& options, VerificationReport* report) {
   validateVerificationOptions(options);
   const std::size_t shortlist = std::min(options.shortlist, ranking.size());
-  if (inliers.size() != shortlist)
-    throw InvalidInput("geometric verification: " + std::to_string(inliers.size()) + " inlier counts for a shortlist of " +
+  if (matches.size() != shortlist)
+    throw InvalidInput("geometric verification: " + std::to_string(matches.size()) + " matches for a shortlist of " +
                        std::to_string(shortlist) + " results");
   std::vector<VerifiedResult> results;
   results.reserve(ranking.size());
-  for (const SearchResult& r : ranking) results.push_back({r.id, r.name, r.score, r.score, -1, false});
+  for (const SearchResult& r : ranking) {
+    VerifiedResult v;
+    v.id = r.id;
+    v.name = r.name;
+    v.score = v.bow_score = r.score;
+    results.push_back(std::move(v));
+  }
   VerificationReport counts;
   for (std::size_t i = 0; i < shortlist; ++i) {
-    if (!inliers[i]) continue;
+    if (!matches[i]) continue;
     VerifiedResult& v = results[i];
     ++counts.checked;
-    v.inliers = *inliers[i];
+    v.inliers = matches[i]->inliers;
     if (v.inliers >= options.min_inliers) {
       v.verified = true;
       v.score = v.inliers + v.bow_score;
+      v.homography = matches[i]->homography;
       ++counts.verified;
     }
   }
@@ -187,8 +195,8 @@ std::vector<VerifiedResult> verifyRanking(const ImageWords& query, const std::ve
                                           const KeypointLookup& keypoints, const VerificationOptions& options,
                                           VerificationReport* report) {
   const auto start = std::chrono::steady_clock::now();
-  const std::vector<std::optional<int>> inliers = countShortlistInliers(query, ranking, keypoints, options);
-  std::vector<VerifiedResult> results = rerankByInliers(ranking, inliers, options, report);
+  const std::vector<std::optional<GeometricMatch>> matches = matchShortlist(query, ranking, keypoints, options);
+  std::vector<VerifiedResult> results = rerankByMatches(ranking, matches, options, report);
   if (report)
     report->milliseconds =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();

@@ -75,21 +75,33 @@ std::vector<ShortlistEntry> readShortlist(detail::ByteReader& in) {
   return shortlist;
 }
 
-void writeInliers(detail::ByteWriter& out, const std::vector<CountedInliers>& counted) {
-  out.u64(counted.size());
-  for (const CountedInliers& c : counted) {
-    out.u64(c.position);
-    out.i32(c.inliers);
+void writeMatches(detail::ByteWriter& out, const std::vector<ShortlistMatch>& matches) {
+  out.u64(matches.size());
+  for (const ShortlistMatch& m : matches) {
+    out.u64(m.position);
+    out.i32(m.match.correspondences);
+    out.i32(m.match.inliers);
+    out.number<std::uint8_t>(m.match.homography ? 1 : 0);
+    if (m.match.homography)
+      for (int i = 0; i < 9; ++i) out.f64(m.match.homography->val[i]);
   }
 }
 
-std::vector<CountedInliers> readInliers(detail::ByteReader& in) {
-  std::vector<CountedInliers> counted(readCount(in, 12, "the inlier count"));
-  for (CountedInliers& c : counted) {
-    c.position = in.u64("a shortlist position");
-    c.inliers = in.i32("an inlier count");
+std::vector<ShortlistMatch> readMatches(detail::ByteReader& in) {
+  std::vector<ShortlistMatch> matches(readCount(in, 17, "the match count"));  // 17: the fixed fields
+  for (ShortlistMatch& m : matches) {
+    m.position = in.u64("a shortlist position");
+    m.match.correspondences = in.i32("a match's pair count");
+    m.match.inliers = in.i32("an inlier count");
+    const auto has_homography = in.number<std::uint8_t>("whether a match has a homography");
+    if (has_homography > 1) in.fail("a homography flag of " + std::to_string(has_homography));
+    if (has_homography) {
+      cv::Matx33d h;
+      for (int i = 0; i < 9; ++i) h.val[i] = in.f64("a homography's element");
+      m.match.homography = h;
+    }
   }
-  return counted;
+  return matches;
 }
 
 }  // namespace bovw::retrieval_detail

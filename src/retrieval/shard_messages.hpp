@@ -9,6 +9,7 @@
 #include "io/byte_writer.hpp"
 #include "retrieval/shard_identity.hpp"
 
+#include <bovw/geometric_verification.hpp>
 #include <bovw/image_words.hpp>
 #include <bovw/inverted_index.hpp>
 #include <bovw/sharded_database.hpp>
@@ -41,12 +42,12 @@ struct ShortlistEntry {
 void writeShortlist(detail::ByteWriter& out, const std::vector<ShortlistEntry>& shortlist);
 std::vector<ShortlistEntry> readShortlist(detail::ByteReader& in);
 
-// The inliers a rank counted: for the shortlist's entry `position`.
-struct CountedInliers {
+// A rank's geometric match of the shortlist's entry `position`: its inliers and homography.
+struct ShortlistMatch {
   std::size_t position = 0;
-  int inliers = 0;
+  GeometricMatch match;
 };
-void writeInliers(detail::ByteWriter& out, const std::vector<CountedInliers>& counted);
-std::vector<CountedInliers> readInliers(detail::ByteReader& in);
+void writeMatches(detail::ByteWriter& out, const std::vector<ShortlistMatch>& matches);
+std::vector<ShortlistMatch> readMatches(detail::ByteReader& in);
 
 }  // namespace bovw::retrieval_detail

@@ -38,7 +38,11 @@ QueryHistogram histogramOf(const ImageWords& words, int vocabulary_size) {
 }
 
 SearchHit hitOf(std::size_t shard, const VerifiedResult& r) {
-  return {r.name, shard, r.id, r.score, r.bow_score, r.inliers, r.verified};
+  return {r.name, shard, r.id, r.score, r.bow_score, r.inliers, r.verified, r.homography};
+}
+
+SearchHit hitOf(std::size_t shard, const SearchResult& r) {
+  return {r.name, shard, r.id, r.score, r.score, -1, false, std::nullopt};
 }
 
 }  // namespace
@@ -139,7 +143,7 @@ struct ImageSearch::Impl {
       if (options.verify > 0) {
         for (const VerifiedResult& r : single->verify(words, ranking, verification, report)) hits.push_back(hitOf(0, r));
       } else {
-        for (const SearchResult& r : ranking) hits.push_back({r.name, 0, r.id, r.score, r.score, -1, false});
+        for (const SearchResult& r : ranking) hits.push_back(hitOf(0, r));
       }
     } else {
       std::vector<ShardedResult> ranking = shards->query(histogram, ranked, options.scoring);
@@ -148,7 +152,7 @@ struct ImageSearch::Impl {
         for (const ShardedVerifiedResult& r : shards->verify(words, ranking, verification, report))
           hits.push_back(hitOf(r.shard, r.result));
       } else {
-        for (const ShardedResult& r : ranking) hits.push_back({r.name, r.shard, r.id, r.score, r.score, -1, false});
+        for (const ShardedResult& r : ranking) hits.push_back(hitOf(r.shard, SearchResult{r.id, r.name, r.score}));
       }
     }
     if (hits.size() > options.top) hits.resize(options.top);
@@ -222,6 +226,23 @@ bool ImageSearch::storesKeypoints() const {
   return impl_->single ? impl_->single->storesKeypoints() : impl_->shards->storesKeypoints();
 }
 
+std::vector<IndexedImage> ImageSearch::images() const {
+  std::vector<IndexedImage> images;
+  auto list = [&](const ImageDatabase& database, std::size_t shard) {
+    const InvertedIndex& index = database.index();
+    for (ImageId id : index.ids()) images.push_back({index.name(id), shard, id});
+  };
+  if (impl_->single) list(*impl_->single, 0);
+  else
+    for (std::size_t i = 0; i < impl_->shards->localShardCount(); ++i)
+      list(impl_->shards->localShard(i), impl_->shards->localIndex(i));
+  return images;
+}
+
+ImageHistograms ImageSearch::histograms(const std::vector<std::string>& image_paths, bool keep_words) const {
+  return impl_->histograms(image_paths, keep_words, false);
+}
+
 std::vector<ImageFailure> ImageSearch::add(const std::vector<std::string>& image_paths) {
   ImageDatabase& database = impl_->changeable();
   const bool keypoints = database.storesKeypoints();
@@ -271,6 +292,23 @@ std::vector<SearchHit> ImageSearch::search(const ImageWords& words, const Search
     if (impl_->root()) histogram = histogramOf(words, impl_->reference().vocabulary().size());
   });
   return impl_->answer(histogram, words, options, [&](const std::string& indexed) { return indexed == name; },
+                       nullptr);
+}
+
+std::vector<SearchHit> ImageSearch::search(HistogramRef histogram, const SearchOptions& options,
+                                           const std::string& name) const {
+  everyRankOrNone(impl_->ranks(), [&] {
+    impl_->checkSearchable(options);
+    if (options.verify > 0)
+      throw InvalidInput("a query given as a histogram has no keypoints, so its results cannot be verified "
+                         "(SearchOptions::verify must be 0)");
+    if (!impl_->root()) return;  // rank 0's query is the one answered
+    const int words = impl_->reference().vocabulary().size();
+    if (histogram.size() != words)
+      throw InvalidInput("the query's histogram has " + std::to_string(histogram.size()) + " bins for a vocabulary of " +
+                         std::to_string(words) + " words");
+  });
+  return impl_->answer(histogram, ImageWords(), options, [&](const std::string& indexed) { return indexed == name; },
                        nullptr);
 }
 

@@ -33,7 +33,10 @@ struct Sample {
                                      {1u << 20, 0xffffffffu, "z", std::numeric_limits<double>::denorm_min()}};
   ImageWords words{{640, 480}, {{1.5f, 2.25f}, {639.9f, 0.0f}}, {5, -1}, {~0ull, 1}};
   std::vector<ShortlistEntry> shortlist{{4, 9}, {0, 0}};
-  std::vector<CountedInliers> inliers{{1, 17}, {0, -1}};
+  // A match with a homography (elements with every bit significant) and one without.
+  std::vector<ShortlistMatch> matches{
+      {1, {40, 17, cv::Matx33d(1.0 / 3, -2.5e-7, 640.125, 0.1 + 0.2, 1e300, -0.0, 1e-300, 3.0, 1.0)}},
+      {0, {3, 0, std::nullopt}}};
 };
 
 Bytes write(const Sample& s) {
@@ -43,7 +46,7 @@ Bytes write(const Sample& s) {
     writeResults(out, s.results);
     detail::writeImageWords(out, s.words);
     writeShortlist(out, s.shortlist);
-    writeInliers(out, s.inliers);
+    writeMatches(out, s.matches);
   });
 }
 
@@ -56,7 +59,7 @@ void readAll(const Bytes& bytes, Sample& got) {
   got.results = readResults(in);
   got.words = detail::readImageWords(in);
   got.shortlist = readShortlist(in);
-  got.inliers = readInliers(in);
+  got.matches = readMatches(in);
   detail::expectMessageEnd(in);
 }
 
@@ -91,10 +94,17 @@ TEST(ShardMessages, ReadBackExactlyWhatWasWritten) {
   ASSERT_EQ(got.shortlist.size(), 2u);
   EXPECT_EQ(got.shortlist[0].shard, 4u);
   EXPECT_EQ(got.shortlist[0].id, 9u);
-  ASSERT_EQ(got.inliers.size(), 2u);
-  EXPECT_EQ(got.inliers[0].position, 1u);
-  EXPECT_EQ(got.inliers[0].inliers, 17);
-  EXPECT_EQ(got.inliers[1].inliers, -1);
+  ASSERT_EQ(got.matches.size(), sent.matches.size());
+  for (std::size_t i = 0; i < sent.matches.size(); ++i) {
+    const GeometricMatch &a = got.matches[i].match, &b = sent.matches[i].match;
+    EXPECT_EQ(got.matches[i].position, sent.matches[i].position);
+    EXPECT_EQ(a.correspondences, b.correspondences);
+    EXPECT_EQ(a.inliers, b.inliers);
+    ASSERT_EQ(a.homography.has_value(), b.homography.has_value());
+    if (b.homography) {
+      for (int e = 0; e < 9; ++e) EXPECT_EQ(bitsOf(a.homography->val[e]), bitsOf(b.homography->val[e])) << e;
+    }
+  }
 }
 
 TEST(ShardMessages, EveryTruncationAndExtraByteIsRefusedNamingTheMessage) {

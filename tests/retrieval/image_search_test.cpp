@@ -11,7 +11,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <filesystem>
 #include <fstream>
+#include <iterator>
 
 namespace bovw {
 namespace {
@@ -62,7 +65,7 @@ struct Reference {
       options.shortlist = verify;
       results = database.verify(q.words[0], ranking, options);
     } else {
-      for (const SearchResult& r : ranking) results.push_back({r.id, r.name, r.score, r.score, -1, false});
+      for (const SearchResult& r : ranking) results.push_back({r.id, r.name, r.score, r.score, -1, false, std::nullopt});
     }
     if (results.size() > top) results.resize(top);
     return results;
@@ -79,6 +82,7 @@ void expectSame(const std::vector<SearchHit>& hits, const std::vector<VerifiedRe
     EXPECT_NEAR(hits[i].bow_score, expected[i].bow_score, 1e-9);
     EXPECT_EQ(hits[i].inliers, expected[i].inliers);
     EXPECT_EQ(hits[i].verified, expected[i].verified);
+    EXPECT_EQ(hits[i].homography.has_value(), hits[i].verified);
   }
 }
 
@@ -221,6 +225,124 @@ TEST(ImageSearch, ShardsAnswerAsOneDatabase) {
     }
   }
   EXPECT_THROW(ImageSearch::open(dir.file("all.bovwshards")).remove(set.box), InvalidInput);
+}
+
+// A verified hit carries the homography that maps the query onto it: the box's rotated view was made
+// by a known rotation and scale (retrieval_test_support.hpp's rotated()), which it must match.
+TEST(ImageSearch, VerifiedHitsCarryTheHomographyOfTheQueryOntoThem) {
+  const auto& set = imageSet();
+  const ImageSearch search = indexed(set.good());
+  SearchOptions options;
+  options.top = 5;
+  options.verify = 5;
+  const std::vector<SearchHit> hits = search.search(set.box, options);
+  const auto rotated = std::find_if(hits.begin(), hits.end(), [&](const SearchHit& h) { return h.name == set.box_rotated; });
+  ASSERT_NE(rotated, hits.end());
+  ASSERT_TRUE(rotated->verified);
+  ASSERT_TRUE(rotated->homography.has_value());
+  const cv::Mat box = loadImage(set.box);
+  const cv::Mat made = cv::getRotationMatrix2D(cv::Point2f(box.cols / 2.0f, box.rows / 2.0f), 20, 0.9);
+  // Points across the box image land where the rotation puts them, within a few pixels.
+  for (const cv::Point2d p : {cv::Point2d(box.cols * 0.3, box.rows * 0.3), cv::Point2d(box.cols * 0.7, box.rows * 0.4),
+                              cv::Point2d(box.cols * 0.5, box.rows * 0.7)}) {
+    const cv::Vec3d mapped = *rotated->homography * cv::Vec3d(p.x, p.y, 1.0);
+    const cv::Point2d expected(made.at<double>(0, 0) * p.x + made.at<double>(0, 1) * p.y + made.at<double>(0, 2),
+                               made.at<double>(1, 0) * p.x + made.at<double>(1, 1) * p.y + made.at<double>(1, 2));
+    EXPECT_LT(cv::norm(cv::Point2d(mapped[0] / mapped[2], mapped[1] / mapped[2]) - expected), 4.0) << p;
+  }
+  for (const SearchHit& hit : hits) EXPECT_EQ(hit.homography.has_value(), hit.verified) << hit.name;
+}
+
+TEST(ImageSearch, ListsItsImagesAndAnswersHistograms) {
+  const auto& set = imageSet();
+  const ImageSearch search = indexed(set.good());
+  const std::vector<IndexedImage> images = search.images();
+  ASSERT_EQ(images.size(), set.good().size());
+  for (std::size_t i = 0; i < images.size(); ++i) {
+    EXPECT_EQ(images[i].name, set.good()[i]);
+    EXPECT_EQ(images[i].shard, 0u);
+  }
+  // A query's histogram (counted here from its words) ranks as the query itself.
+  const ImageHistograms queries = search.histograms({set.box_bright, set.missing}, true);
+  ASSERT_EQ(queries.names, std::vector<std::string>{set.box_bright});
+  ASSERT_EQ(queries.failures.size(), 1u);
+  Eigen::Matrix<std::int32_t, 1, Eigen::Dynamic> counted =
+      Eigen::Matrix<std::int32_t, 1, Eigen::Dynamic>::Zero(vocabulary().size());
+  for (const std::int32_t word : queries.words[0].words) ++counted[word];
+  EXPECT_EQ(counted, queries.histograms.row(0));
+  SearchOptions options;
+  options.top = 5;
+  const auto by_histogram = search.search(counted, options);
+  const auto by_path = search.search(set.box_bright, options);
+  ASSERT_EQ(by_histogram.size(), by_path.size());
+  for (std::size_t i = 0; i < by_path.size(); ++i) {
+    EXPECT_EQ(by_histogram[i].name, by_path[i].name);
+    EXPECT_NEAR(by_histogram[i].score, by_path[i].score, 1e-12);
+  }
+  options.verify = 2;  // a histogram has no keypoints to verify with
+  EXPECT_THROW(search.search(counted, options), InvalidInput);
+  options.verify = 0;
+  EXPECT_THROW(search.search(Eigen::Matrix<std::int32_t, 1, Eigen::Dynamic>::Zero(7), options), InvalidInput);
+}
+
+std::vector<unsigned char> bytesOf(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// indexImages (bovw index) in one process: the database that create, add and save make, byte for
+// byte; with shards, a manifest that answers as that database; the unreadable images reported.
+TEST(IndexImages, WritesTheDatabaseThatAddingMakes) {
+  const auto& set = imageSet();
+  test::TempDir dir;
+  IndexOptions index;
+  index.database = withKeypoints();
+  std::vector<std::string> skipped;
+  index.skipped = [&](const ImageFailure& f) { skipped.push_back(f.path); };
+  const IndexSummary summary =
+      indexImages(singleProcess(), set.mixed(), vocabulary(), FeatureSpec::parse("surf"), dir.file("job.bovwdb"), index);
+  EXPECT_EQ(summary.images, 5);
+  EXPECT_EQ(summary.failed, 3);
+  EXPECT_EQ(skipped, (std::vector<std::string>{set.truncated, set.text_as_png, set.missing}));
+  ImageSearch added = ImageSearch::create(vocabulary(), FeatureSpec::parse("surf"), withKeypoints());
+  EXPECT_EQ(added.add(set.mixed()).size(), 3u);
+  added.save(dir.file("added.bovwdb"));
+  EXPECT_EQ(bytesOf(dir.file("job.bovwdb")), bytesOf(dir.file("added.bovwdb")));
+  EXPECT_EQ(static_cast<std::uint64_t>(summary.postings),
+            ImageDatabase::load(dir.file("added.bovwdb")).index().postingCount());
+
+  index.shards = 3;
+  indexImages(singleProcess(), set.mixed(), vocabulary(), FeatureSpec::parse("surf"), dir.file("job.bovwshards"), index);
+  const ImageSearch sharded = ImageSearch::open(dir.file("job.bovwshards"));
+  EXPECT_EQ(sharded.shardCount(), 3u);
+  EXPECT_EQ(sharded.size(), 5u);
+  SearchOptions options;
+  options.top = 5;
+  options.verify = 5;
+  for (const std::string& query : {set.box_rotated, set.graf_crop}) {
+    const auto a = sharded.search(query, options);
+    const auto b = added.search(query, options);
+    ASSERT_EQ(a.size(), b.size());
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      EXPECT_EQ(a[i].name, b[i].name);
+      EXPECT_NEAR(a[i].score, b[i].score, 1e-9);
+      EXPECT_EQ(a[i].inliers, b[i].inliers);
+    }
+  }
+}
+
+TEST(IndexImages, RefusesBeforeWritingAnything) {
+  const auto& set = imageSet();
+  test::TempDir dir;
+  const FeatureSpec surf = FeatureSpec::parse("surf");
+  EXPECT_THROW(indexImages(singleProcess(), {}, vocabulary(), surf, dir.file("a.bovwdb")), InvalidInput);
+  EXPECT_THROW(indexImages(singleProcess(), {set.missing, set.text_as_png}, vocabulary(), surf, dir.file("a.bovwdb")),
+               InvalidInput);
+  IndexOptions sharded;
+  sharded.shards = 2;  // a manifest's name must end in .bovwshards
+  EXPECT_THROW(indexImages(singleProcess(), set.good(), vocabulary(), surf, dir.file("a.bovwdb"), sharded), InvalidInput);
+  EXPECT_THROW(indexFolder(singleProcess(), dir.path(), vocabulary(), surf, dir.file("a.bovwdb")), InvalidInput);
+  EXPECT_TRUE(std::filesystem::is_empty(dir.path()));
 }
 
 TEST(ImageSearch, RefusesWhatItCannotDo) {

@@ -284,9 +284,8 @@ TEST(ShardedDatabase, ManifestsWithNulDuplicateKeysOrAByteOrderMark) {
   EXPECT_FALSE(looksLikeShardManifest(manifest));
   writeText(manifest, "\xEF\xBB\xBF\xEF\xBB\xBF" + text);
   EXPECT_FALSE(looksLikeShardManifest(manifest));
-  const std::vector<char> marked_twice(text.begin(), text.end());
-  std::vector<char> bytes{'\xEF', '\xBB', '\xBF', '\xEF', '\xBB', '\xBF'};
-  bytes.insert(bytes.end(), marked_twice.begin(), marked_twice.end());
+  const std::string marked_twice = "\xEF\xBB\xBF\xEF\xBB\xBF" + text;
+  const std::vector<char> bytes(marked_twice.begin(), marked_twice.end());
   expectThrowsMentioning<InvalidInput>([&] { ShardManifest::parse(bytes, "m.bovwshards"); },
                                        {"m.bovwshards", "not a shard manifest"});
 }

@@ -1,0 +1,203 @@
+// indexImages: a database built from image files over the ranks of a job and written all or
+// nothing (`bovw index` and `bovw-mpi index`; docs/SCALING.md).
+//
+// Rank 0's list is shared; every rank takes its contiguous part of about equal bytes
+// (bovw/work_split.hpp) and histograms it. Without shards the results go to rank 0
+// (bovw/histogram_exchange.hpp), which adds them in the list's order: the database is byte for byte
+// the one-process database. With S shards, shard s is written by rank s mod R from the images of
+// that shard, under the names of a new generation that rank 0 chooses (bovw/shard_generations.hpp),
+// so that no file the manifest in place names is touched. Outputs are written in two phases
+// (bovw/atomic_file.hpp's PreparedFiles): every rank prepares its files, the ranks agree that all
+// succeeded (bovw/rank_agreement.hpp), then every rank renames its files into place and rank 0 the
+// manifest last: the switch from the old database to the new. Rank 0 then removes the old
+// generation's shards.
+#include <bovw/image_search.hpp>
+
+#include <bovw/atomic_file.hpp>
+#include <bovw/error.hpp>
+#include <bovw/histogram_exchange.hpp>
+#include <bovw/rank_agreement.hpp>
+#include <bovw/shard_generations.hpp>
+#include <bovw/sharded_database.hpp>
+#include <bovw/work_split.hpp>
+
+#include <filesystem>
+#include <optional>
+#include <unordered_map>
+
+namespace bovw {
+
+namespace {
+
+constexpr const char* kManifestExtension = ".bovwshards";
+
+// With shards, OUT.bovwshards names the manifest and its shards are OUT-g<G>-<s>.bovwdb beside it.
+void checkManifestName(const std::string& manifest) {
+  const std::filesystem::path name = std::filesystem::path(manifest).filename();
+  if (name.extension() != kManifestExtension || name.stem().empty())
+    throw InvalidInput(manifest, std::string("names the shards' manifest, which must end in ") + kManifestExtension);
+}
+
+// The generation that rank 0's `write` chose, on every rank.
+std::uint64_t generationOnEveryRank(Communicator& group, const std::optional<ShardedWrite>& write) {
+  const std::string text = write ? std::to_string(write->generation()) : "";
+  Bytes bytes(text.begin(), text.end());
+  group.broadcast(bytes, 0);
+  return std::stoull(std::string(bytes.begin(), bytes.end()));
+}
+
+// What this rank writes: its databases (one per output file) and where each goes.
+struct Outputs {
+  std::vector<ImageDatabase> databases;
+  std::vector<std::size_t> shards;  // with shards, the shard each database is
+  std::vector<std::string> paths;
+
+  std::vector<StreamWrite> writes() const {
+    std::vector<StreamWrite> writes;
+    for (std::size_t i = 0; i < databases.size(); ++i)
+      writes.push_back({paths[i], [&database = databases[i]](std::ostream& out) { database.write(out); }});
+    return writes;
+  }
+  std::uint64_t postings() const {
+    std::uint64_t total = 0;
+    for (const auto& database : databases) total += database.index().postingCount();
+    return total;
+  }
+};
+
+// The image `i` of `results` into `database`: by its words when keypoints are kept, else by its histogram.
+void addImage(ImageDatabase& database, const ImageHistograms& results, std::size_t i) {
+  if (database.storesKeypoints()) database.add(results.names[i], results.words[i]);
+  else database.add(results.names[i], results.histograms.row(static_cast<Eigen::Index>(i)));
+}
+
+// Where the images come from, in messages: "'photos/' holds no image files".
+struct ImageSource {
+  std::function<std::vector<std::string>()> list;  // rank 0's list
+  std::string none;                                 // the problem when it is empty
+  std::string none_readable;                        // the problem when no image in it can be read
+};
+
+// The job, with rank 0's list made in the first agreement, so that a folder that cannot be listed
+// fails every rank alike.
+IndexSummary indexListed(Communicator& group, const ImageSource& source, const Vocabulary& vocabulary, const FeatureSpec& features,
+                         const std::string& output, const IndexOptions& index, const ImageSearchOptions& options) {
+  const bool root = group.rank() == 0;
+  const bool keypoints = index.database.store_keypoints;
+  std::optional<ImageDatabase> empty;  // checks that vocabulary and features fit; the manifest's identity
+  std::unique_ptr<FeatureExtractor> extractor;
+  FileList list;
+  // Checked before any image is read, so a bad output or vocabulary costs nothing.
+  everyRankOrNone(group, [&] {
+    if (index.shards) checkManifestName(output);
+    empty.emplace(vocabulary, features, index.database);
+    extractor = empty->makeExtractor(options.extractor);
+    if (!root) return;
+    list = withFileSizes(source.list());
+    if (list.paths.empty()) throw InvalidInput(source.none);
+  });
+  list = broadcastFileList(group, list);
+
+  // Contiguous parts of about equal bytes of every listed file (unreadable ones too: which part an
+  // image is in cannot depend on what another rank finds): the shards, or one part per rank.
+  const std::size_t parts = index.shards ? index.shards : static_cast<std::size_t>(group.size());
+  const std::vector<std::size_t> part_of = splitBySize(list.sizes, parts);
+
+  ImageHistograms results;
+  everyRankOrNone(group, [&] {
+    auto histogrammer = makeHistogrammer(options.histogrammer);
+    PipelineOptions pipeline = options.pipeline;
+    pipeline.keep_words = keypoints;
+    results = histogramImages(filesOfRank(list, part_of, group.size(), group.rank()), *extractor, vocabulary,
+                              *histogrammer, pipeline);
+  });
+  if (index.skipped)
+    for (const ImageFailure& failure : results.failures) index.skipped(failure);
+  IndexSummary summary;
+  summary.failures = results.failures;
+  summary.failed = sumOverRanks(group, static_cast<std::int64_t>(results.failures.size()));
+  summary.images = sumOverRanks(group, static_cast<std::int64_t>(results.names.size()));
+  everyRankOrNone(group, [&] {
+    if (summary.images == 0) throw InvalidInput(source.none_readable);
+  });
+
+  // Without shards rank 0 holds every image's results, in the list's order; with shards every rank
+  // already holds the images of its shards.
+  if (!index.shards) results = gatherImageHistograms(group, results, list.paths);
+  Outputs outputs;
+  everyRankOrNone(group, [&] {
+    auto newDatabase = [&] { return ImageDatabase(vocabulary, features, index.database); };
+    if (!index.shards) {
+      if (!root) return;
+      outputs.databases.push_back(newDatabase());
+      outputs.paths.push_back(output);
+      for (std::size_t i = 0; i < results.names.size(); ++i) addImage(outputs.databases.front(), results, i);
+      return;
+    }
+    std::unordered_map<std::string, std::size_t> position;
+    for (std::size_t i = 0; i < list.paths.size(); ++i) position.emplace(list.paths[i], i);
+    std::unordered_map<std::size_t, std::size_t> output_of_shard;
+    for (std::size_t s = 0; s < parts; ++s) {
+      if (rankOfPart(s, group.size()) != group.rank()) continue;
+      output_of_shard[s] = outputs.databases.size();
+      outputs.databases.push_back(newDatabase());
+      outputs.shards.push_back(s);
+    }
+    for (std::size_t i = 0; i < results.names.size(); ++i)
+      addImage(outputs.databases[output_of_shard.at(part_of[position.at(results.names[i])])], results, i);
+  });
+  summary.postings = sumOverRanks(group, static_cast<std::int64_t>(outputs.postings()));
+
+  // With shards, rank 0 holds the folder from choosing the generation to removing the old one, so
+  // that two writers of one database take turns.
+  std::optional<ShardedWrite> write;
+  std::vector<std::string> shard_files;
+  if (index.shards) {
+    everyRankOrNone(group, [&] {
+      if (root) write.emplace(output, index.tell);
+    });
+    shard_files = shardFileNames(output, generationOnEveryRank(group, write), parts);
+    const std::filesystem::path folder = std::filesystem::path(output).parent_path();
+    for (std::size_t shard : outputs.shards) outputs.paths.push_back((folder / shard_files[shard]).string());
+  }
+
+  // Every rank prepares its files (and rank 0 the manifest); only when all have, each renames its
+  // files into place; the manifest goes last, once every shard is in place. A failure anywhere before
+  // the renames leaves no output and no temporary; one during them at most shards that no manifest
+  // names, removed by the next write.
+  std::optional<PreparedFiles> prepared, manifest;
+  everyRankOrNone(group, [&] {
+    prepared.emplace(outputs.writes());
+    if (!root || !index.shards) return;
+    const ShardManifest contents = ShardedDatabase::manifestFor(*empty, shard_files);
+    namingFile(output, [&] {
+      manifest.emplace(std::vector<StreamWrite>{{output, [&](std::ostream& out) { contents.write(out); }}});
+    });
+  });
+  everyRankOrNone(group, [&] { prepared->commit(); });
+  everyRankOrNone(group, [&] {
+    if (manifest) manifest->commit();
+  });
+  if (write) write->removeOldShards(shard_files);
+  return summary;
+}
+
+}  // namespace
+
+IndexSummary indexImages(Communicator& ranks, const std::vector<std::string>& image_paths,
+                         const Vocabulary& vocabulary, const FeatureSpec& features, const std::string& output,
+                         const IndexOptions& index, const ImageSearchOptions& options) {
+  const ImageSource source{[&] { return image_paths; }, "no images to index",
+                           "none of the " + std::to_string(image_paths.size()) + " images to index could be read"};
+  return indexListed(ranks, source, vocabulary, features, output, index, options);
+}
+
+IndexSummary indexFolder(Communicator& ranks, const std::string& folder, const Vocabulary& vocabulary,
+                         const FeatureSpec& features, const std::string& output, const IndexOptions& index,
+                         const ImageSearchOptions& options) {
+  const ImageSource source{[&] { return listImages(folder); }, "'" + folder + "' holds no image files",
+                           "no readable image in '" + folder + "'"};
+  return indexListed(ranks, source, vocabulary, features, output, index, options);
+}
+
+}  // namespace bovw
