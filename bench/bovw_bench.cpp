@@ -159,7 +159,8 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);  // 0 for --help, 2 for a usage error
+    const int status = app.exit(e);  // prints the help, or the usage error
+    return status == 0 ? 0 : 2;      // exit status 2 for every usage error, as bovw
   }
   try {
     return bovw::bench::runBench();

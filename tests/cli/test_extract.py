@@ -116,26 +116,52 @@ class Extract(unittest.TestCase):
         self.assertEqual([n for n in os.listdir(self.dir) if n.startswith(".bovw-tmp")], [])
 
     def test_threads(self):
-        """--threads N sets the extraction's thread count: the output does not depend on it; anything but
-        a whole number >= 1 is a usage error (exit 2) naming the option."""
+        """--threads N sets the extraction's thread count (0: all cores, as every other command takes it):
+        the output does not depend on it; anything but a whole number >= 0 is a usage error (exit 2)
+        naming the option."""
         outputs = []
-        for threads in (1, 2):
+        for threads in (1, 2, 0):
             out = self.path("box%d.yml.gz" % threads)
             result = run(self.box, "-o", out, "--threads", threads)
             self.assertEqual(result.returncode, 0, result.stderr)
             outputs.append(read_yml(out))
         self.assertGreater(outputs[0][0].shape[0], 100)
-        for a, b in zip(outputs[0], outputs[1]):
-            np.testing.assert_array_equal(a, b)
-        for bad in ("0", "-1", "two", "1.5", ""):
+        for other in outputs[1:]:
+            for a, b in zip(outputs[0], other):
+                np.testing.assert_array_equal(a, b)
+        for bad in ("-1", "two", "1.5", ""):
             with self.subTest(threads=bad):
                 out = self.path("bad.yml.gz")
                 result = run(self.box, "-o", out, "--threads", bad)
                 self.assertEqual(result.returncode, 2, result.stderr)
                 self.assertIn("--threads", result.stderr)
                 if bad:
-                    self.assertIn("thread count must be a whole number >= 1, got '%s'" % bad, result.stderr)
+                    self.assertIn("thread count must be a whole number >= 0 (0: all cores), got '%s'" % bad,
+                                  result.stderr)
                 self.assertFalse(os.path.exists(out))
+
+    def test_other_feature_kinds_match_opencv(self):
+        """--features orb with a --feature-param: keypoints and descriptors (bits unpacked to 0/1) are
+        those of OpenCV's own ORB with the same parameters; the file records the feature spec; SURF's
+        options are refused with another kind (usage error)."""
+        out = self.path("box_orb.yml.gz")
+        result = run(self.box, "-o", out, "--features", "orb", "--feature-param", "nfeatures=300", "--threads", "0")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        keypoints, descriptors = read_yml(out)
+        orb = cv2.ORB_create(nfeatures=300)
+        ref_kp, ref_desc = orb.detectAndCompute(cv2.imread(self.box, cv2.IMREAD_GRAYSCALE), None)
+        self.assertGreater(len(ref_kp), 100)
+        np.testing.assert_allclose(keypoints[:, :2], np.array([k.pt for k in ref_kp], np.float32), atol=1e-4)
+        # Bit j of byte b is element 8 b + j (least significant bit first, as bovw unpacks them).
+        np.testing.assert_array_equal(descriptors,
+                                      np.unpackbits(ref_desc, axis=1, bitorder="little").astype(np.float32))
+        fs = cv2.FileStorage(out, cv2.FILE_STORAGE_READ)
+        self.assertIn("nfeatures=300", fs.getNode("features").string())
+        self.assertTrue(fs.getNode("hessianThreshold").empty())
+        result = run(self.box, "-o", self.path("bad.yml.gz"), "--features", "orb", "--hessian", "400")
+        self.assertEqual(result.returncode, 2, result.stderr)
+        self.assertIn("--hessian is a SURF option", result.stderr)
+        self.assertFalse(os.path.exists(self.path("bad.yml.gz")))
 
     def test_opencl_backend_writes_the_builtin_backends_file(self):
         """--surf-backend opencl (every stage on the OpenCL device: PoCL here) writes keypoints and
