@@ -3,7 +3,7 @@
 // OpenCV's: they shift descriptor values by a few percent, so reproducing them is what makes the
 // vectors agree with OpenCV's.
 //
-// Two ways to the 21x21 patch, with identical results (tests/features/test_surf_descriptor_paths.cpp):
+// Two ways to the 21x21 patch, with identical results (tests/features/surf_descriptor_paths_test.cpp):
 // - reference: the window as OpenCV builds it (sampleWindow), then cv::resize(INTER_AREA);
 // - vector (AVX2, chosen at run time): 8 window rows at a time in the 8 lanes of a vector, so every
 //   lane repeats OpenCV's per-row arithmetic exactly (the sample positions are running double sums

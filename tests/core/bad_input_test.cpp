@@ -1,6 +1,6 @@
 // Bad input through the library's public API (issue 2, "Bad input"): each case must raise the
 // documented bovw exception kind with a message that names the input and the problem.
-#include "test_support.hpp"
+#include "support/test_support.hpp"
 
 #include <bovw/error.hpp>
 #include <bovw/histogrammer.hpp>

@@ -1,6 +1,6 @@
 // The collectives on one process and on R thread ranks: sums are exact and in every rank, a
 // broadcast reaches every rank, gathers come back in rank order, agreement fails if any rank fails.
-#include "distributed/thread_communicator.hpp"
+#include "support/thread_communicator.hpp"
 
 #include <gtest/gtest.h>
 

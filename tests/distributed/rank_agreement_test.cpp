@@ -1,7 +1,7 @@
 // throwIfAnyRankFailed and everyRankOrNone: a failure on some ranks fails every rank with one
 // message naming them, in the order given; success returns everywhere at the price of one sum; one
 // rank sees its own exception unchanged.
-#include "distributed/thread_communicator.hpp"
+#include "support/thread_communicator.hpp"
 
 #include <bovw/rank_agreement.hpp>
 

@@ -1,6 +1,6 @@
 // The job's file list and its split: every rank receives rank 0's list, parts are contiguous and of
 // about equal bytes, part p goes to rank p mod R, and the ranks' files together are the list.
-#include "distributed/thread_communicator.hpp"
+#include "support/thread_communicator.hpp"
 
 #include <bovw/work_split.hpp>
 

@@ -3,8 +3,8 @@
 // checks that they fit each other and the feature spec, and the stored keypoints. Version 2-4 files and the blocks inside
 // end in checksums, so each input is also tried with all three rewritten to match where its
 // declared lengths allow (version 1 files, in the seeds too, have no outer checksum).
-#include "core/resealing.hpp"
 #include "fuzz/fuzz_support.hpp"
+#include "support/resealing.hpp"
 
 #include <bovw/image_database.hpp>
 

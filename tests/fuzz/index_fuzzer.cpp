@@ -3,8 +3,8 @@
 // checksum, so each input is tried as it is and with the checksum rewritten to match: the second
 // reaches the structural checks behind it. An accepted index must write back to the same bytes
 // (the format is canonical) and answer a query.
-#include "core/resealing.hpp"
 #include "fuzz/fuzz_support.hpp"
+#include "support/resealing.hpp"
 
 #include <bovw/inverted_index.hpp>
 

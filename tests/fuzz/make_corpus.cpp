@@ -104,7 +104,7 @@ void vocabularySeeds(const fs::path& binary, const fs::path& filestorage, const 
   // A matrix of another element type: OpenCV reads it, bovw must refuse it.
   writeBytes(filestorage / "int_matrix.yml",
              "%YAML:1.0\n---\nvocabulary: !!opencv-matrix\n   rows: 1\n   cols: 2\n   dt: i\n   data: [ 1, 2 ]\n");
-  // Valid layouts bovw's writer does not make (tests/vocabulary/filestorage_reader_test.cpp has more):
+  // Valid layouts bovw's writer does not make (tests/io/filestorage_reader_test.cpp has more):
   // a block sequence with OpenCV's number spellings, XML's scalar data of a 1 x 1 matrix.
   writeBytes(filestorage / "block_sequence.yml",
              "%YAML 1.0\n# words\nvocabulary: !!opencv-matrix\n  rows: 2\n  cols: 2\n  dt: f\n  data:\n"

@@ -2,9 +2,9 @@
 // paths: from a file (loadVocabulary, read piece by piece) and from memory (decodeVocabularyBinary,
 // the vocabulary inside a .bovwdb). They must agree on every input. Each input is also tried with
 // its trailing checksum rewritten to match, so that mutations reach the checks behind it.
-#include "core/resealing.hpp"
 #include "fuzz/fuzz_support.hpp"
 #include "io/vocabulary_formats.hpp"
+#include "support/resealing.hpp"
 
 #include <bovw/vocabulary_io.hpp>
 

@@ -1,8 +1,8 @@
 // Index files: round trips that answer identically, and every corrupt or truncated file refused
 // with InvalidInput naming the file (structural damage behind a valid checksum included).
-#include "core/io_test_support.hpp"
-#include "core/resealing.hpp"
 #include "index/index_test_support.hpp"
+#include "support/io_test_support.hpp"
+#include "support/resealing.hpp"
 
 #include <bovw/error.hpp>
 

@@ -3,7 +3,7 @@
 // normalise, compare), independent of the index's inverted lists and cancellations.
 #pragma once
 
-#include "core/test_support.hpp"
+#include "support/test_support.hpp"
 
 #include <bovw/inverted_index.hpp>
 

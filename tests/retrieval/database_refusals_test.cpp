@@ -4,9 +4,9 @@
 // words beside a vocabulary of 4 (refused for the mismatch before 2^24 lists are made); and a
 // keypoint block that does not fit its index (one slot per id ever assigned, keypoints exactly for
 // the live images), which would otherwise make verification skip images silently.
-#include "core/refusal_checks.hpp"
-#include "core/resealing.hpp"
-#include "retrieval/retrieval_test_support.hpp"
+#include "support/refusal_checks.hpp"
+#include "support/resealing.hpp"
+#include "support/retrieval_test_support.hpp"
 
 #include <bovw/error.hpp>
 #include <bovw/image_database.hpp>

@@ -2,8 +2,8 @@
 // truncation, every flipped byte and forged fields of a small file (clear InvalidInput, never a
 // crash), files of format versions 1 and 2 written by earlier bovw, feature/vocabulary mismatches,
 // and extractors that make descriptors the vocabulary accepts.
-#include "core/resealing.hpp"
-#include "retrieval/retrieval_test_support.hpp"
+#include "support/resealing.hpp"
+#include "support/retrieval_test_support.hpp"
 
 #include <bovw/error.hpp>
 #include <bovw/image_database.hpp>

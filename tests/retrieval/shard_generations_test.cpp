@@ -1,7 +1,7 @@
 // ShardedWrite and shardFileNames (bovw/shard_generations.hpp): the names of a generation, the
 // generation after the manifest in place (never a name it uses), the removal of replaced shards
 // (only this manifest's, never a user's other files), and writers of one folder taking turns.
-#include "retrieval/retrieval_test_support.hpp"
+#include "support/retrieval_test_support.hpp"
 
 #include <bovw/error.hpp>
 #include <bovw/shard_generations.hpp>

@@ -3,7 +3,7 @@
 // vocabulary or other features, a manifest that disagrees with its shards, missing and damaged
 // shards and damaged manifests, one file listed twice under any name, a NUL in a text and a key
 // given twice are refused naming the file and the problem; a byte order mark is skipped.
-#include "retrieval/retrieval_test_support.hpp"
+#include "support/retrieval_test_support.hpp"
 
 #include <bovw/atomic_file.hpp>
 #include <bovw/error.hpp>

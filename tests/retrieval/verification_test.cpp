@@ -2,8 +2,8 @@
 // recovered from an image and its warped view, a small object pasted into a cluttered scene found
 // and located, the re-ranking's order, the keypoints a database keeps (round trip, malformed
 // blocks, consistency with add/remove) and databases written before keypoints existed.
-#include "core/resealing.hpp"
-#include "retrieval/retrieval_test_support.hpp"
+#include "support/resealing.hpp"
+#include "support/retrieval_test_support.hpp"
 
 #include <bovw/error.hpp>
 #include <bovw/geometric_verification.hpp>

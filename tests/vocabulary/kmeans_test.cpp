@@ -1,6 +1,6 @@
 // k-means vocabulary training: recovers known clusters, reproducible by seed, OpenCL (PoCL) and
 // OpenMP training agree, the objective matches a float64 recomputation, and bad requests fail.
-#include "core/test_support.hpp"
+#include "support/test_support.hpp"
 
 #include <bovw/error.hpp>
 #include <bovw/kmeans.hpp>

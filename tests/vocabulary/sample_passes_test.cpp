@@ -3,7 +3,7 @@
 // seeding distances and block sums must equal the CPU's bit for bit, and both must agree with an
 // independent recomputation (the documented eight-lane float sum for the distances; each draw weight
 // the distance times the scale, rounded to an integer, and the block sums exact).
-#include "core/test_support.hpp"
+#include "support/test_support.hpp"
 
 #include "vocabulary/sample_passes.hpp"
 

@@ -1,7 +1,7 @@
 // Hierarchical k-means (KMeansOptions::branching): exactly K leaves for any K, byte-identical for a
 // seed on any thread count, every word the mean of its descriptors (recomputed in float64 here), nodes with few or
 // identical descriptors, progress per node, and bad branching factors refused.
-#include "core/test_support.hpp"
+#include "support/test_support.hpp"
 
 #include <bovw/error.hpp>
 #include <bovw/kmeans.hpp>

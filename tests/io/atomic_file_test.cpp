@@ -1,0 +1,239 @@
+// writeFileAtomically / writeFilesAtomically: a failed write leaves neither the target nor a
+// temporary behind, and an existing target is untouched; a successful one leaves exactly the target;
+// a full device is an IoError with the system's reason; the temporaries of killed runs are removed.
+#include "support/io_test_support.hpp"
+
+#include "io/checked_file_buffer.hpp"
+#include "io/temporary_file.hpp"
+
+#include <bovw/atomic_file.hpp>
+#include <bovw/error.hpp>
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <csignal>
+
+#include <cerrno>
+#include <stdexcept>
+
+namespace bovw::test {
+namespace {
+
+struct WriterFailed : std::runtime_error {
+  WriterFailed() : std::runtime_error("writer failed on purpose") {}
+};
+
+class AtomicFile : public ScratchDirTest {};
+
+TEST_F(AtomicFile, SuccessLeavesExactlyTheTarget) {
+  writeFileAtomically(path("out.bin"), [](std::ostream& out) { out << "hello\n" << std::string(100000, 'z'); });
+  EXPECT_EQ(readBytes(path("out.bin")), "hello\n" + std::string(100000, 'z'));
+  EXPECT_EQ(entries(), std::set<std::string>{"out.bin"});
+  // Replacing an existing file.
+  writeFileAtomically(path("out.bin"), [](std::ostream& out) { out << "second"; });
+  EXPECT_EQ(readBytes(path("out.bin")), "second");
+  EXPECT_EQ(entries(), std::set<std::string>{"out.bin"});
+}
+
+TEST_F(AtomicFile, ThrowingWriterLeavesNoTargetAndNoTemporary) {
+  EXPECT_THROW(writeFileAtomically(path("out.bin"),
+                                   [](std::ostream& out) {
+                                     out << std::string(1 << 20, 'x');  // half-written data on disk
+                                     out.flush();
+                                     throw WriterFailed();
+                                   }),
+               WriterFailed);  // the writer's own exception, unchanged
+  EXPECT_TRUE(entries().empty()) << "left behind: " << *entries().begin();
+}
+
+TEST_F(AtomicFile, ThrowingWriterLeavesAnExistingTargetUntouched) {
+  writeBytes(path("out.bin"), "original contents");
+  EXPECT_THROW(writeFileAtomically(path("out.bin"),
+                                   [](std::ostream& out) {
+                                     out << "replacement that never lands";
+                                     out.flush();
+                                     throw WriterFailed();
+                                   }),
+               WriterFailed);
+  EXPECT_EQ(readBytes(path("out.bin")), "original contents");
+  EXPECT_EQ(entries(), std::set<std::string>{"out.bin"});
+}
+
+TEST_F(AtomicFile, WhileWritingTheTemporaryIsBesideTheTargetAndNamedForIt) {
+  std::set<std::string> during;
+  writeFileAtomically(path("model.yml"), [&](std::ostream& out) {
+    out << "%YAML:1.0\n";
+    during = entries();
+  });
+  ASSERT_EQ(during.size(), 1u);
+  const std::string temporary = *during.begin();
+  EXPECT_TRUE(detail::isTemporaryName(temporary)) << temporary;
+  EXPECT_EQ(temporary.rfind(".bovw-tmp-" + std::to_string(::getpid()) + "-", 0), 0u) << temporary;
+  EXPECT_EQ(temporary.substr(temporary.size() - 10), "-model.yml") << temporary;
+  EXPECT_EQ(entries(), std::set<std::string>{"model.yml"});
+}
+
+TEST_F(AtomicFile, TemporaryNamesAreRecognisedExactly) {
+  for (const char* name : {".bovw-tmp-1-0-a", ".bovw-tmp-123-45-v.yml.gz", ".bovw-tmp-9-9-x-1-2"})
+    EXPECT_TRUE(detail::isTemporaryName(name)) << name;
+  for (const char* name : {".bovw-tmp-1-0-", ".bovw-tmp--0-a", ".bovw-tmp-1--a", ".bovw-tmp-x-0-a", "bovw-tmp-1-0-a",
+                           ".bovw-tmp-1-a", "v.bovw", ".bovw-tmp-1"})
+    EXPECT_FALSE(detail::isTemporaryName(name)) << name;
+}
+
+// A killed run leaves its temporary, unlocked; a live writer's is locked. The next write into the
+// folder removes the first and keeps the second, and nothing that only looks like one.
+TEST_F(AtomicFile, TheNextWriteRemovesTheTemporariesOfKilledRuns) {
+  writeBytes(path(".bovw-tmp-999999-0-out.bin"), "abandoned by a killed run");
+  writeBytes(path(".bovw-tmp-999999-1-other.npy"), "abandoned too, for another target");
+  writeBytes(path(".bovw-tmp-x-0-out.bin"), "not bovw's name");
+  writeBytes(path("notes.txt"), "the user's");
+  writeBytes(path(".bovw-tmp-999998-0-out.bin"), "being written");
+  const int live = ::open(path(".bovw-tmp-999998-0-out.bin").c_str(), O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(live, 0);
+  ASSERT_EQ(::flock(live, LOCK_EX | LOCK_NB), 0);
+  writeFileAtomically(path("out.bin"), [](std::ostream& out) { out << "new"; });
+  ::close(live);
+  EXPECT_EQ(entries(), (std::set<std::string>{"out.bin", ".bovw-tmp-x-0-out.bin", "notes.txt",
+                                              ".bovw-tmp-999998-0-out.bin"}));
+  EXPECT_EQ(readBytes(path("out.bin")), "new");
+}
+
+// The real thing: a process killed in the middle of a write (no destructor, no cleanup) leaves its
+// temporary; the next write removes it.
+TEST_F(AtomicFile, AWriterKilledMidWriteLeavesATemporaryThatTheNextWriteRemoves) {
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    detail::TemporaryFile temporary(path("out.bin"));
+    temporary.stream() << std::string(200000, 'x');
+    temporary.stream().flush();
+    ::kill(::getpid(), SIGKILL);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFSIGNALED(status));
+  const auto left = entries();
+  ASSERT_EQ(left.size(), 1u);
+  EXPECT_TRUE(detail::isTemporaryName(*left.begin())) << *left.begin();
+  writeFileAtomically(path("out.bin"), [](std::ostream& out) { out << "complete"; });
+  EXPECT_EQ(entries(), std::set<std::string>{"out.bin"});
+  EXPECT_EQ(readBytes(path("out.bin")), "complete");
+}
+
+TEST_F(AtomicFile, AFullDeviceIsAnErrorWithTheSystemsReason) {
+  const int fd = ::open("/dev/full", O_WRONLY | O_CLOEXEC);
+  if (fd < 0) GTEST_SKIP() << "no /dev/full on this system";
+  detail::CheckedFileBuffer buffer(fd);
+  std::ostream out(&buffer);
+  out << "a few bytes stay in the buffer";
+  EXPECT_EQ(buffer.error(), 0);
+  out << std::string(1 << 17, 'x');  // more than the buffer: written, and refused
+  EXPECT_FALSE(out.good());
+  EXPECT_FALSE(buffer.drain());
+  EXPECT_EQ(buffer.error(), ENOSPC);
+  ::close(fd);
+}
+
+TEST_F(AtomicFile, MissingDirectoryOrEmptyPathIsAnIoError) {
+  const std::string target = path("missing/out.bin");
+  try {
+    writeFileAtomically(target, [](std::ostream& out) { out << "x"; });
+    ADD_FAILURE() << "no exception";
+  } catch (const IoError& e) {
+    EXPECT_NE(std::string(e.what()).find(target), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(writeFileAtomically("", [](std::ostream& out) { out << "x"; }), IoError);
+  EXPECT_TRUE(entries().empty());
+}
+
+TEST_F(AtomicFile, ExistingDirectoryAsTargetIsAnIoErrorAndLeavesNoTemporary) {
+  std::filesystem::create_directory(path("adir"));
+  writeBytes(path("adir/inside"), "x");
+  EXPECT_THROW(writeFileAtomically(path("adir"), [](std::ostream& out) { out << "data"; }), IoError);
+  EXPECT_EQ(entries(), std::set<std::string>{"adir"});
+  EXPECT_EQ(readBytes(path("adir/inside")), "x");
+}
+
+// --- Several files, all or nothing (writeFilesAtomically) ---------------------------------------------
+
+TEST_F(AtomicFile, SeveralFilesAllLand) {
+  writeBytes(path("b.bin"), "old b");
+  writeFilesAtomically({{path("a.bin"), [](std::ostream& out) { out << "new a"; }},
+                        {path("b.bin"), [](std::ostream& out) { out << "new b"; }}});
+  EXPECT_EQ(readBytes(path("a.bin")), "new a");
+  EXPECT_EQ(readBytes(path("b.bin")), "new b");
+  EXPECT_EQ(entries(), (std::set<std::string>{"a.bin", "b.bin"}));
+}
+
+TEST_F(AtomicFile, SeveralFilesOneWriterThrowsNoneLand) {
+  writeBytes(path("a.bin"), "old a");
+  EXPECT_THROW(writeFilesAtomically({{path("a.bin"), [](std::ostream& out) { out << "new a"; }},
+                                     {path("b.bin"), [](std::ostream& out) { out << "half"; throw WriterFailed(); }},
+                                     {path("c.bin"), [](std::ostream& out) { out << "new c"; }}}),
+               WriterFailed);
+  EXPECT_EQ(readBytes(path("a.bin")), "old a");
+  EXPECT_EQ(entries(), std::set<std::string>{"a.bin"});
+}
+
+TEST_F(AtomicFile, SeveralFilesOneUncreatableNoneLand) {
+  EXPECT_THROW(writeFilesAtomically({{path("a.bin"), [](std::ostream& out) { out << "new a"; }},
+                                     {path("missing/b.bin"), [](std::ostream& out) { out << "b"; }}}),
+               IoError);
+  EXPECT_TRUE(entries().empty());
+}
+
+// The rename of the second target fails (it is a directory) after every temporary was written:
+// the header promises all or nothing, and no temporary may be left in any case.
+TEST_F(AtomicFile, SeveralFilesFailingRenameLeavesNoTemporaryAndNoPartialCommit) {
+  std::filesystem::create_directory(path("adir"));
+  writeBytes(path("adir/inside"), "x");
+  EXPECT_THROW(writeFilesAtomically({{path("first.bin"), [](std::ostream& out) { out << "1"; }},
+                                     {path("adir"), [](std::ostream& out) { out << "2"; }},
+                                     {path("third.bin"), [](std::ostream& out) { out << "3"; }}}),
+               IoError);
+  const auto left = entries();
+  for (const auto& name : left)
+    EXPECT_EQ(name.find(".bovw-tmp"), std::string::npos) << "temporary left behind: " << name;
+  EXPECT_EQ(left.count("first.bin"), 0u) << "first.bin was committed although the job failed";
+  EXPECT_EQ(left.count("third.bin"), 0u);
+}
+
+// PreparedFiles: the two phases apart. Prepared, only temporaries exist (an old target untouched);
+// committed, exactly the targets; dropped uncommitted, nothing is left and the old target stays.
+TEST_F(AtomicFile, PreparedFilesLandOnlyWhenCommitted) {
+  writeBytes(path("a.bin"), "old a");
+  const std::vector<StreamWrite> writes = {{path("a.bin"), [](std::ostream& out) { out << "new a"; }},
+                                           {path("b.bin"), [](std::ostream& out) { out << "new b"; }}};
+  {
+    PreparedFiles prepared(writes);
+    EXPECT_EQ(readBytes(path("a.bin")), "old a");
+    EXPECT_EQ(entries().size(), 3u);  // a.bin and two temporaries
+    EXPECT_EQ(entries().count("b.bin"), 0u);
+  }
+  EXPECT_EQ(entries(), std::set<std::string>{"a.bin"});
+  EXPECT_EQ(readBytes(path("a.bin")), "old a");
+  PreparedFiles prepared(writes);
+  PreparedFiles moved = std::move(prepared);
+  moved.commit();
+  EXPECT_EQ(entries(), (std::set<std::string>{"a.bin", "b.bin"}));
+  EXPECT_EQ(readBytes(path("a.bin")), "new a");
+  EXPECT_EQ(readBytes(path("b.bin")), "new b");
+}
+
+// A target that is a directory is refused before anything is written.
+TEST_F(AtomicFile, PreparedFilesRefuseADirectoryTargetUpFront) {
+  std::filesystem::create_directory(path("adir"));
+  bool wrote = false;
+  EXPECT_THROW(PreparedFiles({{path("first.bin"), [&](std::ostream&) { wrote = true; }},
+                              {path("adir"), [](std::ostream& out) { out << "2"; }}}),
+               IoError);
+  EXPECT_FALSE(wrote);
+  EXPECT_EQ(entries(), std::set<std::string>{"adir"});
+}
+
+}  // namespace
+}  // namespace bovw::test

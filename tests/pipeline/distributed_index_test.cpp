@@ -1,0 +1,184 @@
+// Distributed indexing in one process: R thread ranks split a folder (bovw/work_split.hpp), each
+// histograms its part, the parts are gathered and merged (bovw/histogram_exchange.hpp), and the
+// database written from them is byte for byte the one-process database: with and without
+// keypoints, with bad files among the images, with more ranks than images (empty parts), and as
+// shards written by rank s mod R. Also the exchange's encoding on its own.
+#include "support/retrieval_test_support.hpp"
+#include "support/thread_communicator.hpp"
+
+#include <bovw/feature_registry.hpp>
+#include <bovw/histogram_exchange.hpp>
+#include <bovw/image_database.hpp>
+#include <bovw/work_split.hpp>
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+namespace bovw {
+namespace {
+
+// The images (good and bad, in the folder's order), the features and a vocabulary from their descriptors.
+struct Job {
+  std::vector<std::string> paths;
+  FeatureSpec spec = normalizeFeatureSpec(FeatureSpec("surf"));
+  std::optional<Vocabulary> vocabulary;
+};
+
+std::unique_ptr<FeatureExtractor> extractorOf(const Job& job) {
+  ExtractorOptions options;
+  options.surf_backend = SurfBackend::Builtin;  // no device in these tests
+  return makeFeatureExtractor(job.spec, options);
+}
+
+const Job& job() {
+  static const Job made = [] {
+    const test::ImageSet& set = test::imageSet();
+    Job j;
+    // Bad files (truncated, text, missing) among good ones, so that several ranks meet some.
+    j.paths = {set.box, set.truncated, set.box_rotated, set.graf_crop, set.text_as_png, set.box_bright, set.flat,
+               set.missing, set.texture};
+    const DescriptorSample sample = sampleDescriptors({set.box, set.graf_crop, set.texture}, *extractorOf(j), 24, 7);
+    j.vocabulary.emplace(sample.descriptors, extractorOf(j)->descriptorType());
+    return j;
+  }();
+  return made;
+}
+
+// One rank's histograms of `paths` (words kept, so that both kinds of database can be made).
+ImageHistograms histogramsOf(const std::vector<std::string>& paths) {
+  HistogrammerConfig config;
+  config.backend = Backend::OpenMP;
+  config.threads = 1;
+  PipelineOptions options;
+  options.workers = 1;
+  options.batch_images = 2;  // batches that do not follow the ranks' parts
+  options.keep_words = true;
+  return histogramImages(paths, *extractorOf(job()), *job().vocabulary, *makeHistogrammer(config), options);
+}
+
+// The database file's bytes of `results`' images whose index in `results` passes `keep`.
+std::string databaseBytes(const ImageHistograms& results, bool keypoints,
+                          const std::function<bool(std::size_t)>& keep = [](std::size_t) { return true; }) {
+  DatabaseOptions options;
+  options.store_keypoints = keypoints;
+  ImageDatabase database(*job().vocabulary, job().spec, options);
+  for (std::size_t i = 0; i < results.names.size(); ++i) {
+    if (!keep(i)) continue;
+    if (keypoints) database.add(results.names[i], results.words[i]);
+    else database.add(results.names[i], results.histograms.row(static_cast<Eigen::Index>(i)));
+  }
+  std::ostringstream out;
+  database.write(out);
+  return out.str();
+}
+
+std::vector<std::string> failedPaths(const ImageHistograms& results) {
+  std::vector<std::string> paths;
+  for (const auto& failure : results.failures) paths.push_back(failure.path);
+  return paths;
+}
+
+const ImageHistograms& oneProcess() {
+  static const ImageHistograms results = histogramsOf(job().paths);
+  return results;
+}
+
+TEST(DistributedIndex, OneProcessRunHasGoodAndBadImages) {
+  EXPECT_EQ(oneProcess().names.size(), 6u);
+  EXPECT_EQ(failedPaths(oneProcess()),
+            (std::vector<std::string>{test::imageSet().truncated, test::imageSet().text_as_png, test::imageSet().missing}));
+}
+
+TEST(DistributedIndex, MergedDatabaseIsTheOneProcessDatabaseByteForByte) {
+  const std::string plain = databaseBytes(oneProcess(), false), with_keypoints = databaseBytes(oneProcess(), true);
+  for (int ranks : {1, 2, 3, 5, 12}) {  // 12 ranks for 9 files: some parts are empty
+    SCOPED_TRACE(std::to_string(ranks) + " ranks");
+    test::runOnRanks(ranks, [&](Communicator& group) {
+      const FileList list = broadcastFileList(group, group.rank() == 0 ? withFileSizes(job().paths) : FileList{});
+      const auto part_of = splitBySize(list.sizes, static_cast<std::size_t>(group.size()));
+      const ImageHistograms mine = histogramsOf(filesOfRank(list, part_of, group.size(), group.rank()));
+      const ImageHistograms merged = gatherImageHistograms(group, mine, list.paths);
+      if (group.rank() != 0) {
+        EXPECT_TRUE(merged.names.empty());
+        return;
+      }
+      EXPECT_EQ(merged.names, oneProcess().names);
+      EXPECT_EQ(merged.histograms, oneProcess().histograms);
+      EXPECT_EQ(merged.descriptor_counts, oneProcess().descriptor_counts);
+      EXPECT_EQ(failedPaths(merged), failedPaths(oneProcess()));  // failures merged in the folder's order
+      EXPECT_TRUE(databaseBytes(merged, false) == plain);
+      EXPECT_TRUE(databaseBytes(merged, true) == with_keypoints);
+    });
+  }
+}
+
+TEST(DistributedIndex, ShardsWrittenByRankSModRAreTheOneProcessShards) {
+  const std::size_t shards = 3;
+  const FileList all = withFileSizes(job().paths);
+  const auto shard_of_file = splitBySize(all.sizes, shards);
+  auto shardOf = [&](const std::string& name) {
+    return shard_of_file[static_cast<std::size_t>(std::find(all.paths.begin(), all.paths.end(), name) - all.paths.begin())];
+  };
+  std::vector<std::string> expected;
+  for (std::size_t s = 0; s < shards; ++s)
+    expected.push_back(databaseBytes(oneProcess(), true, [&](std::size_t i) { return shardOf(oneProcess().names[i]) == s; }));
+  for (int ranks : {1, 2, 4}) {
+    SCOPED_TRACE(std::to_string(ranks) + " ranks");
+    std::vector<std::string> written(shards);
+    test::runOnRanks(ranks, [&](Communicator& group) {
+      const FileList list = broadcastFileList(group, group.rank() == 0 ? all : FileList{});
+      const auto part_of = splitBySize(list.sizes, shards);
+      const ImageHistograms mine = histogramsOf(filesOfRank(list, part_of, group.size(), group.rank()));
+      for (std::size_t s = 0; s < shards; ++s)
+        if (rankOfPart(s, group.size()) == group.rank())
+          written[s] = databaseBytes(mine, true, [&](std::size_t i) { return shardOf(mine.names[i]) == s; });
+    });
+    for (std::size_t s = 0; s < shards; ++s) EXPECT_TRUE(written[s] == expected[s]) << "shard " << s;
+  }
+}
+
+TEST(HistogramExchange, EncodingKeepsEveryField) {
+  const ImageHistograms decoded = decodeImageHistograms(encodeImageHistograms(oneProcess()), "rank 1");
+  EXPECT_EQ(decoded.names, oneProcess().names);
+  EXPECT_EQ(decoded.histograms, oneProcess().histograms);
+  EXPECT_EQ(decoded.descriptor_counts, oneProcess().descriptor_counts);
+  ASSERT_EQ(decoded.words.size(), oneProcess().words.size());
+  for (std::size_t i = 0; i < decoded.words.size(); ++i) {
+    EXPECT_EQ(decoded.words[i].image_size, oneProcess().words[i].image_size);
+    EXPECT_EQ(decoded.words[i].points, oneProcess().words[i].points);
+    EXPECT_EQ(decoded.words[i].words, oneProcess().words[i].words);
+    EXPECT_EQ(decoded.words[i].signatures, oneProcess().words[i].signatures);
+  }
+  ASSERT_EQ(decoded.failures.size(), oneProcess().failures.size());
+  for (std::size_t f = 0; f < decoded.failures.size(); ++f) {
+    EXPECT_EQ(decoded.failures[f].path, oneProcess().failures[f].path);
+    EXPECT_EQ(decoded.failures[f].message, oneProcess().failures[f].message);
+  }
+  const ImageHistograms nothing = decodeImageHistograms(encodeImageHistograms(ImageHistograms{}), "rank 2");
+  EXPECT_TRUE(nothing.names.empty() && nothing.failures.empty());
+}
+
+TEST(HistogramExchange, DamagedBytesAreRefusedNamingTheRank) {
+  const Bytes bytes = encodeImageHistograms(oneProcess());
+  for (std::size_t cut : {std::size_t{0}, std::size_t{5}, bytes.size() / 2, bytes.size() - 1}) {
+    try {
+      decodeImageHistograms(Bytes(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(cut)), "rank 3");
+      ADD_FAILURE() << "cut at " << cut << " accepted";
+    } catch (const InvalidInput& e) {
+      EXPECT_TRUE(test::contains(e.what(), "rank 3")) << e.what();
+    }
+  }
+}
+
+TEST(HistogramExchange, MergeRefusesImagesNotInTheListOrTwice) {
+  const ImageHistograms& all = oneProcess();
+  EXPECT_THROW(mergeImageHistograms({job().paths[0]}, {all}), InvalidInput);
+  EXPECT_THROW(mergeImageHistograms(job().paths, {all, all}), InvalidInput);
+  // Parts given in any order come back in list order.
+  const ImageHistograms merged = mergeImageHistograms(job().paths, {ImageHistograms{}, all});
+  EXPECT_EQ(merged.names, all.names);
+}
+
+}  // namespace
+}  // namespace bovw
