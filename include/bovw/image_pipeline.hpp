@@ -121,4 +121,16 @@ DescriptorSample sampleDescriptors(const std::vector<std::string>& paths, std::i
                                    const FeatureExtractor& extractor, std::int64_t max_descriptors,
                                    unsigned long long seed, const PipelineOptions& options, Communicator& ranks);
 
+// The sample of a folder's image files drawn by the ranks of a job (bovw train, bovw-mpi train):
+// rank 0 lists the folder (listImages), each rank extracts a contiguous part of about equal bytes.
+struct FolderSample {
+  DescriptorSample sample;   // this rank's rows and failures, as sampleDescriptors over ranks
+  std::int64_t images = 0;   // image files in the folder
+  std::int64_t failed = 0;   // of which could not be read, on all ranks
+};
+// Collective. Throws InvalidInput on every rank if the folder cannot be listed or holds no image
+// files.
+FolderSample sampleFolder(Communicator& ranks, const std::string& folder, const FeatureExtractor& extractor,
+                          std::int64_t max_descriptors, unsigned long long seed, const PipelineOptions& options = {});
+
 }  // namespace bovw

@@ -1,5 +1,5 @@
 // The job's file list, broadcast in bovw's little-endian serialisation, and its split into parts.
-#include <bovw/work_split.hpp>
+#include "distributed/work_split.hpp"
 
 #include "distributed/rank_message.hpp"
 

@@ -1,5 +1,5 @@
 // Image results as bytes (src/io's ByteWriter and ByteReader) and their merge in list order.
-#include <bovw/histogram_exchange.hpp>
+#include "pipeline/histogram_exchange.hpp"
 
 #include <bovw/error.hpp>
 

@@ -2,8 +2,8 @@
 // nothing (`bovw index` and `bovw-mpi index`; docs/SCALING.md).
 //
 // Rank 0's list is shared; every rank takes its contiguous part of about equal bytes
-// (bovw/work_split.hpp) and histograms it. Without shards the results go to rank 0
-// (bovw/histogram_exchange.hpp), which adds them in the list's order: the database is byte for byte
+// (src/distributed/work_split.hpp) and histograms it. Without shards the results go to rank 0
+// (src/pipeline/histogram_exchange.hpp), which adds them in the list's order: the database is byte for byte
 // the one-process database. With S shards, shard s is written by rank s mod R from the images of
 // that shard, under the names of a new generation that rank 0 chooses (bovw/shard_generations.hpp),
 // so that no file the manifest in place names is touched. Outputs are written in two phases
@@ -15,11 +15,11 @@
 
 #include <bovw/atomic_file.hpp>
 #include <bovw/error.hpp>
-#include <bovw/histogram_exchange.hpp>
+#include "pipeline/histogram_exchange.hpp"
 #include <bovw/rank_agreement.hpp>
 #include <bovw/shard_generations.hpp>
 #include <bovw/sharded_database.hpp>
-#include <bovw/work_split.hpp>
+#include "distributed/work_split.hpp"
 
 #include <filesystem>
 #include <optional>

@@ -2,7 +2,7 @@
 // about equal bytes, part p goes to rank p mod R, and the ranks' files together are the list.
 #include "support/thread_communicator.hpp"
 
-#include <bovw/work_split.hpp>
+#include "distributed/work_split.hpp"
 
 #include <gtest/gtest.h>
 

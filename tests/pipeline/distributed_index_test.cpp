@@ -1,5 +1,5 @@
-// Distributed indexing in one process: R thread ranks split a folder (bovw/work_split.hpp), each
-// histograms its part, the parts are gathered and merged (bovw/histogram_exchange.hpp), and the
+// Distributed indexing in one process: R thread ranks split a folder (src/distributed/work_split.hpp), each
+// histograms its part, the parts are gathered and merged (src/pipeline/histogram_exchange.hpp), and the
 // database written from them is byte for byte the one-process database: with and without
 // keypoints, with bad files among the images, with more ranks than images (empty parts), and as
 // shards written by rank s mod R. Also the exchange's encoding on its own.
@@ -7,9 +7,9 @@
 #include "support/thread_communicator.hpp"
 
 #include <bovw/feature_registry.hpp>
-#include <bovw/histogram_exchange.hpp>
+#include "pipeline/histogram_exchange.hpp"
 #include <bovw/image_database.hpp>
-#include <bovw/work_split.hpp>
+#include "distributed/work_split.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // The per-image results of histogramImages (bovw/image_pipeline.hpp) moved between the ranks of a
 // distributed job and put back in the job's image order. Each rank histograms its own part of the
-// list (bovw/work_split.hpp); its results are sent as bytes (little-endian, histograms as their
+// list (src/distributed/work_split.hpp); its results are sent as bytes (little-endian, histograms as their
 // non-zero counts, keypoints and words exactly) and merged by the position of each image in the
 // list, so that the merged results are those of one process over the whole list: the same rows,
 // words and failures in the same order, whatever the number of ranks.
