@@ -139,6 +139,7 @@ CLI::App* addEvaluateCommand(CLI::App& app) {
 }
 
 int runEvaluateCommand() {
+  checkOutputs({{"--json", args.json}}, {{"--index", args.index}, {"--groups", args.groups}});
   const auto entries = readGroupsCsv(args.groups);
   const ShardedDatabase database = ShardedDatabase::load(args.index);
   if (database.size() == 0) throw InvalidInput("'" + args.index + "': the index holds no image yet");

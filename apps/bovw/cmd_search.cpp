@@ -72,14 +72,18 @@ std::string formatOf(const std::string& output) {
   return args.format;
 }
 
-// Checked before the work: an output that is one of the inputs would be replaced by the report.
-void checkOutputsAreNotInputs() {
-  for (const std::string& output : args.outputs)
-    for (const std::string& input : args.queries) {
-      std::error_code error;
-      if (output == input || (std::filesystem::equivalent(output, input, error) && !error))
-        throw InvalidInput("--output '" + output + "' is the query image '" + input + "': it would be overwritten");
-    }
+// The files to write: each --output, or bovw-search.html for --format html without one.
+std::vector<std::string> outputFiles() {
+  if (args.outputs.empty() && args.format == "html") return {"bovw-search.html"};
+  return args.outputs;
+}
+
+// Checked before the work: each output can be written and is not an input, which the report would replace.
+void checkSearchOutputs() {
+  std::vector<NamedPath> outputs, inputs = {{"--index", args.index}};
+  for (const std::string& output : outputFiles()) outputs.push_back({"--output", output});
+  for (const std::string& query : args.queries) inputs.push_back({"the query image", query});
+  checkOutputs(outputs, inputs);
 }
 
 }  // namespace
@@ -105,7 +109,7 @@ CLI::App* addSearchCommand(CLI::App& app) {
 }
 
 int runSearchCommand() {
-  checkOutputsAreNotInputs();
+  checkSearchOutputs();
   Communicator& group = ranks();
   ProgressBar bar("search", args.query.quiet || !printsResults());
   const ImageSearch database = ImageSearch::open(group, args.index, args.query.engine(bar));
@@ -140,8 +144,7 @@ int runSearchCommand() {
       else writeHtml(out, results, args.index);
     };
   };
-  std::vector<std::string> outputs = args.outputs;
-  if (outputs.empty() && args.format == "html") outputs.push_back("bovw-search.html");
+  const std::vector<std::string> outputs = outputFiles();
   if (outputs.empty()) {
     writer(args.format)(std::cout);
   } else {
