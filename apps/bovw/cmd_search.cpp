@@ -35,6 +35,7 @@ struct SearchArguments {
   std::size_t top = 10;
   std::string format = "csv";
   std::vector<std::string> outputs;
+  std::string root;
   bool exclude_query = false;
   QueryOptions query;
   VerifyOptions verify;
@@ -101,6 +102,10 @@ CLI::App* addSearchCommand(CLI::App& app) {
                       "file to write (default: standard output; html: bovw-search.html); may be given several "
                       "times, each in the format its extension names (.csv, .json, .html), else --format")
       ->allow_extra_args(false);  // one file per --output: the query images that follow are not outputs
+  command->add_option("--root", args.root,
+                      "html: the folder that the database's relative image names are relative to (the folder "
+                      "bovw index ran in); default: the current folder, then the database's folder")
+      ->check(CLI::ExistingDirectory);
   command->add_flag("--exclude-query", args.exclude_query,
                     "leave the query image itself out of its results (when it is indexed too: the same file)");
   args.query.addTo(command, ScoringChoice::One);
@@ -137,11 +142,12 @@ int runSearchCommand() {
   }
   if (!printsResults()) return 0;
   // Each output in its format: one search, several reports (the quick start writes csv and html).
+  Thumbnails thumbnails(args.index, args.root);  // read once for every html output
   auto writer = [&](const std::string& format) {
-    return [&results, format](std::ostream& out) {
+    return [&results, &thumbnails, format](std::ostream& out) {
       if (format == "csv") writeCsv(out, results);
       else if (format == "json") writeJson(out, results);
-      else writeHtml(out, results, args.index);
+      else writeHtml(out, results, args.index, thumbnails);
     };
   };
   const std::vector<std::string> outputs = outputFiles();

@@ -13,7 +13,9 @@
 - every output of every command (and bovw-bench's) is checked before the work: a missing folder, a file
   where the folder should be, a folder no file can be created in (without write permission, or a
   read-only tmpfs when running as root) and an existing folder are each one line naming the option, the
-  path and the problem, exit 1, nothing written and no image read; an output that is an input is refused.
+  path and the problem, exit 1, nothing written and no image read; an output that is an input is refused;
+- html thumbnails of a database's relative image names are found from another folder (beside the
+  database, or under --root); an image found nowhere is one warning and "image not found" on the page.
 
 Usage: test_output_safety.py --bovw PATH/TO/bovw --data tests/data [--bovw-bench PATH/TO/bovw-bench]
 Needs numpy and python3-opencv (Debian packages); exit status 77 (CTest: skipped) without them.
@@ -426,6 +428,86 @@ class UnwritableOutputs(unittest.TestCase):
                 self.assertFailsFast(command, message)
         self.assertEqual({path: read_bytes(path) for path in before}, before)
         self.assertFalse(os.path.exists(both))
+
+
+class RelativeNames(unittest.TestCase):
+    """A database holds the image names that `bovw index` was given: relative to the folder it ran in.
+    html thumbnails find them from anywhere: beside the database, or under --root."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.project = os.path.join(FIXTURE.root, "project")
+        os.makedirs(os.path.join(cls.project, "photos"))
+        os.makedirs(os.path.join(cls.project, "databases"))
+        cls.elsewhere = os.path.join(FIXTURE.root, "elsewhere")
+        os.mkdir(cls.elsewhere)
+        cls.names = ["photos/p%d.png" % i for i in range(4)]
+        for i, name in enumerate(cls.names):
+            assert cv2.imwrite(os.path.join(cls.project, name), texture(SEED + 400 + i))
+        for output in ("beside.bovwdb", "databases/apart.bovwdb"):
+            result = run("index", "photos", "--vocabulary", FIXTURE.vocabulary, "--output", output, "--quiet",
+                         cwd=cls.project)
+            assert result.returncode == 0, describe(result)
+        cls.query = os.path.join(cls.project, "photos", "p0.png")
+
+    def search_html(self, database, *options):
+        page = os.path.join(self.elsewhere, "page.html")
+        if os.path.exists(page):
+            os.remove(page)
+        result = run("search", "--index", database, "--top", 4, "--output", page, *options, self.query,
+                     os.path.join(self.project, "photos", "p1.png"), cwd=self.elsewhere)
+        self.assertEqual(result.returncode, 0, describe(result))
+        with open(page, encoding="utf-8") as f:
+            return f.read(), result.stderr
+
+    def test_names_are_stored_as_given(self):
+        result = run("search", "--index", os.path.join(self.project, "beside.bovwdb"), "--top", 4, "--format", "json",
+                     self.query, cwd=self.elsewhere)
+        self.assertEqual(result.returncode, 0, describe(result))
+        self.assertEqual(sorted(r["image"] for r in json.loads(result.stdout)[0]["results"]), self.names)
+
+    def test_beside_the_database_from_another_folder(self):
+        html, stderr = self.search_html(os.path.join(self.project, "beside.bovwdb"))
+        self.assertEqual(html.count("data:image/jpeg;base64,"), 2 + 2 * 4)  # two queries, four results each
+        self.assertNotIn("image not", html)
+        self.assertNotIn("warn", stderr)
+        # A relative --index: its folder, relative to the current one.
+        html, stderr = self.search_html(os.path.join("..", "project", "beside.bovwdb"))
+        self.assertEqual(html.count("data:image/jpeg;base64,"), 10)
+        self.assertNotIn("warn", stderr)
+
+    def test_found_nowhere_is_one_warning_per_image(self):
+        html, stderr = self.search_html(os.path.join(self.project, "databases", "apart.bovwdb"))
+        self.assertEqual(html.count("data:image/jpeg;base64,"), 2)  # the queries, given from here
+        self.assertEqual(html.count("image not found"), 8)
+        for name in self.names:
+            self.assertIn('title="%s"' % name, html)  # the name is shown, without a broken image
+            warnings = [line for line in stderr.splitlines() if "'%s'" % name in line]
+            self.assertEqual(len(warnings), 1, stderr)  # once, though both queries show it
+            self.assertIn("warn", warnings[0])
+            self.assertIn("not found from the current folder nor from the database's folder", warnings[0])
+            self.assertIn("--root", warnings[0])
+        self.assertEqual(len(stderr.splitlines()), 4 + 1, stderr)  # and the "wrote" line
+
+    def test_root_names_the_folder_of_the_names(self):
+        html, stderr = self.search_html(os.path.join(self.project, "databases", "apart.bovwdb"), "--root",
+                                        self.project)
+        self.assertEqual(html.count("data:image/jpeg;base64,"), 10)
+        self.assertNotIn("warn", stderr)
+        html, stderr = self.search_html(os.path.join(self.project, "databases", "apart.bovwdb"), "--root",
+                                        os.path.join("..", "project"))
+        self.assertEqual(html.count("data:image/jpeg;base64,"), 10)
+        # --root overrides the fallback: a wrong one finds nothing, and says where it looked.
+        html, stderr = self.search_html(os.path.join(self.project, "beside.bovwdb"), "--root", self.elsewhere)
+        self.assertEqual(html.count("image not found"), 8)
+        self.assertEqual(len([l for l in stderr.splitlines() if "warn" in l]), 4, stderr)
+        self.assertIn(os.path.join(self.elsewhere, "photos", "p2.png"), stderr)
+
+    def test_root_must_be_a_folder(self):
+        result = run("search", "--index", os.path.join(self.project, "beside.bovwdb"), "--root",
+                     os.path.join(self.project, "nowhere"), self.query)
+        self.assertEqual(result.returncode, 2, describe(result))
+        self.assertIn("--root", result.stderr)
 
 
 class OptionMessages(unittest.TestCase):
