@@ -13,6 +13,7 @@
 
 #include <iostream>
 #include <regex>
+#include <utility>
 
 namespace bovw::bench {
 
@@ -126,7 +127,18 @@ void addOptions(CLI::App* command) {
       ->needs(tune);
 }
 
+// Before minutes of timing: each output can be written (bovw/atomic_file.hpp's writeProblem).
+void checkOutputs() {
+  const std::pair<const char*, std::string> outputs[] = {{"--json", args.json}, {"--save-tuning", args.save_tuning}};
+  for (const auto& [option, path] : outputs)
+    if (!path.empty())
+      if (const auto problem = writeProblem(path)) throw IoError(std::string(option) + " '" + path + "': " + *problem);
+  if (!args.json.empty() && args.json == args.save_tuning)
+    throw InvalidInput("--json and --save-tuning name the same file '" + args.json + "'");
+}
+
 int runBench() {
+  checkOutputs();
   if (!args.tiles.empty()) args.options.tiles = parseTileSizes(args.tiles);
   if (!args.tune.empty()) return tuneTiles();
   for (const auto& s : args.sizes) args.options.sizes.push_back(parseSize(s));

@@ -132,6 +132,7 @@ CLI::App* addEvaluateCommand(CLI::App& app) {
 }
 
 int runEvaluateCommand() {
+  checkOutputs({{"--json", args.json}}, {{"--index", args.index}, {"--groups", args.groups}});
   const auto entries = readGroupsCsv(args.groups);
   ProgressBar bar("evaluate", args.query.quiet);
   // Strict: a query that cannot be read would make the scores meaningless.

@@ -119,7 +119,8 @@ std::vector<Job> plan(std::vector<std::string>& failures) {
   }
   std::error_code ec;
   fs::create_directories(args.output, ec);
-  if (!fs::is_directory(args.output)) throw IoError("cannot create output folder '" + args.output + "'");
+  if (!fs::is_directory(args.output))
+    throw IoError("--output '" + args.output + "': cannot create the folder" + (ec ? ": " + ec.message() : ""));
   const std::string extension = args.format == "npy" ? ".npy" : ".yml.gz";
   std::map<std::string, std::string> taken;  // output path -> image that claimed it
   for (const std::string& image : images) {
@@ -151,6 +152,13 @@ void extract(const FeatureExtractor& extractor, const Job& job) {
   std::cout << job.image << ": " << keypoints.size() << " keypoints -> " << job.output << "\n";
 }
 
+// Before any image is read: a single image's output file can be written and is not the image; in a
+// folder, a file can be written (the first image's, tried: every output goes to that one folder).
+void checkOutputFiles(const std::vector<Job>& jobs) {
+  const bool single = jobs.size() == 1 && jobs.front().output == args.output;
+  checkOutputs({{"--output", jobs.front().output}}, {{"the image", single ? jobs.front().image : ""}});
+}
+
 }  // namespace
 
 CLI::App* addExtractCommand(CLI::App& app) {
@@ -175,11 +183,12 @@ CLI::App* addExtractCommand(CLI::App& app) {
 }
 
 int runExtractCommand() {
+  std::vector<std::string> failures;
+  const std::vector<Job> jobs = plan(failures);
+  if (!jobs.empty()) checkOutputFiles(jobs);
   args.features.useThreads(args.threads);
   const auto extractor = args.features.extractor();
   spdlog::debug("extract: {}", extractor->description());  // "SURF backend opencl"
-  std::vector<std::string> failures;
-  const std::vector<Job> jobs = plan(failures);
   for (const std::string& f : failures) spdlog::error("extract: {}", f);
   if (!failures.empty() && args.features.strict) return 1;
   int failed = static_cast<int>(failures.size());

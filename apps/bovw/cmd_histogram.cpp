@@ -124,6 +124,12 @@ CLI::App* addHistogramCommand(CLI::App& app) {
 }
 
 int runHistogramCommand() {
+  const std::vector<NamedPath> inputs = {
+      {"--descriptors", args.descriptors}, {"--offsets", args.offsets}, {"--vocabulary", args.vocabulary}};
+  if (args.images.empty())
+    checkOutputs({{"--output", args.output}, {"--assignments", args.assignments}}, inputs);
+  else
+    checkOutputs({{"--output", args.output}, {"the image names of --output", namesPathFor(args.output)}}, inputs);
   const Vocabulary vocabulary = loadVocabulary(args.vocabulary);
 #ifdef BOVW_CLI_WITH_FEATURES
   if (!args.images.empty()) return runOnImages(vocabulary);

@@ -55,6 +55,7 @@ CLI::App* addIndexCommand(CLI::App& app) {
 }
 
 int runIndexCommand() {
+  checkOutputs({{"--output", args.output}}, {{"--vocabulary", args.vocabulary}}, args.shards ? Writers::EveryRank : Writers::Rank0);
   Communicator& group = ranks();
   const bool root = group.rank() == 0;
   args.features.useThreads(args.histogrammer.threads);

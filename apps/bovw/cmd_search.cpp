@@ -35,6 +35,7 @@ struct SearchArguments {
   std::size_t top = 10;
   std::string format = "csv";
   std::vector<std::string> outputs;
+  std::string root;
   bool exclude_query = false;
   QueryOptions query;
   VerifyOptions verify;
@@ -72,14 +73,18 @@ std::string formatOf(const std::string& output) {
   return args.format;
 }
 
-// Checked before the work: an output that is one of the inputs would be replaced by the report.
-void checkOutputsAreNotInputs() {
-  for (const std::string& output : args.outputs)
-    for (const std::string& input : args.queries) {
-      std::error_code error;
-      if (output == input || (std::filesystem::equivalent(output, input, error) && !error))
-        throw InvalidInput("--output '" + output + "' is the query image '" + input + "': it would be overwritten");
-    }
+// The files to write: each --output, or bovw-search.html for --format html without one.
+std::vector<std::string> outputFiles() {
+  if (args.outputs.empty() && args.format == "html") return {"bovw-search.html"};
+  return args.outputs;
+}
+
+// Checked before the work: each output can be written and is not an input, which the report would replace.
+void checkSearchOutputs() {
+  std::vector<NamedPath> outputs, inputs = {{"--index", args.index}};
+  for (const std::string& output : outputFiles()) outputs.push_back({"--output", output});
+  for (const std::string& query : args.queries) inputs.push_back({"the query image", query});
+  checkOutputs(outputs, inputs);
 }
 
 }  // namespace
@@ -97,6 +102,10 @@ CLI::App* addSearchCommand(CLI::App& app) {
                       "file to write (default: standard output; html: bovw-search.html); may be given several "
                       "times, each in the format its extension names (.csv, .json, .html), else --format")
       ->allow_extra_args(false);  // one file per --output: the query images that follow are not outputs
+  command->add_option("--root", args.root,
+                      "html: the folder that the database's relative image names are relative to (the folder "
+                      "bovw index ran in); default: the current folder, then the database's folder")
+      ->check(CLI::ExistingDirectory);
   command->add_flag("--exclude-query", args.exclude_query,
                     "leave the query image itself out of its results (when it is indexed too: the same file)");
   args.query.addTo(command, ScoringChoice::One);
@@ -105,7 +114,7 @@ CLI::App* addSearchCommand(CLI::App& app) {
 }
 
 int runSearchCommand() {
-  checkOutputsAreNotInputs();
+  checkSearchOutputs();
   Communicator& group = ranks();
   ProgressBar bar("search", args.query.quiet || !printsResults());
   const ImageSearch database = ImageSearch::open(group, args.index, args.query.engine(bar));
@@ -133,15 +142,15 @@ int runSearchCommand() {
   }
   if (!printsResults()) return 0;
   // Each output in its format: one search, several reports (the quick start writes csv and html).
+  Thumbnails thumbnails(args.index, args.root);  // read once for every html output
   auto writer = [&](const std::string& format) {
-    return [&results, format](std::ostream& out) {
+    return [&results, &thumbnails, format](std::ostream& out) {
       if (format == "csv") writeCsv(out, results);
       else if (format == "json") writeJson(out, results);
-      else writeHtml(out, results, args.index);
+      else writeHtml(out, results, args.index, thumbnails);
     };
   };
-  std::vector<std::string> outputs = args.outputs;
-  if (outputs.empty() && args.format == "html") outputs.push_back("bovw-search.html");
+  const std::vector<std::string> outputs = outputFiles();
   if (outputs.empty()) {
     writer(args.format)(std::cout);
   } else {

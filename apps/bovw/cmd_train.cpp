@@ -167,6 +167,7 @@ int runTrainCommand() {
   args.quiet = args.features.quiet;
 #endif
   checkVocabularyPath(args.output);
+  checkOutputs({{"--output", args.output}}, {{"--descriptors", args.descriptors}});
   Communicator& group = ranks();
   // Several ranks on a host with GPUs: one GPU each (for the assignment and the OpenCL SURF).
   args.histogrammer.device = deviceOfRank(group, args.histogrammer.device);

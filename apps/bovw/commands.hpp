@@ -1,7 +1,10 @@
 // The subcommands of the `bovw` program. Each adds itself to the CLI11 app (options, --help) and
 // runs after parsing; a run returns the exit status (0 success, 1 failure) and lets bovw::Error
-// propagate to main, which prints it as one line naming the input.
+// propagate to main, which prints it as one line naming the input. A run that writes files checks
+// them first (checkOutputs), before any work.
 #pragma once
+
+#include "output_checks.hpp"
 
 #include <CLI/CLI.hpp>
 

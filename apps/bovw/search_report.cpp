@@ -14,6 +14,8 @@
 #include <algorithm>
 #include <cmath>
 #include <iomanip>
+#include <utility>
+#include <vector>
 
 namespace bovw::cli {
 
@@ -56,23 +58,9 @@ std::string base64(const std::vector<unsigned char>& bytes) {
   return out;
 }
 
-// A JPEG thumbnail as a data URI, or "" if the image cannot be read (the page says so instead, and a
-// warning says why). The image is read like every other (bovw/image_io.hpp): a file that is not an
-// image, a special file, or more pixels than the pipeline's limit is refused before it is decoded.
-std::string thumbnail(const std::string& path) {
-  constexpr int kSide = 180;
-  cv::Mat image;
-  try {
-    image = loadImage(path, PipelineOptions().max_pixels, cv::IMREAD_COLOR);
-  } catch (const Error& e) {
-    spdlog::warn("html: no thumbnail of '{}': {}", printableName(path), e.what());
-    return "";
-  }
-  const double scale = static_cast<double>(kSide) / std::max(image.cols, image.rows);
-  if (scale < 1) cv::resize(image, image, cv::Size(), scale, scale, cv::INTER_AREA);
-  std::vector<unsigned char> jpeg;
-  cv::imencode(".jpg", image, jpeg, {cv::IMWRITE_JPEG_QUALITY, 80});
-  return "data:image/jpeg;base64," + base64(jpeg);
+bool fileExists(const std::filesystem::path& path) {
+  std::error_code error;
+  return std::filesystem::exists(path, error);
 }
 
 // Captions show the file name; the full path is the tooltip.
@@ -81,10 +69,11 @@ std::string fileName(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-std::string figure(const std::string& path, const std::string& caption, const char* css_class) {
-  const std::string uri = thumbnail(path);
+std::string figure(const std::string& path, const Thumbnails::Thumbnail& thumbnail, const std::string& caption,
+                   const char* css_class) {
   std::string html = "<figure class=\"" + std::string(css_class) + "\" title=\"" + htmlEscape(path) + "\">";
-  html += uri.empty() ? "<div class=\"missing\">image not readable</div>" : "<img src=\"" + uri + "\" alt=\"\">";
+  html += thumbnail.uri.empty() ? "<div class=\"missing\">" + thumbnail.missing + "</div>"
+                                : "<img src=\"" + thumbnail.uri + "\" alt=\"\">";
   return html + "<figcaption>" + caption + "</figcaption></figure>";
 }
 
@@ -110,6 +99,52 @@ void checkJsonName(const std::string& name) {
 }
 
 }  // namespace
+
+Thumbnails::Thumbnails(const std::string& database, std::string root)
+    : database_folder_(std::filesystem::path(database).parent_path()), root_(std::move(root)) {}
+
+const Thumbnails::Thumbnail& Thumbnails::ofQuery(const std::string& path) { return read(path); }
+
+const Thumbnails::Thumbnail& Thumbnails::ofResult(const std::string& name) {
+  const std::filesystem::path path(name);
+  // Where the name is looked for, in order; the first file there is read.
+  std::vector<std::filesystem::path> places = {path};
+  if (!path.is_absolute() && !root_.empty()) places = {std::filesystem::path(root_) / path};
+  else if (!path.is_absolute() && !database_folder_.empty()) places.push_back(database_folder_ / path);
+  for (const auto& place : places)
+    if (fileExists(place)) return read(place.string());
+  if (places.size() == 1) return read(places.front().string());  // its reader's warning names it
+  // Said once per name, with where it was looked for: the fix is --root (or running from that folder).
+  const auto [it, added] = not_found_.emplace(name, Thumbnail{"", "image not found"});
+  if (added)
+    spdlog::warn("html: no thumbnail of '{}': not found from the current folder nor from the database's folder "
+                 "'{}' (--root names the folder that the database's image names are relative to)",
+                 printableName(name), printableName(database_folder_.string()));
+  return it->second;
+}
+
+// A JPEG thumbnail as a data URI, or none if the image cannot be read (the page says so instead, and
+// a warning says why). The image is read like every other (bovw/image_io.hpp): a file that is not an
+// image, a special file, or more pixels than the pipeline's limit is refused before it is decoded.
+const Thumbnails::Thumbnail& Thumbnails::read(const std::string& path) {
+  if (const auto known = by_path_.find(path); known != by_path_.end()) return known->second;
+  constexpr int kSide = 180;
+  Thumbnail& thumbnail = by_path_[path];
+  cv::Mat image;
+  try {
+    image = loadImage(path, PipelineOptions().max_pixels, cv::IMREAD_COLOR);
+  } catch (const Error& e) {
+    spdlog::warn("html: no thumbnail of '{}': {}", printableName(path), e.what());
+    thumbnail.missing = fileExists(path) ? "image not readable" : "image not found";
+    return thumbnail;
+  }
+  const double scale = static_cast<double>(kSide) / std::max(image.cols, image.rows);
+  if (scale < 1) cv::resize(image, image, cv::Size(), scale, scale, cv::INTER_AREA);
+  std::vector<unsigned char> jpeg;
+  cv::imencode(".jpg", image, jpeg, {cv::IMWRITE_JPEG_QUALITY, 80});
+  thumbnail.uri = "data:image/jpeg;base64," + base64(jpeg);
+  return thumbnail;
+}
 
 void writeCsv(std::ostream& out, const std::vector<QueryResults>& queries) {
   const bool verification = anyVerification(queries);
@@ -149,7 +184,8 @@ void writeJson(std::ostream& out, const std::vector<QueryResults>& queries) {
   out << j.dump(2) << "\n";
 }
 
-void writeHtml(std::ostream& out, const std::vector<QueryResults>& queries, const std::string& index_name) {
+void writeHtml(std::ostream& out, const std::vector<QueryResults>& queries, const std::string& index_name,
+               Thumbnails& thumbnails) {
   out << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>bovw search</title>\n"
          "<style>body{font-family:sans-serif;margin:1.5em;background:#fafafa;color:#222}"
          "h1{font-size:1.3em}section{display:flex;gap:12px;align-items:flex-start;margin:1.2em 0;"
@@ -161,13 +197,14 @@ void writeHtml(std::ostream& out, const std::vector<QueryResults>& queries, cons
          "justify-content:center;font-size:.8em;color:#888}.arrow{align-self:center;font-size:2em;color:#888}"
          "</style></head><body>\n<h1>bovw search in " << htmlEscape(index_name) << "</h1>\n";
   for (const auto& q : queries) {
-    out << "<section>" << figure(q.query, "<b>query</b><br>" + htmlEscape(fileName(q.query)), "query")
+    out << "<section>"
+        << figure(q.query, thumbnails.ofQuery(q.query), "<b>query</b><br>" + htmlEscape(fileName(q.query)), "query")
         << "<div class=\"arrow\">&rarr;</div>";
     if (q.hits.empty()) out << "<p>no image shares a visual word with this query</p>";
     for (std::size_t r = 0; r < q.hits.size(); ++r) {
       const SearchHit& v = q.hits[r];
       const std::string inliers = v.verified ? " (" + std::to_string(v.inliers) + " inliers)" : "";
-      out << figure(v.name,
+      out << figure(v.name, thumbnails.ofResult(v.name),
                     "#" + std::to_string(r + 1) + " <span class=\"score\">" + fixed(v.bow_score, 3) + inliers +
                         "</span><br>" + htmlEscape(fileName(v.name)),
                     "hit");

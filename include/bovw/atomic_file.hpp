@@ -7,6 +7,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -54,5 +55,14 @@ void writeFilesAtomically(const std::vector<StreamWrite>& writes);
 // is removed, `path` is untouched, and the exception propagates (IoError naming `path`, with the
 // system's reason, for the file system's failures).
 void writeFileAtomically(const std::string& path, const std::function<void(std::ostream&)>& write);
+
+// Why writeFileAtomically(path, ...) could not write `path` now, or nothing if it could: for a
+// program to call before the work whose result goes there, so that a bad output costs no time. The
+// check is the write's own first step: the temporary beside `path` is created and removed again, so
+// a missing folder, a file where the folder should be, a folder without write permission and a
+// read-only file system are all found by the code that writes later. The problem is said of what
+// to fix: "it is a directory", "the folder 'out' does not exist", "'out' is not a folder",
+// "cannot write in folder '/ro': Permission denied", or the system's reason (a link loop).
+std::optional<std::string> writeProblem(const std::string& path);
 
 }  // namespace bovw

@@ -14,12 +14,20 @@ namespace {
 
 // A rename fails mostly where the target cannot be replaced (a directory): checked before anything is
 // written, and again before anything is renamed, so that such a failure leaves every target untouched.
+constexpr char kDirectory[] = "it is a directory";
+
 void checkReplaceable(const std::string& path) {
   std::error_code error;
-  if (std::filesystem::is_directory(path, error)) throw IoError("cannot write '" + path + "': it is a directory");
+  if (std::filesystem::is_directory(path, error)) throw IoError("cannot write '" + path + "': " + kDirectory);
 }
 
 }  // namespace
+
+std::optional<std::string> writeProblem(const std::string& path) {
+  std::error_code error;
+  if (!path.empty() && std::filesystem::is_directory(path, error)) return std::string(kDirectory);
+  return detail::creationProblem(path);
+}
 
 PreparedFiles::PreparedFiles(const std::vector<StreamWrite>& writes) {
   for (const auto& w : writes) checkReplaceable(w.path);

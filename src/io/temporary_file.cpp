@@ -28,6 +28,14 @@ constexpr char kPrefix[] = ".bovw-tmp-";
   throw IoError("cannot " + std::string(verb) + " '" + target + "': " + std::strerror(error));
 }
 
+// What keeps a file from being created in `folder` (errno `error` of open), said of the folder:
+// that is what the user must fix, and the target's own name does not exist yet.
+std::string folderProblem(const fs::path& folder, int error) {
+  if (error == ENOENT) return "the folder '" + folder.string() + "' does not exist";
+  if (error == ENOTDIR) return "'" + folder.string() + "' is not a folder";
+  return "cannot write in folder '" + folder.string() + "': " + std::strerror(error);
+}
+
 fs::path folderOf(const std::string& target) {
   const fs::path folder = fs::path(target).parent_path();
   return folder.empty() ? fs::path(".") : folder;
@@ -78,10 +86,10 @@ std::string followLinks(const std::string& target) {
     std::error_code error;
     if (!fs::is_symlink(path, error)) return path.string();
     const fs::path next = fs::read_symlink(path, error);
-    if (error) failed("write", target, error.value());
+    if (error) throw CannotCreate(target, std::strerror(error.value()));
     path = next.is_absolute() ? next : path.parent_path() / next;
   }
-  failed("write", target, ELOOP);
+  throw CannotCreate(target, std::strerror(ELOOP));
 }
 
 // A new file replaces the old one with the old one's permission bits (a private 0600 database
@@ -93,6 +101,15 @@ bool keepMode(int fd, const std::string& destination) {
 }
 
 }  // namespace
+
+std::optional<std::string> creationProblem(const std::string& target) {
+  try {
+    TemporaryFile probe(target);  // removed by its destructor
+  } catch (const CannotCreate& e) {
+    return e.problem();
+  }
+  return std::nullopt;
+}
 
 bool isTemporaryName(const std::string& name) {
   const std::size_t prefix = sizeof kPrefix - 1;
@@ -108,7 +125,7 @@ bool isTemporaryName(const std::string& name) {
 }
 
 TemporaryFile::TemporaryFile(std::string target) : target_(std::move(target)), stream_(nullptr) {
-  if (target_.empty()) throw IoError("cannot write: empty output path");
+  if (target_.empty()) throw CannotCreate(target_, "the path is empty");
   destination_ = followLinks(target_);
   const fs::path folder = folderOf(destination_);
   removeAbandonedTemporaries(folder);
@@ -117,12 +134,12 @@ TemporaryFile::TemporaryFile(std::string target) : target_(std::move(target)), s
   // Each retry needs another process to take our new file for a leftover in the instant before
   // we lock it, or a process of our pid on another host: a few tries are plenty.
   for (int attempt = 0; fd_ < 0; ++attempt) {
-    if (attempt == 100) throw IoError("cannot create '" + target_ + "': no temporary name is free");
+    if (attempt == 100) throw CannotCreate(target_, "no temporary name is free");
     path_ = (folder / (kPrefix + std::to_string(::getpid()) + "-" + std::to_string(counter.fetch_add(1)) + "-" +
                        name)).string();
     const int fd = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd < 0 && errno == EEXIST) continue;
-    if (fd < 0) failed("create", target_, errno);
+    if (fd < 0) throw CannotCreate(target_, folderProblem(folder, errno));
     // Locked (or on a file system without locks, where no cleaner can take it either), and still
     // the file of that name: a cleaner that took it for a leftover before the lock removed it.
     const bool contended = ::flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;
@@ -132,7 +149,7 @@ TemporaryFile::TemporaryFile(std::string target) : target_(std::move(target)), s
   if (!keepMode(fd_, destination_)) {
     const int error = errno;
     discard();
-    failed("write", target_, error);
+    throw CannotCreate(target_, std::strerror(error));
   }
   buffer_ = std::make_unique<CheckedFileBuffer>(fd_);
   stream_.rdbuf(buffer_.get());

@@ -12,15 +12,30 @@
 
 #include "io/checked_file_buffer.hpp"
 
+#include <bovw/error.hpp>
+
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <string>
 
 namespace bovw::detail {
 
+// The temporary could not be created: what() names the target ("cannot write 'T': PROBLEM"),
+// problem() is the reason alone, said of what the user can fix (the folder, a link).
+class CannotCreate : public IoError {
+ public:
+  CannotCreate(const std::string& target, std::string problem)
+      : IoError("cannot write '" + target + "': " + problem), problem_(std::move(problem)) {}
+  const std::string& problem() const noexcept { return problem_; }
+
+ private:
+  std::string problem_;
+};
+
 class TemporaryFile {
  public:
-  // Creates and locks the temporary for `target`. Throws IoError naming `target` if it cannot.
+  // Creates and locks the temporary for `target`. Throws CannotCreate if it cannot.
   explicit TemporaryFile(std::string target);
   // Removes the temporary unless it was committed.
   ~TemporaryFile();
@@ -46,6 +61,10 @@ class TemporaryFile {
   std::unique_ptr<CheckedFileBuffer> buffer_;
   std::ostream stream_;
 };
+
+// Why a TemporaryFile for `target` cannot be created now, or nothing: one is created and removed
+// again, so the answer is the write's own (a missing folder, permissions, a read-only file system).
+std::optional<std::string> creationProblem(const std::string& target);
 
 // True for a name that TemporaryFile gives: ".bovw-tmp-<digits>-<digits>-<non-empty name>".
 bool isTemporaryName(const std::string& name);

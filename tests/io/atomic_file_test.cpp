@@ -235,5 +235,46 @@ TEST_F(AtomicFile, PreparedFilesRefuseADirectoryTargetUpFront) {
   EXPECT_EQ(entries(), std::set<std::string>{"adir"});
 }
 
+// --- writeProblem: the check before the work ------------------------------------------------------
+
+TEST_F(AtomicFile, WriteProblemIsNothingForAWritableTargetAndLeavesNothing) {
+  EXPECT_EQ(writeProblem(path("new.bin")), std::nullopt);
+  writeBytes(path("old.bin"), "kept");
+  EXPECT_EQ(writeProblem(path("old.bin")), std::nullopt);
+  EXPECT_EQ(entries(), std::set<std::string>{"old.bin"});  // the probe's temporary is gone
+  EXPECT_EQ(readBytes(path("old.bin")), "kept");
+}
+
+// Each problem is the one the write itself meets, said of what to fix; nothing is created.
+TEST_F(AtomicFile, WriteProblemNamesTheFolderOrTheTarget) {
+  std::filesystem::create_directory(path("adir"));
+  writeBytes(path("afile"), "x");
+  EXPECT_EQ(writeProblem(path("adir")), "it is a directory");
+  EXPECT_EQ(writeProblem(path("missing/out.bin")), "the folder '" + path("missing") + "' does not exist");
+  EXPECT_EQ(writeProblem(path("afile/out.bin")), "'" + path("afile") + "' is not a folder");
+  EXPECT_EQ(writeProblem(""), "the path is empty");
+  std::filesystem::create_symlink("loop", path("loop"));
+  EXPECT_EQ(writeProblem(path("loop")), "Too many levels of symbolic links");
+  EXPECT_EQ(entries(), (std::set<std::string>{"adir", "afile", "loop"}));
+  // The same words from the write that fails.
+  try {
+    writeFileAtomically(path("missing/out.bin"), [](std::ostream& out) { out << "x"; });
+    ADD_FAILURE() << "no exception";
+  } catch (const IoError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "cannot write '" + path("missing/out.bin") + "': the folder '" + path("missing") + "' does not exist");
+  }
+}
+
+// Root writes in a folder without write permission: the check then rightly finds no problem.
+TEST_F(AtomicFile, WriteProblemFindsAFolderWithoutWritePermission) {
+  if (::geteuid() == 0) GTEST_SKIP() << "root ignores write permissions";
+  std::filesystem::create_directory(path("ro"));
+  std::filesystem::permissions(path("ro"), std::filesystem::perms::owner_read | std::filesystem::perms::owner_exec);
+  const auto problem = writeProblem(path("ro/out.bin"));
+  std::filesystem::permissions(path("ro"), std::filesystem::perms::owner_all);
+  EXPECT_EQ(problem, "cannot write in folder '" + path("ro") + "': Permission denied");
+}
+
 }  // namespace
 }  // namespace bovw::test
