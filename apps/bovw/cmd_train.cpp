@@ -15,7 +15,6 @@
 #include <bovw/kmeans.hpp>
 #include <bovw/npy.hpp>
 #include <bovw/vocabulary_io.hpp>
-#include <bovw/work_split.hpp>
 
 #include <spdlog/spdlog.h>
 
@@ -107,34 +106,24 @@ namespace {
 // This rank's rows of the descriptor sample of a folder of images, with their descriptor type.
 std::pair<Descriptors, DescriptorType> sampleImages() {
   Communicator& group = ranks();
-  const FileList images =
-      broadcastFileList(group, group.rank() == 0 ? withFileSizes(listImages(args.images)) : FileList{});
-  if (images.paths.empty()) throw InvalidInput("'" + args.images + "' holds no image files");
   args.features.useThreads(args.histogrammer.threads);
   const auto extractor = args.features.extractor();
-  // One contiguous part of about equal bytes per rank, in rank order: the sample's global order.
-  const std::vector<std::size_t> part_of = splitBySize(images.sizes, static_cast<std::size_t>(group.size()));
-  const auto first = static_cast<std::size_t>(
-      std::lower_bound(part_of.begin(), part_of.end(), static_cast<std::size_t>(group.rank())) - part_of.begin());
-  const std::vector<std::string> mine = filesOfRank(images, part_of, group.size(), group.rank());
-  DescriptorSample sample;
+  FolderSample drawn;
   {
     ProgressBar bar("extract", args.features.quiet || !printsResults());
-    sample = sampleDescriptors(mine, static_cast<std::int64_t>(first), *extractor, args.max_descriptors,
-                               args.seed, args.features.pipeline(bar), group);
+    drawn = sampleFolder(group, args.images, *extractor, args.max_descriptors, args.seed, args.features.pipeline(bar));
   }
   args.features.printProfile();
-  reportFailures(sample.failures, mine.size());
-  const std::int64_t failed = sumOverRanks(group, static_cast<std::int64_t>(sample.failures.size()));
-  if (failed == static_cast<std::int64_t>(images.paths.size()))
-    throw InvalidInput("no readable image in '" + args.images + "' (" + std::to_string(images.paths.size()) +
-                       " tried)");
+  const DescriptorSample& sample = drawn.sample;
+  reportFailures(sample.failures, static_cast<std::size_t>(drawn.images));
+  if (drawn.failed == drawn.images)
+    throw InvalidInput("no readable image in '" + args.images + "' (" + std::to_string(drawn.images) + " tried)");
   const std::int64_t sampled = sumOverRanks(group, sample.descriptors.rows());
   if (!args.quiet)
     spdlog::info("{} {} descriptors sampled from {} seen in {} images{}", sampled,
-                 extractor->descriptorType().toString(), sample.seen, images.paths.size() - static_cast<std::size_t>(failed),
+                 extractor->descriptorType().toString(), sample.seen, drawn.images - drawn.failed,
                  group.size() > 1 ? " on " + std::to_string(group.size()) + " ranks" : "");
-  return {std::move(sample.descriptors), extractor->descriptorType()};
+  return {std::move(drawn.sample.descriptors), extractor->descriptorType()};
 }
 
 }  // namespace

@@ -25,7 +25,7 @@ void check(const std::vector<NamedPath>& outputs, const std::vector<NamedPath>& 
   for (std::size_t i = 0; i < outputs.size(); ++i) {
     const NamedPath& output = outputs[i];
     if (output.path.empty()) continue;
-    if (const auto problem = writeProblem(output.path)) throw IoError(said(output) + ": " + *problem);
+    if (const auto problem = writeProblem(output.path)) throw IoError("cannot write " + said(output) + ": " + *problem);
     for (const NamedPath& input : inputs)
       if (!input.path.empty() && sameFile(output.path, input.path))
         throw InvalidInput(said(output) + " is " + said(input) + ": it would be overwritten");

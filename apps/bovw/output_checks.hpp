@@ -19,8 +19,8 @@ struct NamedPath {
 // rank its shards, beside the manifest). In `bovw` the one process is both.
 enum class Writers { Rank0, EveryRank };
 
-// Throws, naming the output, its path and the problem: "--output '/ro/v.yml': cannot write in folder
-// '/ro': Permission denied" (IoError, from bovw::writeProblem: the write's own first step, tried),
+// Throws, naming the output, its path and the problem: "cannot write --output '/new/v.yml': the folder
+// '/new' does not exist" (IoError, from bovw::writeProblem: the write's own first step, tried),
 // "--output 'q.png' is the query image 'q.png': it would be overwritten" (InvalidInput). Collective
 // in bovw-mpi: every rank calls it, the writers check, and every rank fails or none does.
 void checkOutputs(const std::vector<NamedPath>& outputs, const std::vector<NamedPath>& inputs = {},

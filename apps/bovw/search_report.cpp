@@ -171,6 +171,10 @@ void writeJson(std::ostream& out, const std::vector<QueryResults>& queries) {
         result["bow_score"] = reported(v.bow_score);
         result["inliers"] = v.inliers;  // -1: not checked
         result["verified"] = v.verified;
+        if (v.homography) {  // query pixel coordinates -> this image's, row-major
+          const cv::Matx33d& h = *v.homography;
+          result["homography"] = {{h(0, 0), h(0, 1), h(0, 2)}, {h(1, 0), h(1, 1), h(1, 2)}, {h(2, 0), h(2, 1), h(2, 2)}};
+        }
       }
       results.push_back(result);
     }

@@ -23,6 +23,8 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from test_retrieval import describe  # noqa: E402 (exits 77 without cv2/numpy)
+import cv2  # noqa: E402
+import numpy as np  # noqa: E402
 
 BOVW = None
 IMAGES = None
@@ -126,6 +128,32 @@ class Verify(unittest.TestCase):
             self.assertEqual(len(q["results"]), 3)
         self.assertGreaterEqual(queries[0]["verification"]["verified"], 2)  # itself and graf1
         self.assertIn("results verified", result.stderr)
+        for q in queries:
+            for r in q["results"]:
+                self.assertEqual("homography" in r, r["verified"], r)
+
+    def test_json_homography_maps_the_query_onto_the_result(self):
+        """A verified result's homography maps the query's pixels onto the result's. The reference is
+        the ground truth of the graffiti pair that OpenCV ships (H1to3p.xml: graf1 -> graf3): points of
+        graf1 mapped to graf3 by it and back by bovw's homography (graf3 -> graf1) land where they
+        started, within a few pixels; the query against itself gives the identity."""
+        truth_file = os.path.join(IMAGES, "H1to3p.xml")
+        if not os.path.exists(truth_file):
+            self.skipTest("opencv-doc's H1to3p.xml is missing")
+        fs = cv2.FileStorage(truth_file, cv2.FILE_STORAGE_READ)
+        h13 = fs.getNode("H13").mat()
+        result = self.search("--index", STATE.index, "--top", 3, "--verify", 6, "--format", "json", image("graf3.png"))
+        hits = {os.path.basename(r["image"]): r for r in json.loads(result.stdout)[0]["results"]}
+        self.assertTrue(hits["graf1.png"]["verified"], hits)
+        h31 = np.array(hits["graf1.png"]["homography"], np.float64)
+        itself = np.array(hits["graf3.png"]["homography"], np.float64)
+        points = np.array([[x, y, 1.0] for x in (250, 400, 550) for y in (200, 320, 440)]).T  # inside both views
+        in_graf3 = h13 @ points
+        back = h31 @ (in_graf3 / in_graf3[2])
+        errors = np.linalg.norm(back[:2] / back[2] - points[:2], axis=0)
+        self.assertLess(errors.max(), 4.0, errors)
+        same = itself @ points
+        self.assertLess(np.linalg.norm(same[:2] / same[2] - points[:2], axis=0).max(), 1.0)
 
     def test_verify_needs_a_database_with_keypoints(self):
         result = run("search", "--index", STATE.plain, "--verify", 5, image("box.png"))
