@@ -69,12 +69,37 @@ std::string fileName(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
+std::string fixed(double value, int digits);
+
+// `outline`: SVG polygon points in the image's own pixels, drawn over the thumbnail ("" for none).
 std::string figure(const std::string& path, const Thumbnails::Thumbnail& thumbnail, const std::string& caption,
-                   const char* css_class) {
+                   const char* css_class, const std::string& outline = "") {
   std::string html = "<figure class=\"" + std::string(css_class) + "\" title=\"" + htmlEscape(path) + "\">";
-  html += thumbnail.uri.empty() ? "<div class=\"missing\">" + thumbnail.missing + "</div>"
-                                : "<img src=\"" + thumbnail.uri + "\" alt=\"\">";
+  if (thumbnail.uri.empty()) {
+    html += "<div class=\"missing\">" + thumbnail.missing + "</div>";
+  } else {
+    html += "<div class=\"frame\"><img src=\"" + thumbnail.uri + "\" alt=\"\">";
+    if (!outline.empty())
+      html += "<svg viewBox=\"0 0 " + std::to_string(thumbnail.size.width) + " " +
+              std::to_string(thumbnail.size.height) + "\" preserveAspectRatio=\"none\"><polygon points=\"" + outline +
+              "\" vector-effect=\"non-scaling-stroke\"/></svg>";
+    html += "</div>";
+  }
   return html + "<figcaption>" + caption + "</figcaption></figure>";
+}
+
+// Where a verified result's homography puts the query image's border in the result: the query's
+// outline (the object found), as SVG polygon points; "" without a homography or the query's size.
+std::string queryOutline(const SearchHit& hit, cv::Size query) {
+  if (!hit.homography || query.area() <= 0) return "";
+  std::string points;
+  const double w = query.width, h = query.height;
+  for (const cv::Vec3d& corner : {cv::Vec3d(0, 0, 1), cv::Vec3d(w, 0, 1), cv::Vec3d(w, h, 1), cv::Vec3d(0, h, 1)}) {
+    const cv::Vec3d p = *hit.homography * corner;
+    if (!(p[2] > 0)) return "";  // verified homographies keep the query in front; others are not drawn
+    points += (points.empty() ? "" : " ") + fixed(p[0] / p[2], 1) + "," + fixed(p[1] / p[2], 1);
+  }
+  return points;
 }
 
 std::string fixed(double value, int digits) {
@@ -115,7 +140,7 @@ const Thumbnails::Thumbnail& Thumbnails::ofResult(const std::string& name) {
     if (fileExists(place)) return read(place.string());
   if (places.size() == 1) return read(places.front().string());  // its reader's warning names it
   // Said once per name, with where it was looked for: the fix is --root (or running from that folder).
-  const auto [it, added] = not_found_.emplace(name, Thumbnail{"", "image not found"});
+  const auto [it, added] = not_found_.emplace(name, Thumbnail{"", "image not found", cv::Size()});
   if (added)
     spdlog::warn("html: no thumbnail of '{}': not found from the current folder nor from the database's folder "
                  "'{}' (--root names the folder that the database's image names are relative to)",
@@ -138,6 +163,7 @@ const Thumbnails::Thumbnail& Thumbnails::read(const std::string& path) {
     thumbnail.missing = fileExists(path) ? "image not readable" : "image not found";
     return thumbnail;
   }
+  thumbnail.size = image.size();
   const double scale = static_cast<double>(kSide) / std::max(image.cols, image.rows);
   if (scale < 1) cv::resize(image, image, cv::Size(), scale, scale, cv::INTER_AREA);
   std::vector<unsigned char> jpeg;
@@ -148,12 +174,12 @@ const Thumbnails::Thumbnail& Thumbnails::read(const std::string& path) {
 
 void writeCsv(std::ostream& out, const std::vector<QueryResults>& queries) {
   const bool verification = anyVerification(queries);
-  out << "query,rank,image,score" << (verification ? ",bow_score,inliers" : "") << "\n";
+  out << "query,rank,image,score" << (verification ? ",bow_score,inliers,verified" : "") << "\n";
   for (const auto& q : queries)
     for (std::size_t r = 0; r < q.hits.size(); ++r) {
       const SearchHit& v = q.hits[r];
       out << csvField(q.query) << ',' << r + 1 << ',' << csvField(v.name) << ',' << fixed(v.score, 6);
-      if (verification) out << ',' << fixed(v.bow_score, 6) << ',' << v.inliers;
+      if (verification) out << ',' << fixed(v.bow_score, 6) << ',' << v.inliers << ',' << (v.verified ? 1 : 0);
       out << '\n';
     }
 }
@@ -195,7 +221,9 @@ void writeHtml(std::ostream& out, const std::vector<QueryResults>& queries, cons
          "h1{font-size:1.3em}section{display:flex;gap:12px;align-items:flex-start;margin:1.2em 0;"
          "padding-bottom:1em;border-bottom:1px solid #ddd;overflow-x:auto}"
          "figure{margin:0;width:184px;flex:none}figure img{max-width:180px;max-height:180px;display:block;"
-         "border:2px solid #ccc}figure.query img{border-color:#1565c0}figure.hit img{border-color:#999}"
+         "border:2px solid #ccc}.frame{position:relative;display:inline-block}.frame svg{position:absolute;left:2px;"
+         "top:2px;width:calc(100% - 4px);height:calc(100% - 4px);overflow:visible}"
+         ".frame polygon{fill:none;stroke:#00c853;stroke-width:2}figure.query img{border-color:#1565c0}figure.hit img{border-color:#999}"
          "figcaption{font-size:.75em;word-break:break-all;margin-top:4px}.score{font-weight:bold}"
          ".missing{width:180px;height:120px;background:#eee;display:flex;align-items:center;"
          "justify-content:center;font-size:.8em;color:#888}.arrow{align-self:center;font-size:2em;color:#888}"
@@ -211,7 +239,7 @@ void writeHtml(std::ostream& out, const std::vector<QueryResults>& queries, cons
       out << figure(v.name, thumbnails.ofResult(v.name),
                     "#" + std::to_string(r + 1) + " <span class=\"score\">" + fixed(v.bow_score, 3) + inliers +
                         "</span><br>" + htmlEscape(fileName(v.name)),
-                    "hit");
+                    "hit", queryOutline(v, thumbnails.ofQuery(q.query).size));
     }
     out << "</section>\n";
   }

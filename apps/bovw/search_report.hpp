@@ -8,6 +8,8 @@
 #include <filesystem>
 #include <map>
 #include <ostream>
+#include <opencv2/core.hpp>
+
 #include <string>
 #include <vector>
 
@@ -24,6 +26,7 @@ class Thumbnails {
   struct Thumbnail {
     std::string uri;      // a JPEG data URI, or "" where there is no image
     std::string missing;  // without an image: what the page says instead ("image not found")
+    cv::Size size;        // of the image itself (the thumbnail is scaled down from it)
   };
 
   Thumbnails(const std::string& database, std::string root);

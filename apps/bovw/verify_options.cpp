@@ -1,6 +1,7 @@
 // The --verify options, and the one way search and evaluate verify a ranking.
 #include "verify_options.hpp"
 
+#include "histogrammer_options.hpp"
 #include "number_checks.hpp"
 
 #include <bovw/error.hpp>
@@ -21,6 +22,20 @@ void VerifyOptions::addTo(CLI::App* command) {
       ->check(CLI::Range(1e-3, 1e6))
       ->capture_default_str()
       ->needs(verify);
+  command->add_option("--max-false-alarms", settings.max_log10_false_alarms,
+                      "log10 of the homographies that chance would give with as many inliers among the tentative "
+                      "pairs (a-contrario); a result verifies only below it (0: fewer than one expected)")
+      ->check(CLI::Range(-1e6, 1e6))
+      ->capture_default_str()
+      ->needs(verify)
+      ->group(kAdvancedGroup);
+  command->add_option("--max-scale-change", settings.max_scale_change,
+                      "a verified result's homography changes the scale (and squeezes one direction against the "
+                      "other) by at most this factor; mirror images and folds never verify")
+      ->check(CLI::Range(1.001, 1e6))
+      ->capture_default_str()
+      ->needs(verify)
+      ->group(kAdvancedGroup);
 }
 
 VerificationOptions VerifyOptions::options() const {

@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -31,6 +32,13 @@ struct VerificationOptions {
   // texture and cost more to compare than they help.
   int max_pairs_per_word = 256;
   int max_iterations = 1000;      // RANSAC iterations per result
+  // A match verifies only if chance explains it poorly: log10 of the number of homographies that
+  // random pairs would give with as many inliers (log10FalseAlarms) at most this. 0: less than one
+  // expected. +infinity: inlier count alone.
+  double max_log10_false_alarms = 0;
+  // ... and only if its homography is a plausible change of view (implausibleHomography): a scale
+  // change (and a squeeze of one direction against the other) of at most this factor.
+  double max_scale_change = 8;
 };
 
 // Keypoint pairs through shared words: query_points[i] and result_points[i] have the same word and
@@ -46,7 +54,24 @@ struct GeometricMatch {
   int correspondences = 0;  // pairs through shared words
   int inliers = 0;          // pairs the homography maps within max_error_px (0 if none was found)
   std::optional<cv::Matx33d> homography;  // query coordinates -> result coordinates
+  double log10_false_alarms = std::numeric_limits<double>::infinity();  // log10FalseAlarms of the match
+  std::string implausible;  // why the homography is no change of view (implausibleHomography); "": it is
 };
+
+// log10 of the number of false alarms of a match (a-contrario: Moisan & Stival, IJCV 2004): how many
+// homographies would map `inliers` of `correspondences` pairs of independent, uniformly placed points
+// within `max_error` pixels, in a result image of `area` pixels. Below 0: fewer than one expected by
+// chance. +infinity for 4 inliers or fewer (any four pairs fit a homography).
+double log10FalseAlarms(int correspondences, int inliers, double max_error, double area);
+
+// Why `h` (query -> result coordinates) is no plausible change of view of a query image of
+// `query_size`, or "" if it is one: part of the query sent to infinity (a fold), a mirror image, a
+// scale change at the query's centre beyond `max_scale_change` either way, or one direction squeezed
+// against the other by more than that factor (near-singular).
+std::string implausibleHomography(const cv::Matx33d& h, cv::Size query_size, double max_scale_change);
+
+// Whether a match verifies under `options`: enough inliers, unlikely by chance, a plausible view.
+bool verifies(const GeometricMatch& match, const VerificationOptions& options);
 // Throws InvalidInput if an ImageWords has different numbers of points and words (or signatures,
 // when it has any) or the options are out of range.
 GeometricMatch verifyPair(const ImageWords& query, const ImageWords& result, const VerificationOptions& options);

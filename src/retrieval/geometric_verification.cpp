@@ -67,7 +67,20 @@ int distinctInliers(const WordCorrespondences& pairs, const cv::Matx33d& h, doub
   return std::min(distinct(query_used), distinct(result_used));
 }
 
+// The image's size, or where its keypoints lie when it has none recorded.
+cv::Size extentOf(const ImageWords& image) {
+  if (image.image_size.area() > 0 || image.points.empty()) return image.image_size;
+  float width = 0, height = 0;
+  for (const cv::Point2f& p : image.points) width = std::max(width, p.x), height = std::max(height, p.y);
+  return {static_cast<int>(std::ceil(width)) + 1, static_cast<int>(std::ceil(height)) + 1};
+}
+
 }  // namespace
+
+bool verifies(const GeometricMatch& match, const VerificationOptions& options) {
+  return match.homography && match.inliers >= options.min_inliers && match.implausible.empty() &&
+         match.log10_false_alarms <= options.max_log10_false_alarms;
+}
 
 void validateVerificationOptions(const VerificationOptions& options) {
   auto refuse = [](const std::string& what) { throw InvalidInput("geometric verification: " + what); };
@@ -82,6 +95,9 @@ void validateVerificationOptions(const VerificationOptions& options) {
     refuse("max_pairs_per_word = " + std::to_string(options.max_pairs_per_word) + "; need at least 1");
   if (options.max_iterations < 1)
     refuse("max_iterations = " + std::to_string(options.max_iterations) + "; need at least 1");
+  if (std::isnan(options.max_log10_false_alarms)) refuse("max_log10_false_alarms is not a number");
+  if (!(options.max_scale_change > 1))
+    refuse("max_scale_change = " + std::to_string(options.max_scale_change) + "; need a factor above 1");
 }
 
 WordCorrespondences matchWords(const ImageWords& query, const ImageWords& result, const VerificationOptions& options) {
@@ -138,6 +154,9 @@ GeometricMatch verifyPair(const ImageWords& query, const ImageWords& result, con
   if (h.empty()) return match;
   match.homography = cv::Matx33d(h);
   match.inliers = distinctInliers(pairs, *match.homography, options.max_error_px);
+  match.log10_false_alarms =
+      log10FalseAlarms(match.correspondences, match.inliers, options.max_error_px, extentOf(result).area());
+  match.implausible = implausibleHomography(*match.homography, extentOf(query), options.max_scale_change);
   return match;
 }
 
@@ -178,7 +197,7 @@ std::vector<VerifiedResult> rerankByMatches(const std::vector<SearchResult>& ran
     VerifiedResult& v = results[i];
     ++counts.checked;
     v.inliers = matches[i]->inliers;
-    if (v.inliers >= options.min_inliers) {
+    if (verifies(*matches[i], options)) {
       v.verified = true;
       v.score = v.inliers + v.bow_score;
       v.homography = matches[i]->homography;

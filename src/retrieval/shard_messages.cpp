@@ -81,6 +81,8 @@ void writeMatches(detail::ByteWriter& out, const std::vector<ShortlistMatch>& ma
     out.u64(m.position);
     out.i32(m.match.correspondences);
     out.i32(m.match.inliers);
+    out.f64(m.match.log10_false_alarms);
+    writeText(out, m.match.implausible);
     out.number<std::uint8_t>(m.match.homography ? 1 : 0);
     if (m.match.homography)
       for (int i = 0; i < 9; ++i) out.f64(m.match.homography->val[i]);
@@ -88,11 +90,13 @@ void writeMatches(detail::ByteWriter& out, const std::vector<ShortlistMatch>& ma
 }
 
 std::vector<ShortlistMatch> readMatches(detail::ByteReader& in) {
-  std::vector<ShortlistMatch> matches(readCount(in, 17, "the match count"));  // 17: the fixed fields
+  std::vector<ShortlistMatch> matches(readCount(in, 33, "the match count"));  // 33: the fixed fields
   for (ShortlistMatch& m : matches) {
     m.position = in.u64("a shortlist position");
     m.match.correspondences = in.i32("a match's pair count");
     m.match.inliers = in.i32("an inlier count");
+    m.match.log10_false_alarms = in.f64("a match's false alarms");
+    m.match.implausible = readText(in, "why a homography is implausible");
     const auto has_homography = in.number<std::uint8_t>("whether a match has a homography");
     if (has_homography > 1) in.fail("a homography flag of " + std::to_string(has_homography));
     if (has_homography) {

@@ -92,8 +92,8 @@ class MpiSearch(base.RetrievalTestCase):
     def test_verified_search_over_ranks_gives_the_unsharded_results(self):
         args = ("--verify", 8, "--min-inliers", 8, "--top", 10, "--quiet", SET.new_view, SET.paths[5])
         whole = self.ok("search", "--index", SET.keypoint_database, *args)
-        self.assertEqual(whole.stdout.splitlines()[0].split(",")[-2:], ["bow_score", "inliers"])
-        self.assertTrue(any(int(row.split(",")[-1]) >= 8 for row in whole.stdout.splitlines()[1:]), whole.stdout)
+        self.assertEqual(whole.stdout.splitlines()[0].split(",")[-3:], ["bow_score", "inliers", "verified"])
+        self.assertTrue(any(int(row.split(",")[-2]) >= 8 for row in whole.stdout.splitlines()[1:]), whole.stdout)
         ranks = self.mpi_ok("search", "--index", SET.keypoint_manifest, *args)
         self.assertEqual(ranks.stdout, whole.stdout)
         # The same per-query reports on stderr, from rank 0 only.

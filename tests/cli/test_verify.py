@@ -113,6 +113,29 @@ class Verify(unittest.TestCase):
                          [(r["image"], r["score"]) for r in rows(self.search("--index", STATE.plain, "--top", 12, query).stdout)])
         self.assertNotIn("inliers", again[0])
 
+    def test_csv_and_html_show_what_was_verified(self):
+        """csv has a verified column (1/0), consistent with the inliers and the order; html draws the
+        query's outline, where the homography puts it, over each verified result and no other."""
+        query = image("box_in_scene.png")
+        results = rows(self.search("--index", STATE.index, "--top", 6, "--verify", 12, query).stdout)
+        flags = [r["verified"] for r in results]
+        self.assertEqual(flags[:2], ["1", "1"])  # itself and box.png
+        self.assertEqual(set(flags[2:]), {"0"})
+        for r in results:
+            if r["verified"] == "1":
+                self.assertGreaterEqual(int(r["inliers"]), 12)
+        page = os.path.join(STATE.root, "verified.html")
+        self.search("--index", STATE.index, "--top", 6, "--verify", 12, "--output", page, query)
+        with open(page) as f:
+            html = f.read()
+        self.assertEqual(html.count("<polygon points="), flags.count("1"), html[:2000])
+        # The query against itself: the outline is its own border (the identity, within a pixel).
+        first = html.split("<polygon points=\"", 1)[1].split("\"", 1)[0]
+        corners = [tuple(float(v) for v in p.split(",")) for p in first.split()]
+        width, height = cv2.imread(query, cv2.IMREAD_GRAYSCALE).shape[::-1]
+        for got, want in zip(corners, [(0, 0), (width, 0), (width, height), (0, height)]):
+            self.assertLess(abs(got[0] - want[0]) + abs(got[1] - want[1]), 2.0, corners)
+
     def test_json_reports_what_was_verified(self):
         result = self.search("--index", STATE.index, "--top", 3, "--verify", 6, "--format", "json",
                              image("graf3.png"), image("fruits.jpg"))
@@ -187,6 +210,22 @@ class Verify(unittest.TestCase):
             # Every pair of the set is found and verified (box.png ranks low without verification).
             self.assertGreater(verified["mean_ap"], plain["mean_ap"])
             self.assertAlmostEqual(verified["mean_ap"], 1.0)
+            # Each query verifies itself and its partner, nothing else: 12 + 2 x 3 verified, none
+            # outside its group.
+            self.assertEqual((verified["verified"], verified["falsely_verified"]), (18, 0), verified)
+            self.assertNotIn("verified", plain)
+        self.assertIn("verified (outside the group)", result.stdout)
+        # The same views put in different groups: their two verified matches count as outside.
+        with open(groups, "w") as f:
+            f.write("image,group\n")
+            for name in NAMES:
+                f.write("%s,%s\n" % (name, partner.get(name, name) if name != "graf3.png" else "graf3.png"))
+        result = run("evaluate", "--index", STATE.index, "--groups", groups, "--scoring", "intersection",
+                     "--verify", 12, "--quiet", "--json", report)
+        self.assertEqual(result.returncode, 0, describe(result))
+        with open(report) as f:
+            verified = json.load(f)["scorings"][1]
+        self.assertEqual((verified["verified"], verified["falsely_verified"]), (18, 2), verified)
         result = run("evaluate", "--index", STATE.plain, "--groups", groups, "--verify", 12)
         self.assertEqual(result.returncode, 1, describe(result))
         self.assertIn("--keypoints", result.stderr)

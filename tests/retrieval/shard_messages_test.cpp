@@ -35,8 +35,8 @@ struct Sample {
   std::vector<ShortlistEntry> shortlist{{4, 9}, {0, 0}};
   // A match with a homography (elements with every bit significant) and one without.
   std::vector<ShortlistMatch> matches{
-      {1, {40, 17, cv::Matx33d(1.0 / 3, -2.5e-7, 640.125, 0.1 + 0.2, 1e300, -0.0, 1e-300, 3.0, 1.0)}},
-      {0, {3, 0, std::nullopt}}};
+      {1, {40, 17, cv::Matx33d(1.0 / 3, -2.5e-7, 640.125, 0.1 + 0.2, 1e300, -0.0, 1e-300, 3.0, 1.0), -7.25, ""}},
+      {0, {3, 0, std::nullopt, std::numeric_limits<double>::infinity(), "it mirrors the image"}}};
 };
 
 Bytes write(const Sample& s) {
@@ -100,6 +100,8 @@ TEST(ShardMessages, ReadBackExactlyWhatWasWritten) {
     EXPECT_EQ(got.matches[i].position, sent.matches[i].position);
     EXPECT_EQ(a.correspondences, b.correspondences);
     EXPECT_EQ(a.inliers, b.inliers);
+    EXPECT_EQ(bitsOf(a.log10_false_alarms), bitsOf(b.log10_false_alarms));
+    EXPECT_EQ(a.implausible, b.implausible);
     ASSERT_EQ(a.homography.has_value(), b.homography.has_value());
     if (b.homography) {
       for (int e = 0; e < 9; ++e) EXPECT_EQ(bitsOf(a.homography->val[e]), bitsOf(b.homography->val[e])) << e;

@@ -18,7 +18,9 @@
 #include <atomic>
 #include <bitset>
 #include <cstring>
+#include <cmath>
 #include <map>
+#include <random>
 #include <set>
 #include <thread>
 
@@ -244,6 +246,93 @@ TEST(VerifyRanking, ReordersOnlyTheShortlistAndKeepsTheRestInOrder) {
   EXPECT_TRUE(verifyRanking(query, {}, lookup, options).empty());
 }
 
+// The a-contrario count against its definition recomputed here in float64 from factorials, and
+// its behaviour: more inliers or fewer tentative pairs make chance less likely; 4 inliers never count.
+TEST(MatchEvidence, FalseAlarmsFollowTheirDefinition) {
+  auto log10Factorial = [](int n) {
+    double sum = 0;
+    for (int i = 2; i <= n; ++i) sum += std::log10(static_cast<double>(i));
+    return sum;
+  };
+  auto binomial = [&](int n, int k) { return log10Factorial(n) - log10Factorial(k) - log10Factorial(n - k); };
+  const double area = 640.0 * 480.0, error = 8;
+  for (const auto& [n, k] : {std::pair{20, 12}, {300, 13}, {1000, 40}, {57, 57}, {5, 5}}) {
+    const double alpha = 3.14159265358979323846 * error * error / area;
+    const double expected = std::log10(n - 4.0) + binomial(n, k) + binomial(k, 4) + (k - 4) * std::log10(alpha);
+    EXPECT_NEAR(log10FalseAlarms(n, k, error, area), expected, 1e-9) << n << " pairs, " << k << " inliers";
+  }
+  EXPECT_LT(log10FalseAlarms(300, 30, error, area), log10FalseAlarms(300, 13, error, area));
+  EXPECT_LT(log10FalseAlarms(30, 13, error, area), log10FalseAlarms(300, 13, error, area));
+  EXPECT_GT(log10FalseAlarms(2000, 13, error, area), 0);  // 13 of 2,000 pairs: chance explains it
+  EXPECT_LT(log10FalseAlarms(20, 13, error, area), -10);  // 13 of 20: it does not
+  EXPECT_TRUE(std::isinf(log10FalseAlarms(100, 4, error, area)));
+  EXPECT_TRUE(std::isinf(log10FalseAlarms(3, 3, error, area)));
+  EXPECT_TRUE(std::isinf(log10FalseAlarms(100, 10, error, 0)));
+}
+
+// Homographies of real view changes are plausible; mirrors, folds, extreme scales and squeezes are
+// not, each with its reason.
+TEST(MatchEvidence, ImplausibleHomographiesAreNamed) {
+  const cv::Size query(640, 480);
+  const double c = std::cos(0.5), s = std::sin(0.5);
+  EXPECT_EQ(implausibleHomography(cv::Matx33d::eye(), query, 8), "");
+  EXPECT_EQ(implausibleHomography(cv::Matx33d(2 * c, -2 * s, 100, 2 * s, 2 * c, -50, 0, 0, 1), query, 8), "");
+  // graf1 -> graf3 of OpenCV's samples: a strong but real viewpoint change.
+  EXPECT_EQ(implausibleHomography(cv::Matx33d(7.6285898e-01, -2.9922929e-01, 2.2567123e+02, 3.3443473e-01,
+                                              1.0143901e+00, -7.6999973e+01, 3.4663091e-04, -1.4364524e-05, 1),
+                                  cv::Size(800, 640), 8),
+            "");
+  EXPECT_EQ(implausibleHomography(cv::Matx33d(-1, 0, 640, 0, 1, 0, 0, 0, 1), query, 8), "it mirrors the image");
+  EXPECT_EQ(implausibleHomography(cv::Matx33d(0.05, 0, 0, 0, 0.05, 0, 0, 0, 1), query, 8),
+            "it changes the scale by more than 8.00x");
+  EXPECT_EQ(implausibleHomography(cv::Matx33d(12, 0, 0, 0, 12, 0, 0, 0, 1), query, 8),
+            "it changes the scale by more than 8.00x");
+  EXPECT_EQ(implausibleHomography(cv::Matx33d(4, 0, 0, 0, 0.3, 0, 0, 0, 1), query, 8),
+            "it squeezes one direction against the other (near-singular)");
+  EXPECT_EQ(implausibleHomography(cv::Matx33d(1, 0, 0, 0, 1, 0, -0.004, 0, 1), query, 8),
+            "it sends part of the query image to infinity");
+}
+
+// verifyPair on constructed keypoints: a true homography pair verifies; random pairs with as many
+// tentative matches do not, whatever inliers RANSAC scrapes together; a mirrored copy does not.
+TEST(MatchEvidence, ChanceAndMirrorsDoNotVerify) {
+  std::mt19937_64 rng(20261126);
+  std::uniform_real_distribution<float> x(0, 640), y(0, 480), noise(-1, 1);
+  const cv::Matx33d truth(0.9, -0.2, 40, 0.15, 0.95, 10, 1e-4, -5e-5, 1);
+  ImageWords query, viewed, unrelated, mirrored;
+  query.image_size = viewed.image_size = unrelated.image_size = mirrored.image_size = {640, 480};
+  for (std::int32_t word = 0; word < 400; ++word) {
+    const cv::Point2f p(x(rng), y(rng));
+    query.points.push_back(p);
+    query.words.push_back(word);
+    // 150 of the 400 keypoints are seen again in the view, the rest are other scene points.
+    const cv::Point2d seen = apply(truth, p);
+    viewed.points.push_back(word < 150 ? cv::Point2f(static_cast<float>(seen.x) + noise(rng), static_cast<float>(seen.y) + noise(rng))
+                                      : cv::Point2f(x(rng), y(rng)));
+    viewed.words.push_back(word);
+    unrelated.points.emplace_back(x(rng), y(rng));
+    unrelated.words.push_back(word);
+    mirrored.points.emplace_back(640 - p.x, p.y);
+    mirrored.words.push_back(word);
+  }
+  VerificationOptions options;
+  const GeometricMatch real = verifyPair(query, viewed, options);
+  EXPECT_GE(real.inliers, 140);
+  EXPECT_LT(real.log10_false_alarms, -100);
+  EXPECT_EQ(real.implausible, "");
+  EXPECT_TRUE(verifies(real, options));
+  const GeometricMatch chance = verifyPair(query, unrelated, options);
+  EXPECT_EQ(chance.correspondences, 400);
+  EXPECT_FALSE(verifies(chance, options)) << chance.inliers << " inliers, log10 NFA " << chance.log10_false_alarms;
+  options.min_inliers = 4;  // the inlier count alone lets chance through; the a-contrario test does not
+  EXPECT_FALSE(verifies(chance, options)) << chance.inliers << " inliers, log10 NFA " << chance.log10_false_alarms;
+  // OpenCV's USAC itself refuses samples whose orientation flips; whatever it returns for a mirror
+  // image, it does not verify.
+  const GeometricMatch mirror = verifyPair(query, mirrored, VerificationOptions());
+  EXPECT_TRUE(!mirror.homography || mirror.implausible == "it mirrors the image") << mirror.implausible;
+  EXPECT_FALSE(verifies(mirror, VerificationOptions()));
+}
+
 TEST(VerificationOptions, OutOfRangeValuesAreRefusedByName) {
   auto refused = [](auto change, const std::string& name) {
     VerificationOptions options;
@@ -262,6 +351,8 @@ TEST(VerificationOptions, OutOfRangeValuesAreRefusedByName) {
   refused([](VerificationOptions& o) { o.max_signature_distance = 65; }, "max_signature_distance");
   refused([](VerificationOptions& o) { o.max_pairs_per_word = 0; }, "max_pairs_per_word");
   refused([](VerificationOptions& o) { o.max_iterations = 0; }, "max_iterations");
+  refused([](VerificationOptions& o) { o.max_log10_false_alarms = std::nan(""); }, "max_log10_false_alarms");
+  refused([](VerificationOptions& o) { o.max_scale_change = 1; }, "max_scale_change");
 }
 
 // A small database with keypoints: the test images, their words and keypoints. The vocabulary and
