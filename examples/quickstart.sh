@@ -23,7 +23,8 @@ done
   "${queries[@]}"
 echo
 echo "Top matches (rank 1 is the query itself: it is in the indexed folder too; inliers: keypoints"
-echo "that one homography maps onto their partners, 12 or more = verified):"
+echo "that one homography maps onto their partners; verified: 12 or more, more than chance gives, on a plausible"
+echo "change of view; results.csv says which):"
 # awk (in every Debian) rather than column(1), which a minimal install lacks. File names only.
 awk -F, 'NR == 1 { printf "%-20s %-5s %-22s %-9s %s\n", "query", "rank", "image", "bow score", "inliers"; next }
          { n = split($1, q, "/"); m = split($3, r, "/"); printf "%-20s %-5s %-22s %-9.3f %s\n", q[n], $2, r[m], $5, $6 }' \
