@@ -151,8 +151,8 @@ class Shards(base.RetrievalTestCase):
                 "--shards", SHARDS)
         args = ("--verify", 8, "--min-inliers", 8, "--top", 10, "--quiet", SET.new_view, SET.paths[5])
         whole = csv_rows(self.ok("search", "--index", database, *args).stdout)
-        self.assertEqual(whole[0][-2:], ["bow_score", "inliers"])
-        self.assertTrue(any(int(row[-1]) >= 8 for row in whole[1:]), whole)  # something was verified
+        self.assertEqual(whole[0][-3:], ["bow_score", "inliers", "verified"])
+        self.assertTrue(any(row[-1] == "1" and int(row[-2]) >= 8 for row in whole[1:]), whole)  # something was verified
         self.assertEqual(csv_rows(self.ok("search", "--index", manifest, *args).stdout), whole)
         def scores(index):
             out = self.ok("evaluate", "--index", index, "--groups", SET.groups_csv, "--verify", 6, "--quiet").stdout
