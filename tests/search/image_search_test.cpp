@@ -86,6 +86,16 @@ void expectSame(const std::vector<SearchHit>& hits, const std::vector<VerifiedRe
   }
 }
 
+// Two answers to one query from databases of the same images (sharded and whole): the same ranking.
+void expectSameRanking(const std::vector<SearchHit>& a, const std::vector<SearchHit>& b) {
+  ASSERT_EQ(a.size(), b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(a[i].name, b[i].name);
+    EXPECT_NEAR(a[i].score, b[i].score, 1e-9);
+    EXPECT_EQ(a[i].inliers, b[i].inliers);
+  }
+}
+
 ImageSearch indexed(const std::vector<std::string>& images) {
   ImageSearch search = ImageSearch::create(vocabulary(), FeatureSpec::parse("surf"), withKeypoints());
   EXPECT_TRUE(search.add(images).empty());
@@ -215,14 +225,7 @@ TEST(ImageSearch, ShardsAnswerAsOneDatabase) {
   options.top = 5;
   options.verify = 5;
   for (const std::string& query : {set.box_rotated, set.graf_crop}) {
-    const auto a = sharded.search(query, options);
-    const auto b = whole.search(query, options);
-    ASSERT_EQ(a.size(), b.size());
-    for (std::size_t i = 0; i < a.size(); ++i) {
-      EXPECT_EQ(a[i].name, b[i].name);
-      EXPECT_NEAR(a[i].score, b[i].score, 1e-9);
-      EXPECT_EQ(a[i].inliers, b[i].inliers);
-    }
+    expectSameRanking(sharded.search(query, options), whole.search(query, options));
   }
   EXPECT_THROW(ImageSearch::open(dir.file("all.bovwshards")).remove(set.box), InvalidInput);
 }
@@ -320,14 +323,7 @@ TEST(IndexImages, WritesTheDatabaseThatAddingMakes) {
   options.top = 5;
   options.verify = 5;
   for (const std::string& query : {set.box_rotated, set.graf_crop}) {
-    const auto a = sharded.search(query, options);
-    const auto b = added.search(query, options);
-    ASSERT_EQ(a.size(), b.size());
-    for (std::size_t i = 0; i < a.size(); ++i) {
-      EXPECT_EQ(a[i].name, b[i].name);
-      EXPECT_NEAR(a[i].score, b[i].score, 1e-9);
-      EXPECT_EQ(a[i].inliers, b[i].inliers);
-    }
+    expectSameRanking(sharded.search(query, options), added.search(query, options));
   }
 }
 
