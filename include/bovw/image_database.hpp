@@ -22,6 +22,7 @@ namespace bovw {
 
 namespace retrieval_detail {
 class KeypointStore;
+struct DatabaseEditor;
 }
 
 struct DatabaseOptions {
@@ -88,6 +89,7 @@ class ImageDatabase {
   static ImageDatabase load(const std::string& path);
 
  private:
+  friend struct retrieval_detail::DatabaseEditor;  // changes of many images at once (live databases)
   ImageDatabase(Vocabulary vocabulary, FeatureSpec features, InvertedIndex index,
                 std::unique_ptr<retrieval_detail::KeypointStore> keypoints);
 

@@ -20,6 +20,10 @@
 
 namespace bovw {
 
+namespace index_detail {
+struct IndexEditor;
+}
+
 // One image's K word counts, read-only. Binds without a copy to a row of bovw::Histograms, to an
 // Eigen row vector, or to Eigen::Map<const Eigen::Matrix<std::int32_t, 1, Eigen::Dynamic>> over a
 // buffer (a std::vector, a numpy row).
@@ -157,6 +161,7 @@ class InvertedIndex {
                             const VocabularySignature& expected);
 
  private:
+  friend struct index_detail::IndexEditor;  // changes of many images at once (live databases)
   struct Impl;
   explicit InvertedIndex(std::unique_ptr<Impl> impl);
   // `global`: null for the index's own model.

@@ -4,6 +4,7 @@
 #include <bovw/inverted_index.hpp>
 
 #include "index/index_data.hpp"
+#include "index/index_editor.hpp"
 #include "index/index_file.hpp"
 #include "index/scoring_weights.hpp"
 
@@ -16,6 +17,7 @@
 #include <memory>
 #include <mutex>
 #include <shared_mutex>
+#include <unordered_set>
 #include <utility>
 
 namespace bovw {
@@ -397,6 +399,85 @@ InvertedIndex InvertedIndex::read(const std::vector<char>& bytes, const std::str
                                   const VocabularySignature& expected) {
   return InvertedIndex(
       std::make_unique<Impl>(index_detail::decodeIndex(bytes.data(), bytes.size(), source, &expected)));
+}
+
+// IndexEditor (index/index_editor.hpp) lives here because it edits the index's Impl.
+void index_detail::IndexEditor::apply(InvertedIndex& index, const IndexChange& change) {
+  InvertedIndex::Impl& s = *index.impl_;
+  const auto words = static_cast<std::uint32_t>(s.data.vocabulary.words);
+  auto refuse = [](const std::string& problem) { throw InvalidInput("inverted index: " + problem); };
+
+  std::lock_guard<std::mutex> gate(s.turnstile);
+  std::unique_lock<std::shared_mutex> lock(s.mutex);
+  // Everything is checked before anything changes.
+  std::unordered_set<ImageId> removed;
+  std::unordered_set<std::string> freed;  // names the removals give back, which added images may take
+  for (ImageId id : change.removed) {
+    s.checkLive(id);
+    if (!removed.insert(id).second) refuse("image id " + std::to_string(id) + " removed twice in one change");
+    freed.insert(s.data.names[id]);
+  }
+  std::uint64_t next = s.data.names.size();
+  std::unordered_set<std::string> taken;
+  for (const SparseImage& image : change.added) {
+    if (image.id < next) refuse("image id " + std::to_string(image.id) + " added out of order (next is " +
+                                std::to_string(next) + ")");
+    next = static_cast<std::uint64_t>(image.id) + 1;
+    if (const auto problem = imageNameProblem(image.name))
+      refuse("the image name '" + printableName(image.name) + "' " + *problem);
+    if ((s.data.ids.count(image.name) && !freed.count(image.name)) || !taken.insert(image.name).second)
+      refuse("an image named '" + image.name + "' is already indexed");
+    std::uint32_t previous = 0;
+    for (std::size_t i = 0; i < image.words.size(); ++i) {
+      const WordCount& w = image.words[i];
+      if (w.word >= words || w.count < 1 || (i > 0 && w.word <= previous))
+        refuse("image '" + image.name + "' has word " + std::to_string(w.word) + " with count " +
+               std::to_string(w.count) + " (words ascending below " + std::to_string(words) + ", counts >= 1)");
+      previous = w.word;
+    }
+  }
+  if (change.next_id < next || change.next_id > index_detail::kMaxIds - 1)
+    refuse("next image id " + std::to_string(change.next_id) + " is below the ids in use (" + std::to_string(next) +
+           ") or beyond the limit");
+
+  // Removals: one pass over every list for many, a binary search per list for a few.
+  if (removed.size() > 16) {
+    for (auto& list : s.data.postings)
+      list.erase(std::remove_if(list.begin(), list.end(), [&](const Posting& p) { return removed.count(p.image) > 0; }),
+                 list.end());
+    for (ImageId id : change.removed) {
+      s.data.ids.erase(s.data.names[id]);
+      std::string().swap(s.data.names[id]);
+    }
+  } else {
+    for (ImageId id : change.removed) s.removeLocked(id);
+  }
+  // Additions: ids only grow, so appending keeps every list in id order.
+  s.data.names.resize(static_cast<std::size_t>(change.next_id));
+  for (const SparseImage& image : change.added) {
+    s.data.names[image.id] = image.name;
+    s.data.ids.emplace(image.name, image.id);
+    for (const WordCount& w : image.words) s.data.postings[w.word].push_back({image.id, w.count});
+  }
+  s.weights_valid = false;
+}
+
+std::vector<index_detail::SparseImage> index_detail::IndexEditor::images(const InvertedIndex& index) {
+  const InvertedIndex::Impl& s = *index.impl_;
+  auto lock = s.readLock();
+  std::vector<SparseImage> by_id(s.data.names.size());
+  for (std::size_t w = 0; w < s.data.postings.size(); ++w)
+    for (const Posting& p : s.data.postings[w])
+      by_id[p.image].words.push_back({static_cast<std::uint32_t>(w), p.count});
+  std::vector<SparseImage> images;
+  images.reserve(s.data.live());
+  for (std::size_t id = 0; id < by_id.size(); ++id) {
+    if (s.data.names[id].empty()) continue;
+    by_id[id].id = static_cast<ImageId>(id);
+    by_id[id].name = s.data.names[id];
+    images.push_back(std::move(by_id[id]));
+  }
+  return images;
 }
 
 }  // namespace bovw

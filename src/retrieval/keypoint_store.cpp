@@ -86,6 +86,12 @@ std::optional<ImageWords> KeypointStore::get(ImageId id) const {
   return image;
 }
 
+std::optional<KeypointStore::StoredImage> KeypointStore::stored(ImageId id) const {
+  std::shared_lock<std::shared_mutex> lock(mutex_);
+  if (id >= images_.size()) return std::nullopt;
+  return images_[id];
+}
+
 void KeypointStore::write(detail::ByteWriter& out) const {
   std::shared_lock<std::shared_mutex> lock(mutex_);
   out.u32(static_cast<std::uint32_t>(images_.size()));
@@ -94,16 +100,47 @@ void KeypointStore::write(detail::ByteWriter& out) const {
       out.u32(kNothingStored);
       continue;
     }
-    out.u32(static_cast<std::uint32_t>(image->keypoints.size()));
-    out.u32(image->width);
-    out.u32(image->height);
-    for (const Keypoint& k : image->keypoints) {
-      out.u32(k.word);
-      out.number(k.x);
-      out.number(k.y);
-      out.u64(k.signature);
-    }
+    writeImage(out, *image);
   }
+}
+
+void KeypointStore::writeImage(detail::ByteWriter& out, const StoredImage& image) {
+  out.u32(static_cast<std::uint32_t>(image.keypoints.size()));
+  out.u32(image.width);
+  out.u32(image.height);
+  for (const Keypoint& k : image.keypoints) {
+    out.u32(k.word);
+    out.number(k.x);
+    out.number(k.y);
+    out.u64(k.signature);
+  }
+}
+
+KeypointStore::StoredImage KeypointStore::readImage(detail::ByteReader& in, std::uint32_t count, int words,
+                                                    const std::string& id) {
+  StoredImage image;
+  image.width = in.u32("an image's width");
+  image.height = in.u32("an image's height");
+  if (count > in.remaining() / kKeypointBytes)
+    in.fail("image " + id + " declares " + std::to_string(count) + " keypoints, more than the " +
+            std::to_string(in.remaining()) + " bytes left hold");
+  if (count > 0 && (image.width == 0 || image.height == 0 || image.width > INT32_MAX || image.height > INT32_MAX))
+    in.fail("image " + id + " has keypoints but a size of " + std::to_string(image.width) + " x " +
+            std::to_string(image.height));
+  image.keypoints.resize(count);
+  for (Keypoint& k : image.keypoints) {
+    k.word = in.u32("a keypoint");
+    k.x = in.number<std::uint16_t>("a keypoint");
+    k.y = in.number<std::uint16_t>("a keypoint");
+    k.signature = in.u64("a keypoint");
+    if (k.word >= static_cast<std::uint32_t>(words))
+      in.fail("image " + id + " has a keypoint of word " + std::to_string(k.word) + " (K = " + std::to_string(words) +
+              ")");
+  }
+  if (!std::is_sorted(image.keypoints.begin(), image.keypoints.end(),
+                      [](const Keypoint& a, const Keypoint& b) { return a.word < b.word; }))
+    in.fail("image " + id + "'s keypoints are not in word order");
+  return image;
 }
 
 KeypointStore KeypointStore::read(detail::ByteReader& in, const InvertedIndex& index) {
@@ -124,29 +161,7 @@ KeypointStore KeypointStore::read(detail::ByteReader& in, const InvertedIndex& i
       in.fail("image id " + std::to_string(id) + (live[id] ? " is indexed but has no keypoints stored"
                                                            : " is not an indexed image but has keypoints stored"));
     if (count == kNothingStored) continue;
-    StoredImage image;
-    image.width = in.u32("an image's width");
-    image.height = in.u32("an image's height");
-    if (count > in.remaining() / kKeypointBytes)
-      in.fail("image " + std::to_string(id) + " declares " + std::to_string(count) + " keypoints, more than the " +
-              std::to_string(in.remaining()) + " bytes left hold");
-    if (count > 0 && (image.width == 0 || image.height == 0 || image.width > INT32_MAX || image.height > INT32_MAX))
-      in.fail("image " + std::to_string(id) + " has keypoints but a size of " + std::to_string(image.width) + " x " +
-              std::to_string(image.height));
-    image.keypoints.resize(count);
-    for (Keypoint& k : image.keypoints) {
-      k.word = in.u32("a keypoint");
-      k.x = in.number<std::uint16_t>("a keypoint");
-      k.y = in.number<std::uint16_t>("a keypoint");
-      k.signature = in.u64("a keypoint");
-      if (k.word >= static_cast<std::uint32_t>(words))
-        in.fail("image " + std::to_string(id) + " has a keypoint of word " + std::to_string(k.word) + " (K = " +
-                std::to_string(words) + ")");
-    }
-    if (!std::is_sorted(image.keypoints.begin(), image.keypoints.end(),
-                        [](const Keypoint& a, const Keypoint& b) { return a.word < b.word; }))
-      in.fail("image " + std::to_string(id) + "'s keypoints are not in word order");
-    store.images_[id] = std::move(image);
+    store.images_[id] = readImage(in, count, words, std::to_string(id));
   }
   return store;
 }

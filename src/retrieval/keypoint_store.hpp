@@ -45,10 +45,17 @@ class KeypointStore {
   void erase(ImageId id);
   // The keypoints stored for `id`, in word order; nullopt if none were stored.
   std::optional<ImageWords> get(ImageId id) const;
+  // The same as stored (quantised), for copying it elsewhere.
+  std::optional<StoredImage> stored(ImageId id) const;
 
   // Block layout: u32 S, image slots; then per slot u32 n (0xffffffff: nothing stored), and when
   // stored u32 width, u32 height and n x (u32 word, u16 x, u16 y, u64 signature).
   void write(detail::ByteWriter& out) const;
+  // One stored image in that layout (its count first), for a store that keeps images apart (a live
+  // database's image records); readImage reads the rest after the count, with read()'s checks, and
+  // fails through `in` naming the image as `image`.
+  static void writeImage(detail::ByteWriter& out, const StoredImage& image);
+  static StoredImage readImage(detail::ByteReader& in, std::uint32_t count, int words, const std::string& image);
   // Reads what write() wrote for `index` (the database's): one slot per id the index ever assigned,
   // keypoints stored exactly for its live images (else verification would silently skip an image),
   // every count checked against the bytes left before it is allocated, every word against K.

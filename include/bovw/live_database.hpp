@@ -1,0 +1,77 @@
+// A database that changes while others search it: images are added and removed one call at a
+// time, each call durable when it returns, while any number of threads and processes search. The
+// durable state lives in LMDB (a folder holding data.mdb and lock.mdb; docs/FORMATS.md, why LMDB
+// in docs/STORAGE.md); every process holds the inverted index in memory, built when it opens the
+// database and brought up to date with refresh() (ImageSearch calls it before every search).
+//
+//   bovw::LiveDatabase photos = bovw::LiveDatabase::open("photos.bovwlive");
+//   photos.add({{"new.jpg", words}});          // durable, and searchable, when it returns
+//   photos.remove({"old.jpg"});
+//   photos.database().index().query(...)       // or through ImageSearch::open("photos.bovwlive")
+#pragma once
+
+#include <bovw/feature_spec.hpp>
+#include <bovw/image_database.hpp>
+#include <bovw/image_words.hpp>
+#include <bovw/vocabulary.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace bovw {
+
+// An image to add: its name and its words (and keypoints, for a database that stores them).
+struct NamedImageWords {
+  std::string name;
+  ImageWords words;
+};
+
+class LiveDatabase {
+ public:
+  // A new, empty database in the folder `path`, which must not exist. Throws InvalidInput as
+  // ImageDatabase's constructor, IoError if the folder cannot be made.
+  static LiveDatabase create(const std::string& path, Vocabulary vocabulary, FeatureSpec features,
+                             DatabaseOptions options = {});
+  // A new database holding what `database` holds (the images keep their names, and their ids where
+  // none was removed): how a .bovwdb file or the shards of a manifest become live.
+  static LiveDatabase create(const std::string& path, const ImageDatabase& database);
+  // Throws InvalidInput naming the folder if it is not a live database or is damaged, IoError if it
+  // cannot be read.
+  static LiveDatabase open(const std::string& path);
+  // Whether `path` is a folder holding a live database's data file (what open() expects).
+  static bool holdsLiveDatabase(const std::string& path);
+
+  ~LiveDatabase();
+  LiveDatabase(LiveDatabase&&) noexcept;
+  LiveDatabase& operator=(LiveDatabase&&) noexcept;
+
+  const std::string& path() const;
+  // This process's copy, as of the last add, remove or refresh. Safe to search from any thread
+  // while another calls add, remove or refresh: a search sees the state before or after each of
+  // them, never between.
+  const ImageDatabase& database() const;
+  // Counts the completed writes: the state database() shows.
+  std::uint64_t generation() const;
+
+  // Brings database() up to the last write committed by any process; returns whether it changed.
+  // Costs one read of the store when nothing changed.
+  bool refresh();
+
+  // Adds the images in one durable write: all of them or, if any fails, none. Throws InvalidInput
+  // naming the image for a name already in the database (or twice in `images`), words outside the
+  // vocabulary, or keypoints that do not fit (ImageDatabase::add); IoError if the write fails (a full
+  // disk). Waits while another process writes. Returns their ids. Also brings in the writes of others.
+  std::vector<ImageId> add(const std::vector<NamedImageWords>& images);
+  // Removes the images in one durable write, all or none: throws InvalidInput naming the first name
+  // the database does not hold.
+  void remove(const std::vector<std::string>& names);
+
+ private:
+  struct Impl;
+  explicit LiveDatabase(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace bovw

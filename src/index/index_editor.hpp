@@ -1,0 +1,44 @@
+// Changing many images of an inverted index as one step: what a live database applies when it
+// opens (every stored image) and when it catches up with a write of another process (the images
+// that write added and removed). Queries see the index before the change or after it, never half
+// of it. Ids are given, not assigned: they are the store's, which may have gaps (images added and
+// removed while this process was not looking).
+#pragma once
+
+#include <bovw/inverted_index.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace bovw::index_detail {
+
+struct WordCount {
+  std::uint32_t word;
+  std::int32_t count;  // > 0
+};
+
+// An image as a live database stores it: its id, name and sparse histogram (words ascending).
+struct SparseImage {
+  ImageId id = 0;
+  std::string name;
+  std::vector<WordCount> words;
+};
+
+struct IndexChange {
+  std::vector<ImageId> removed;    // live ids; removed first
+  std::vector<SparseImage> added;  // ids ascending, each at least the index's idCount() before the change
+  // The id the next image will get once the change is applied (>= every added id + 1): the ids in
+  // between were assigned and removed elsewhere and stay unused here too.
+  std::uint64_t next_id = 0;
+};
+
+struct IndexEditor {
+  // Throws InvalidInput naming the problem (an id out of order or not live, a name already
+  // indexed, a word outside the vocabulary, a count below 1) before anything changes.
+  static void apply(InvertedIndex& index, const IndexChange& change);
+  // Every live image with its sparse histogram, by id: one pass over the posting lists.
+  static std::vector<SparseImage> images(const InvertedIndex& index);
+};
+
+}  // namespace bovw::index_detail

@@ -1,0 +1,367 @@
+// LiveDatabase: every write is one LMDB transaction (the images' records, their names, the change
+// feed entry and the generation counter), and every process's in-memory copy is brought up to date
+// by replaying the feed's entries it has not seen. A process's own writes reach its copy the same
+// way, so there is one path from the store to memory.
+#include <bovw/live_database.hpp>
+
+#include "index/index_data.hpp"
+#include "io/byte_order.hpp"
+#include "io/vocabulary_formats.hpp"
+#include "live/image_record.hpp"
+#include "live/lmdb_store.hpp"
+#include "retrieval/database_editor.hpp"
+
+#include <bovw/error.hpp>
+#include <bovw/image_names.hpp>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <mutex>
+#include <set>
+#include <sstream>
+#include <unordered_set>
+
+namespace bovw {
+
+using live_detail::ImageRecord;
+using live_detail::LmdbEnvironment;
+using live_detail::LmdbTransaction;
+using retrieval_detail::DatabaseChange;
+using retrieval_detail::DatabaseEditor;
+
+namespace {
+
+constexpr std::string_view kFormat = "bovw live database 1";
+
+std::string u64Bytes(std::uint64_t value) {
+  std::string bytes(8, '\0');
+  detail::encodeLittleEndian(value, reinterpret_cast<unsigned char*>(bytes.data()));
+  return bytes;
+}
+
+std::uint64_t u64Of(std::string_view bytes, const std::string& path, const std::string& what) {
+  if (bytes.size() != 8) throw InvalidInput(path, "is damaged: its " + what + " is " + std::to_string(bytes.size()) + " bytes, not 8");
+  return detail::decodeLittleEndian<std::uint64_t>(reinterpret_cast<const unsigned char*>(bytes.data()));
+}
+
+// A change feed entry: u32 count + the ids added, u32 count + the ids removed (little-endian).
+struct FeedEntry {
+  std::vector<ImageId> added, removed;
+};
+
+std::string encodeFeed(const FeedEntry& entry) {
+  std::string bytes;
+  auto put = [&](std::uint32_t v) {
+    unsigned char b[4];
+    detail::encodeLittleEndian(v, b);
+    bytes.append(reinterpret_cast<const char*>(b), 4);
+  };
+  for (const auto* ids : {&entry.added, &entry.removed}) {
+    put(static_cast<std::uint32_t>(ids->size()));
+    for (ImageId id : *ids) put(id);
+  }
+  return bytes;
+}
+
+FeedEntry decodeFeed(std::string_view bytes, const std::string& path) {
+  FeedEntry entry;
+  std::size_t at = 0;
+  auto take = [&]() {
+    if (bytes.size() - at < 4) throw InvalidInput(path, "is damaged: a change feed entry is truncated");
+    const auto v = detail::decodeLittleEndian<std::uint32_t>(reinterpret_cast<const unsigned char*>(bytes.data() + at));
+    at += 4;
+    return v;
+  };
+  for (auto* ids : {&entry.added, &entry.removed}) {
+    const std::uint32_t n = take();
+    if (n > (bytes.size() - at) / 4) throw InvalidInput(path, "is damaged: a change feed entry is truncated");
+    for (std::uint32_t i = 0; i < n; ++i) ids->push_back(take());
+  }
+  if (at != bytes.size()) throw InvalidInput(path, "is damaged: a change feed entry has trailing bytes");
+  return entry;
+}
+
+// What a database's settings look like in its `meta` table.
+struct Settings {
+  FeatureSpec features;
+  Vocabulary vocabulary;
+  bool keypoints;
+};
+
+void writeSettings(LmdbTransaction& txn, const live_detail::Tables& t, const ImageDatabase& database) {
+  std::ostringstream vocabulary;
+  detail::writeVocabularyBinary(vocabulary, database.vocabulary());
+  txn.put(t.meta, "format", kFormat);
+  txn.put(t.meta, "features", database.features().toString());
+  txn.put(t.meta, "vocabulary", vocabulary.str());
+  txn.put(t.meta, "keypoints", database.storesKeypoints() ? "1" : "0");
+}
+
+Settings readSettings(const LmdbTransaction& txn, const live_detail::Tables& t, const std::string& path) {
+  auto field = [&](const char* name) {
+    const auto value = txn.get(t.meta, name);
+    if (!value) throw InvalidInput(path, std::string("is not a bovw live database (no '") + name + "' setting)");
+    return *value;
+  };
+  if (field("format") != kFormat)
+    throw InvalidInput(path, "is a live database of another format ('" + std::string(field("format")) +
+                                 "'; this bovw reads '" + std::string(kFormat) + "')");
+  const std::string_view vocabulary = field("vocabulary");
+  const std::string_view keypoints = field("keypoints");
+  if (keypoints != "0" && keypoints != "1") throw InvalidInput(path, "is damaged: its 'keypoints' setting is not 0 or 1");
+  return namingFile(path, [&] {
+    return Settings{normalizeFeatureSpec(FeatureSpec::parse(std::string(field("features")))),
+                    detail::decodeVocabularyBinary(vocabulary.data(), vocabulary.size(), path + " (vocabulary)"),
+                    keypoints == "1"};
+  });
+}
+
+// Counts of the words an image holds, ascending; throws InvalidInput naming the image for a word
+// outside the vocabulary.
+std::vector<index_detail::WordCount> countWords(const NamedImageWords& image, int k) {
+  std::map<std::uint32_t, std::int32_t> counts;
+  for (const std::int32_t w : image.words.words) {
+    if (w < 0 || w >= k)
+      throw InvalidInput("image '" + image.name + "': word " + std::to_string(w) + " outside the vocabulary's " +
+                         std::to_string(k) + " words");
+    ++counts[static_cast<std::uint32_t>(w)];
+  }
+  std::vector<index_detail::WordCount> words;
+  words.reserve(counts.size());
+  for (const auto& [word, count] : counts) words.push_back({word, count});
+  return words;
+}
+
+}  // namespace
+
+struct LiveDatabase::Impl {
+  Impl(std::unique_ptr<LmdbEnvironment> s, ImageDatabase d) : store(std::move(s)), database(std::move(d)) {}
+
+  std::unique_ptr<LmdbEnvironment> store;
+  ImageDatabase database;
+  std::uint64_t generation = 0;  // of `database`
+  std::mutex writing;             // one write or refresh of this process at a time
+
+  const std::string& path() const { return store->path(); }
+  const live_detail::Tables& tables() const { return store->tables(); }
+
+  std::uint64_t counter(const LmdbTransaction& txn, const char* name) const {
+    const auto value = txn.get(tables().meta, name);
+    return value ? u64Of(*value, path(), std::string("'") + name + "' counter") : 0;
+  }
+
+  std::size_t entries(const LmdbTransaction& txn, MDB_dbi table) const {
+    MDB_stat stat;
+    store->check(mdb_stat(txn.get(), table, &stat), "counting a table's entries");
+    return stat.ms_entries;
+  }
+
+  ImageRecord record(const LmdbTransaction& txn, ImageId id) const {
+    const auto bytes = txn.get(tables().images, live_detail::idKey(id));
+    if (!bytes) throw InvalidInput(path(), "is damaged: image id " + std::to_string(id) + " has no record");
+    return live_detail::decodeRecord(*bytes, database.vocabulary().size(),
+                                     path() + " (image " + std::to_string(id) + ")");
+  }
+
+  static void addTo(DatabaseChange& change, ImageId id, ImageRecord record) {
+    change.index.added.push_back({id, std::move(record.name), std::move(record.words)});
+    change.keypoints.push_back(std::move(record.keypoints));
+  }
+
+  // Everything in the store: what open() applies to an empty database.
+  void loadAll() {
+    LmdbTransaction txn(*store, false);
+    DatabaseChange change;
+    txn.forEach(tables().images, {}, [&](std::string_view key, std::string_view bytes) {
+      const auto id = static_cast<ImageId>(live_detail::decodeKey(key, path()));
+      addTo(change, id,
+            live_detail::decodeRecord(bytes, database.vocabulary().size(), path() + " (image " + std::to_string(id) + ")"));
+    });
+    change.index.next_id = counter(txn, "next_id");
+    if (entries(txn, tables().names) != change.index.added.size())
+      throw InvalidInput(path(), "is damaged: it names " + std::to_string(entries(txn, tables().names)) + " images but holds " +
+                                     std::to_string(change.index.added.size()));
+    namingFile(path(), [&] { DatabaseEditor::apply(database, std::move(change)); });
+    generation = counter(txn, "generation");
+  }
+
+  // Called holding `writing`.
+  bool refreshLocked() {
+    LmdbTransaction txn(*store, false);
+    const std::uint64_t latest = counter(txn, "generation");
+    if (latest == generation) return false;
+    if (latest < generation)
+      throw InvalidInput(path(), "went back from write " + std::to_string(generation) + " to " + std::to_string(latest) +
+                                     " (was the folder replaced while open?)");
+    // The net effect of the writes since: images added and removed in between are never loaded.
+    std::vector<ImageId> added;
+    std::set<ImageId> removed;
+    txn.forEach(tables().changes, live_detail::generationKey(generation + 1), [&](std::string_view key, std::string_view value) {
+      if (live_detail::decodeKey(key, path()) > latest) return;
+      const FeedEntry entry = decodeFeed(value, path());
+      added.insert(added.end(), entry.added.begin(), entry.added.end());
+      removed.insert(entry.removed.begin(), entry.removed.end());
+    });
+    DatabaseChange change;
+    const std::unordered_set<ImageId> fresh(added.begin(), added.end());
+    for (ImageId id : removed)
+      if (!fresh.count(id)) change.index.removed.push_back(id);
+    std::sort(added.begin(), added.end());
+    for (ImageId id : added)
+      if (!removed.count(id)) addTo(change, id, record(txn, id));
+    change.index.next_id = counter(txn, "next_id");
+    namingFile(path(), [&] { DatabaseEditor::apply(database, std::move(change)); });
+    generation = latest;
+    return true;
+  }
+
+  // Runs `write` in the store's write transaction, records `entry` as the next generation, commits
+  // (durable from here on) and brings the copy up to date.
+  template <typename Write>
+  void commitWrite(Write&& write) {
+    std::lock_guard<std::mutex> guard(writing);
+    LmdbTransaction txn(*store, true);
+    FeedEntry entry;
+    std::uint64_t next_id = counter(txn, "next_id");
+    write(txn, entry, next_id);
+    const std::uint64_t latest = counter(txn, "generation") + 1;
+    txn.put(tables().changes, live_detail::generationKey(latest), encodeFeed(entry));
+    txn.put(tables().meta, "generation", u64Bytes(latest));
+    txn.put(tables().meta, "next_id", u64Bytes(next_id));
+    txn.commit();
+    refreshLocked();
+  }
+};
+
+LiveDatabase::LiveDatabase(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+LiveDatabase::~LiveDatabase() = default;
+LiveDatabase::LiveDatabase(LiveDatabase&&) noexcept = default;
+LiveDatabase& LiveDatabase::operator=(LiveDatabase&&) noexcept = default;
+
+bool LiveDatabase::holdsLiveDatabase(const std::string& path) {
+  std::error_code error;
+  return std::filesystem::is_directory(path, error) && std::filesystem::is_regular_file(path + "/data.mdb", error);
+}
+
+LiveDatabase LiveDatabase::create(const std::string& path, Vocabulary vocabulary, FeatureSpec features,
+                                  DatabaseOptions options) {
+  return create(path, ImageDatabase(std::move(vocabulary), std::move(features), options));
+}
+
+LiveDatabase LiveDatabase::create(const std::string& path, const ImageDatabase& database) {
+  std::error_code error;
+  if (std::filesystem::exists(std::filesystem::symlink_status(path, error)))
+    throw IoError("'" + path + "': exists already; a live database is made in a new folder");
+  // Made under a temporary name and renamed into place: the folder appears whole or not at all.
+  const std::string partial = path + ".partial-" + std::to_string(::getpid());
+  try {
+    {
+      LmdbEnvironment store(partial, true);
+      const auto& t = store.tables();
+      LmdbTransaction txn(store, true);
+      writeSettings(txn, t, database);
+      const retrieval_detail::KeypointStore* keypoints = DatabaseEditor::keypoints(database);
+      FeedEntry entry;
+      for (index_detail::SparseImage& image : index_detail::IndexEditor::images(database.index())) {
+        ImageRecord record{image.name, std::move(image.words), std::nullopt};
+        if (keypoints) record.keypoints = keypoints->stored(image.id);
+        txn.put(t.images, live_detail::idKey(image.id), live_detail::encodeRecord(record));
+        txn.put(t.names, image.name, live_detail::idKey(image.id));
+      }
+      txn.put(t.meta, "generation", u64Bytes(0));
+      txn.put(t.meta, "next_id", u64Bytes(database.index().idCount()));
+      txn.commit();
+    }
+    std::filesystem::rename(partial, path);
+  } catch (...) {
+    std::filesystem::remove_all(partial, error);
+    throw;
+  }
+  return open(path);
+}
+
+LiveDatabase LiveDatabase::open(const std::string& path) {
+  auto store = std::make_unique<LmdbEnvironment>(path, false);
+  std::optional<Settings> settings;
+  {
+    LmdbTransaction txn(*store, false);
+    settings.emplace(readSettings(txn, store->tables(), path));
+  }
+  DatabaseOptions options;
+  options.store_keypoints = settings->keypoints;
+  ImageDatabase database = namingFile(path, [&] {
+    return ImageDatabase(std::move(settings->vocabulary), std::move(settings->features), options);
+  });
+  auto impl = std::make_unique<Impl>(std::move(store), std::move(database));
+  impl->loadAll();
+  return LiveDatabase(std::move(impl));
+}
+
+const std::string& LiveDatabase::path() const { return impl_->path(); }
+const ImageDatabase& LiveDatabase::database() const { return impl_->database; }
+
+std::uint64_t LiveDatabase::generation() const {
+  std::lock_guard<std::mutex> guard(impl_->writing);
+  return impl_->generation;
+}
+
+bool LiveDatabase::refresh() {
+  std::lock_guard<std::mutex> guard(impl_->writing);
+  return impl_->refreshLocked();
+}
+
+std::vector<ImageId> LiveDatabase::add(const std::vector<NamedImageWords>& images) {
+  Impl& s = *impl_;
+  const int k = s.database.vocabulary().size();
+  const retrieval_detail::KeypointStore* keypoints = DatabaseEditor::keypoints(s.database);
+  // Everything that can be checked without the store is checked before its write starts.
+  std::vector<std::string> records;
+  std::unordered_set<std::string> names;
+  for (const NamedImageWords& image : images) {
+    if (const auto problem = imageNameProblem(image.name))
+      throw InvalidInput("the image name '" + printableName(image.name) + "' " + *problem);
+    if (!names.insert(image.name).second) throw InvalidInput("image '" + image.name + "' is given twice");
+    ImageRecord record{image.name, countWords(image, k), std::nullopt};
+    if (keypoints) record.keypoints = keypoints->prepare(image.words, image.name);
+    records.push_back(live_detail::encodeRecord(record));
+  }
+  std::vector<ImageId> ids;
+  s.commitWrite([&](LmdbTransaction& txn, FeedEntry& entry, std::uint64_t& next_id) {
+    for (std::size_t i = 0; i < images.size(); ++i) {
+      if (const auto held = txn.get(s.tables().names, images[i].name))
+        throw InvalidInput(s.path(), "already holds an image named '" + images[i].name + "'");
+      if (next_id >= index_detail::kMaxIds - 1)
+        throw CapacityError("'" + s.path() + "': all " + std::to_string(index_detail::kMaxIds - 1) + " image ids are used");
+      const auto id = static_cast<ImageId>(next_id++);
+      txn.put(s.tables().images, live_detail::idKey(id), records[i]);
+      txn.put(s.tables().names, images[i].name, live_detail::idKey(id));
+      entry.added.push_back(id);
+      ids.push_back(id);
+    }
+  });
+  return ids;
+}
+
+void LiveDatabase::remove(const std::vector<std::string>& names) {
+  Impl& s = *impl_;
+  s.commitWrite([&](LmdbTransaction& txn, FeedEntry& entry, std::uint64_t&) {
+    for (const std::string& name : names) {
+      const auto key = txn.get(s.tables().names, name);
+      if (!key) throw InvalidInput(s.path(), "holds no image named '" + name + "'");
+      const std::string id_key(*key);
+      const auto id = static_cast<ImageId>(live_detail::decodeKey(id_key, s.path()));
+      // LMDB keeps no checksums: the name's entry is checked against the record it points to.
+      if (s.record(txn, id).name != name)
+        throw InvalidInput(s.path(), "is damaged: the name '" + name + "' points to image id " + std::to_string(id) +
+                                         ", which holds another image");
+      entry.removed.push_back(id);
+      txn.erase(s.tables().names, name);
+      txn.erase(s.tables().images, id_key);
+    }
+  });
+}
+
+}  // namespace bovw

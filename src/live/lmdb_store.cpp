@@ -1,0 +1,128 @@
+// LmdbEnvironment and LmdbTransaction: LMDB's handles with the database's name on every failure.
+#include "live/lmdb_store.hpp"
+
+#include <bovw/error.hpp>
+
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+namespace bovw::live_detail {
+
+namespace {
+
+// Address space reserved for the map, not disk: the data file grows with what is written. 1 TiB
+// holds about 250 million images of 500 words; a write beyond it fails with LMDB's MDB_MAP_FULL.
+constexpr std::size_t kMapSize = std::size_t{1} << 40;
+constexpr unsigned kTables = 4;
+
+bool damaged(int rc) {
+  return rc == MDB_CORRUPTED || rc == MDB_PAGE_NOTFOUND || rc == MDB_INVALID || rc == MDB_VERSION_MISMATCH ||
+         rc == MDB_INCOMPATIBLE || rc == MDB_BAD_VALSIZE;
+}
+
+}  // namespace
+
+void LmdbEnvironment::check(int rc, const std::string& what) const {
+  if (rc == MDB_SUCCESS) return;
+  const std::string problem = what + ": " + mdb_strerror(rc);
+  if (damaged(rc)) throw InvalidInput(path_, "is damaged or not a bovw live database (" + problem + ")");
+  throw IoError("'" + path_ + "': " + problem);
+}
+
+LmdbEnvironment::LmdbEnvironment(const std::string& path, bool create) : path_(path) {
+  std::error_code error;
+  if (create && !std::filesystem::create_directory(path, error))
+    throw IoError("'" + path + "': cannot create the live database's folder: " +
+                  (error ? error.message() : std::string("it exists already")));
+  // LMDB would make an empty data file in any folder it is pointed at.
+  if (!create && !std::filesystem::is_regular_file(path + "/data.mdb", error))
+    throw InvalidInput(path, "is not a bovw live database (no data.mdb in it)");
+  check(mdb_env_create(&env_), "creating an LMDB environment");
+  try {
+    check(mdb_env_set_maxdbs(env_, kTables), "setting the table count");
+    check(mdb_env_set_mapsize(env_, kMapSize), "setting the map size");
+    // MDB_NOTLS: a read transaction belongs to the call that made it, not to its thread (searches
+    // run on any thread). Durability is LMDB's default: every commit is synced.
+    check(mdb_env_open(env_, path.c_str(), MDB_NOTLS, 0644), "opening");
+    // A reader killed with -9 leaves its slot taken, and the pages it saw can never be reused.
+    int dead = 0;
+    check(mdb_reader_check(env_, &dead), "clearing the slots of dead readers");
+    // LMDB maps pages past the end of a truncated data file and faults when it touches them.
+    MDB_envinfo info;
+    MDB_stat stat;
+    check(mdb_env_info(env_, &info), "reading the environment's state");
+    check(mdb_env_stat(env_, &stat), "reading the environment's page size");
+    struct ::stat file {};
+    const std::string data = path + "/data.mdb";
+    if (::stat(data.c_str(), &file) != 0) throw IoError("'" + data + "': " + std::strerror(errno));
+    const auto needed = (static_cast<std::uint64_t>(info.me_last_pgno) + 1) * stat.ms_psize;
+    if (static_cast<std::uint64_t>(file.st_size) < needed)
+      throw InvalidInput(path, "its data file holds " + std::to_string(file.st_size) + " bytes but its last page ends at " +
+                                   std::to_string(needed) + " (truncated?)");
+
+    MDB_txn* txn = nullptr;
+    check(mdb_txn_begin(env_, nullptr, create ? 0 : MDB_RDONLY, &txn), "opening its tables");
+    const unsigned flags = create ? MDB_CREATE : 0;
+    auto open = [&](const char* name, MDB_dbi& table) {
+      const int rc = mdb_dbi_open(txn, name, flags, &table);
+      if (rc == MDB_NOTFOUND) {
+        mdb_txn_abort(txn);
+        throw InvalidInput(path, std::string("is not a bovw live database (no table '") + name + "')");
+      }
+      if (rc != MDB_SUCCESS) mdb_txn_abort(txn);
+      check(rc, std::string("opening table '") + name + "'");
+    };
+    open("meta", tables_.meta);
+    open("names", tables_.names);
+    open("images", tables_.images);
+    open("changes", tables_.changes);
+    // Committed even when read-only: a handle opened in an aborted transaction is closed with it.
+    check(mdb_txn_commit(txn), "opening its tables");
+  } catch (...) {
+    mdb_env_close(env_);
+    throw;
+  }
+}
+
+LmdbEnvironment::~LmdbEnvironment() { mdb_env_close(env_); }
+
+LmdbTransaction::LmdbTransaction(const LmdbEnvironment& environment, bool write) : environment_(environment) {
+  environment_.check(mdb_txn_begin(environment.get(), nullptr, write ? 0 : MDB_RDONLY, &txn_),
+                     write ? "starting a write" : "starting a read");
+}
+
+LmdbTransaction::~LmdbTransaction() {
+  if (txn_) mdb_txn_abort(txn_);
+}
+
+void LmdbTransaction::commit() {
+  MDB_txn* txn = txn_;
+  txn_ = nullptr;  // mdb_txn_commit frees it, whatever it returns
+  environment_.check(mdb_txn_commit(txn), "committing");
+}
+
+std::optional<std::string_view> LmdbTransaction::get(MDB_dbi table, std::string_view key) const {
+  MDB_val k{key.size(), const_cast<char*>(key.data())}, value{};
+  const int rc = mdb_get(txn_, table, &k, &value);
+  if (rc == MDB_NOTFOUND) return std::nullopt;
+  environment_.check(rc, "reading");
+  return bytesOf(value);
+}
+
+void LmdbTransaction::put(MDB_dbi table, std::string_view key, std::string_view value) {
+  MDB_val k{key.size(), const_cast<char*>(key.data())}, v{value.size(), const_cast<char*>(value.data())};
+  environment_.check(mdb_put(txn_, table, &k, &v, 0), "writing");
+}
+
+bool LmdbTransaction::erase(MDB_dbi table, std::string_view key) {
+  MDB_val k{key.size(), const_cast<char*>(key.data())};
+  const int rc = mdb_del(txn_, table, &k, nullptr);
+  if (rc == MDB_NOTFOUND) return false;
+  environment_.check(rc, "deleting");
+  return true;
+}
+
+}  // namespace bovw::live_detail

@@ -1,0 +1,32 @@
+// Changing many images of an ImageDatabase as one step, keypoints included: what a live database
+// (src/live) applies when it opens and when it catches up with another process's write. Searches
+// see the database before the change or after it: an added image's keypoints are in before the
+// index ranks it, a removed one's leave after the index has dropped it.
+#pragma once
+
+#include <bovw/image_database.hpp>
+
+#include "index/index_editor.hpp"
+#include "retrieval/keypoint_store.hpp"
+
+#include <optional>
+#include <vector>
+
+namespace bovw::retrieval_detail {
+
+struct DatabaseChange {
+  index_detail::IndexChange index;
+  // Parallel to index.added: each image's keypoints, present exactly when the database stores them.
+  std::vector<std::optional<KeypointStore::StoredImage>> keypoints;
+};
+
+struct DatabaseEditor {
+  // Throws InvalidInput (as IndexEditor::apply, or for keypoints present where the database stores
+  // none, or missing where it does) with the database unchanged.
+  static void apply(ImageDatabase& database, DatabaseChange change);
+  // The database's keypoint store (to prepare an image's keypoints before a change); null when it
+  // stores none.
+  static const KeypointStore* keypoints(const ImageDatabase& database) { return database.keypoints_.get(); }
+};
+
+}  // namespace bovw::retrieval_detail

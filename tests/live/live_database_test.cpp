@@ -1,0 +1,280 @@
+// LiveDatabase: random sequences of adds and removes rank exactly as a database indexed afresh from
+// the final images (every scoring, scores to 1e-9), before and after reopening; keypoints follow
+// their images; a write that fails changes nothing; searches in other threads see whole writes
+// only; damaged or foreign folders are refused naming the folder. Other processes (kill -9,
+// readers, two writers) are tested through the `bovw` program (tests/cli/test_live_database.py).
+#include "support/refusal_checks.hpp"
+#include "support/retrieval_test_support.hpp"
+
+#include <bovw/error.hpp>
+#include <bovw/live_database.hpp>
+
+#include <atomic>
+#include <cstring>
+#include <map>
+#include <thread>
+
+namespace bovw::test {
+namespace {
+
+const FeatureSpec kSurf("surf");
+
+// `call` throws InvalidInput whose message names `path` and says `problem`.
+void expectInvalidInput(const std::function<void()>& call, const std::string& path, const std::string& problem) {
+  const Thrown thrown = thrownBy(call);
+  EXPECT_EQ(thrown.kind, "InvalidInput") << thrown.message;
+  EXPECT_NE(thrown.message.find(path), std::string::npos) << thrown.message;
+  EXPECT_NE(thrown.message.find(problem), std::string::npos) << thrown.message;
+}
+
+Vocabulary randomVocabulary(std::mt19937_64& rng, int k) {
+  return Vocabulary(randomMatrix(rng, k, 64), DescriptorType::parse("surf64"));
+}
+
+// An image's words: `count` draws, popular words more often (as real images' words are).
+ImageWords randomWords(std::mt19937_64& rng, int k, int count) {
+  std::geometric_distribution<int> skewed(4.0 / k);
+  ImageWords words;
+  for (int i = 0; i < count; ++i) words.words.push_back(skewed(rng) % k);
+  return words;
+}
+
+// Keypoints for the words, inside a 640 x 480 image.
+ImageWords withKeypoints(std::mt19937_64& rng, ImageWords words) {
+  std::uniform_real_distribution<float> x(0, 640), y(0, 480);
+  std::uniform_int_distribution<std::uint64_t> bits;
+  words.image_size = cv::Size(640, 480);
+  for (std::size_t i = 0; i < words.words.size(); ++i) {
+    words.points.emplace_back(x(rng), y(rng));
+    words.signatures.push_back(bits(rng));
+  }
+  return words;
+}
+
+Eigen::Matrix<std::int32_t, 1, Eigen::Dynamic> histogramOf(const ImageWords& words, int k) {
+  Eigen::Matrix<std::int32_t, 1, Eigen::Dynamic> h = Eigen::Matrix<std::int32_t, 1, Eigen::Dynamic>::Zero(k);
+  for (std::int32_t w : words.words) ++h[w];
+  return h;
+}
+
+// Name -> score of a query's whole ranking.
+std::map<std::string, double> ranking(const ImageDatabase& database, const Eigen::Matrix<std::int32_t, 1, Eigen::Dynamic>& q,
+                                      const ScoringOptions& scoring) {
+  std::map<std::string, double> scores;
+  for (const SearchResult& r : database.index().query(q, database.index().size() + 1, scoring)) scores[r.name] = r.score;
+  return scores;
+}
+
+void expectSameRankings(const ImageDatabase& live, const ImageDatabase& fresh, std::mt19937_64& rng, int k) {
+  ASSERT_EQ(live.index().size(), fresh.index().size());
+  const ScoringOptions scorings[] = {{}, {Scoring::Cosine, TermWeighting::Count, 1.0},
+                                     {Scoring::Intersection, TermWeighting::Sqrt, 0.5},
+                                     {Scoring::Cosine, TermWeighting::Log, 0.3}};
+  for (int q = 0; q < 12; ++q) {
+    const auto query = histogramOf(randomWords(rng, k, 1 + q * 7), k);
+    for (const ScoringOptions& scoring : scorings) {
+      const auto expected = ranking(fresh, query, scoring);
+      const auto got = ranking(live, query, scoring);
+      ASSERT_EQ(got.size(), expected.size()) << toString(scoring);
+      for (const auto& [name, score] : expected) {
+        ASSERT_TRUE(got.count(name)) << name;
+        EXPECT_NEAR(got.at(name), score, 1e-9) << name << " under " << toString(scoring);
+      }
+    }
+  }
+}
+
+TEST(LiveDatabase, AddsAndRemovesRankAsADatabaseIndexedAfreshFromTheFinalImages) {
+  BOVW_SEEDED_RNG(rng);
+  TempDir dir;
+  const int k = std::uniform_int_distribution<int>(17, 301)(rng);
+  const Vocabulary vocabulary = randomVocabulary(rng, k);
+  const std::string path = dir.file("photos.bovwlive");
+  std::map<std::string, ImageWords> final_images;  // what a fresh index holds
+  std::vector<std::string> order;                  // names in the order they were (last) added
+  {
+    LiveDatabase live = LiveDatabase::create(path, vocabulary, kSurf);
+    EXPECT_EQ(live.database().index().size(), 0u);
+    int next_name = 0;
+    for (int step = 0; step < 60; ++step) {
+      if (final_images.empty() || std::bernoulli_distribution(0.65)(rng)) {
+        std::vector<NamedImageWords> batch;
+        const int n = std::uniform_int_distribution<int>(1, 12)(rng);
+        for (int i = 0; i < n; ++i) {
+          // Now and then a name that was removed comes back.
+          std::string name = "img" + std::to_string(next_name++) + ".jpg";
+          batch.push_back({name, randomWords(rng, k, std::uniform_int_distribution<int>(0, 80)(rng))});
+        }
+        live.add(batch);
+        for (const auto& image : batch) {
+          final_images[image.name] = image.words;
+          order.push_back(image.name);
+        }
+      } else {
+        std::vector<std::string> names;
+        for (const auto& [name, words] : final_images)
+          if (std::bernoulli_distribution(0.2)(rng)) names.push_back(name);
+        if (names.empty()) names.push_back(final_images.begin()->first);
+        live.remove(names);
+        for (const auto& name : names) {
+          final_images.erase(name);
+          order.erase(std::find(order.begin(), order.end(), name));
+        }
+      }
+    }
+    ImageDatabase fresh(vocabulary, kSurf);
+    for (const auto& name : order) fresh.add(name, final_images.at(name));
+    ASSERT_FALSE(final_images.empty());
+    expectSameRankings(live.database(), fresh, rng, k);
+  }
+  // Reopened, it holds the same images.
+  const LiveDatabase reopened = LiveDatabase::open(path);
+  ImageDatabase fresh(vocabulary, kSurf);
+  for (const auto& name : order) fresh.add(name, final_images.at(name));
+  expectSameRankings(reopened.database(), fresh, rng, k);
+  EXPECT_EQ(reopened.generation(), 60u);
+}
+
+TEST(LiveDatabase, KeepsKeypointsWithTheirImages) {
+  BOVW_SEEDED_RNG(rng);
+  TempDir dir;
+  const int k = 40;
+  const Vocabulary vocabulary = randomVocabulary(rng, k);
+  DatabaseOptions options;
+  options.store_keypoints = true;
+  const ImageWords a = withKeypoints(rng, randomWords(rng, k, 50)), b = withKeypoints(rng, randomWords(rng, k, 30));
+  {
+    LiveDatabase live = LiveDatabase::create(dir.file("db"), vocabulary, kSurf, options);
+    live.add({{"a.png", a}, {"b.png", b}});
+    live.remove({"a.png"});
+  }
+  const LiveDatabase live = LiveDatabase::open(dir.file("db"));
+  ASSERT_TRUE(live.database().storesKeypoints());
+  const auto id = live.database().index().find("b.png");
+  ASSERT_TRUE(id);
+  // The reference: the same image through an in-memory database (same quantisation and order).
+  ImageDatabase memory(vocabulary, kSurf, options);
+  const ImageId reference = memory.add("b.png", b);
+  const auto stored = live.database().keypoints(*id), expected = memory.keypoints(reference);
+  ASSERT_TRUE(stored && expected);
+  EXPECT_EQ(stored->words, expected->words);
+  EXPECT_EQ(stored->signatures, expected->signatures);
+  ASSERT_EQ(stored->points.size(), expected->points.size());
+  for (std::size_t i = 0; i < stored->points.size(); ++i) EXPECT_EQ(stored->points[i], expected->points[i]);
+  EXPECT_FALSE(live.database().index().find("a.png"));
+}
+
+TEST(LiveDatabase, AWriteThatFailsChangesNothing) {
+  BOVW_SEEDED_RNG(rng);
+  TempDir dir;
+  const int k = 23;
+  LiveDatabase live = LiveDatabase::create(dir.file("db"), randomVocabulary(rng, k), kSurf);
+  live.add({{"a.png", randomWords(rng, k, 10)}});
+  // One name already held: none of the batch goes in.
+  EXPECT_THROW(live.add({{"new.png", randomWords(rng, k, 5)}, {"a.png", randomWords(rng, k, 5)}}), InvalidInput);
+  EXPECT_THROW(live.add({{"x.png", randomWords(rng, k, 5)}, {"x.png", randomWords(rng, k, 5)}}), InvalidInput);
+  ImageWords outside;
+  outside.words.push_back(k);
+  EXPECT_THROW(live.add({{"y.png", outside}}), InvalidInput);
+  EXPECT_THROW(live.add({{"", randomWords(rng, k, 5)}}), InvalidInput);
+  // One unknown name: nothing removed.
+  EXPECT_THROW(live.remove({"a.png", "nothere.png"}), InvalidInput);
+  EXPECT_EQ(live.generation(), 1u);
+  EXPECT_EQ(live.database().index().size(), 1u);
+  EXPECT_FALSE(live.database().index().find("new.png"));
+  const LiveDatabase reopened = LiveDatabase::open(dir.file("db"));
+  EXPECT_EQ(reopened.database().index().size(), 1u);
+  EXPECT_TRUE(reopened.database().index().find("a.png"));
+}
+
+TEST(LiveDatabase, SearchesInOtherThreadsSeeWholeWritesOnly) {
+  BOVW_SEEDED_RNG(rng);
+  TempDir dir;
+  const int k = 64;
+  LiveDatabase live = LiveDatabase::create(dir.file("db"), randomVocabulary(rng, k), kSurf);
+  // Write w adds four images that alone hold word w; a search for word w finds 0 or 4, never 1-3.
+  std::atomic<bool> done{false};
+  std::atomic<int> partial{0}, searches{0};
+  std::thread reader([&] {
+    while (!done) {
+      for (int w = 0; w < k; ++w) {
+        Eigen::Matrix<std::int32_t, 1, Eigen::Dynamic> q = Eigen::Matrix<std::int32_t, 1, Eigen::Dynamic>::Zero(k);
+        q[w] = 1;
+        if (live.database().index().size() == 0) continue;
+        const std::size_t found = live.database().index().query(q, 10).size();
+        if (found != 0 && found != 4) ++partial;
+        ++searches;
+      }
+    }
+  });
+  for (int w = 0; w < k; ++w) {
+    std::vector<NamedImageWords> batch;
+    for (int i = 0; i < 4; ++i) {
+      ImageWords words;
+      words.words.assign(2, w);
+      batch.push_back({"w" + std::to_string(w) + "_" + std::to_string(i), words});
+    }
+    live.add(batch);
+  }
+  done = true;
+  reader.join();
+  EXPECT_EQ(partial, 0);
+  EXPECT_GT(searches, 0);
+}
+
+TEST(LiveDatabase, RefusesFoldersThatAreNotLiveDatabases) {
+  BOVW_SEEDED_RNG(rng);
+  TempDir dir;
+  std::filesystem::create_directory(dir.file("empty"));
+  expectInvalidInput([&] { LiveDatabase::open(dir.file("empty")); }, dir.file("empty"), "not a bovw live database");
+  EXPECT_FALSE(std::filesystem::exists(dir.file("empty") + "/data.mdb"));  // nothing made in it
+  EXPECT_FALSE(LiveDatabase::holdsLiveDatabase(dir.file("empty")));
+  EXPECT_THROW(LiveDatabase::open(dir.file("missing")), Error);
+  // An existing path is never written over.
+  LiveDatabase::create(dir.file("db"), randomVocabulary(rng, 5), kSurf);
+  EXPECT_TRUE(LiveDatabase::holdsLiveDatabase(dir.file("db")));
+  EXPECT_THROW(LiveDatabase::create(dir.file("db"), randomVocabulary(rng, 5), kSurf), IoError);
+  EXPECT_THROW(LiveDatabase::create(dir.file("empty"), randomVocabulary(rng, 5), kSurf), IoError);
+}
+
+TEST(LiveDatabase, RefusesDamagedStoresNamingTheFolder) {
+  BOVW_SEEDED_RNG(rng);
+  TempDir dir;
+  const int k = 31;
+  const std::string path = dir.file("db");
+  {
+    LiveDatabase live = LiveDatabase::create(path, randomVocabulary(rng, k), kSurf);
+    live.add({{"a_rather_distinctive_name.png", randomWords(rng, k, 40)}});
+  }
+  const std::vector<char> intact = readBytes(path + "/data.mdb");
+  // LMDB keeps no checksums; bovw's records carry their own. The name occurs twice: as the key of
+  // its entry in the names table (followed by the image's id) and in the image's record (after its
+  // 4-byte length, followed by the words).
+  const std::string needle = "a_rather_distinctive_name.png";
+  const char length[4] = {static_cast<char>(needle.size()), 0, 0, 0};
+  std::size_t record = 0, name = 0;
+  for (std::size_t at = 4; at + needle.size() <= intact.size(); ++at)
+    if (std::memcmp(intact.data() + at, needle.data(), needle.size()) == 0)
+      (std::memcmp(intact.data() + at - 4, length, 4) == 0 ? record : name) = at;
+  ASSERT_TRUE(record > 0 && name > 0);
+  std::vector<char> damaged = intact;
+  damaged[record + needle.size() + 6] ^= 0x5a;  // inside the words
+  writeBytes(path + "/data.mdb", damaged);
+  expectInvalidInput([&] { LiveDatabase::open(path); }, path, "checksum");
+  // The name's id changed: found when the name is used.
+  damaged = intact;
+  damaged[name + needle.size() + 3] ^= 0x01;
+  writeBytes(path + "/data.mdb", damaged);
+  {
+    LiveDatabase live = LiveDatabase::open(path);
+    expectInvalidInput([&] { live.remove({needle}); }, path, "damaged");
+  }
+  // Truncated data file.
+  writeBytes(path + "/data.mdb", intact.data(), intact.size() / 2);
+  expectInvalidInput([&] { LiveDatabase::open(path); }, path, "truncated");
+  writeBytes(path + "/data.mdb", intact);
+  EXPECT_NO_THROW(LiveDatabase::open(path));
+}
+
+}  // namespace
+}  // namespace bovw::test
