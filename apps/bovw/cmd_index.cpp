@@ -28,6 +28,7 @@ struct IndexArguments {
   std::string vocabulary;
   std::string output;
   bool keypoints = false;
+  bool live = false;
   std::size_t shards = 0;  // 0: one database file
   FeatureOptions features;
   HistogrammerOptions histogrammer;
@@ -47,6 +48,9 @@ CLI::App* addIndexCommand(CLI::App& app) {
                       "for every write, so a database written over stays whole until its manifest is replaced, and "
                       "its shards are removed after that")
       ->check(CLI::Range(1, 4096));
+  command->add_flag("--live", args.live,
+                    "write a live database: a new folder at --output that bovw add and bovw remove change while "
+                    "others search it (each change durable when the command returns)");
   command->add_flag("--keypoints", args.keypoints,
                     "also store each image's keypoints, words and word signatures (16 bytes per keypoint), for search --verify");
   args.features.addTo(command);
@@ -62,6 +66,7 @@ int runIndexCommand() {
   IndexOptions index;
   index.database.store_keypoints = args.keypoints;
   index.shards = args.shards;
+  index.live = args.live;
   index.tell = [](const std::string& line) { spdlog::warn("{}", line); };
   index.skipped = [](const ImageFailure& failure) { spdlog::warn("skipped {}", failure.message); };  // each rank its own
   std::optional<Vocabulary> vocabulary;
@@ -92,7 +97,7 @@ int runIndexCommand() {
   if (!printsResults()) return 0;
   std::cout << "bovw index: " << summary.images << " images, " << summary.postings << " postings over K = "
             << vocabulary->size() << " " << vocabulary->descriptorType().toString() << " words"
-            << (args.keypoints ? ", keypoints stored" : "");
+            << (args.keypoints ? ", keypoints stored" : "") << (args.live ? ", live" : "");
   if (args.shards) std::cout << ", " << args.shards << " shards";
   std::cout << "; wrote " << args.output << "\n";
   return 0;

@@ -5,6 +5,7 @@
 // (bovw/image_search.hpp); this file parses the options and prints the results.
 #include "commands.hpp"
 #include "feature_options.hpp"
+#include "image_arguments.hpp"
 #include "number_checks.hpp"
 #include "program.hpp"
 #include "progress_bar.hpp"
@@ -41,28 +42,6 @@ struct SearchArguments {
   VerifyOptions verify;
 } args;
 
-// The query images: each argument an image, or a folder of images (its image files in name order).
-// A folder without images is a warning, or the error when no query is left.
-std::vector<std::string> queryImages() {
-  std::vector<std::string> images, empty;
-  for (const std::string& query : args.queries) {
-    std::error_code error;
-    if (!std::filesystem::is_directory(query, error)) {
-      images.push_back(query);
-      continue;
-    }
-    const std::vector<std::string> listed = listImages(query);
-    if (listed.empty()) empty.push_back(query);
-    images.insert(images.end(), listed.begin(), listed.end());
-  }
-  for (const std::string& folder : empty) {
-    const std::string problem = "'" + folder + "' is a folder that holds no image files";
-    if (images.empty()) throw InvalidInput("no query image: " + problem);
-    spdlog::warn("{}", problem);
-  }
-  return images;
-}
-
 // The format of an output: its extension's (.csv, .json, .html or .htm), else --format.
 std::string formatOf(const std::string& output) {
   std::string extension = std::filesystem::path(output).extension().string();
@@ -93,7 +72,8 @@ CLI::App* addSearchCommand(CLI::App& app) {
   auto* command = app.add_subcommand("search", "Find the indexed images most similar to query images");
   command->add_option("QUERY_IMAGE", args.queries, "query images, or folders of them")->required();
   command->add_option("--index", args.index,
-                      "database written by bovw index, or the manifest of its shards (index --shards)")->required();
+                      "database written by bovw index: a .bovwdb file, the manifest of its shards (index --shards) "
+                      "or a live database's folder (index --live)")->required();
   command->add_option("--top", args.top, "results per query")->check(kPositive)->capture_default_str();
   command->add_option("--format", args.format, "csv (query,rank,image,score), json, or html (thumbnails)")
       ->check(CLI::IsMember({"csv", "json", "html"}))
@@ -125,7 +105,8 @@ int runSearchCommand() {
   options.verification = args.verify.options();
   options.exclude_query = args.exclude_query;
   // Rank 0 reads the queries; every rank takes part in each query's collective ranking and verification.
-  const std::vector<std::string> images = printsResults() ? queryImages() : std::vector<std::string>();
+  const std::vector<std::string> images =
+      printsResults() ? imageArguments(args.queries, "query image") : std::vector<std::string>();
   std::vector<ImageFailure> failures;
   const std::vector<QueryResults> results = database.search(images, options, &failures);
   std::size_t failed = 0;

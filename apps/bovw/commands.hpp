@@ -31,6 +31,15 @@ int runIndexCommand();
 CLI::App* addSearchCommand(CLI::App& app);
 int runSearchCommand();
 
+CLI::App* addAddCommand(CLI::App& app);
+int runAddCommand();
+
+CLI::App* addRemoveCommand(CLI::App& app);
+int runRemoveCommand();
+
+CLI::App* addConvertCommand(CLI::App& app);
+int runConvertCommand();
+
 CLI::App* addEvaluateCommand(CLI::App& app);
 int runEvaluateCommand();
 

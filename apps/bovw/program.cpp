@@ -71,6 +71,9 @@ int runProgram(int argc, char** argv, Program program, Communicator& group) {
   if (single) {
     runs.emplace(addExtractCommand(app), runExtractCommand);
     runs.emplace(addEvaluateCommand(app), runEvaluateCommand);
+    runs.emplace(addAddCommand(app), runAddCommand);
+    runs.emplace(addRemoveCommand(app), runRemoveCommand);
+    runs.emplace(addConvertCommand(app), runConvertCommand);
   }
 #endif
   try {

@@ -1,5 +1,6 @@
-// The front door of image retrieval: one object that holds a database (one file, the shards of a
-// manifest, or shards spread over the ranks of a job), adds images to it and answers query images
+// The front door of image retrieval: one object that holds a database (one file, a live database
+// that other processes may change, the shards of a manifest, or shards spread over the ranks of a
+// job), adds images to it and answers query images
 // with one result type, verified geometrically when asked. The `bovw` program's search is a thin
 // call of it; an application needs nothing else (examples/api/search_example.cpp). Modelled on
 // COLMAP's VisualIndex: an options struct per call, the database's own features and vocabulary.
@@ -92,8 +93,14 @@ class ImageSearch {
   // InvalidInput as ImageDatabase's constructor.
   static ImageSearch create(Vocabulary vocabulary, FeatureSpec features, DatabaseOptions database = {},
                             ImageSearchOptions options = {});
-  // A database that `bovw index` (or save()) wrote: one .bovwdb file, or the .bovwshards manifest of
-  // its shards. Throws IoError or InvalidInput naming the file (ShardedDatabase::load).
+  // A new, empty live database in the folder `path` (LiveDatabase::create): every add and remove is
+  // durable when it returns.
+  static ImageSearch createLive(const std::string& path, Vocabulary vocabulary, FeatureSpec features,
+                                DatabaseOptions database = {}, ImageSearchOptions options = {});
+  // A database that `bovw index` (or save()) wrote: one .bovwdb file, the .bovwshards manifest of
+  // its shards, or the folder of a live database (LiveDatabase::open; do not open one live database
+  // twice in one process: LMDB's locks are per process). Throws IoError or InvalidInput naming the
+  // file (ShardedDatabase::load, LiveDatabase::open).
   static ImageSearch open(const std::string& path, ImageSearchOptions options = {});
   // Collective: the shards of a manifest spread over `ranks` (DistributedShards::load); `ranks` must
   // outlive the object. Every search is then collective too: every rank calls it, rank 0's queries
@@ -119,9 +126,10 @@ class ImageSearch {
   // For queries answered many times over (bovw evaluate compares scorings on the same queries).
   ImageHistograms histograms(const std::vector<std::string>& image_paths, bool keep_words = false) const;
 
-  // Adding and removing: a database of one file (create, or open of a .bovwdb); a sharded one is
-  // read-only here (InvalidInput). Names are the images' paths; a name no output can hold is refused
-  // (bovw/image_names.hpp).
+  // Adding and removing: a live database (durable when the call returns, in one write per call: all
+  // of its images or none), or a database of one file in memory (create, or open of a .bovwdb; save()
+  // writes it); a sharded one is read-only here (InvalidInput). Names are the images' paths; a name
+  // no output can hold is refused (bovw/image_names.hpp).
   //
   // Reads, extracts and adds every image (in parallel, histograms in batches, in order). Images that
   // cannot be read, or whose name is already indexed, are skipped and returned (with
@@ -132,7 +140,9 @@ class ImageSearch {
   // An image's features already assigned to words (histogramImages with keep_words makes them).
   ImageId add(const std::string& name, const ImageWords& words);
   void remove(const std::string& name);  // throws InvalidInput if no image has this name
-  // Writes the database of one file, atomically (ImageDatabase::save).
+  // All or none: throws InvalidInput naming the first name no image has, removing nothing.
+  void remove(const std::vector<std::string>& names);
+  // Writes the database (one file or live) as one .bovwdb file, atomically (ImageDatabase::save).
   void save(const std::string& path) const;
 
   // Searching. Throws InvalidInput if the database is empty, or if verification is asked of one
@@ -164,6 +174,9 @@ struct IndexOptions {
   // bytes, each a database file beside `output`, which names their manifest (OUT.bovwshards) and is
   // replaced last (bovw/shard_generations.hpp): readers see the old database or the new one.
   std::size_t shards = 0;
+  // Write a live database (a new folder at `output`, bovw/live_database.hpp) instead of a file; not
+  // with shards.
+  bool live = false;
   // Lines worth a user's attention that are not errors (waiting for another writer of the folder).
   std::function<void(const std::string&)> tell;
   // Each image that cannot be used, on the rank that read it, once all of its images are read

@@ -13,6 +13,7 @@
 #include <bovw/feature_spec.hpp>
 #include <bovw/image_database.hpp>
 #include <bovw/image_words.hpp>
+#include <bovw/sharded_database.hpp>
 #include <bovw/vocabulary.hpp>
 
 #include <cstdint>
@@ -34,9 +35,12 @@ class LiveDatabase {
   // ImageDatabase's constructor, IoError if the folder cannot be made.
   static LiveDatabase create(const std::string& path, Vocabulary vocabulary, FeatureSpec features,
                              DatabaseOptions options = {});
-  // A new database holding what `database` holds (the images keep their names, and their ids where
-  // none was removed): how a .bovwdb file or the shards of a manifest become live.
-  static LiveDatabase create(const std::string& path, const ImageDatabase& database);
+  // A new database in the folder `path` holding the images of `images` (in id order).
+  static LiveDatabase create(const std::string& path, const ImageDatabase& images);
+  // A new database in the folder `path` holding the images of the database at `source` (a .bovwdb
+  // file or the manifest of its shards, read as ShardedDatabase::load reads them) under their
+  // names, in the same order: how an existing database becomes live. Throws as load and create.
+  static LiveDatabase convert(const std::string& source, const std::string& path);
   // Throws InvalidInput naming the folder if it is not a live database or is damaged, IoError if it
   // cannot be read.
   static LiveDatabase open(const std::string& path);

@@ -246,33 +246,37 @@ bool LiveDatabase::holdsLiveDatabase(const std::string& path) {
   return std::filesystem::is_directory(path, error) && std::filesystem::is_regular_file(path + "/data.mdb", error);
 }
 
-LiveDatabase LiveDatabase::create(const std::string& path, Vocabulary vocabulary, FeatureSpec features,
-                                  DatabaseOptions options) {
-  return create(path, ImageDatabase(std::move(vocabulary), std::move(features), options));
-}
+namespace {
 
-LiveDatabase LiveDatabase::create(const std::string& path, const ImageDatabase& database) {
+// Writes a new live database at `path` with the settings of `settings` and the images of `parts`
+// (in order, numbered from 0), under a temporary name renamed into place: the folder appears whole
+// or not at all.
+void writeNew(const std::string& path, const ImageDatabase& settings, const std::vector<const ImageDatabase*>& parts) {
   std::error_code error;
   if (std::filesystem::exists(std::filesystem::symlink_status(path, error)))
     throw IoError("'" + path + "': exists already; a live database is made in a new folder");
-  // Made under a temporary name and renamed into place: the folder appears whole or not at all.
   const std::string partial = path + ".partial-" + std::to_string(::getpid());
   try {
     {
       LmdbEnvironment store(partial, true);
       const auto& t = store.tables();
       LmdbTransaction txn(store, true);
-      writeSettings(txn, t, database);
-      const retrieval_detail::KeypointStore* keypoints = DatabaseEditor::keypoints(database);
-      FeedEntry entry;
-      for (index_detail::SparseImage& image : index_detail::IndexEditor::images(database.index())) {
-        ImageRecord record{image.name, std::move(image.words), std::nullopt};
-        if (keypoints) record.keypoints = keypoints->stored(image.id);
-        txn.put(t.images, live_detail::idKey(image.id), live_detail::encodeRecord(record));
-        txn.put(t.names, image.name, live_detail::idKey(image.id));
+      writeSettings(txn, t, settings);
+      std::uint64_t next_id = 0;
+      for (const ImageDatabase* part : parts) {
+        const retrieval_detail::KeypointStore* keypoints = DatabaseEditor::keypoints(*part);
+        for (index_detail::SparseImage& image : index_detail::IndexEditor::images(part->index())) {
+          ImageRecord record{image.name, std::move(image.words), std::nullopt};
+          if (keypoints) record.keypoints = keypoints->stored(image.id);
+          const std::string key = live_detail::idKey(static_cast<ImageId>(next_id++));
+          if (txn.get(t.names, image.name))
+            throw InvalidInput(path, "cannot hold two images named '" + image.name + "'");
+          txn.put(t.images, key, live_detail::encodeRecord(record));
+          txn.put(t.names, image.name, key);
+        }
       }
       txn.put(t.meta, "generation", u64Bytes(0));
-      txn.put(t.meta, "next_id", u64Bytes(database.index().idCount()));
+      txn.put(t.meta, "next_id", u64Bytes(next_id));
       txn.commit();
     }
     std::filesystem::rename(partial, path);
@@ -280,6 +284,30 @@ LiveDatabase LiveDatabase::create(const std::string& path, const ImageDatabase& 
     std::filesystem::remove_all(partial, error);
     throw;
   }
+}
+
+}  // namespace
+
+LiveDatabase LiveDatabase::create(const std::string& path, Vocabulary vocabulary, FeatureSpec features,
+                                  DatabaseOptions options) {
+  writeNew(path, ImageDatabase(std::move(vocabulary), std::move(features), options), {});
+  return open(path);
+}
+
+LiveDatabase LiveDatabase::create(const std::string& path, const ImageDatabase& images) {
+  writeNew(path, images, {&images});
+  return open(path);
+}
+
+LiveDatabase LiveDatabase::convert(const std::string& source, const std::string& path) {
+  const ShardedDatabase database = ShardedDatabase::load(source);
+  std::vector<const ImageDatabase*> parts;
+  for (std::size_t s = 0; s < database.shardCount(); ++s) {
+    if (database.shard(s).storesKeypoints() != database.shard(0).storesKeypoints())
+      throw InvalidInput(source, "has shards with and without keypoints");
+    parts.push_back(&database.shard(s));
+  }
+  writeNew(path, database.shard(0), parts);
   return open(path);
 }
 
@@ -315,6 +343,7 @@ bool LiveDatabase::refresh() {
 
 std::vector<ImageId> LiveDatabase::add(const std::vector<NamedImageWords>& images) {
   Impl& s = *impl_;
+  if (images.empty()) return {};
   const int k = s.database.vocabulary().size();
   const retrieval_detail::KeypointStore* keypoints = DatabaseEditor::keypoints(s.database);
   // Everything that can be checked without the store is checked before its write starts.
@@ -347,6 +376,7 @@ std::vector<ImageId> LiveDatabase::add(const std::vector<NamedImageWords>& image
 
 void LiveDatabase::remove(const std::vector<std::string>& names) {
   Impl& s = *impl_;
+  if (names.empty()) return;
   s.commitWrite([&](LmdbTransaction& txn, FeedEntry& entry, std::uint64_t&) {
     for (const std::string& name : names) {
       const auto key = txn.get(s.tables().names, name);

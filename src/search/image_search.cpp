@@ -5,6 +5,7 @@
 
 #include <bovw/distributed_shards.hpp>
 #include <bovw/error.hpp>
+#include <bovw/live_database.hpp>
 #include <bovw/rank_agreement.hpp>
 #include <bovw/shard_manifest.hpp>
 
@@ -50,7 +51,10 @@ SearchHit hitOf(std::size_t shard, const SearchResult& r) {
 struct ImageSearch::Impl {
   ImageSearchOptions options;
   std::string source;                       // the file opened, for messages ("" for a new database)
-  std::optional<ImageDatabase> single;      // a database of one file: add and remove change it
+  std::optional<ImageDatabase> single;      // a database of one file, in memory: add and remove change it
+  // A live database: add and remove write it durably; every search first brings in the writes of
+  // other processes (refresh, which is why it is mutable).
+  mutable std::optional<LiveDatabase> live;
   std::optional<DistributedShards> shards;  // the shards of a manifest, over one rank or several
   // Made on first use and kept: an OpenCL histogrammer compiles its kernels once, not per query.
   mutable std::unique_ptr<Histogrammer> histogrammer;
@@ -59,16 +63,28 @@ struct ImageSearch::Impl {
   // The database that holds the features and vocabulary (every shard has the same ones). On a rank
   // of a job that holds no shard, there is none.
   const ImageDatabase& reference() const {
-    if (single) return *single;
+    if (const ImageDatabase* database = whole()) return *database;
     if (shards->localShardCount() == 0) throw InvalidInput("this rank holds no shard of the database");
     return shards->localShard(0);
   }
   Communicator& ranks() const { return shards ? shards->ranks() : singleProcess(); }
   bool root() const { return ranks().rank() == 0; }
 
-  ImageDatabase& changeable() {
-    if (!single) throw problem("is sharded, and cannot be changed here: index its images again (bovw index --shards)");
-    return *single;
+  // The database that is not sharded: one file or live; null for shards.
+  const ImageDatabase* whole() const { return single ? &*single : live ? &live->database() : nullptr; }
+
+  void checkChangeable() const {
+    if (shards)
+      throw problem("is sharded, and cannot be changed: make it live (bovw convert) or index its images again");
+  }
+
+  // Adds images in one step: one durable write to a live database, else one after the other.
+  std::vector<ImageId> add(const std::vector<NamedImageWords>& images) {
+    checkChangeable();
+    if (live) return live->add(images);
+    std::vector<ImageId> ids;
+    for (const NamedImageWords& image : images) ids.push_back(single->add(image.name, image.words));
+    return ids;
   }
 
   Histogrammer& device() const {
@@ -112,14 +128,15 @@ struct ImageSearch::Impl {
   }
 
   void checkSearchable(const SearchOptions& options) const {
-    if ((single ? single->index().size() : shards->size()) == 0) throw problem("holds no image yet");
+    if (live) live->refresh();
+    if ((whole() ? whole()->index().size() : shards->size()) == 0) throw problem("holds no image yet");
     if (options.top == 0) throw InvalidInput("SearchOptions::top must be at least 1");
-    if (options.verify > 0 && !(single ? single->storesKeypoints() : shards->storesKeypoints()))
+    if (options.verify > 0 && !(whole() ? whole()->storesKeypoints() : shards->storesKeypoints()))
       throw problem(std::string("stores no keypoints") + (shardCount() > 1 ? " (in every shard)" : "") +
                     ", so results cannot be verified; index the images again with their keypoints (bovw index "
                     "--keypoints, DatabaseOptions::store_keypoints)");
   }
-  std::size_t shardCount() const { return single ? 1 : shards->shardCount(); }
+  std::size_t shardCount() const { return shards ? shards->shardCount() : 1; }
 
   // The answer to one query (collective over ranks: rank 0's histogram and words are the query's, and
   // only rank 0's answer is filled). `is_query` tells the query itself among the results.
@@ -137,11 +154,11 @@ struct ImageSearch::Impl {
                     ranking.end());
       if (ranking.size() == ranked) ranking.pop_back();
     };
-    if (single) {
-      std::vector<SearchResult> ranking = single->index().query(histogram, ranked, options.scoring);
+    if (const ImageDatabase* database = whole()) {
+      std::vector<SearchResult> ranking = database->index().query(histogram, ranked, options.scoring);
       leaveOutQuery(ranking);
       if (options.verify > 0) {
-        for (const VerifiedResult& r : single->verify(words, ranking, verification, report)) hits.push_back(hitOf(0, r));
+        for (const VerifiedResult& r : database->verify(words, ranking, verification, report)) hits.push_back(hitOf(0, r));
       } else {
         for (const SearchResult& r : ranking) hits.push_back(hitOf(0, r));
       }
@@ -205,12 +222,27 @@ ImageSearch ImageSearch::open(const std::string& path, ImageSearchOptions option
   auto impl = std::make_unique<Impl>();
   impl->options = std::move(options);
   impl->source = path;
-  if (looksLikeShardManifest(path)) impl->shards.emplace(DistributedShards::load(singleProcess(), path));
+  if (LiveDatabase::holdsLiveDatabase(path)) impl->live.emplace(LiveDatabase::open(path));
+  else if (looksLikeShardManifest(path)) impl->shards.emplace(DistributedShards::load(singleProcess(), path));
   else impl->single.emplace(ImageDatabase::load(path));
   return ImageSearch(std::move(impl));
 }
 
+ImageSearch ImageSearch::createLive(const std::string& path, Vocabulary vocabulary, FeatureSpec features,
+                                    DatabaseOptions database, ImageSearchOptions options) {
+  auto impl = std::make_unique<Impl>();
+  impl->options = std::move(options);
+  impl->source = path;
+  impl->live.emplace(LiveDatabase::create(path, std::move(vocabulary), std::move(features), database));
+  return ImageSearch(std::move(impl));
+}
+
 ImageSearch ImageSearch::open(Communicator& ranks, const std::string& path, ImageSearchOptions options) {
+  if (LiveDatabase::holdsLiveDatabase(path)) {
+    if (ranks.size() > 1)
+      throw InvalidInput(path, "is a live database: one process searches it (bovw search), not the ranks of a job");
+    return open(path, std::move(options));
+  }
   auto impl = std::make_unique<Impl>();
   impl->options = std::move(options);
   impl->source = path;
@@ -220,10 +252,13 @@ ImageSearch ImageSearch::open(Communicator& ranks, const std::string& path, Imag
 
 const Vocabulary& ImageSearch::vocabulary() const { return impl_->reference().vocabulary(); }
 const FeatureSpec& ImageSearch::features() const { return impl_->reference().features(); }
-std::size_t ImageSearch::size() const { return impl_->single ? impl_->single->index().size() : impl_->shards->size(); }
+std::size_t ImageSearch::size() const {
+  if (impl_->live) impl_->live->refresh();
+  return impl_->whole() ? impl_->whole()->index().size() : impl_->shards->size();
+}
 std::size_t ImageSearch::shardCount() const { return impl_->shardCount(); }
 bool ImageSearch::storesKeypoints() const {
-  return impl_->single ? impl_->single->storesKeypoints() : impl_->shards->storesKeypoints();
+  return impl_->whole() ? impl_->whole()->storesKeypoints() : impl_->shards->storesKeypoints();
 }
 
 std::vector<IndexedImage> ImageSearch::images() const {
@@ -232,7 +267,8 @@ std::vector<IndexedImage> ImageSearch::images() const {
     const InvertedIndex& index = database.index();
     for (ImageId id : index.ids()) images.push_back({index.name(id), shard, id});
   };
-  if (impl_->single) list(*impl_->single, 0);
+  if (impl_->live) impl_->live->refresh();
+  if (const ImageDatabase* database = impl_->whole()) list(*database, 0);
   else
     for (std::size_t i = 0; i < impl_->shards->localShardCount(); ++i)
       list(impl_->shards->localShard(i), impl_->shards->localIndex(i));
@@ -244,35 +280,51 @@ ImageHistograms ImageSearch::histograms(const std::vector<std::string>& image_pa
 }
 
 std::vector<ImageFailure> ImageSearch::add(const std::vector<std::string>& image_paths) {
-  ImageDatabase& database = impl_->changeable();
+  impl_->checkChangeable();
+  if (impl_->live) impl_->live->refresh();
+  const ImageDatabase& database = *impl_->whole();
   const bool keypoints = database.storesKeypoints();
   ImageHistograms images = impl_->histograms(image_paths, keypoints, false);
+  // Names already indexed are skipped like unreadable images; the rest go in as one write.
+  std::vector<NamedImageWords> batch;
   for (std::size_t i = 0; i < images.names.size(); ++i) {
-    try {
-      if (keypoints) database.add(images.names[i], images.words[i]);
-      else database.add(images.names[i], images.histograms.row(static_cast<Eigen::Index>(i)));
-    } catch (const InvalidInput& e) {  // a name already indexed: skipped like an unreadable image
-      if (impl_->options.pipeline.strict) throw;
-      images.failures.push_back({images.names[i], e.what()});
+    if (const auto id = database.index().find(images.names[i])) {
+      const std::string problem = "'" + images.names[i] + "': an image of this name is already indexed";
+      if (impl_->options.pipeline.strict) throw InvalidInput(problem);
+      images.failures.push_back({images.names[i], problem});
+      continue;
     }
+    NamedImageWords image{images.names[i], keypoints ? std::move(images.words[i]) : ImageWords()};
+    if (!keypoints) {
+      const auto row = images.histograms.row(static_cast<Eigen::Index>(i));
+      for (Eigen::Index w = 0; w < row.size(); ++w) image.words.words.insert(image.words.words.end(), row[w], static_cast<std::int32_t>(w));
+    }
+    batch.push_back(std::move(image));
   }
+  impl_->add(batch);
   return images.failures;
 }
 
 ImageId ImageSearch::add(const std::string& name, const cv::Mat& image) {
-  ImageDatabase& database = impl_->changeable();
-  return database.add(name, impl_->wordsOf(image));
+  impl_->checkChangeable();
+  return impl_->add({{name, impl_->wordsOf(image)}}).front();
 }
 
-ImageId ImageSearch::add(const std::string& name, const ImageWords& words) {
-  return impl_->changeable().add(name, words);
-}
+ImageId ImageSearch::add(const std::string& name, const ImageWords& words) { return impl_->add({{name, words}}).front(); }
 
-void ImageSearch::remove(const std::string& name) { impl_->changeable().remove(name); }
+void ImageSearch::remove(const std::string& name) { remove(std::vector<std::string>{name}); }
+
+void ImageSearch::remove(const std::vector<std::string>& names) {
+  impl_->checkChangeable();
+  if (impl_->live) return impl_->live->remove(names);
+  for (const std::string& name : names)
+    if (!impl_->single->index().find(name)) throw impl_->problem("holds no image named '" + name + "'");
+  for (const std::string& name : names) impl_->single->remove(name);
+}
 
 void ImageSearch::save(const std::string& path) const {
-  if (!impl_->single) throw impl_->problem("is sharded: its shards are written by bovw index --shards, not here");
-  impl_->single->save(path);
+  if (!impl_->whole()) throw impl_->problem("is sharded: its shards are written by bovw index --shards, not here");
+  impl_->whole()->save(path);
 }
 
 std::vector<SearchHit> ImageSearch::search(const std::string& image_path, const SearchOptions& options) const {

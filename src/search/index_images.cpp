@@ -12,6 +12,7 @@
 // manifest last: the switch from the old database to the new. Rank 0 then removes the old
 // generation's shards.
 #include <bovw/image_search.hpp>
+#include <bovw/live_database.hpp>
 
 #include <bovw/atomic_file.hpp>
 #include <bovw/error.hpp>
@@ -90,6 +91,10 @@ IndexSummary indexListed(Communicator& group, const ImageSource& source, const V
   // Checked before any image is read, so a bad output or vocabulary costs nothing.
   everyRankOrNone(group, [&] {
     if (index.shards) checkManifestName(output);
+    if (index.live && index.shards) throw InvalidInput("a live database is one folder: --live takes no shards");
+    std::error_code error;
+    if (index.live && std::filesystem::exists(std::filesystem::symlink_status(output, error)))
+      throw InvalidInput(output, "exists already; a live database is written into a new folder");
     empty.emplace(vocabulary, features, index.database);
     extractor = empty->makeExtractor(options.extractor);
     if (!root) return;
@@ -147,6 +152,14 @@ IndexSummary indexListed(Communicator& group, const ImageSource& source, const V
       addImage(outputs.databases[output_of_shard.at(part_of[position.at(results.names[i])])], results, i);
   });
   summary.postings = sumOverRanks(group, static_cast<std::int64_t>(outputs.postings()));
+
+  // A live database: rank 0 writes the folder (under a temporary name renamed into place).
+  if (index.live) {
+    everyRankOrNone(group, [&] {
+      if (root) LiveDatabase::create(output, outputs.databases.front());
+    });
+    return summary;
+  }
 
   // With shards, rank 0 holds the folder from choosing the generation to removing the old one, so
   // that two writers of one database take turns.

@@ -1,0 +1,38 @@
+// `bovw remove`: images out of a live database by name (as `search` prints them), in one durable
+// write: all of the names or, if one is not there, none.
+#include "commands.hpp"
+
+#include <bovw/error.hpp>
+#include <bovw/live_database.hpp>
+
+#include <iostream>
+
+namespace bovw::cli {
+
+namespace {
+
+struct RemoveArguments {
+  std::string index;
+  std::vector<std::string> names;
+} args;
+
+}  // namespace
+
+CLI::App* addRemoveCommand(CLI::App& app) {
+  auto* command = app.add_subcommand("remove", "Remove images from a live database by name, durably");
+  command->add_option("NAME", args.names, "the images' names, as bovw search prints them")->required();
+  command->add_option("--index", args.index, "the live database's folder")->required();
+  return command;
+}
+
+int runRemoveCommand() {
+  if (!LiveDatabase::holdsLiveDatabase(args.index))
+    throw InvalidInput(args.index, "is not a live database's folder; images are removed from live databases only");
+  LiveDatabase database = LiveDatabase::open(args.index);
+  database.remove(args.names);
+  std::cout << "bovw remove: removed " << args.names.size() << " images from " << args.index << " (now "
+            << database.database().index().size() << ")\n";
+  return 0;
+}
+
+}  // namespace bovw::cli
