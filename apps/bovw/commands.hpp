@@ -40,6 +40,9 @@ int runRemoveCommand();
 CLI::App* addConvertCommand(CLI::App& app);
 int runConvertCommand();
 
+CLI::App* addListCommand(CLI::App& app);
+int runListCommand();
+
 CLI::App* addEvaluateCommand(CLI::App& app);
 int runEvaluateCommand();
 

@@ -74,6 +74,7 @@ int runProgram(int argc, char** argv, Program program, Communicator& group) {
     runs.emplace(addAddCommand(app), runAddCommand);
     runs.emplace(addRemoveCommand(app), runRemoveCommand);
     runs.emplace(addConvertCommand(app), runConvertCommand);
+    runs.emplace(addListCommand(app), runListCommand);
   }
 #endif
   try {

@@ -32,3 +32,10 @@ endif()
 if(BOVW_WITH_OPENCV)
   bovw_cli_test(cli_special_files test_special_files.py --data ${PROJECT_SOURCE_DIR}/tests/data)
 endif()
+
+# Live databases (index --live, add, remove, convert, list) across processes: adds and removes
+# against a fresh index of the final images, add killed with SIGKILL at random moments, searches in
+# other processes during writes, two writers, refusals (docs/FORMATS.md, "Live databases").
+if(BOVW_WITH_OPENCV)
+  bovw_cli_test(cli_live test_live_database.py --data ${PROJECT_SOURCE_DIR}/tests/data)
+endif()
