@@ -141,6 +141,10 @@ class Processes(LiveTestCase):
     def test_kill_9_during_adds_leaves_each_add_whole_or_absent(self):
         rng = random.Random(SEED)
         live = self.live(self.folder_of("first", SET.paths[:2]))
+        # How long a whole add takes here: the kills aim at its end, where it writes.
+        started = time.monotonic()
+        self.ok("add", "--index", live, "--quiet", self.folder_of("timed", SET.paths[2:6]))
+        duration = time.monotonic() - started
         present = set(os.path.basename(n) for n in self.names(live))
         outcomes = {"finished": 0, "killed, in": 0, "killed, not in": 0}
         for trial in range(14):
@@ -152,7 +156,7 @@ class Processes(LiveTestCase):
             names = set(os.listdir(batch))
             process = subprocess.Popen([base.BOVW, "add", "--index", live, "--quiet", batch],
                                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-            time.sleep(rng.uniform(0.0, 0.6))
+            time.sleep(rng.uniform(0.5, 1.1) * duration)
             process.send_signal(signal.SIGKILL)
             status = process.wait()
             process.stderr.close()
