@@ -16,17 +16,42 @@ namespace {
 constexpr std::uint32_t kNoKeypoints = 0xffffffffu;
 constexpr const char* kFormatName = "live database image record";
 
+// LEB128: 7 bits a byte, low first. Words are stored as gaps from the previous word and counts less
+// one, so that most take one byte: about 1,200 bytes for an image of 500 words instead of 4,000.
+void writeVarint(detail::ByteWriter& out, std::uint32_t value) {
+  while (value >= 0x80) {
+    out.number(static_cast<std::uint8_t>(value | 0x80));
+    value >>= 7;
+  }
+  out.number(static_cast<std::uint8_t>(value));
+}
+
+std::uint32_t readVarint(detail::ByteReader& in, const char* what) {
+  std::uint64_t value = 0;
+  for (int shift = 0; shift < 35; shift += 7) {
+    const auto byte = in.number<std::uint8_t>(what);
+    value |= static_cast<std::uint64_t>(byte & 0x7f) << shift;
+    if (!(byte & 0x80)) {
+      if (value > 0xffffffffull) break;
+      return static_cast<std::uint32_t>(value);
+    }
+  }
+  in.fail(std::string(what) + " is not a 32-bit number");
+}
+
 }  // namespace
 
 std::string encodeRecord(const ImageRecord& record) {
   std::ostringstream bytes;
   detail::ByteWriter out(bytes);
-  out.u32(static_cast<std::uint32_t>(record.name.size()));
+  writeVarint(out, static_cast<std::uint32_t>(record.name.size()));
   out.text(record.name);
-  out.u32(static_cast<std::uint32_t>(record.words.size()));
+  writeVarint(out, static_cast<std::uint32_t>(record.words.size()));
+  std::uint32_t previous = 0;
   for (const index_detail::WordCount& w : record.words) {
-    out.u32(w.word);
-    out.i32(w.count);
+    writeVarint(out, w.word - previous);
+    writeVarint(out, static_cast<std::uint32_t>(w.count - 1));
+    previous = w.word;
   }
   if (record.keypoints) retrieval_detail::KeypointStore::writeImage(out, *record.keypoints);
   else out.u32(kNoKeypoints);
@@ -38,19 +63,21 @@ ImageRecord decodeRecord(std::string_view bytes, int words, const std::string& s
   detail::ByteReader in(bytes.data(), bytes.size(), source, kFormatName);
   detail::readTrailingChecksum(in);
   ImageRecord record;
-  const std::uint32_t name_length = in.u32("the name's length");
+  const std::uint32_t name_length = readVarint(in, "the name's length");
   record.name = in.text(name_length, "the name");
-  const std::uint32_t count = in.u32("the word count");
-  if (count > in.remaining() / 8)
+  const std::uint32_t count = readVarint(in, "the word count");
+  if (count > in.remaining() / 2)
     in.fail(std::to_string(count) + " words declared, more than the " + std::to_string(in.remaining()) + " bytes left hold");
   record.words.resize(count);
+  std::uint64_t word = 0;
   for (std::uint32_t i = 0; i < count; ++i) {
-    index_detail::WordCount& w = record.words[i];
-    w.word = in.u32("a word");
-    w.count = in.i32("a word's count");
-    if (w.word >= static_cast<std::uint32_t>(words) || w.count < 1 || (i > 0 && w.word <= record.words[i - 1].word))
-      in.fail("word " + std::to_string(w.word) + " with count " + std::to_string(w.count) +
-              " (words ascending below K = " + std::to_string(words) + ", counts >= 1)");
+    const std::uint32_t gap = readVarint(in, "a word");
+    const std::uint32_t extra = readVarint(in, "a word's count");
+    word += gap;
+    if ((i > 0 && gap == 0) || word >= static_cast<std::uint64_t>(words) || extra >= 0x7fffffffu)
+      in.fail("word " + std::to_string(word) + " with count " + std::to_string(extra + 1ull) +
+              " (words ascending below K = " + std::to_string(words) + ", counts below 2^31)");
+    record.words[i] = {static_cast<std::uint32_t>(word), static_cast<std::int32_t>(extra + 1)};
   }
   const std::uint32_t keypoints = in.u32("the keypoint count");
   if (keypoints != kNoKeypoints)

@@ -171,20 +171,29 @@ struct LiveDatabase::Impl {
     change.keypoints.push_back(std::move(record.keypoints));
   }
 
-  // Everything in the store: what open() applies to an empty database.
+  // Everything in the store: what open() applies to an empty database, in pieces of kLoadPiece
+  // images so that the decoded records never take as much memory as the index they make.
   void loadAll() {
+    constexpr std::size_t kLoadPiece = 8192;
     LmdbTransaction txn(*store, false);
     DatabaseChange change;
+    std::size_t loaded = 0;
+    auto apply = [&](std::uint64_t next_id) {
+      change.index.next_id = next_id;
+      loaded += change.index.added.size();
+      namingFile(path(), [&] { DatabaseEditor::apply(database, std::move(change)); });
+      change = DatabaseChange();
+    };
     txn.forEach(tables().images, {}, [&](std::string_view key, std::string_view bytes) {
       const auto id = static_cast<ImageId>(live_detail::decodeKey(key, path()));
       addTo(change, id,
             live_detail::decodeRecord(bytes, database.vocabulary().size(), path() + " (image " + std::to_string(id) + ")"));
+      if (change.index.added.size() == kLoadPiece) apply(static_cast<std::uint64_t>(id) + 1);
     });
-    change.index.next_id = counter(txn, "next_id");
-    if (entries(txn, tables().names) != change.index.added.size())
+    apply(counter(txn, "next_id"));
+    if (entries(txn, tables().names) != loaded)
       throw InvalidInput(path(), "is damaged: it names " + std::to_string(entries(txn, tables().names)) + " images but holds " +
-                                     std::to_string(change.index.added.size()));
-    namingFile(path(), [&] { DatabaseEditor::apply(database, std::move(change)); });
+                                     std::to_string(loaded));
     generation = counter(txn, "generation");
   }
 
@@ -228,7 +237,7 @@ struct LiveDatabase::Impl {
     std::uint64_t next_id = counter(txn, "next_id");
     write(txn, entry, next_id);
     const std::uint64_t latest = counter(txn, "generation") + 1;
-    txn.put(tables().changes, live_detail::generationKey(latest), encodeFeed(entry));
+    txn.append(tables().changes, live_detail::generationKey(latest), encodeFeed(entry));
     txn.put(tables().meta, "generation", u64Bytes(latest));
     txn.put(tables().meta, "next_id", u64Bytes(next_id));
     txn.commit();
@@ -271,7 +280,7 @@ void writeNew(const std::string& path, const ImageDatabase& settings, const std:
           const std::string key = live_detail::idKey(static_cast<ImageId>(next_id++));
           if (txn.get(t.names, image.name))
             throw InvalidInput(path, "cannot hold two images named '" + image.name + "'");
-          txn.put(t.images, key, live_detail::encodeRecord(record));
+          txn.append(t.images, key, live_detail::encodeRecord(record));
           txn.put(t.names, image.name, key);
         }
       }
@@ -365,7 +374,7 @@ std::vector<ImageId> LiveDatabase::add(const std::vector<NamedImageWords>& image
       if (next_id >= index_detail::kMaxIds - 1)
         throw CapacityError("'" + s.path() + "': all " + std::to_string(index_detail::kMaxIds - 1) + " image ids are used");
       const auto id = static_cast<ImageId>(next_id++);
-      txn.put(s.tables().images, live_detail::idKey(id), records[i]);
+      txn.append(s.tables().images, live_detail::idKey(id), records[i]);
       txn.put(s.tables().names, images[i].name, live_detail::idKey(id));
       entry.added.push_back(id);
       ids.push_back(id);

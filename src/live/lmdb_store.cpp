@@ -117,6 +117,11 @@ void LmdbTransaction::put(MDB_dbi table, std::string_view key, std::string_view 
   environment_.check(mdb_put(txn_, table, &k, &v, 0), "writing");
 }
 
+void LmdbTransaction::append(MDB_dbi table, std::string_view key, std::string_view value) {
+  MDB_val k{key.size(), const_cast<char*>(key.data())}, v{value.size(), const_cast<char*>(value.data())};
+  environment_.check(mdb_put(txn_, table, &k, &v, MDB_APPEND), "appending");
+}
+
 bool LmdbTransaction::erase(MDB_dbi table, std::string_view key) {
   MDB_val k{key.size(), const_cast<char*>(key.data())};
   const int rc = mdb_del(txn_, table, &k, nullptr);

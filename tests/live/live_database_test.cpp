@@ -248,14 +248,13 @@ TEST(LiveDatabase, RefusesDamagedStoresNamingTheFolder) {
   }
   const std::vector<char> intact = readBytes(path + "/data.mdb");
   // LMDB keeps no checksums; bovw's records carry their own. The name occurs twice: as the key of
-  // its entry in the names table (followed by the image's id) and in the image's record (after its
-  // 4-byte length, followed by the words).
+  // its entry in the names table (after LMDB's 2-byte key length, followed by the image's id) and in
+  // the image's record (after its 1-byte length, followed by the words).
   const std::string needle = "a_rather_distinctive_name.png";
-  const char length[4] = {static_cast<char>(needle.size()), 0, 0, 0};
   std::size_t record = 0, name = 0;
   for (std::size_t at = 4; at + needle.size() <= intact.size(); ++at)
     if (std::memcmp(intact.data() + at, needle.data(), needle.size()) == 0)
-      (std::memcmp(intact.data() + at - 4, length, 4) == 0 ? record : name) = at;
+      (static_cast<std::size_t>(intact[at - 1]) == needle.size() ? record : name) = at;
   ASSERT_TRUE(record > 0 && name > 0);
   std::vector<char> damaged = intact;
   damaged[record + needle.size() + 6] ^= 0x5a;  // inside the words
