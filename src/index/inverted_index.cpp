@@ -6,6 +6,7 @@
 #include "index/index_data.hpp"
 #include "index/index_editor.hpp"
 #include "index/index_file.hpp"
+#include "index/incremental_norms.hpp"
 #include "index/scoring_weights.hpp"
 
 #include <bovw/atomic_file.hpp>
@@ -31,6 +32,7 @@ namespace {
 // (Model, option set) pairs whose weights are kept at once; a query with yet another one drops the
 // oldest.
 constexpr std::size_t kCachedOptionSets = 16;
+constexpr std::size_t kIncrementalOptionSets = 4;
 
 void checkSignature(const VocabularySignature& v) {
   if (v.words < 1) throw InvalidInput("inverted index: K = " + std::to_string(v.words) + " words; need at least one");
@@ -119,10 +121,17 @@ struct InvertedIndex::Impl {
   // those of this index's images under the global idf. The shared_ptr a query copies keeps its
   // weights alive even if another query evicts them. `weights_valid` is written under the exclusive
   // lock and read under the shared one, which orders the two.
+  //
+  // Option sets with alpha = 1 scored with the index's own model (the default among them) also keep
+  // `incremental` norms, which a modification brings up to date under the exclusive lock in the time
+  // of the changed words' posting lists; their weights after a change are then rebuilt from those
+  // in O(K + ids), not O(postings), so that queries beside a writer stay fast. At most
+  // kIncrementalOptionSets are kept, made by the first query with each.
   mutable std::mutex weights_mutex;
   mutable bool weights_valid = false;
   mutable TfIdfModel model{1};  // the index's own; rebuilt when !weights_valid
   mutable std::vector<std::shared_ptr<const ScoringWeights>> weights;  // oldest first
+  mutable std::vector<std::unique_ptr<index_detail::IncrementalNorms>> incremental;  // oldest first
 
   std::shared_lock<std::shared_mutex> readLock() const {
     std::lock_guard<std::mutex> gate(turnstile);
@@ -148,8 +157,29 @@ struct InvertedIndex::Impl {
       if (cached->modelVersion() == used.version() && cached->options() == options) return cached;
     if (global) checkCoversOwnModel(*global);
     if (weights.size() == kCachedOptionSets) weights.erase(weights.begin());
-    weights.push_back(std::make_shared<const ScoringWeights>(data, used, options));
+    if (!global && index_detail::IncrementalNorms::supports(options))
+      weights.push_back(std::make_shared<const ScoringWeights>(data, used, incrementalNorms(options)));
+    else
+      weights.push_back(std::make_shared<const ScoringWeights>(data, used, options));
     return weights.back();
+  }
+
+  // Called with the shared lock and `weights_mutex` held.
+  const index_detail::IncrementalNorms& incrementalNorms(const ScoringOptions& options) const {
+    for (const auto& norms : incremental)
+      if (norms->options() == options) return *norms;
+    if (incremental.size() == kIncrementalOptionSets) incremental.erase(incremental.begin());
+    incremental.push_back(std::make_unique<index_detail::IncrementalNorms>(data, options));
+    return *incremental.back();
+  }
+
+  // Called under the exclusive lock after the lists of `changed` words changed (new images from id
+  // `first_new`). A change that touches most words costs as much to follow as to recompute: the
+  // norms are then dropped, and made again by the next query that needs them.
+  void changed(const std::vector<std::uint32_t>& words, ImageId first_new) {
+    weights_valid = false;
+    if (words.size() > data.postings.size() / 4) incremental.clear();
+    for (auto& norms : incremental) norms->update(data, words, first_new);
   }
 
   // A global model must count at least this index's images and words: one that does not (built
@@ -171,16 +201,26 @@ struct InvertedIndex::Impl {
                          (id < data.names.size() ? " (it was removed)" : ""));
   }
 
-  // Called under the exclusive lock with a live id. Erasing from a vector cannot throw.
-  void removeLocked(ImageId id) {
-    for (auto& list : data.postings) {
+  // Called under the exclusive lock with a live id; adds the words it held to `words`. Erasing from a
+  // vector cannot throw.
+  void removeLocked(ImageId id, std::vector<std::uint32_t>& words) {
+    for (std::size_t w = 0; w < data.postings.size(); ++w) {
+      auto& list = data.postings[w];
       auto it = std::lower_bound(list.begin(), list.end(), id,
                                  [](const Posting& p, ImageId image) { return p.image < image; });
-      if (it != list.end() && it->image == id) list.erase(it);
+      if (it != list.end() && it->image == id) {
+        list.erase(it);
+        words.push_back(static_cast<std::uint32_t>(w));
+      }
     }
     data.ids.erase(data.names[id]);
     std::string().swap(data.names[id]);
-    weights_valid = false;
+  }
+
+  void removeOne(ImageId id) {
+    std::vector<std::uint32_t> words;
+    removeLocked(id, words);
+    changed(words, static_cast<ImageId>(data.names.size()));
   }
 };
 
@@ -228,7 +268,10 @@ ImageId InvertedIndex::add(std::string name, HistogramRef histogram) {
     if (s.data.names.size() > id) s.data.names.pop_back();
     throw;
   }
-  s.weights_valid = false;
+  std::vector<std::uint32_t> words;
+  for (Eigen::Index w = 0; w < histogram.size(); ++w)
+    if (histogram[w] > 0) words.push_back(static_cast<std::uint32_t>(w));
+  s.changed(words, id);
   return id;
 }
 
@@ -238,7 +281,7 @@ void InvertedIndex::remove(const std::string& name) {
   std::unique_lock<std::shared_mutex> lock(s.mutex);
   auto it = s.data.ids.find(name);
   if (it == s.data.ids.end()) throw InvalidInput("inverted index: no image named '" + name + "'");
-  s.removeLocked(it->second);
+  s.removeOne(it->second);
 }
 
 void InvertedIndex::remove(ImageId id) {
@@ -246,7 +289,7 @@ void InvertedIndex::remove(ImageId id) {
   std::lock_guard<std::mutex> gate(s.turnstile);
   std::unique_lock<std::shared_mutex> lock(s.mutex);
   s.checkLive(id);
-  s.removeLocked(id);
+  s.removeOne(id);
 }
 
 std::size_t InvertedIndex::size() const {
@@ -404,7 +447,7 @@ InvertedIndex InvertedIndex::read(const std::vector<char>& bytes, const std::str
 // IndexEditor (index/index_editor.hpp) lives here because it edits the index's Impl.
 void index_detail::IndexEditor::apply(InvertedIndex& index, const IndexChange& change) {
   InvertedIndex::Impl& s = *index.impl_;
-  const auto words = static_cast<std::uint32_t>(s.data.vocabulary.words);
+  const auto vocabulary_words = static_cast<std::uint32_t>(s.data.vocabulary.words);
   auto refuse = [](const std::string& problem) { throw InvalidInput("inverted index: " + problem); };
 
   std::lock_guard<std::mutex> gate(s.turnstile);
@@ -430,9 +473,9 @@ void index_detail::IndexEditor::apply(InvertedIndex& index, const IndexChange& c
     std::uint32_t previous = 0;
     for (std::size_t i = 0; i < image.words.size(); ++i) {
       const WordCount& w = image.words[i];
-      if (w.word >= words || w.count < 1 || (i > 0 && w.word <= previous))
+      if (w.word >= vocabulary_words || w.count < 1 || (i > 0 && w.word <= previous))
         refuse("image '" + image.name + "' has word " + std::to_string(w.word) + " with count " +
-               std::to_string(w.count) + " (words ascending below " + std::to_string(words) + ", counts >= 1)");
+               std::to_string(w.count) + " (words ascending below " + std::to_string(vocabulary_words) + ", counts >= 1)");
       previous = w.word;
     }
   }
@@ -441,25 +484,36 @@ void index_detail::IndexEditor::apply(InvertedIndex& index, const IndexChange& c
            ") or beyond the limit");
 
   // Removals: one pass over every list for many, a binary search per list for a few.
+  std::vector<std::uint32_t> words;
   if (removed.size() > 16) {
-    for (auto& list : s.data.postings)
-      list.erase(std::remove_if(list.begin(), list.end(), [&](const Posting& p) { return removed.count(p.image) > 0; }),
-                 list.end());
+    for (std::size_t w = 0; w < s.data.postings.size(); ++w) {
+      auto& list = s.data.postings[w];
+      const auto end = std::remove_if(list.begin(), list.end(), [&](const Posting& p) { return removed.count(p.image) > 0; });
+      if (end == list.end()) continue;
+      list.erase(end, list.end());
+      words.push_back(static_cast<std::uint32_t>(w));
+    }
     for (ImageId id : change.removed) {
       s.data.ids.erase(s.data.names[id]);
       std::string().swap(s.data.names[id]);
     }
   } else {
-    for (ImageId id : change.removed) s.removeLocked(id);
+    for (ImageId id : change.removed) s.removeLocked(id, words);
   }
   // Additions: ids only grow, so appending keeps every list in id order.
+  const auto first_new = static_cast<ImageId>(s.data.names.size());
   s.data.names.resize(static_cast<std::size_t>(change.next_id));
   for (const SparseImage& image : change.added) {
     s.data.names[image.id] = image.name;
     s.data.ids.emplace(image.name, image.id);
-    for (const WordCount& w : image.words) s.data.postings[w.word].push_back({image.id, w.count});
+    for (const WordCount& w : image.words) {
+      s.data.postings[w.word].push_back({image.id, w.count});
+      words.push_back(w.word);
+    }
   }
-  s.weights_valid = false;
+  std::sort(words.begin(), words.end());
+  words.erase(std::unique(words.begin(), words.end()), words.end());
+  s.changed(words, first_new);
 }
 
 std::vector<index_detail::SparseImage> index_detail::IndexEditor::images(const InvertedIndex& index) {

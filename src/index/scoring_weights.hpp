@@ -4,6 +4,7 @@
 // per posting it visits, not a pow.
 #pragma once
 
+#include "index/incremental_norms.hpp"
 #include "index/index_data.hpp"
 
 #include <bovw/scoring.hpp>
@@ -22,6 +23,8 @@ class ScoringWeights {
  public:
   // O(postings). `model` gives the idf (of the same K as `data`).
   ScoringWeights(const IndexData& data, const TfIdfModel& model, const ScoringOptions& options);
+  // O(K + ids): the normalisers from norms kept up to date (`model` must be the index's own).
+  ScoringWeights(const IndexData& data, const TfIdfModel& model, const IncrementalNorms& norms);
 
   const ScoringOptions& options() const { return options_; }
   std::uint64_t modelVersion() const { return model_version_; }
@@ -38,6 +41,8 @@ class ScoringWeights {
     return count < kTabledCounts ? term_power_[static_cast<std::size_t>(count)] : computeTermWeight(count);
   }
   double computeTermWeight(std::int32_t count) const;
+  // The tables of term weights and idf^alpha.
+  void tabulate(const TfIdfModel& model);
 
   ScoringOptions options_;
   std::uint64_t model_version_;

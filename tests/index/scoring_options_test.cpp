@@ -174,6 +174,31 @@ TEST(ScoringOptions, EveryOptionFollowsRemovalsAndAdditions) {
   r.expectEveryOptionMatchesDense(rng, sets);
 }
 
+// The norms of alpha = 1 option sets are kept up to date by every add and remove (not recomputed):
+// after each of many small changes, queried between them, every score still equals the dense
+// definition. Four option sets: as many as the index keeps up to date at once.
+TEST(ScoringOptions, NormsKeptUpToDateFollowEverySmallChange) {
+  BOVW_SEEDED_RNG(rng);
+  const std::vector<ScoringOptions> sets = {{Scoring::Intersection, TermWeighting::Count, 1.0},
+                                            {Scoring::Cosine, TermWeighting::Count, 1.0},
+                                            {Scoring::Intersection, TermWeighting::Sqrt, 1.0},
+                                            {Scoring::Cosine, TermWeighting::Log, 1.0}};
+  const int words = 37;
+  RandomIndex r(rng, words, 20);
+  for (int step = 0; step < 150; ++step) {
+    SCOPED_TRACE("step " + std::to_string(step));
+    if (r.images.size() > 3 && std::bernoulli_distribution(0.45)(rng)) {
+      auto it = r.images.begin();
+      std::advance(it, std::uniform_int_distribution<std::size_t>(0, r.images.size() - 1)(rng));
+      r.remove(it->first);
+    } else {
+      r.add(burstyCounts(rng, words));
+    }
+    const Counts query = burstyCounts(rng, words);
+    for (const ScoringOptions& options : sets) expectMatchesDense(r.index, r.images, query, options);
+  }
+}
+
 // query(h, k, Scoring) is count weighting without power-law normalisation, bit for bit, and still
 // equals the classic TF-IDF reference the index was always checked against. The default similarity
 // is intersection, as `bovw search`'s (it was cosine before issue 20: one default for library and CLI).

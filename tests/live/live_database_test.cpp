@@ -121,6 +121,11 @@ TEST(LiveDatabase, AddsAndRemovesRankAsADatabaseIndexedAfreshFromTheFinalImages)
           order.erase(std::find(order.begin(), order.end(), name));
         }
       }
+      if (step % 15 == 14 && !final_images.empty()) {  // queried between writes too (norms kept up to date)
+        ImageDatabase fresh(vocabulary, kSurf);
+        for (const auto& name : order) fresh.add(name, final_images.at(name));
+        expectSameRankings(live.database(), fresh, rng, k);
+      }
     }
     ImageDatabase fresh(vocabulary, kSurf);
     for (const auto& name : order) fresh.add(name, final_images.at(name));
