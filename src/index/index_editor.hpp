@@ -27,6 +27,9 @@ struct SparseImage {
 
 struct IndexChange {
   std::vector<ImageId> removed;    // live ids; removed first
+  // Parallel to removed, or empty: each removed image's words (ascending), so that only their posting
+  // lists are searched; an empty list, or none, searches every list.
+  std::vector<std::vector<std::uint32_t>> removed_words;
   std::vector<SparseImage> added;  // ids ascending, each at least the index's idCount() before the change
   // The id the next image will get once the change is applied (>= every added id + 1): the ids in
   // between were assigned and removed elsewhere and stay unused here too.

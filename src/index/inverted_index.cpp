@@ -32,7 +32,6 @@ namespace {
 // (Model, option set) pairs whose weights are kept at once; a query with yet another one drops the
 // oldest.
 constexpr std::size_t kCachedOptionSets = 16;
-constexpr std::size_t kIncrementalOptionSets = 4;
 
 void checkSignature(const VocabularySignature& v) {
   if (v.words < 1) throw InvalidInput("inverted index: K = " + std::to_string(v.words) + " words; need at least one");
@@ -122,16 +121,15 @@ struct InvertedIndex::Impl {
   // weights alive even if another query evicts them. `weights_valid` is written under the exclusive
   // lock and read under the shared one, which orders the two.
   //
-  // Option sets with alpha = 1 scored with the index's own model (the default among them) also keep
-  // `incremental` norms, which a modification brings up to date under the exclusive lock in the time
-  // of the changed words' posting lists; their weights after a change are then rebuilt from those
-  // in O(K + ids), not O(postings), so that queries beside a writer stay fast. At most
-  // kIncrementalOptionSets are kept, made by the first query with each.
+  // The default scoring with the index's own model also keeps `incremental` norms (made by its
+  // first query), which a modification brings up to date under the exclusive lock in the time of the
+  // changed words' posting lists; its weights after a change are then rebuilt from them in
+  // O(K + ids), not O(postings), so that queries beside a writer stay fast.
   mutable std::mutex weights_mutex;
   mutable bool weights_valid = false;
   mutable TfIdfModel model{1};  // the index's own; rebuilt when !weights_valid
   mutable std::vector<std::shared_ptr<const ScoringWeights>> weights;  // oldest first
-  mutable std::vector<std::unique_ptr<index_detail::IncrementalNorms>> incremental;  // oldest first
+  mutable std::unique_ptr<index_detail::IncrementalNorms> incremental;
 
   std::shared_lock<std::shared_mutex> readLock() const {
     std::lock_guard<std::mutex> gate(turnstile);
@@ -166,11 +164,8 @@ struct InvertedIndex::Impl {
 
   // Called with the shared lock and `weights_mutex` held.
   const index_detail::IncrementalNorms& incrementalNorms(const ScoringOptions& options) const {
-    for (const auto& norms : incremental)
-      if (norms->options() == options) return *norms;
-    if (incremental.size() == kIncrementalOptionSets) incremental.erase(incremental.begin());
-    incremental.push_back(std::make_unique<index_detail::IncrementalNorms>(data, options));
-    return *incremental.back();
+    if (!incremental) incremental = std::make_unique<index_detail::IncrementalNorms>(data, options);
+    return *incremental;
   }
 
   // Called under the exclusive lock after the lists of `changed` words changed (new images from id
@@ -178,8 +173,8 @@ struct InvertedIndex::Impl {
   // norms are then dropped, and made again by the next query that needs them.
   void changed(const std::vector<std::uint32_t>& words, ImageId first_new) {
     weights_valid = false;
-    if (words.size() > data.postings.size() / 4) incremental.clear();
-    for (auto& norms : incremental) norms->update(data, words, first_new);
+    if (words.size() > data.postings.size() / 4) incremental.reset();
+    if (incremental) incremental->update(data, words, first_new);
   }
 
   // A global model must count at least this index's images and words: one that does not (built
@@ -201,10 +196,11 @@ struct InvertedIndex::Impl {
                          (id < data.names.size() ? " (it was removed)" : ""));
   }
 
-  // Called under the exclusive lock with a live id; adds the words it held to `words`. Erasing from a
-  // vector cannot throw.
-  void removeLocked(ImageId id, std::vector<std::uint32_t>& words) {
-    for (std::size_t w = 0; w < data.postings.size(); ++w) {
+  // Called under the exclusive lock with a live id: takes it out of the lists of `held` (its words;
+  // every list when empty) and adds the words it was found in to `words`. Erasing from a vector
+  // cannot throw.
+  void removeLocked(ImageId id, const std::vector<std::uint32_t>& held, std::vector<std::uint32_t>& words) {
+    auto takeOut = [&](std::size_t w) {
       auto& list = data.postings[w];
       auto it = std::lower_bound(list.begin(), list.end(), id,
                                  [](const Posting& p, ImageId image) { return p.image < image; });
@@ -212,6 +208,11 @@ struct InvertedIndex::Impl {
         list.erase(it);
         words.push_back(static_cast<std::uint32_t>(w));
       }
+    };
+    if (held.empty()) {
+      for (std::size_t w = 0; w < data.postings.size(); ++w) takeOut(w);
+    } else {
+      for (std::uint32_t w : held) takeOut(w);
     }
     data.ids.erase(data.names[id]);
     std::string().swap(data.names[id]);
@@ -219,7 +220,7 @@ struct InvertedIndex::Impl {
 
   void removeOne(ImageId id) {
     std::vector<std::uint32_t> words;
-    removeLocked(id, words);
+    removeLocked(id, {}, words);
     changed(words, static_cast<ImageId>(data.names.size()));
   }
 };
@@ -460,6 +461,12 @@ void index_detail::IndexEditor::apply(InvertedIndex& index, const IndexChange& c
     if (!removed.insert(id).second) refuse("image id " + std::to_string(id) + " removed twice in one change");
     freed.insert(s.data.names[id]);
   }
+  if (!change.removed_words.empty() && change.removed_words.size() != change.removed.size())
+    refuse("words of " + std::to_string(change.removed_words.size()) + " removed images for " +
+           std::to_string(change.removed.size()));
+  for (const auto& held : change.removed_words)
+    for (std::uint32_t w : held)
+      if (w >= vocabulary_words) refuse("a removed image's word " + std::to_string(w) + " is outside the vocabulary");
   std::uint64_t next = s.data.names.size();
   std::unordered_set<std::string> taken;
   for (const SparseImage& image : change.added) {
@@ -498,7 +505,9 @@ void index_detail::IndexEditor::apply(InvertedIndex& index, const IndexChange& c
       std::string().swap(s.data.names[id]);
     }
   } else {
-    for (ImageId id : change.removed) s.removeLocked(id, words);
+    for (std::size_t i = 0; i < change.removed.size(); ++i)
+      s.removeLocked(change.removed[i], change.removed_words.empty() ? std::vector<std::uint32_t>() : change.removed_words[i],
+                     words);
   }
   // Additions: ids only grow, so appending keeps every list in id order.
   const auto first_new = static_cast<ImageId>(s.data.names.size());

@@ -5,27 +5,27 @@
 
 namespace bovw::index_detail {
 
-void ScoringWeights::tabulate(const TfIdfModel& model) {
-  term_power_.resize(static_cast<std::size_t>(kTabledCounts));
-  for (std::int32_t c = 0; c < kTabledCounts; ++c) term_power_[static_cast<std::size_t>(c)] = computeTermWeight(c);
-  idf_power_.resize(static_cast<std::size_t>(model.words()));
-  for (std::size_t w = 0; w < idf_power_.size(); ++w) idf_power_[w] = std::pow(model.idf(w), options_.power);
-}
-
 ScoringWeights::ScoringWeights(const IndexData& data, const TfIdfModel& model, const IncrementalNorms& norms)
     : options_(norms.options()), model_version_(model.version()) {
-  tabulate(model);
+  // The idf is the norms' own C - l_w (no log or pow per word), the same numbers the normalisers
+  // were made of.
+  tabulateTermWeights();
+  const double offset = IncrementalNorms::offset(model.images());
+  idf_power_.resize(data.postings.size());
+  for (std::size_t w = 0; w < idf_power_.size(); ++w) idf_power_[w] = norms.idf(w, offset);
   scale_.assign(data.names.size(), 0.0);
   for (std::size_t d = 0; d < scale_.size(); ++d) {
     if (data.names[d].empty()) continue;
-    const double norm = norms.norm(static_cast<ImageId>(d), model.images());
+    const double norm = norms.norm(static_cast<ImageId>(d), offset);
     if (norm > 0.0) scale_[d] = 1.0 / norm;
   }
 }
 
 ScoringWeights::ScoringWeights(const IndexData& data, const TfIdfModel& model, const ScoringOptions& options)
     : options_(options), model_version_(model.version()) {
-  tabulate(model);
+  tabulateTermWeights();
+  idf_power_.resize(data.postings.size());
+  for (std::size_t w = 0; w < idf_power_.size(); ++w) idf_power_[w] = std::pow(model.idf(w), options.power);
 
   const bool cosine = options.similarity == Scoring::Cosine;
   std::vector<double> norms(data.names.size(), 0.0);  // sum of squares (cosine) or of values (L1)
@@ -38,6 +38,11 @@ ScoringWeights::ScoringWeights(const IndexData& data, const TfIdfModel& model, c
   scale_.assign(norms.size(), 0.0);
   for (std::size_t d = 0; d < norms.size(); ++d)
     if (norms[d] > 0.0) scale_[d] = 1.0 / (cosine ? std::sqrt(norms[d]) : norms[d]);
+}
+
+void ScoringWeights::tabulateTermWeights() {
+  term_power_.resize(static_cast<std::size_t>(kTabledCounts));
+  for (std::int32_t c = 0; c < kTabledCounts; ++c) term_power_[static_cast<std::size_t>(c)] = computeTermWeight(c);
 }
 
 double ScoringWeights::computeTermWeight(std::int32_t count) const {

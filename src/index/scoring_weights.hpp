@@ -41,8 +41,7 @@ class ScoringWeights {
     return count < kTabledCounts ? term_power_[static_cast<std::size_t>(count)] : computeTermWeight(count);
   }
   double computeTermWeight(std::int32_t count) const;
-  // The tables of term weights and idf^alpha.
-  void tabulate(const TfIdfModel& model);
+  void tabulateTermWeights();  // term_power_
 
   ScoringOptions options_;
   std::uint64_t model_version_;

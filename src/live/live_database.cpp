@@ -20,7 +20,6 @@
 #include <filesystem>
 #include <map>
 #include <mutex>
-#include <set>
 #include <sstream>
 #include <unordered_set>
 
@@ -47,9 +46,12 @@ std::uint64_t u64Of(std::string_view bytes, const std::string& path, const std::
   return detail::decodeLittleEndian<std::uint64_t>(reinterpret_cast<const unsigned char*>(bytes.data()));
 }
 
-// A change feed entry: u32 count + the ids added, u32 count + the ids removed (little-endian).
+// A change feed entry (little-endian u32s): the count and ids of the images added, the count and ids
+// of those removed, then each removed image's word count and words, so that every process takes it
+// out of just those posting lists.
 struct FeedEntry {
   std::vector<ImageId> added, removed;
+  std::vector<std::vector<std::uint32_t>> removed_words;  // parallel to removed
 };
 
 std::string encodeFeed(const FeedEntry& entry) {
@@ -59,10 +61,13 @@ std::string encodeFeed(const FeedEntry& entry) {
     detail::encodeLittleEndian(v, b);
     bytes.append(reinterpret_cast<const char*>(b), 4);
   };
-  for (const auto* ids : {&entry.added, &entry.removed}) {
-    put(static_cast<std::uint32_t>(ids->size()));
-    for (ImageId id : *ids) put(id);
-  }
+  auto list = [&](const std::vector<std::uint32_t>& values) {
+    put(static_cast<std::uint32_t>(values.size()));
+    for (std::uint32_t v : values) put(v);
+  };
+  list(entry.added);
+  list(entry.removed);
+  for (const auto& words : entry.removed_words) list(words);
   return bytes;
 }
 
@@ -75,11 +80,15 @@ FeedEntry decodeFeed(std::string_view bytes, const std::string& path) {
     at += 4;
     return v;
   };
-  for (auto* ids : {&entry.added, &entry.removed}) {
+  auto list = [&](std::vector<std::uint32_t>& values) {
     const std::uint32_t n = take();
     if (n > (bytes.size() - at) / 4) throw InvalidInput(path, "is damaged: a change feed entry is truncated");
-    for (std::uint32_t i = 0; i < n; ++i) ids->push_back(take());
-  }
+    for (std::uint32_t i = 0; i < n; ++i) values.push_back(take());
+  };
+  list(entry.added);
+  list(entry.removed);
+  entry.removed_words.resize(entry.removed.size());
+  for (auto& words : entry.removed_words) list(words);
   if (at != bytes.size()) throw InvalidInput(path, "is damaged: a change feed entry has trailing bytes");
   return entry;
 }
@@ -207,17 +216,20 @@ struct LiveDatabase::Impl {
                                      " (was the folder replaced while open?)");
     // The net effect of the writes since: images added and removed in between are never loaded.
     std::vector<ImageId> added;
-    std::set<ImageId> removed;
+    std::map<ImageId, std::vector<std::uint32_t>> removed;  // with their words
     txn.forEach(tables().changes, live_detail::generationKey(generation + 1), [&](std::string_view key, std::string_view value) {
       if (live_detail::decodeKey(key, path()) > latest) return;
-      const FeedEntry entry = decodeFeed(value, path());
+      FeedEntry entry = decodeFeed(value, path());
       added.insert(added.end(), entry.added.begin(), entry.added.end());
-      removed.insert(entry.removed.begin(), entry.removed.end());
+      for (std::size_t i = 0; i < entry.removed.size(); ++i) removed[entry.removed[i]] = std::move(entry.removed_words[i]);
     });
     DatabaseChange change;
     const std::unordered_set<ImageId> fresh(added.begin(), added.end());
-    for (ImageId id : removed)
-      if (!fresh.count(id)) change.index.removed.push_back(id);
+    for (auto& [id, words] : removed) {
+      if (fresh.count(id)) continue;
+      change.index.removed.push_back(id);
+      change.index.removed_words.push_back(std::move(words));
+    }
     std::sort(added.begin(), added.end());
     for (ImageId id : added)
       if (!removed.count(id)) addTo(change, id, record(txn, id));
@@ -393,10 +405,13 @@ void LiveDatabase::remove(const std::vector<std::string>& names) {
       const std::string id_key(*key);
       const auto id = static_cast<ImageId>(live_detail::decodeKey(id_key, s.path()));
       // LMDB keeps no checksums: the name's entry is checked against the record it points to.
-      if (s.record(txn, id).name != name)
+      const ImageRecord record = s.record(txn, id);
+      if (record.name != name)
         throw InvalidInput(s.path(), "is damaged: the name '" + name + "' points to image id " + std::to_string(id) +
                                          ", which holds another image");
       entry.removed.push_back(id);
+      entry.removed_words.emplace_back();
+      for (const index_detail::WordCount& w : record.words) entry.removed_words.back().push_back(w.word);
       txn.erase(s.tables().names, name);
       txn.erase(s.tables().images, id_key);
     }
