@@ -512,16 +512,19 @@ void index_detail::IndexEditor::apply(InvertedIndex& index, const IndexChange& c
   // Additions: ids only grow, so appending keeps every list in id order.
   const auto first_new = static_cast<ImageId>(s.data.names.size());
   s.data.names.resize(static_cast<std::size_t>(change.next_id));
+  // The words whose lists changed, each once (two removed images may share words).
+  std::vector<char> touched(s.data.postings.size(), 0);
+  words.erase(std::remove_if(words.begin(), words.end(), [&](std::uint32_t w) { return std::exchange(touched[w], 1) != 0; }),
+              words.end());
   for (const SparseImage& image : change.added) {
     s.data.names[image.id] = image.name;
     s.data.ids.emplace(image.name, image.id);
     for (const WordCount& w : image.words) {
       s.data.postings[w.word].push_back({image.id, w.count});
-      words.push_back(w.word);
+      if (!touched[w.word]) words.push_back(w.word);
+      touched[w.word] = 1;
     }
   }
-  std::sort(words.begin(), words.end());
-  words.erase(std::unique(words.begin(), words.end()), words.end());
   s.changed(words, first_new);
 }
 

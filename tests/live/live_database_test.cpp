@@ -9,6 +9,9 @@
 #include <bovw/error.hpp>
 #include <bovw/live_database.hpp>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <cstring>
 #include <map>
@@ -138,6 +141,56 @@ TEST(LiveDatabase, AddsAndRemovesRankAsADatabaseIndexedAfreshFromTheFinalImages)
   for (const auto& name : order) fresh.add(name, final_images.at(name));
   expectSameRankings(reopened.database(), fresh, rng, k);
   EXPECT_EQ(reopened.generation(), 60u);
+}
+
+// Another process's many writes (adds, removes, names removed and added back) brought in by one
+// refresh, as one change: the database then ranks as one indexed afresh from the final images.
+TEST(LiveDatabase, OneRefreshBringsInManyWritesOfAnotherProcess) {
+  BOVW_SEEDED_RNG(rng);
+  TempDir dir;
+  const int k = 53;
+  const Vocabulary vocabulary = randomVocabulary(rng, k);
+  const std::string path = dir.file("db");
+  LiveDatabase live = LiveDatabase::create(path, vocabulary, kSurf);
+  std::vector<NamedImageWords> first;
+  for (int i = 0; i < 30; ++i) first.push_back({"a" + std::to_string(i), randomWords(rng, k, 40)});
+  live.add(first);
+  live.database().index().query(histogramOf(first[0].words, k), 5);  // the kept norms exist
+  // The other process's writes, drawn here so that both sides know them.
+  std::vector<std::vector<NamedImageWords>> adds;
+  std::vector<std::vector<std::string>> removes;
+  for (int w = 0; w < 8; ++w) {
+    adds.emplace_back();
+    for (int i = 0; i < 3; ++i) adds.back().push_back({"b" + std::to_string(w) + "_" + std::to_string(i), randomWords(rng, k, 30)});
+    removes.push_back({"a" + std::to_string(2 * w), "a" + std::to_string(2 * w + 1)});
+  }
+  adds.back().push_back({"a0", randomWords(rng, k, 25)});  // a name removed, then added back
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {  // its own environment: the parent's must not be used here
+    int status = 0;
+    try {
+      LiveDatabase other = LiveDatabase::open(path);
+      for (std::size_t w = 0; w < adds.size(); ++w) {
+        other.remove(removes[w]);
+        other.add(adds[w]);
+      }
+    } catch (...) {
+      status = 1;
+    }
+    ::_exit(status);
+  }
+  int status = -1;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  EXPECT_TRUE(live.refresh());
+  EXPECT_EQ(live.generation(), 1u + 2u * adds.size());
+  ImageDatabase fresh(vocabulary, kSurf);
+  for (std::size_t i = 16; i < first.size(); ++i) fresh.add(first[i].name, first[i].words);
+  for (const auto& batch : adds)
+    for (const auto& image : batch) fresh.add(image.name, image.words);
+  expectSameRankings(live.database(), fresh, rng, k);
+  EXPECT_FALSE(live.refresh());
 }
 
 TEST(LiveDatabase, KeepsKeypointsWithTheirImages) {
