@@ -23,7 +23,7 @@ install(EXPORT bovwTargets NAMESPACE bovw:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/
 # pkg-config: the static library's own dependencies, by their Debian pkg-config names.
 set(BOVW_PC_REQUIRES "eigen3 OpenCL")
 if(BOVW_WITH_OPENCV)
-  string(APPEND BOVW_PC_REQUIRES " opencv4 zlib libjpeg libpng yaml-0.1 pugixml")
+  string(APPEND BOVW_PC_REQUIRES " opencv4 zlib libjpeg libpng yaml-0.1 pugixml lmdb")
 endif()
 file(RELATIVE_PATH BOVW_PC_TO_PREFIX "/prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/prefix")
 configure_file(${CMAKE_CURRENT_LIST_DIR}/bovw.pc.in ${CMAKE_CURRENT_BINARY_DIR}/bovw.pc @ONLY)

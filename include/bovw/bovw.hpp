@@ -33,6 +33,7 @@
 #include <bovw/image_pipeline.hpp>
 #include <bovw/image_search.hpp>
 #include <bovw/image_words.hpp>
+#include <bovw/live_database.hpp>
 #include <bovw/sharded_database.hpp>
 #include <bovw/surf.hpp>
 #endif
