@@ -40,6 +40,10 @@ struct IndexEditor {
   // Throws InvalidInput naming the problem (an id out of order or not live, a name already
   // indexed, a word outside the vocabulary, a count below 1) before anything changes.
   static void apply(InvertedIndex& index, const IndexChange& change);
+  // Makes room for `postings[w]` more postings in each word w's list: a database that adds many
+  // images at once (a live database opening) then fills each list once instead of growing it by
+  // copies. Throws InvalidInput unless there is one count per word.
+  static void reserve(InvertedIndex& index, const std::vector<std::uint64_t>& postings);
   // Every live image with its sparse histogram, by id: one pass over the posting lists.
   static std::vector<SparseImage> images(const InvertedIndex& index);
 };

@@ -73,6 +73,38 @@ struct Accumulator {
 
 thread_local Accumulator t_accumulator;
 
+// Appends the postings of `images` (ids ascending) to their lists, calling touched(w) for each word
+// that gets any. The postings are first grouped by word with a stable radix sort (8 bits a pass, 256
+// buckets that stay in cache), so that each list is appended to once: scattering them straight into
+// tens of thousands of lists missed the cache on nearly every posting (60% of a live database's open).
+template <typename Touched>
+void appendByWord(index_detail::IndexData& data, const std::vector<index_detail::SparseImage>& images, Touched&& touched) {
+  struct Entry {
+    std::uint32_t word;
+    Posting posting;
+  };
+  std::vector<Entry> entries, sorted;
+  std::size_t total = 0;
+  for (const auto& image : images) total += image.words.size();
+  entries.reserve(total);
+  for (const auto& image : images)
+    for (const auto& w : image.words) entries.push_back({w.word, {image.id, w.count}});
+  sorted.resize(entries.size());
+  for (std::uint32_t shift = 0; (data.postings.size() - 1) >> shift > 0; shift += 8) {
+    std::size_t start[257] = {};
+    for (const Entry& e : entries) ++start[((e.word >> shift) & 0xff) + 1];
+    for (int b = 0; b < 256; ++b) start[b + 1] += start[b];
+    for (const Entry& e : entries) sorted[start[(e.word >> shift) & 0xff]++] = e;
+    entries.swap(sorted);
+  }
+  for (std::size_t i = 0; i < entries.size();) {
+    const std::uint32_t w = entries[i].word;
+    auto& list = data.postings[w];
+    for (; i < entries.size() && entries[i].word == w; ++i) list.push_back(entries[i].posting);
+    touched(w);
+  }
+}
+
 }  // namespace
 
 void index_detail::checkSameVocabulary(const VocabularySignature& index, const VocabularySignature& given) {
@@ -519,13 +551,22 @@ void index_detail::IndexEditor::apply(InvertedIndex& index, const IndexChange& c
   for (const SparseImage& image : change.added) {
     s.data.names[image.id] = image.name;
     s.data.ids.emplace(image.name, image.id);
-    for (const WordCount& w : image.words) {
-      s.data.postings[w.word].push_back({image.id, w.count});
-      if (!touched[w.word]) words.push_back(w.word);
-      touched[w.word] = 1;
-    }
   }
+  appendByWord(s.data, change.added, [&](std::uint32_t w) {
+    if (!touched[w]) words.push_back(w);
+    touched[w] = 1;
+  });
   s.changed(words, first_new);
+}
+
+void index_detail::IndexEditor::reserve(InvertedIndex& index, const std::vector<std::uint64_t>& postings) {
+  InvertedIndex::Impl& s = *index.impl_;
+  if (postings.size() != s.data.postings.size())
+    throw InvalidInput("inverted index: " + std::to_string(postings.size()) + " posting counts for " +
+                       std::to_string(s.data.postings.size()) + " words");
+  std::lock_guard<std::mutex> gate(s.turnstile);
+  std::unique_lock<std::shared_mutex> lock(s.mutex);
+  for (std::size_t w = 0; w < postings.size(); ++w) s.data.postings[w].reserve(s.data.postings[w].size() + postings[w]);
 }
 
 std::vector<index_detail::SparseImage> index_detail::IndexEditor::images(const InvertedIndex& index) {

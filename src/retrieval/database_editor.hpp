@@ -24,6 +24,10 @@ struct DatabaseEditor {
   // Throws InvalidInput (as IndexEditor::apply, or for keypoints present where the database stores
   // none, or missing where it does) with the database unchanged.
   static void apply(ImageDatabase& database, DatabaseChange change);
+  // IndexEditor::reserve on the database's index.
+  static void reserve(ImageDatabase& database, const std::vector<std::uint64_t>& postings) {
+    index_detail::IndexEditor::reserve(database.index_, postings);
+  }
   // The database's keypoint store (to prepare an image's keypoints before a change); null when it
   // stores none.
   static const KeypointStore* keypoints(const ImageDatabase& database) { return database.keypoints_.get(); }
