@@ -26,6 +26,7 @@ void writeVarint(detail::ByteWriter& out, std::uint32_t value) {
   out.number(static_cast<std::uint8_t>(value));
 }
 
+// Only the shortest form is read (no trailing zero groups), so that a record has one encoding.
 std::uint32_t readVarint(detail::ByteReader& in, const char* what) {
   std::uint64_t value = 0;
   for (int shift = 0; shift < 35; shift += 7) {
@@ -33,6 +34,7 @@ std::uint32_t readVarint(detail::ByteReader& in, const char* what) {
     value |= static_cast<std::uint64_t>(byte & 0x7f) << shift;
     if (!(byte & 0x80)) {
       if (value > 0xffffffffull) break;
+      if (shift > 0 && byte == 0) in.fail(std::string(what) + " is not in its shortest form");
       return static_cast<std::uint32_t>(value);
     }
   }

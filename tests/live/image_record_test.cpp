@@ -1,6 +1,7 @@
 // The image records of a live database: random records (words up to K - 1, counts up to 2^31 - 1,
 // with and without keypoints, empty) read back exactly; every truncation and every changed byte is
 // refused naming the source; records whose words are out of order or range are refused.
+#include "support/resealing.hpp"
 #include "support/retrieval_test_support.hpp"
 
 #include "live/image_record.hpp"
@@ -59,6 +60,41 @@ TEST(ImageRecord, ReadsBackWhatItWrote) {
   }
   const ImageRecord empty{"e.png", {}, std::nullopt};
   expectSame(live_detail::decodeRecord(live_detail::encodeRecord(empty), 1, "db"), empty);
+}
+
+// The fuzzing seeds were written by an encoder of its own (Python, from docs/FORMATS.md): they read
+// as that description says, and encode back to the same bytes.
+TEST(ImageRecord, ReadsRecordsWrittenFromTheFormatsDescription) {
+  const std::string folder = std::string(BOVW_TEST_DATA) + "/../fuzz/corpus/image_record/";
+  const std::vector<char> words = readBytes(folder + "words.record"), keypoints = readBytes(folder + "keypoints.record");
+  const ImageRecord a = live_detail::decodeRecord(std::string_view(words.data(), words.size()), 70000, "words.record");
+  EXPECT_EQ(a.name, "images/000123.jpg");
+  const std::vector<std::pair<std::uint32_t, std::int32_t>> expected = {{0, 1}, {5, 3}, {130, 1}, {16500, 200}, {69999, 2}};
+  ASSERT_EQ(a.words.size(), expected.size());
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_EQ(a.words[i].word, expected[i].first);
+    EXPECT_EQ(a.words[i].count, expected[i].second);
+  }
+  EXPECT_FALSE(a.keypoints);
+  EXPECT_EQ(live_detail::encodeRecord(a), std::string(words.begin(), words.end()));
+  const ImageRecord b = live_detail::decodeRecord(std::string_view(keypoints.data(), keypoints.size()), 10, "keypoints.record");
+  ASSERT_TRUE(b.keypoints);
+  EXPECT_EQ(b.keypoints->width, 640u);
+  ASSERT_EQ(b.keypoints->keypoints.size(), 3u);
+  EXPECT_EQ(b.keypoints->keypoints[0].signature, 0x0123456789abcdefull);
+  EXPECT_EQ(b.keypoints->keypoints[2].x, 65535);
+  EXPECT_EQ(live_detail::encodeRecord(b), std::string(keypoints.begin(), keypoints.end()));
+  // A number written in a longer form than needed is refused: one encoding per record.
+  std::string longer = live_detail::encodeRecord({"x", {{1, 1}}, std::nullopt});  // 01 'x' 01 01 00 ...
+  longer[2] = static_cast<char>(0x81);  // the word count 1 as 81 00
+  longer.insert(3, 1, '\0');
+  longer = test::resealed(longer);  // the checksum's 8 bytes are the last; the inserted byte shifted them
+  try {
+    live_detail::decodeRecord(longer, 10, "db");
+    ADD_FAILURE() << "a word count in a longer form was read";
+  } catch (const InvalidInput& e) {
+    EXPECT_NE(std::string(e.what()).find("shortest form"), std::string::npos) << e.what();
+  }
 }
 
 TEST(ImageRecord, RefusesEveryTruncationAndEveryChangedByte) {
