@@ -75,8 +75,9 @@ thread_local Accumulator t_accumulator;
 
 // Appends the postings of `images` (ids ascending) to their lists, calling touched(w) for each word
 // that gets any. The postings are first grouped by word with a stable radix sort (8 bits a pass, 256
-// buckets that stay in cache), so that each list is appended to once: scattering them straight into
-// tens of thousands of lists missed the cache on nearly every posting (60% of a live database's open).
+// buckets that stay in cache), so that each list is appended to once: scattered straight into tens of
+// thousands of lists they missed the cache on nearly every posting (perf: 60% of opening a live
+// database of 100,000 images); grouped, the open takes about a fifth less CPU time.
 template <typename Touched>
 void appendByWord(index_detail::IndexData& data, const std::vector<index_detail::SparseImage>& images, Touched&& touched) {
   struct Entry {

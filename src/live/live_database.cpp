@@ -182,8 +182,8 @@ struct LiveDatabase::Impl {
 
   // Everything in the store: what open() applies to an empty database, in pieces of kLoadPiece
   // images so that the decoded records never take as much memory as the index they make. A first
-  // pass counts each word's postings, so that every list is allocated once at its final size: growing
-  // 65,536 lists by copies cost half of the open.
+  // pass counts each word's postings, so that every list is allocated once at its final size instead
+  // of growing by copies.
   void loadAll() {
     constexpr std::size_t kLoadPiece = 1024;
     LmdbTransaction txn(*store, false);
