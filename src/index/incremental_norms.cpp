@@ -15,12 +15,13 @@ std::int64_t fixedLog(std::size_t frequency) {
 
 }  // namespace
 
-IncrementalNorms::IncrementalNorms(const IndexData& data, const ScoringOptions& options) : options_(options) {
+IncrementalNorms::IncrementalNorms(const IndexData& data, const ScoringOptions& options, const TfIdfModel* model)
+    : options_(options) {
   log_frequency_.resize(data.postings.size());
   a0_.assign(data.names.size(), 0);
   a1_.assign(data.names.size(), 0);
   for (std::size_t w = 0; w < data.postings.size(); ++w) {
-    const std::int64_t l = fixedLog(data.postings[w].size());
+    const std::int64_t l = fixedLog(model ? model->documentFrequency(w) : data.postings[w].size());
     log_frequency_[w] = l;
     for (const Posting& p : data.postings[w]) {
       a0_[p.image] += p.count;

@@ -16,6 +16,7 @@
 #include "index/index_data.hpp"
 
 #include <bovw/scoring.hpp>
+#include <bovw/tfidf_model.hpp>
 
 #include <cstdint>
 #include <vector>
@@ -28,8 +29,10 @@ class IncrementalNorms {
     return options.similarity == Scoring::Intersection && options.term == TermWeighting::Count && options.power == 1.0;
   }
 
-  // O(postings): the moments of every image of `data`.
-  IncrementalNorms(const IndexData& data, const ScoringOptions& options);
+  // O(postings): the moments of every image of `data`, with n_w from its own lists or, when given,
+  // from `model` (the global model of several shards: their norms then have the bits the whole
+  // index's have).
+  IncrementalNorms(const IndexData& data, const ScoringOptions& options, const TfIdfModel* model = nullptr);
 
   const ScoringOptions& options() const { return options_; }
 

@@ -188,8 +188,10 @@ struct InvertedIndex::Impl {
       if (cached->modelVersion() == used.version() && cached->options() == options) return cached;
     if (global) checkCoversOwnModel(*global);
     if (weights.size() == kCachedOptionSets) weights.erase(weights.begin());
-    if (!global && index_detail::IncrementalNorms::supports(options))
+    if (index_detail::IncrementalNorms::supports(options) && !global)
       weights.push_back(std::make_shared<const ScoringWeights>(data, used, incrementalNorms(options)));
+    else if (index_detail::IncrementalNorms::supports(options))  // the same arithmetic as the whole index's
+      weights.push_back(std::make_shared<const ScoringWeights>(data, used, index_detail::IncrementalNorms(data, options, global)));
     else
       weights.push_back(std::make_shared<const ScoringWeights>(data, used, options));
     return weights.back();

@@ -25,7 +25,9 @@ class Checksum64 {
       }
     }
     for (; size >= 8; size -= 8, bytes += 8) mix(load(bytes));
-    // Fewer than 8 bytes left, and nothing pending if any are (the first loop emptied it).
+    // Fewer than 8 bytes left, and nothing pending if any are (the first loop emptied it). Nothing to
+    // copy may come with a null pointer (an empty record), which memcpy must not be given.
+    if (size == 0) return;
     std::memcpy(pending_ + pending_size_, bytes, size);
     pending_size_ += size;
   }
