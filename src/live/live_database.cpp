@@ -131,16 +131,18 @@ Settings readSettings(const LmdbTransaction& txn, const live_detail::Tables& t, 
 // Counts of the words an image holds, ascending; throws InvalidInput naming the image for a word
 // outside the vocabulary.
 std::vector<index_detail::WordCount> countWords(const NamedImageWords& image, int k) {
-  std::map<std::uint32_t, std::int32_t> counts;
-  for (const std::int32_t w : image.words.words) {
+  std::vector<std::int32_t> sorted = image.words.words;
+  std::sort(sorted.begin(), sorted.end());
+  std::vector<index_detail::WordCount> words;
+  for (std::size_t i = 0; i < sorted.size();) {
+    const std::int32_t w = sorted[i];
     if (w < 0 || w >= k)
       throw InvalidInput("image '" + image.name + "': word " + std::to_string(w) + " outside the vocabulary's " +
                          std::to_string(k) + " words");
-    ++counts[static_cast<std::uint32_t>(w)];
+    const std::size_t first = i;
+    while (i < sorted.size() && sorted[i] == w) ++i;
+    words.push_back({static_cast<std::uint32_t>(w), static_cast<std::int32_t>(i - first)});
   }
-  std::vector<index_detail::WordCount> words;
-  words.reserve(counts.size());
-  for (const auto& [word, count] : counts) words.push_back({word, count});
   return words;
 }
 

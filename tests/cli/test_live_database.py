@@ -20,7 +20,6 @@ Random choices (kill moments) come from BOVW_TEST_SEED, printed at the start.
 
 Needs numpy and python3-opencv (Debian packages); exit status 77 (CTest: skipped) without them.
 """
-import argparse
 import csv
 import io
 import json
@@ -271,21 +270,11 @@ class Refusals(LiveTestCase):
             self.assertEqual(len(result.stderr.strip().splitlines()), 1, base.describe(result))
 
 
-def main():
+def choose_seed():
     global SEED
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0], add_help=False)
-    parser.add_argument("--bovw", required=True, help="path of the bovw binary")
-    parser.add_argument("--data", required=True, help="the tests/data folder")
-    options, rest = parser.parse_known_args()
-    base.BOVW, base.DATA = os.path.abspath(options.bovw), os.path.abspath(options.data)
-    if not os.access(base.BOVW, os.X_OK):
-        print("test_live_database.py: %s is not an executable" % base.BOVW, file=sys.stderr)
-        return 1
     SEED = int(os.environ.get("BOVW_TEST_SEED") or secrets.randbits(31))
     print("random choices from BOVW_TEST_SEED=%d" % SEED, file=sys.stderr)
-    program = unittest.main(argv=[sys.argv[0]] + rest, exit=False, verbosity=2)
-    return 0 if program.result.wasSuccessful() else 1
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(base.main("test_live_database.py", choose_seed))

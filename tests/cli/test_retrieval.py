@@ -927,16 +927,21 @@ class Progress(RetrievalTestCase):
         self.assertNotRegex(text, r"\r[^\n]")  # a terminal ends lines with \r\n; the bar's \r starts one
 
 
-def main():
+def main(script="test_retrieval.py", prepare=None):
+    """The command line of every test file built on this image set (this one, test_shards.py,
+    test_live_database.py): --bovw, --data, then unittest's options for the tests of the file run
+    (__main__); `prepare` runs once the options are read."""
     global BOVW, DATA
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0], add_help=False)
+    parser = argparse.ArgumentParser(description=sys.modules["__main__"].__doc__.split("\n")[0], add_help=False)
     parser.add_argument("--bovw", required=True, help="path of the bovw binary")
     parser.add_argument("--data", required=True, help="the tests/data folder")
     options, rest = parser.parse_known_args()
     BOVW, DATA = os.path.abspath(options.bovw), os.path.abspath(options.data)
     if not os.access(BOVW, os.X_OK):
-        print("test_retrieval.py: %s is not an executable" % BOVW, file=sys.stderr)
+        print("%s: %s is not an executable" % (script, BOVW), file=sys.stderr)
         return 1
+    if prepare:
+        prepare()
     program = unittest.main(argv=[sys.argv[0]] + rest, exit=False, verbosity=2)
     return 0 if program.result.wasSuccessful() else 1
 

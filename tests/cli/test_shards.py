@@ -23,7 +23,6 @@ results.
 
 Needs numpy and python3-opencv (Debian packages); exit status 77 (CTest: skipped) without them.
 """
-import argparse
 import csv
 import io
 import json
@@ -321,18 +320,5 @@ class Replacing(base.RetrievalTestCase):
         print("searches during replacement saw %d of the 2 databases" % len(seen), file=sys.stderr)
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0], add_help=False)
-    parser.add_argument("--bovw", required=True, help="path of the bovw binary")
-    parser.add_argument("--data", required=True, help="the tests/data folder")
-    options, rest = parser.parse_known_args()
-    base.BOVW, base.DATA = os.path.abspath(options.bovw), os.path.abspath(options.data)
-    if not os.access(base.BOVW, os.X_OK):
-        print("test_shards.py: %s is not an executable" % base.BOVW, file=sys.stderr)
-        return 1
-    program = unittest.main(argv=[sys.argv[0]] + rest, exit=False, verbosity=2)
-    return 0 if program.result.wasSuccessful() else 1
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(base.main("test_shards.py"))
