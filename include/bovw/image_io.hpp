@@ -4,6 +4,7 @@
 #include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -26,6 +27,11 @@ namespace bovw {
 // Safe to call from several threads at once.
 cv::Mat loadImage(const std::string& path, std::int64_t max_pixels = 100'000'000,
                   int flags = cv::IMREAD_GRAYSCALE | cv::IMREAD_ANYDEPTH);
+
+// The same for an image's encoded bytes already in memory (a request body), named `name` in errors.
+// Bodies of 2 GiB or more are refused (cv::imdecode's limit).
+cv::Mat decodeImage(const unsigned char* data, std::size_t size, const std::string& name,
+                    std::int64_t max_pixels = 100'000'000, int flags = cv::IMREAD_GRAYSCALE | cv::IMREAD_ANYDEPTH);
 
 // For programs that promise one line per problem on stderr (the bovw CLI): silences OpenCV's log
 // and makes what OpenCV's decoders print to std::cerr while loadImage decodes part of the error

@@ -87,6 +87,9 @@ struct ImageSearchOptions {
   PipelineOptions pipeline;         // workers, strict, max_pixels, progress (keep_words is set as needed)
 };
 
+// Threads: the const members (search, words, histograms, size, images) may run in several threads at
+// once, and beside one thread that adds, puts or removes (a search sees the state before or after
+// each change); open, create, save and moving the object are not safe beside anything else.
 class ImageSearch {
  public:
   // An empty database of `vocabulary` for images whose features `features` describes. Throws
@@ -125,6 +128,9 @@ class ImageSearch {
   // listed in the result's failures (with ImageSearchOptions::pipeline.strict the first throws).
   // For queries answered many times over (bovw evaluate compares scorings on the same queries).
   ImageHistograms histograms(const std::vector<std::string>& image_paths, bool keep_words = false) const;
+  // One decoded image's features, each assigned to its nearest word, with keypoints and signatures:
+  // what add() and search() of an image do first (for a caller that needs the feature count too).
+  ImageWords words(const cv::Mat& image) const;
 
   // Adding and removing: a live database (durable when the call returns, in one write per call: all
   // of its images or none), or a database of one file in memory (create, or open of a .bovwdb; save()
@@ -137,8 +143,12 @@ class ImageSearch {
   std::vector<ImageFailure> add(const std::vector<std::string>& image_paths);
   // An image already decoded (8- or 16-bit, gray or colour), under `name`. Throws InvalidInput.
   ImageId add(const std::string& name, const cv::Mat& image);
-  // An image's features already assigned to words (histogramImages with keep_words makes them).
+  // An image's features already assigned to words (histogramImages with keep_words makes them, and
+  // words() below).
   ImageId add(const std::string& name, const ImageWords& words);
+  // Adds the image, or replaces the one of the same name (in one durable write, when live: a search
+  // sees the old image or the new one). Returns its id (a new one).
+  ImageId put(const std::string& name, const ImageWords& words);
   void remove(const std::string& name);  // throws InvalidInput if no image has this name
   // All or none: throws InvalidInput naming the first name no image has, removing nothing.
   void remove(const std::vector<std::string>& names);

@@ -68,6 +68,9 @@ class LiveDatabase {
   // vocabulary, or keypoints that do not fit (ImageDatabase::add); IoError if the write fails (a full
   // disk). Waits while another process writes. Returns their ids. Also brings in the writes of others.
   std::vector<ImageId> add(const std::vector<NamedImageWords>& images);
+  // The same, except that an image whose name the database holds replaces that image (under a new
+  // id), in the same write: a search sees the old image or the new one, never neither.
+  std::vector<ImageId> put(const std::vector<NamedImageWords>& images);
   // Removes the images in one durable write, all or none: throws InvalidInput naming the first name
   // the database does not hold.
   void remove(const std::vector<std::string>& names);

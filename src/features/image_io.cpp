@@ -14,6 +14,7 @@
 #include <cctype>
 #include <iostream>
 #include <iterator>
+#include <limits>
 #include <optional>
 #include <sstream>
 #include <streambuf>
@@ -112,15 +113,23 @@ void captureDecoderMessages() {
 
 cv::Mat loadImage(const std::string& path, std::int64_t max_pixels, int flags) {
   const std::vector<uchar> bytes = readBytes(path);
-  if (bytes.empty()) throw InvalidInput(path, "the image file is empty");
+  return decodeImage(bytes.data(), bytes.size(), path, max_pixels, flags);
+}
+
+cv::Mat decodeImage(const unsigned char* data, std::size_t size, const std::string& name, std::int64_t max_pixels,
+                    int flags) {
+  const std::string& path = name;
+  if (size == 0) throw InvalidInput(path, "the image file is empty");
+  if (size > static_cast<std::size_t>(std::numeric_limits<int>::max()))
+    throw CapacityError("image '" + path + "' has " + std::to_string(size) + " bytes, above OpenCV's decoder limit of 2 GiB");
 
   const std::optional<detail::ImageHeader> header =
-      detail::readImageHeader(detail::HeaderBytes(bytes.data(), bytes.size(), path));
+      detail::readImageHeader(detail::HeaderBytes(data, size, path));
   const std::string format = header ? std::string(header->format) + " " : std::string();
   detail::DataVerdict verdict;
   if (header) {
     checkPixels(path, "(" + format + "header) declares", header->size.width, header->size.height, max_pixels);
-    if (header->check_data) verdict = header->check_data(bytes.data(), bytes.size());
+    if (header->check_data) verdict = header->check_data(data, size);
     if (verdict.problem) throw InvalidInput(path, "the " + format + "data is corrupt or truncated: " + *verdict.problem);
   }
 
@@ -128,7 +137,9 @@ cv::Mat loadImage(const std::string& path, std::int64_t max_pixels, int flags) {
   std::string messages;
   try {
     const CapturingDecoderMessages capturing(messages);
-    img = cv::imdecode(verdict.quiet_copy.empty() ? bytes : verdict.quiet_copy, flags);
+    // imdecode reads a Mat header over the caller's bytes: no copy.
+    const cv::Mat encoded(1, static_cast<int>(size), CV_8U, const_cast<unsigned char*>(data));
+    img = verdict.quiet_copy.empty() ? cv::imdecode(encoded, flags) : cv::imdecode(verdict.quiet_copy, flags);
   } catch (const cv::Exception& e) {
     messages += e.what();
   }

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <filesystem>
 #include <map>
 #include <mutex>
@@ -153,8 +154,8 @@ struct LiveDatabase::Impl {
 
   std::unique_ptr<LmdbEnvironment> store;
   ImageDatabase database;
-  std::uint64_t generation = 0;  // of `database`
-  std::mutex writing;             // one write or refresh of this process at a time
+  std::atomic<std::uint64_t> generation{0};  // of `database`
+  std::mutex writing;                         // one write or refresh of this process at a time
 
   const std::string& path() const { return store->path(); }
   const live_detail::Tables& tables() const { return store->tables(); }
@@ -267,6 +268,58 @@ struct LiveDatabase::Impl {
     txn.commit();
     refreshLocked();
   }
+
+  // Removes the image `name` in the write `txn`, recording it in `entry`; false if there is none.
+  bool removeIn(LmdbTransaction& txn, FeedEntry& entry, const std::string& name) {
+    const auto key = txn.get(tables().names, name);
+    if (!key) return false;
+    const std::string id_key(*key);
+    const auto id = static_cast<ImageId>(live_detail::decodeKey(id_key, path()));
+    // LMDB keeps no checksums: the name's entry is checked against the record it points to.
+    const ImageRecord held = record(txn, id);
+    if (held.name != name)
+      throw InvalidInput(path(), "is damaged: the name '" + name + "' points to image id " + std::to_string(id) +
+                                     ", which holds another image");
+    entry.removed.push_back(id);
+    entry.removed_words.emplace_back();
+    for (const index_detail::WordCount& w : held.words) entry.removed_words.back().push_back(w.word);
+    txn.erase(tables().names, name);
+    txn.erase(tables().images, id_key);
+    return true;
+  }
+
+  // add() and put(): with `replace`, an image of a name already held takes that image's place.
+  std::vector<ImageId> add(const std::vector<NamedImageWords>& images, bool replace) {
+    if (images.empty()) return {};
+    const int k = database.vocabulary().size();
+    const retrieval_detail::KeypointStore* keypoints = DatabaseEditor::keypoints(database);
+    // Everything that can be checked without the store is checked before its write starts.
+    std::vector<std::string> records;
+    std::unordered_set<std::string> names;
+    for (const NamedImageWords& image : images) {
+      if (const auto problem = imageNameProblem(image.name))
+        throw InvalidInput("the image name '" + printableName(image.name) + "' " + *problem);
+      if (!names.insert(image.name).second) throw InvalidInput("image '" + image.name + "' is given twice");
+      ImageRecord record{image.name, countWords(image, k), std::nullopt};
+      if (keypoints) record.keypoints = keypoints->prepare(image.words, image.name);
+      records.push_back(live_detail::encodeRecord(record));
+    }
+    std::vector<ImageId> ids;
+    commitWrite([&](LmdbTransaction& txn, FeedEntry& entry, std::uint64_t& next_id) {
+      for (std::size_t i = 0; i < images.size(); ++i) {
+        const bool held = replace ? removeIn(txn, entry, images[i].name) : txn.get(tables().names, images[i].name).has_value();
+        if (held && !replace) throw InvalidInput(path(), "already holds an image named '" + images[i].name + "'");
+        if (next_id >= index_detail::kMaxIds - 1)
+          throw CapacityError("'" + path() + "': all " + std::to_string(index_detail::kMaxIds - 1) + " image ids are used");
+        const auto id = static_cast<ImageId>(next_id++);
+        txn.append(tables().images, live_detail::idKey(id), records[i]);
+        txn.put(tables().names, images[i].name, live_detail::idKey(id));
+        entry.added.push_back(id);
+        ids.push_back(id);
+      }
+    });
+    return ids;
+  }
 };
 
 LiveDatabase::LiveDatabase(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -364,69 +417,33 @@ LiveDatabase LiveDatabase::open(const std::string& path) {
 const std::string& LiveDatabase::path() const { return impl_->path(); }
 const ImageDatabase& LiveDatabase::database() const { return impl_->database; }
 
-std::uint64_t LiveDatabase::generation() const {
-  std::lock_guard<std::mutex> guard(impl_->writing);
-  return impl_->generation;
-}
+std::uint64_t LiveDatabase::generation() const { return impl_->generation; }
 
 bool LiveDatabase::refresh() {
+  // Without the lock when nothing changed: a search beside this process's writer must not wait for
+  // the writer's sync (LMDB's readers never wait).
+  {
+    LmdbTransaction txn(*impl_->store, false);
+    if (impl_->counter(txn, "generation") == impl_->generation) return false;
+  }
   std::lock_guard<std::mutex> guard(impl_->writing);
   return impl_->refreshLocked();
 }
 
 std::vector<ImageId> LiveDatabase::add(const std::vector<NamedImageWords>& images) {
-  Impl& s = *impl_;
-  if (images.empty()) return {};
-  const int k = s.database.vocabulary().size();
-  const retrieval_detail::KeypointStore* keypoints = DatabaseEditor::keypoints(s.database);
-  // Everything that can be checked without the store is checked before its write starts.
-  std::vector<std::string> records;
-  std::unordered_set<std::string> names;
-  for (const NamedImageWords& image : images) {
-    if (const auto problem = imageNameProblem(image.name))
-      throw InvalidInput("the image name '" + printableName(image.name) + "' " + *problem);
-    if (!names.insert(image.name).second) throw InvalidInput("image '" + image.name + "' is given twice");
-    ImageRecord record{image.name, countWords(image, k), std::nullopt};
-    if (keypoints) record.keypoints = keypoints->prepare(image.words, image.name);
-    records.push_back(live_detail::encodeRecord(record));
-  }
-  std::vector<ImageId> ids;
-  s.commitWrite([&](LmdbTransaction& txn, FeedEntry& entry, std::uint64_t& next_id) {
-    for (std::size_t i = 0; i < images.size(); ++i) {
-      if (const auto held = txn.get(s.tables().names, images[i].name))
-        throw InvalidInput(s.path(), "already holds an image named '" + images[i].name + "'");
-      if (next_id >= index_detail::kMaxIds - 1)
-        throw CapacityError("'" + s.path() + "': all " + std::to_string(index_detail::kMaxIds - 1) + " image ids are used");
-      const auto id = static_cast<ImageId>(next_id++);
-      txn.append(s.tables().images, live_detail::idKey(id), records[i]);
-      txn.put(s.tables().names, images[i].name, live_detail::idKey(id));
-      entry.added.push_back(id);
-      ids.push_back(id);
-    }
-  });
-  return ids;
+  return impl_->add(images, false);
+}
+
+std::vector<ImageId> LiveDatabase::put(const std::vector<NamedImageWords>& images) {
+  return impl_->add(images, true);
 }
 
 void LiveDatabase::remove(const std::vector<std::string>& names) {
   Impl& s = *impl_;
   if (names.empty()) return;
   s.commitWrite([&](LmdbTransaction& txn, FeedEntry& entry, std::uint64_t&) {
-    for (const std::string& name : names) {
-      const auto key = txn.get(s.tables().names, name);
-      if (!key) throw InvalidInput(s.path(), "holds no image named '" + name + "'");
-      const std::string id_key(*key);
-      const auto id = static_cast<ImageId>(live_detail::decodeKey(id_key, s.path()));
-      // LMDB keeps no checksums: the name's entry is checked against the record it points to.
-      const ImageRecord record = s.record(txn, id);
-      if (record.name != name)
-        throw InvalidInput(s.path(), "is damaged: the name '" + name + "' points to image id " + std::to_string(id) +
-                                         ", which holds another image");
-      entry.removed.push_back(id);
-      entry.removed_words.emplace_back();
-      for (const index_detail::WordCount& w : record.words) entry.removed_words.back().push_back(w.word);
-      txn.erase(s.tables().names, name);
-      txn.erase(s.tables().images, id_key);
-    }
+    for (const std::string& name : names)
+      if (!s.removeIn(txn, entry, name)) throw InvalidInput(s.path(), "holds no image named '" + name + "'");
   });
 }
 

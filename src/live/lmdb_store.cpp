@@ -17,6 +17,7 @@ namespace {
 // holds about 250 million images of 500 words; a write beyond it fails with LMDB's MDB_MAP_FULL.
 constexpr std::size_t kMapSize = std::size_t{1} << 40;
 constexpr unsigned kTables = 4;
+constexpr unsigned kReaderSlots = 1024;
 
 bool damaged(int rc) {
   return rc == MDB_CORRUPTED || rc == MDB_PAGE_NOTFOUND || rc == MDB_INVALID || rc == MDB_VERSION_MISMATCH ||
@@ -44,6 +45,9 @@ LmdbEnvironment::LmdbEnvironment(const std::string& path, bool create) : path_(p
   try {
     check(mdb_env_set_maxdbs(env_, kTables), "setting the table count");
     check(mdb_env_set_mapsize(env_, kMapSize), "setting the map size");
+    // Each search holds a reader slot for a moment (refresh); a server answers many at once, and
+    // LMDB's default of 126 slots, shared by every process, would refuse the 127th.
+    check(mdb_env_set_maxreaders(env_, kReaderSlots), "setting the reader slot count");
     // MDB_NOTLS: a read transaction belongs to the call that made it, not to its thread (searches
     // run on any thread). Durability is LMDB's default: every commit is synced.
     check(mdb_env_open(env_, path.c_str(), MDB_NOTLS, 0644), "opening");

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <functional>
+#include <mutex>
 
 namespace bovw {
 
@@ -59,6 +60,10 @@ struct ImageSearch::Impl {
   // Made on first use and kept: an OpenCL histogrammer compiles its kernels once, not per query.
   mutable std::unique_ptr<Histogrammer> histogrammer;
   mutable std::unique_ptr<FeatureExtractor> extractor;
+  mutable std::once_flag histogrammer_made, extractor_made;
+  // A Histogrammer is not promised to be safe from several threads (an OpenCL one owns a queue and
+  // buffers): the searches of many threads take turns at it; extraction runs side by side.
+  mutable std::mutex device_use;
 
   // The database that holds the features and vocabulary (every shard has the same ones). On a rank
   // of a job that holds no shard, there is none.
@@ -78,21 +83,26 @@ struct ImageSearch::Impl {
       throw problem("is sharded, and cannot be changed: make it live (bovw convert) or index its images again");
   }
 
-  // Adds images in one step: one durable write to a live database, else one after the other.
-  std::vector<ImageId> add(const std::vector<NamedImageWords>& images) {
+  // Adds images in one step: one durable write to a live database, else one after the other. With
+  // `replace`, an image of a name already held is replaced (in the same write, when live).
+  std::vector<ImageId> add(const std::vector<NamedImageWords>& images, bool replace = false) {
     checkChangeable();
-    if (live) return live->add(images);
+    if (live) return replace ? live->put(images) : live->add(images);
     std::vector<ImageId> ids;
-    for (const NamedImageWords& image : images) ids.push_back(single->add(image.name, image.words));
+    for (const NamedImageWords& image : images) {
+      if (replace && single->index().find(image.name)) single->remove(image.name);
+      ids.push_back(single->add(image.name, image.words));
+    }
     return ids;
   }
 
+  // Use under device_use.
   Histogrammer& device() const {
-    if (!histogrammer) histogrammer = makeHistogrammer(options.histogrammer);
+    std::call_once(histogrammer_made, [&] { histogrammer = makeHistogrammer(options.histogrammer); });
     return *histogrammer;
   }
   const FeatureExtractor& features() const {
-    if (!extractor) extractor = reference().makeExtractor(options.extractor);
+    std::call_once(extractor_made, [&] { extractor = reference().makeExtractor(options.extractor); });
     return *extractor;
   }
 
@@ -101,6 +111,7 @@ struct ImageSearch::Impl {
     PipelineOptions pipeline = options.pipeline;
     pipeline.keep_words = keep_words;
     pipeline.strict = pipeline.strict || strict;
+    const std::lock_guard<std::mutex> turn(device_use);
     return histogramImages(paths, features(), reference().vocabulary(), device(), pipeline);
   }
 
@@ -113,7 +124,10 @@ struct ImageSearch::Impl {
     const cv::Mat rows = found.descriptors.isContinuous() ? found.descriptors : found.descriptors.clone();
     const Eigen::Map<const Descriptors> descriptors(rows.ptr<float>(), rows.rows, rows.cols);
     const Vocabulary& vocabulary = reference().vocabulary();
-    words.words = device().assign(descriptors, vocabulary);
+    {
+      const std::lock_guard<std::mutex> turn(device_use);
+      words.words = device().assign(descriptors, vocabulary);
+    }
     for (std::size_t i = 0; i < words.words.size(); ++i) {
       words.points.push_back(found.keypoints[i].pt);
       words.signatures.push_back(
@@ -311,6 +325,12 @@ ImageId ImageSearch::add(const std::string& name, const cv::Mat& image) {
 }
 
 ImageId ImageSearch::add(const std::string& name, const ImageWords& words) { return impl_->add({{name, words}}).front(); }
+
+ImageId ImageSearch::put(const std::string& name, const ImageWords& words) {
+  return impl_->add({{name, words}}, true).front();
+}
+
+ImageWords ImageSearch::words(const cv::Mat& image) const { return impl_->wordsOf(image); }
 
 void ImageSearch::remove(const std::string& name) { remove(std::vector<std::string>{name}); }
 

@@ -1,4 +1,4 @@
-// LiveDatabase: random sequences of adds and removes rank exactly as a database indexed afresh from
+// LiveDatabase: random sequences of adds, puts (replacements) and removes rank exactly as a database indexed afresh from
 // the final images (every scoring, scores to 1e-9), before and after reopening; keypoints follow
 // their images; a write that fails changes nothing; searches in other threads see whole writes
 // only; damaged or foreign folders are refused naming the folder. Other processes (kill -9,
@@ -87,7 +87,7 @@ void expectSameRankings(const ImageDatabase& live, const ImageDatabase& fresh, s
   }
 }
 
-TEST(LiveDatabase, AddsAndRemovesRankAsADatabaseIndexedAfreshFromTheFinalImages) {
+TEST(LiveDatabase, AddsPutsAndRemovesRankAsADatabaseIndexedAfreshFromTheFinalImages) {
   BOVW_SEEDED_RNG(rng);
   TempDir dir;
   const int k = std::uniform_int_distribution<int>(17, 301)(rng);
@@ -111,6 +111,23 @@ TEST(LiveDatabase, AddsAndRemovesRankAsADatabaseIndexedAfreshFromTheFinalImages)
         live.add(batch);
         for (const auto& image : batch) {
           final_images[image.name] = image.words;
+          order.push_back(image.name);
+        }
+      } else if (std::bernoulli_distribution(0.4)(rng)) {
+        // put: some names held (their images replaced, in the same write), some new.
+        std::vector<NamedImageWords> batch;
+        for (const auto& [name, words] : final_images)
+          if (std::bernoulli_distribution(0.25)(rng)) batch.push_back({name, {}});
+        batch.push_back({"img" + std::to_string(next_name++) + ".jpg", {}});
+        for (auto& image : batch) image.words = randomWords(rng, k, std::uniform_int_distribution<int>(0, 80)(rng));
+        const std::size_t before = live.database().index().size();
+        const std::size_t replaced = batch.size() - 1;
+        live.put(batch);
+        EXPECT_EQ(live.database().index().size(), before + 1) << replaced << " replaced";
+        for (const auto& image : batch) {
+          final_images[image.name] = image.words;
+          const auto held = std::find(order.begin(), order.end(), image.name);
+          if (held != order.end()) order.erase(held);
           order.push_back(image.name);
         }
       } else {
