@@ -43,6 +43,9 @@ int runConvertCommand();
 CLI::App* addListCommand(CLI::App& app);
 int runListCommand();
 
+CLI::App* addServeCommand(CLI::App& app);
+int runServeCommand();
+
 CLI::App* addEvaluateCommand(CLI::App& app);
 int runEvaluateCommand();
 

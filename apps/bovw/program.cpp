@@ -75,6 +75,7 @@ int runProgram(int argc, char** argv, Program program, Communicator& group) {
     runs.emplace(addRemoveCommand(app), runRemoveCommand);
     runs.emplace(addConvertCommand(app), runConvertCommand);
     runs.emplace(addListCommand(app), runListCommand);
+    runs.emplace(addServeCommand(app), runServeCommand);
   }
 #endif
   try {

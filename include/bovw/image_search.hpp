@@ -119,6 +119,8 @@ class ImageSearch {
   std::size_t size() const;  // images in the database (in all shards)
   std::size_t shardCount() const;
   bool storesKeypoints() const;  // in every shard: verification can run
+  bool isLive() const;           // a live database: add, put and remove are durable when they return
+  bool contains(const std::string& name) const;  // whether an image of this name is indexed
   // Every image of the database (of the shards this process holds, in a job of several ranks), by
   // shard, then by id.
   std::vector<IndexedImage> images() const;

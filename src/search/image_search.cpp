@@ -275,6 +275,16 @@ bool ImageSearch::storesKeypoints() const {
   return impl_->whole() ? impl_->whole()->storesKeypoints() : impl_->shards->storesKeypoints();
 }
 
+bool ImageSearch::isLive() const { return impl_->live.has_value(); }
+
+bool ImageSearch::contains(const std::string& name) const {
+  if (impl_->live) impl_->live->refresh();
+  if (const ImageDatabase* database = impl_->whole()) return database->index().find(name).has_value();
+  for (std::size_t i = 0; i < impl_->shards->localShardCount(); ++i)
+    if (impl_->shards->localShard(i).index().find(name)) return true;
+  return false;
+}
+
 std::vector<IndexedImage> ImageSearch::images() const {
   std::vector<IndexedImage> images;
   auto list = [&](const ImageDatabase& database, std::size_t shard) {

@@ -1,0 +1,136 @@
+// `bovw serve`: the HTTP service over one database (docs/SERVING.md). This file parses the options,
+// loads the database once, says when the service is ready, and turns SIGTERM or SIGINT into a clean
+// stop: the requests in flight are answered, then the program exits 0. The service is
+// src/serve/'s.
+#include "commands.hpp"
+#include "histogrammer_options.hpp"
+#include "number_checks.hpp"
+#include "progress_bar.hpp"
+#include "query_options.hpp"
+
+#include "serve/image_service.hpp"
+
+#include <bovw/error.hpp>
+#include <bovw/image_search.hpp>
+
+#include <spdlog/spdlog.h>
+
+#include <pthread.h>
+#include <signal.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <iomanip>
+#include <iostream>
+#include <thread>
+
+namespace bovw::cli {
+
+namespace {
+
+struct ServeArguments {
+  std::string index;
+  std::string listen = "127.0.0.1:8080";
+  std::string token_file;
+  std::string log_level = "info";
+  serve::ServiceOptions service;
+  QueryOptions query;
+} args;
+
+// HOST:PORT, [IPv6]:PORT or PORT alone (on 127.0.0.1).
+void parseListen(const std::string& text, serve::ServiceOptions& service) {
+  const auto colon = text.rfind(':');
+  std::string host = colon == std::string::npos ? "127.0.0.1" : text.substr(0, colon);
+  const std::string port = colon == std::string::npos ? text : text.substr(colon + 1);
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+  std::size_t used = 0;
+  int number = -1;
+  try {
+    number = std::stoi(port, &used);
+  } catch (const std::exception&) {
+  }
+  if (host.empty() || used != port.size() || number < 0 || number > 65535)
+    throw CLI::ValidationError("--listen", "'" + text + "' is not HOST:PORT (a port from 0 to 65535; 0: any free port)");
+  service.host = host;
+  service.port = number;
+}
+
+}  // namespace
+
+CLI::App* addServeCommand(CLI::App& app) {
+  auto* command = app.add_subcommand("serve", "Answer searches and take new images over HTTP (docs/SERVING.md)");
+  serve::ServiceOptions& s = args.service;
+  command->add_option("--index", args.index,
+                      "the database: a live database's folder (searches, adds and removes) or a .bovwdb file or "
+                      "shard manifest (searches only)")->required();
+  command->add_option("--listen", args.listen, "HOST:PORT to listen on; port 0 takes a free one (printed)")
+      ->capture_default_str();
+  command->add_option("--token-file", args.token_file,
+                      "a file holding the bearer token that writes (PUT, DELETE) must present")
+      ->check(CLI::ExistingFile);
+  command->add_flag("--token-for-reads", s.token_for_reads, "searches and listings need the token too (/health never)");
+  command->add_option("--max-body-bytes", s.max_body_bytes, "larger request bodies are refused (413) before they are read")
+      ->check(kPositive)->capture_default_str();
+  command->add_option("--max-pixels", s.max_pixels, "larger images are refused (422) from their header")
+      ->check(kPositive)->capture_default_str();
+  command->add_option("--request-timeout", s.request_seconds, "seconds to receive a request or send its answer")
+      ->check(kPositive)->capture_default_str();
+  command->add_option("--connections", s.connections, "connections served at once; more wait to be accepted")
+      ->check(kPositive)->capture_default_str();
+  command->add_option("--workers", s.workers, "requests that search, add or remove at once (default: the cores)");
+  command->add_option("--queue", s.queue, "requests that may wait for a worker; more are refused (503)")
+      ->capture_default_str();
+  command->add_option("--tls-cert", s.tls_certificate, "PEM certificate: serve HTTPS (with --tls-key)")
+      ->check(CLI::ExistingFile);
+  command->add_option("--tls-key", s.tls_key, "PEM private key of --tls-cert")->check(CLI::ExistingFile);
+  command->add_option("--log-level", args.log_level, "one line per request at info; warn: errors only")
+      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}))
+      ->capture_default_str();
+  args.query.histogrammer.addTo(command);
+  command->parse_complete_callback([] { parseListen(args.listen, args.service); });
+  return command;
+}
+
+int runServeCommand() {
+  const auto start = std::chrono::steady_clock::now();
+  spdlog::set_level(spdlog::level::from_str(args.log_level));
+  spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%e %^%l%$ %v");
+  if (!args.token_file.empty()) args.service.token = serve::BearerToken::fromFile(args.token_file);
+  else if (args.service.token_for_reads) throw InvalidInput("--token-for-reads needs --token-file");
+
+  // SIGTERM and SIGINT go to one thread, which stops the service; blocked before any thread starts,
+  // so that every thread the service makes inherits the mask.
+  sigset_t stopping;
+  sigemptyset(&stopping);
+  sigaddset(&stopping, SIGTERM);
+  sigaddset(&stopping, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &stopping, nullptr);
+
+  ProgressBar quiet("serve", true);
+  ImageSearch database = ImageSearch::open(args.index, args.query.engine(quiet));
+  args.service.max_top = std::max<std::size_t>(args.service.max_top, 1);
+  serve::ImageService service(database, args.service);
+  std::atomic<bool> served{false};
+  std::thread signals([&] {
+    int signal = 0;
+    sigwait(&stopping, &signal);
+    if (served) return;
+    spdlog::info("{}: finishing the requests in flight, then stopping", signal == SIGTERM ? "SIGTERM" : "SIGINT");
+    service.stop();
+  });
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::cout << "bovw serve: ready on " << (args.service.tls_certificate.empty() ? "http" : "https") << "://"
+            << args.service.host << ":" << service.port() << " (" << database.size() << " images"
+            << (database.isLive() ? ", live" : ", read-only") << ", ready in " << std::fixed
+            << std::setprecision(2) << seconds << " s)" << std::endl;
+  service.run();
+  // run() also ends when listening fails; the signal thread may then still wait: wake it.
+  served = true;
+  pthread_kill(signals.native_handle(), SIGTERM);
+  signals.join();
+  std::cout << "bovw serve: stopped" << std::endl;
+  return 0;
+}
+
+}  // namespace bovw::cli

@@ -1,0 +1,39 @@
+// What GET /metrics reports, in Prometheus's text format (prometheus-cpp): requests by route, method
+// and status, their latencies, errors, the work queue's depth and the database's size.
+#pragma once
+
+#include <prometheus/counter.h>
+#include <prometheus/family.h>
+#include <prometheus/gauge.h>
+#include <prometheus/histogram.h>
+#include <prometheus/registry.h>
+
+#include <memory>
+#include <string>
+
+namespace bovw::serve {
+
+class ServiceMetrics {
+ public:
+  ServiceMetrics();
+
+  // One answered request; `route` is the route's pattern (/images/{name}), never the raw path,
+  // so that the label set stays small whatever names clients send.
+  void observe(const std::string& route, const std::string& method, int status, double seconds);
+  // Sampled when the metrics are read.
+  void setQueue(std::size_t waiting, std::size_t working);
+  void setImages(std::size_t images);
+
+  std::string text() const;
+
+ private:
+  std::shared_ptr<prometheus::Registry> registry_;
+  prometheus::Family<prometheus::Counter>& requests_;
+  prometheus::Family<prometheus::Counter>& errors_;
+  prometheus::Family<prometheus::Histogram>& seconds_;
+  prometheus::Gauge& waiting_;
+  prometheus::Gauge& working_;
+  prometheus::Gauge& images_;
+};
+
+}  // namespace bovw::serve
