@@ -33,6 +33,10 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using nlohmann::json;
 
+// ECMAScript's '.' takes no line break, and a decoded name may hold one (to be refused by name).
+const char* const kImagePath = R"(/images/([\s\S]+))";
+const char* const kAnyPath = R"([\s\S]*)";
+
 // The routes, as metrics and 405 answers name them.
 struct Route {
   const char* pattern;  // as labels show it
@@ -44,7 +48,7 @@ const std::vector<Route>& routes() {
   static const std::vector<Route> all = {{"/health", std::regex("/health"), "GET"},
                                          {"/metrics", std::regex("/metrics"), "GET"},
                                          {"/images", std::regex("/images"), "GET"},
-                                         {"/images/{name}", std::regex("/images/.+"), "PUT, DELETE"},
+                                         {"/images/{name}", std::regex(R"(/images/[\s\S]+)"), "PUT, DELETE"},
                                          {"/search", std::regex("/search"), "POST"}};
   return all;
 }
@@ -358,16 +362,16 @@ struct ImageService::Impl {
     s.Get("/health", [this](Req, Res res) { health(res); });
     s.Get("/metrics", [this](Req, Res res) { metricsText(res); });
     s.Get("/images", [this](Req req, Res res) { listImages(req, res); });
-    s.Put("/images/(.+)", [this](Req req, Res res, Reader content) { putImage(req, res, content); });
-    s.Delete("/images/(.+)", [this](Req req, Res res, Reader) { deleteImage(req, res); });
+    s.Put(kImagePath, [this](Req req, Res res, Reader content) { putImage(req, res, content); });
+    s.Delete(kImagePath, [this](Req req, Res res, Reader) { deleteImage(req, res); });
     s.Post("/search", [this](Req req, Res res, Reader content) { search(req, res, content); });
     // Everything else; with a content reader for the methods with bodies, so that none is read.
-    s.Get(".*", [this](Req req, Res res) { unrouted(req, res); });
-    s.Options(".*", [this](Req req, Res res) { unrouted(req, res); });
-    s.Post(".*", [this](Req req, Res res, Reader) { unrouted(req, res); });
-    s.Put(".*", [this](Req req, Res res, Reader) { unrouted(req, res); });
-    s.Patch(".*", [this](Req req, Res res, Reader) { unrouted(req, res); });
-    s.Delete(".*", [this](Req req, Res res, Reader) { unrouted(req, res); });
+    s.Get(kAnyPath, [this](Req req, Res res) { unrouted(req, res); });
+    s.Options(kAnyPath, [this](Req req, Res res) { unrouted(req, res); });
+    s.Post(kAnyPath, [this](Req req, Res res, Reader) { unrouted(req, res); });
+    s.Put(kAnyPath, [this](Req req, Res res, Reader) { unrouted(req, res); });
+    s.Patch(kAnyPath, [this](Req req, Res res, Reader) { unrouted(req, res); });
+    s.Delete(kAnyPath, [this](Req req, Res res, Reader) { unrouted(req, res); });
 
     bound_port = options.port == 0 ? s.bind_to_any_port(options.host) : (s.bind_to_port(options.host, options.port) ? options.port : -1);
     if (bound_port < 0)

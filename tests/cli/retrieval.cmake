@@ -39,3 +39,10 @@ endif()
 if(BOVW_WITH_OPENCV)
   bovw_cli_test(cli_live test_live_database.py --data ${PROJECT_SOURCE_DIR}/tests/data)
 endif()
+
+# `bovw serve` over HTTP on a free port of 127.0.0.1: searches equal to `bovw search`, PUT/DELETE/list
+# round trips, kill -9 during PUTs, searches during writes, every error status, the token, HTTPS,
+# SIGTERM, and docs/openapi.yaml against the running server (docs/SERVING.md).
+if(BOVW_WITH_OPENCV)
+  bovw_cli_test(cli_serve test_serve.py --data ${PROJECT_SOURCE_DIR}/tests/data)
+endif()
