@@ -29,13 +29,13 @@ DescriptorsView descriptorsView(const py::handle& object, const char* what, bool
     if (!result.owner) throw py::error_already_set();
   } else {
     if (!py::isinstance<py::array>(object))
-      throw py::type_error(std::string(what) + ": expected a C-contiguous float32 numpy array of N x D, got " +
+      throw py::type_error(std::string(what) + ": expected a C-contiguous float32 numpy array of N x D (2-D), got " +
                            py::str(py::type::of(object)).cast<std::string>() +
                            " (pass numpy.ascontiguousarray(x, dtype=numpy.float32), or copy=True)");
     result.owner = py::reinterpret_borrow<py::array>(object);
     const bool fits = result.owner.dtype().is(py::dtype::of<float>()) && (result.owner.flags() & py::array::c_style);
     if (!fits || result.owner.ndim() != 2)
-      throw py::type_error(std::string(what) + ": expected a C-contiguous float32 numpy array of N x D, got a " +
+      throw py::type_error(std::string(what) + ": expected a C-contiguous float32 numpy array of N x D (2-D), got a " +
                            describe(result.owner) +
                            (fits ? std::string()
                                  : " (pass numpy.ascontiguousarray(x, dtype=numpy.float32), or copy=True to convert)"));
