@@ -56,9 +56,14 @@ ImageSearchOptions searchOptions(const std::string& backend, const std::string& 
 // Takes the run options (surf_backend, surf_device, max_pixels) out of `options`; open() accepts
 // only these: what a database extracts is fixed by the database.
 ExtractorOptions runOptions(py::dict& options, const char* call) {
-  FeatureArguments arguments = featureArguments("surf", options);
+  py::dict run;
+  for (const char* name : {"surf_backend", "surf_device", "max_pixels"})
+    if (options.contains(name)) {
+      run[name] = options[name];
+      PyDict_DelItemString(options.ptr(), name);
+    }
   rejectUnknown(options, call);
-  return arguments.extractor;
+  return featureArguments("surf", run).extractor;
 }
 
 SearchOptions queryOptions(std::size_t top, std::size_t verify, const std::string& scoring, bool exclude_query) {
