@@ -12,6 +12,7 @@ _FeatureKind = Union[Literal["surf", "sift", "orb"], str]
 _Backend = Literal["auto", "serial", "openmp", "openmp-tiled", "opencl", "openmp-ann"]
 _Variant = Literal["auto", "baseline", "coalesced", "float4", "local", "constant", "tiled"]
 _SurfBackend = Literal["auto", "builtin", "opencv", "opencl"]
+_Paths = Union[list[_Path], tuple[_Path, ...]]  # lists and tuples (a str is one path)
 _Image = Union[npt.NDArray[np.uint8], npt.NDArray[np.uint16]]
 _FeatureParameter = Union[int, float, bool, str]
 
@@ -94,7 +95,7 @@ class Vocabulary:
         """A 64-bit hash of K, D, the descriptor type and every word."""
     def __len__(self) -> int: ...
 
-def train(source: Union[npt.NDArray[np.float32], _Path, Sequence[_Path]], words: int, *,
+def train(source: Union[npt.NDArray[np.float32], _Path, _Paths], words: int, *,
           max_descriptors: int = 200000, iterations: int = 30, tolerance: float = 1e-4, seed: int = 0,
           tree_branching: int = 0, descriptor_type: Optional[str] = None, backend: _Backend = "auto",
           variant: _Variant = "auto", device: Optional[str] = None, threads: int = 0, workers: int = 0,
@@ -162,10 +163,10 @@ class Database:
     @overload
     def add(self, images: _Path) -> int: ...
     @overload
-    def add(self, images: Sequence[_Path]) -> list[tuple[str, str]]: ...
+    def add(self, images: _Paths) -> list[tuple[str, str]]: ...
     @overload
     def add(self, images: _Image, *, name: _Path) -> int: ...
-    def remove(self, names: Union[_Path, Sequence[_Path]]) -> None:
+    def remove(self, names: Union[_Path, _Paths]) -> None:
         """Removes one image by name, or all of a list (all or none)."""
     def search(self, image: Union[_Path, _Image, npt.NDArray[np.int32]], *, top: int = 10, verify: int = 0,
                scoring: str = "intersection", exclude_query: bool = False) -> list[SearchResult]:
