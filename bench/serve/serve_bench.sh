@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# `bovw serve` under load (docs/PERFORMANCE.md, "Serving"): throughput and latency percentiles
+# against concurrent clients, for databases of each size, with wrk posting real JPEGs (Debian's
+# opencv-doc sample photos), then the same searches while a second client adds images.
+#
+# Usage: bench/serve/serve_bench.sh BUILD_DIR OUT_DIR [IMAGES=10000,100000] [CLIENTS=1,2,4,8,16]
+#        [SECONDS=10] [QUERY=/search?top=10]
+# Writes OUT_DIR/serve_bench.json (one record per run) and prints a table. Needs wrk.
+set -euo pipefail
+build=$(realpath "$1"); out=$(realpath -m "$2")
+sizes=${3:-10000,100000}; clients=${4:-1,2,4,8,16}; seconds=${5:-10}; query=${6:-/search?top=10}
+here=$(dirname "$(realpath "$0")")
+samples=/usr/share/doc/opencv-doc/examples/data
+mkdir -p "$out/jpegs"
+cp "$samples"/*.jpg "$out/jpegs/"
+jpegs=("$out"/jpegs/*.jpg)
+records="$out/serve_bench.jsonl"
+: > "$records"
+
+if [[ ! -f "$out/vocabulary.bovw" ]]; then
+  "$build/bovw" train "$out/jpegs" --words 1000 --seed 1 --output "$out/vocabulary.bovw" --quiet
+fi
+
+# load N CLIENTS KIND: one wrk run (2 threads at most: the machine's other work is the server's).
+load() {
+  local url=$1 c=$2 kind=$3 method=${4:-POST}
+  local threads=$(( c < 2 ? c : 2 ))
+  BOVW_METHOD=$method wrk -t"$threads" -c"$c" -d"${seconds}s" --timeout 30s -s "$here/post_images.lua" "$url" -- "${jpegs[@]}" \
+    | tail -1 | python3 -c "import json,sys; r=json.loads(sys.stdin.read()); r.update(images=$n, clients=$c, kind='$kind'); print(json.dumps(r))"
+}
+
+for n in ${sizes//,/ }; do
+  db="$out/db-$n.bovwlive"
+  rm -rf "$db"
+  "$build/bench/serve/bovw_serving_database" --vocabulary "$out/vocabulary.bovw" --samples "$out/jpegs" \
+    --images "$n" --output "$db"
+  "$build/bovw" serve --index "$db" --listen 127.0.0.1:0 --log-level warn > "$out/serve-$n.out" 2> "$out/serve-$n.err" &
+  server=$!
+  for _ in $(seq 100); do grep -q "ready on" "$out/serve-$n.out" 2>/dev/null && break; sleep 0.2; done
+  port=$(sed -n 's/.*127\.0\.0\.1:\([0-9]*\) .*/\1/p' "$out/serve-$n.out")
+  url="http://127.0.0.1:$port$query"
+  seconds_saved=$seconds; seconds=3; load "$url" 4 warmup > /dev/null; seconds=$seconds_saved
+  for c in ${clients//,/ }; do load "$url" "$c" search | tee -a "$records"; done
+  # Searches while another client adds images, one PUT at a time.
+  load "http://127.0.0.1:$port" 1 add PUT > "$out/add-$n.json" &
+  adder=$!
+  load "$url" 8 search-beside-adds | tee -a "$records"
+  wait "$adder"
+  tee -a "$records" < "$out/add-$n.json"
+  kill -TERM "$server"; wait "$server" || true
+  rm -rf "$db"
+done
+python3 - "$records" "$out/serve_bench.json" <<'PY'
+import json, sys
+rows = [json.loads(line) for line in open(sys.argv[1])]
+json.dump(rows, open(sys.argv[2], "w"), indent=1)
+print("%8s %-18s %7s %9s %8s %8s %6s" % ("images", "kind", "clients", "req/s", "p50 ms", "p99 ms", "errors"))
+for r in rows:
+    print("%8d %-18s %7d %9.1f %8.2f %8.2f %6d" % (r["images"], r["kind"], r["clients"], r["rps"], r["p50_ms"], r["p99_ms"], r["errors"]))
+PY
