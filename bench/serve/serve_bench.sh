@@ -29,6 +29,12 @@ load() {
     | tail -1 | python3 -c "import json,sys; r=json.loads(sys.stdin.read()); r.update(images=$n, clients=$c, kind='$kind'); print(json.dumps(r))"
 }
 
+# The ceiling to compare with, in the same run: the CLI's files-to-histograms pipeline over the same
+# JPEGs (every core busy, no HTTP, no ranking): the images per second the machine extracts.
+start=$(date +%s.%N)
+"$build/bovw" histogram --images "$out/jpegs" --vocabulary "$out/vocabulary.bovw" --output "$out/h.npy" --quiet > /dev/null
+python3 -c "import json; s=$(date +%s.%N)-$start; print(json.dumps(dict(kind='cli-histogram-pipeline', images=0, clients=0, requests=${#jpegs[@]}, seconds=s, rps=${#jpegs[@]}/s, p50_ms=0, p90_ms=0, p99_ms=0, errors=0)))" | tee -a "$records"
+
 for n in ${sizes//,/ }; do
   db="$out/db-$n.bovwlive"
   rm -rf "$db"
