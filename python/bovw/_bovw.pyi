@@ -146,7 +146,7 @@ class SearchResult:
     def homography(self) -> Optional[npt.NDArray[np.float64]]: ...
 
 class Database:
-    """An image database (.bovwdb file, .bovwshards manifest or live folder); one object's calls run one at a time."""
+    """An image database (.bovwdb file, .bovwshards manifest or live folder); searches run side by side and beside one add or remove."""
     @staticmethod
     def open(path: _Path, *, backend: _Backend = "auto", variant: _Variant = "auto", device: Optional[str] = None,
              threads: int = 0, workers: int = 0, surf_backend: _SurfBackend = "auto", surf_device: str = "",

@@ -1,8 +1,8 @@
 // bovw.Database: bovw::ImageSearch for Python. Opens what `bovw index` writes (a .bovwdb file, a
 // .bovwshards manifest, a live database folder) or makes a new one, adds and removes images, and
-// answers queries with SearchResult objects. One object's calls run one at a time (a lock:
-// ImageSearch keeps a histogrammer and an extractor it makes on first use); share it freely
-// between threads.
+// answers queries with SearchResult objects. Share it freely between threads: as ImageSearch
+// allows, searches (and len, names) run side by side and beside one add or remove; adds and removes
+// take turns; save waits for everything else.
 #include "arguments.hpp"
 #include "bindings.hpp"
 #include "numpy_buffers.hpp"
@@ -15,6 +15,7 @@
 #include <pybind11/stl.h>
 
 #include <mutex>
+#include <shared_mutex>
 
 namespace bovw::python {
 
@@ -24,11 +25,25 @@ class PyDatabase {
  public:
   explicit PyDatabase(ImageSearch search, std::int64_t max_pixels) : search_(std::move(search)), max_pixels_(max_pixels) {}
 
-  // `function(search)` with the GIL released and this object's lock held.
+  // `function(search)` with the GIL released: reading (searches) beside any other reading and one
+  // writing; writing (add, remove) one at a time; alone (save) with nothing else.
   template <typename Function>
-  decltype(auto) locked(Function&& function) {
+  decltype(auto) reading(Function&& function) {
     py::gil_scoped_release unlocked;
-    std::lock_guard<std::mutex> lock(mutex_);
+    std::shared_lock<std::shared_mutex> lock(access_);
+    return function(search_);
+  }
+  template <typename Function>
+  decltype(auto) writing(Function&& function) {
+    py::gil_scoped_release unlocked;
+    std::lock_guard<std::mutex> turn(writer_);
+    std::shared_lock<std::shared_mutex> lock(access_);
+    return function(search_);
+  }
+  template <typename Function>
+  decltype(auto) alone(Function&& function) {
+    py::gil_scoped_release unlocked;
+    std::unique_lock<std::shared_mutex> lock(access_);
     return function(search_);
   }
 
@@ -38,7 +53,8 @@ class PyDatabase {
  private:
   ImageSearch search_;
   std::int64_t max_pixels_;
-  std::mutex mutex_;
+  std::shared_mutex access_;
+  std::mutex writer_;
 };
 
 ImageSearchOptions searchOptions(const std::string& backend, const std::string& variant,
@@ -175,19 +191,19 @@ void bindDatabase(py::module_& module) {
               const std::string label = pathFrom(*name);
               const auto array = py::reinterpret_borrow<py::array>(images);
               const cv::Mat pixels = imageView(array);
-              return py::int_(self.locked([&](ImageSearch& s) { return s.add(label, pixels); }));
+              return py::int_(self.writing([&](ImageSearch& s) { return s.add(label, pixels); }));
             }
             if (name) throw py::type_error("add: name= is for an image array (images added by path are named by it)");
             if (isSequence(images)) {
               const std::vector<std::string> paths = namesFrom(images);
-              const std::vector<ImageFailure> failures = self.locked([&](ImageSearch& s) { return s.add(paths); });
+              const std::vector<ImageFailure> failures = self.writing([&](ImageSearch& s) { return s.add(paths); });
               py::list result;
               for (const ImageFailure& f : failures) result.append(py::make_tuple(text(f.path), text(f.message)));
               return std::move(result);
             }
             const std::string path = pathFrom(images);
             const std::int64_t max_pixels = self.maxPixels();
-            return py::int_(self.locked([&](ImageSearch& s) {
+            return py::int_(self.writing([&](ImageSearch& s) {
               return namingFile(path, [&] { return s.add(path, loadImage(path, max_pixels)); });
             }));
           },
@@ -200,7 +216,7 @@ void bindDatabase(py::module_& module) {
           "remove",
           [](PyDatabase& self, const py::handle& names) {
             const std::vector<std::string> list = isSequence(names) ? namesFrom(names) : std::vector<std::string>{pathFrom(names)};
-            self.locked([&](ImageSearch& s) { s.remove(list); });
+            self.writing([&](ImageSearch& s) { s.remove(list); });
           },
           py::arg("names"),
           "Removes the image of this name, or all of a list of names (all or none). Raises InvalidInput naming the "
@@ -217,13 +233,13 @@ void bindDatabase(py::module_& module) {
                   throw py::type_error("search: a histogram must be a C-contiguous 1-D int32 array of K counts");
                 const Eigen::Map<const Eigen::Matrix<std::int32_t, 1, Eigen::Dynamic>> histogram(
                     static_cast<const std::int32_t*>(array.data()), array.shape(0));
-                return self.locked([&](ImageSearch& s) { return s.search(HistogramRef(histogram), options); });
+                return self.reading([&](ImageSearch& s) { return s.search(HistogramRef(histogram), options); });
               }
               const cv::Mat pixels = imageView(array);
-              return self.locked([&](ImageSearch& s) { return s.search(pixels, options); });
+              return self.reading([&](ImageSearch& s) { return s.search(pixels, options); });
             }
             const std::string path = pathFrom(image);
-            return self.locked([&](ImageSearch& s) { return s.search(path, options); });
+            return self.reading([&](ImageSearch& s) { return s.search(path, options); });
           },
           py::arg("image"), py::kw_only(), py::arg("top") = 10, py::arg("verify") = 0,
           py::arg("scoring") = "intersection", py::arg("exclude_query") = false,
@@ -237,19 +253,19 @@ void bindDatabase(py::module_& module) {
           "save",
           [](PyDatabase& self, const py::handle& path) {
             const std::string file = pathFrom(path);
-            self.locked([&](ImageSearch& s) { s.save(file); });
+            self.alone([&](ImageSearch& s) { s.save(file); });
           },
           py::arg("path"), "Writes the database (in memory or live) as one .bovwdb file, atomically.")
       .def(
           "names",
           [](PyDatabase& self) {
-            const std::vector<IndexedImage> images = self.locked([](ImageSearch& s) { return s.images(); });
+            const std::vector<IndexedImage> images = self.reading([](ImageSearch& s) { return s.images(); });
             py::list names;
             for (const IndexedImage& image : images) names.append(text(image.name));
             return names;
           },
           "The names of every image, by shard, then by id.")
-      .def("__len__", [](PyDatabase& self) { return self.locked([](ImageSearch& s) { return s.size(); }); },
+      .def("__len__", [](PyDatabase& self) { return self.reading([](ImageSearch& s) { return s.size(); }); },
            "images in the database")
       .def_property_readonly(
           "vocabulary", [](const PyDatabase& self) -> const Vocabulary& { return self.search().vocabulary(); },
@@ -262,7 +278,7 @@ void bindDatabase(py::module_& module) {
       .def_property_readonly("shards", [](const PyDatabase& self) { return self.search().shardCount(); },
                              "shards (1 for one file or a live database)")
       .def("__repr__", [](PyDatabase& self) {
-        return "<bovw.Database of " + std::to_string(self.locked([](ImageSearch& s) { return s.size(); })) +
+        return "<bovw.Database of " + std::to_string(self.reading([](ImageSearch& s) { return s.size(); })) +
                " images, " + self.search().features().kind() + ">";
       });
 }

@@ -168,6 +168,37 @@ def test_threads_search_one_database(images, vocabulary):
     assert not errors and len(done) == 48
 
 
+def test_searches_run_beside_an_adding_thread(images, vocabulary, tmp_path):
+    _, paths = images
+    database = bovw.Database.create(vocabulary[0], path=str(tmp_path / "live"))
+    database.add(paths[: len(paths) // 2])
+    added = [cv2.imread(str(p), cv2.IMREAD_GRAYSCALE) for p in paths[len(paths) // 2:]]
+    names = {str(p) for p in paths[: len(paths) // 2]} | {"added%d" % i for i in range(len(added))}
+    errors, searches = [], []
+    adding = threading.Event()
+    adding.set()
+
+    def search():
+        try:
+            while adding.is_set() or len(searches) < 8:
+                for r in database.search(paths[len(searches) % len(paths)], top=5):
+                    assert r.name in names, r.name
+                searches.append(1)
+        except Exception as e:  # reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=search) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for i, pixels in enumerate(added):
+        database.add(pixels, name="added%d" % i)
+    adding.clear()
+    for t in threads:
+        t.join()
+    assert not errors
+    assert len(database) == len(names)
+
+
 def test_memory_does_not_grow(images, vocabulary):
     _, paths = images
     database = bovw.Database.create(vocabulary[0])
