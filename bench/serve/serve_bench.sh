@@ -6,11 +6,15 @@
 # Usage: bench/serve/serve_bench.sh BUILD_DIR OUT_DIR [IMAGES=10000,100000] [CLIENTS=1,2,4,8,16]
 #        [SECONDS=10] [QUERY=/search?top=10]
 # Writes OUT_DIR/serve_bench.json (one record per run) and prints a table. Needs wrk.
+# With a QUERY that verifies (/search?top=10&verify=50) the databases store keypoints.
+# Environment: BOVW_SAMPLES, the folder of JPEGs (default: opencv-doc's); BOVW_SERVE_OPTIONS, more
+# options of `bovw serve` and of the CLI pipeline it is compared with (e.g. "--backend opencl").
 set -euo pipefail
 build=$(realpath "$1"); out=$(realpath -m "$2")
 sizes=${3:-10000,100000}; clients=${4:-1,2,4,8,16}; seconds=${5:-10}; query=${6:-/search?top=10}
 here=$(dirname "$(realpath "$0")")
-samples=/usr/share/doc/opencv-doc/examples/data
+samples=${BOVW_SAMPLES:-/usr/share/doc/opencv-doc/examples/data}
+read -r -a extra <<< "${BOVW_SERVE_OPTIONS:-}"
 mkdir -p "$out/jpegs"
 cp "$samples"/*.jpg "$out/jpegs/"
 jpegs=("$out"/jpegs/*.jpg)
@@ -32,15 +36,15 @@ load() {
 # The ceiling to compare with, in the same run: the CLI's files-to-histograms pipeline over the same
 # JPEGs (every core busy, no HTTP, no ranking): the images per second the machine extracts.
 start=$(date +%s.%N)
-"$build/bovw" histogram --images "$out/jpegs" --vocabulary "$out/vocabulary.bovw" --output "$out/h.npy" --quiet > /dev/null
+"$build/bovw" histogram --images "$out/jpegs" --vocabulary "$out/vocabulary.bovw" --output "$out/h.npy" --quiet "${extra[@]}" > /dev/null
 python3 -c "import json; s=$(date +%s.%N)-$start; print(json.dumps(dict(kind='cli-histogram-pipeline', images=0, clients=0, requests=${#jpegs[@]}, seconds=s, rps=${#jpegs[@]}/s, p50_ms=0, p90_ms=0, p99_ms=0, errors=0)))" | tee -a "$records"
 
 for n in ${sizes//,/ }; do
   db="$out/db-$n.bovwlive"
   rm -rf "$db"
-  "$build/bench/serve/bovw_serving_database" --vocabulary "$out/vocabulary.bovw" --samples "$out/jpegs" \
-    --images "$n" --output "$db"
-  "$build/bovw" serve --index "$db" --listen 127.0.0.1:0 --log-level warn > "$out/serve-$n.out" 2> "$out/serve-$n.err" &
+  "${BOVW_SERVING_DATABASE:-$build/bench/serve/bovw_serving_database}" --vocabulary "$out/vocabulary.bovw" --samples "$out/jpegs" \
+    --images "$n" --output "$db" $([[ $query == *verify=* ]] && echo --keypoints)
+  "$build/bovw" serve --index "$db" --listen 127.0.0.1:0 --log-level warn "${extra[@]}" > "$out/serve-$n.out" 2> "$out/serve-$n.err" &
   server=$!
   for _ in $(seq 100); do grep -q "ready on" "$out/serve-$n.out" 2>/dev/null && break; sleep 0.2; done
   port=$(sed -n 's/.*127\.0\.0\.1:\([0-9]*\) .*/\1/p' "$out/serve-$n.out")

@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
   std::size_t images = 10000;
   int min_words = 300, max_words = 700;
   std::uint64_t seed = 1;
+  bool keypoints = false;
   CLI::App app("A live database of real and synthetic images for bovw serve's benchmark");
   app.add_option("--vocabulary", vocabulary_path, "the vocabulary (SURF)")->required()->check(CLI::ExistingFile);
   app.add_option("--samples", samples, "a folder of real images: indexed, and their word frequencies copied")
@@ -29,6 +30,8 @@ int main(int argc, char** argv) {
   app.add_option("--words", min_words, "fewest words of a synthetic image")->capture_default_str();
   app.add_option("--max-words", max_words, "most words of a synthetic image")->capture_default_str();
   app.add_option("--seed", seed, "random seed")->capture_default_str();
+  app.add_flag("--keypoints", keypoints,
+               "store keypoints, for verification (synthetic images: random points in 640 x 480, random signatures)");
   app.add_option("--output", output, "the new live database's folder")->required();
   CLI11_PARSE(app, argc, argv);
   try {
@@ -37,8 +40,10 @@ int main(int argc, char** argv) {
     std::vector<double> frequency;  // of each word in the real images
     std::size_t real = 0;
     {
+      bovw::DatabaseOptions options;
+      options.store_keypoints = keypoints;
       bovw::ImageSearch database = bovw::ImageSearch::createLive(output, bovw::loadVocabulary(vocabulary_path),
-                                                                 bovw::FeatureSpec("surf"));
+                                                                 bovw::FeatureSpec("surf"), options);
       const std::vector<std::string> paths = bovw::listImages(samples);
       const std::vector<bovw::ImageFailure> failed = database.add(paths);
       real = database.size();
@@ -58,6 +63,14 @@ int main(int argc, char** argv) {
       for (; next < images && batch.size() < 1000; ++next) {
         bovw::NamedImageWords image{"synthetic/" + std::to_string(next) + ".jpg", {}};
         for (int n = count(rng); n > 0; --n) image.words.words.push_back(word(rng));
+        if (keypoints) {
+          image.words.image_size = cv::Size(640, 480);
+          std::uniform_real_distribution<float> x(0, 639), y(0, 479);
+          for (std::size_t k = 0; k < image.words.words.size(); ++k) {
+            image.words.points.emplace_back(x(rng), y(rng));
+            image.words.signatures.push_back(rng());
+          }
+        }
         batch.push_back(std::move(image));
       }
       live.add(batch);
