@@ -7,7 +7,8 @@
 #        [SECONDS=10] [QUERY=/search?top=10]
 # Writes OUT_DIR/serve_bench.json (one record per run) and prints a table. Needs wrk.
 # With a QUERY that verifies (/search?top=10&verify=50) the databases store keypoints.
-# Environment: BOVW_SAMPLES, the folder of JPEGs (default: opencv-doc's); BOVW_SERVE_OPTIONS, more
+# Environment: BOVW_SAMPLES, the folder of JPEGs (default: opencv-doc's); BOVW_WORDS, the words of
+# the vocabulary trained on them when OUT_DIR holds none (default 1000); BOVW_SERVE_OPTIONS, more
 # options of `bovw serve` and of the CLI pipeline it is compared with (e.g. "--backend opencl").
 set -euo pipefail
 build=$(realpath "$1"); out=$(realpath -m "$2")
@@ -22,7 +23,7 @@ records="$out/serve_bench.jsonl"
 : > "$records"
 
 if [[ ! -f "$out/vocabulary.bovw" ]]; then
-  "$build/bovw" train "$out/jpegs" --words 1000 --seed 1 --output "$out/vocabulary.bovw" --quiet
+  "$build/bovw" train "$out/jpegs" --words "${BOVW_WORDS:-1000}" --seed 1 --output "$out/vocabulary.bovw" --quiet "${extra[@]}"
 fi
 
 # load N CLIENTS KIND: one wrk run (2 threads at most: the machine's other work is the server's).
