@@ -49,6 +49,7 @@ struct Measurement {
   double kernel_ms = 0;         // median
   double kernel_min_ms = 0;
   double kernel_max_ms = 0;
+  double call_ms = 0;           // median of the whole Histogrammer::compute call, checks included
   double transpose_ms = 0;      // median
   double upload_ms = 0;         // median
   double download_ms = 0;       // median
