@@ -7,6 +7,7 @@
 #include "number_checks.hpp"
 #include "progress_bar.hpp"
 #include "query_options.hpp"
+#include "stop_signals.hpp"
 
 #include "serve/image_service.hpp"
 
@@ -15,11 +16,9 @@
 
 #include <spdlog/spdlog.h>
 
-#include <pthread.h>
 #include <signal.h>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <iomanip>
 #include <iostream>
@@ -99,23 +98,16 @@ int runServeCommand() {
   if (!args.token_file.empty()) args.service.token = serve::BearerToken::fromFile(args.token_file);
   else if (args.service.token_for_reads) throw InvalidInput("--token-for-reads needs --token-file");
 
-  // SIGTERM and SIGINT go to one thread, which stops the service; blocked before any thread starts,
-  // so that every thread the service makes inherits the mask.
-  sigset_t stopping;
-  sigemptyset(&stopping);
-  sigaddset(&stopping, SIGTERM);
-  sigaddset(&stopping, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &stopping, nullptr);
+  // Installed before the database is loaded: a SIGTERM from then on stops the service once it runs.
+  StopSignals stop;
 
   ProgressBar quiet("serve", true);
   ImageSearch database = ImageSearch::open(args.index, args.query.engine(quiet));
   args.service.max_top = std::max<std::size_t>(args.service.max_top, 1);
   serve::ImageService service(database, args.service);
-  std::atomic<bool> served{false};
   std::thread signals([&] {
-    int signal = 0;
-    sigwait(&stopping, &signal);
-    if (served) return;
+    const int signal = stop.wait();
+    if (signal == 0) return;  // woken: the service ended by itself
     spdlog::info("{}: finishing the requests in flight, then stopping", signal == SIGTERM ? "SIGTERM" : "SIGINT");
     service.stop();
   });
@@ -125,9 +117,7 @@ int runServeCommand() {
             << (database.isLive() ? ", live" : ", read-only") << ", ready in " << std::fixed
             << std::setprecision(2) << seconds << " s)" << std::endl;
   service.run();
-  // run() also ends when listening fails; the signal thread may then still wait: wake it.
-  served = true;
-  pthread_kill(signals.native_handle(), SIGTERM);
+  stop.wake();  // run() also ends when listening fails: the signal thread may still wait
   signals.join();
   std::cout << "bovw serve: stopped" << std::endl;
   return 0;

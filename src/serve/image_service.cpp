@@ -21,6 +21,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <atomic>
 #include <charconv>
 #include <chrono>
 #include <regex>
@@ -119,6 +120,7 @@ struct ImageService::Impl {
   Admission admission;
   ServiceMetrics metrics;
   int bound_port = 0;
+  std::atomic<bool> stop_requested{false}, run_ended{false};
 
   Impl(ImageSearch& d, ServiceOptions o)
       : database(d),
@@ -393,8 +395,16 @@ ImageService::~ImageService() = default;
 
 int ImageService::port() const { return impl_->bound_port; }
 
-void ImageService::run() { impl_->server->listen_after_bind(); }
+void ImageService::run() {
+  if (!impl_->stop_requested) impl_->server->listen_after_bind();
+  impl_->run_ended = true;
+}
 
-void ImageService::stop() { impl_->server->stop(); }
+void ImageService::stop() {
+  impl_->stop_requested = true;
+  // cpp-httplib's stop() does nothing before listening has begun: wait until it has, or run() ended.
+  while (!impl_->server->is_running() && !impl_->run_ended) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  impl_->server->stop();
+}
 
 }  // namespace bovw::serve

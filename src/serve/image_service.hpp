@@ -24,7 +24,8 @@ class ImageService {
   int port() const;  // the port bound (the one asked for, or the free one found for port 0)
   // Answers requests until stop(); returns once the requests in flight are answered.
   void run();
-  // Stops accepting; safe from any thread (a signal's).
+  // Makes run() return (or return at once, if it has not begun): stops accepting, and run() returns
+  // once the requests in flight are answered. Safe from any thread; not from a signal handler.
   void stop();
 
  private:
