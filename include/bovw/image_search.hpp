@@ -101,9 +101,9 @@ class ImageSearch {
   static ImageSearch createLive(const std::string& path, Vocabulary vocabulary, FeatureSpec features,
                                 DatabaseOptions database = {}, ImageSearchOptions options = {});
   // A database that `bovw index` (or save()) wrote: one .bovwdb file, the .bovwshards manifest of
-  // its shards, or the folder of a live database (LiveDatabase::open; do not open one live database
-  // twice in one process: LMDB's locks are per process). Throws IoError or InvalidInput naming the
-  // file (ShardedDatabase::load, LiveDatabase::open).
+  // its shards, or the folder of a live database (LiveDatabase::open: once per process, as LMDB's
+  // locks are per process). Throws IoError or InvalidInput naming the file (ShardedDatabase::load,
+  // LiveDatabase::open).
   static ImageSearch open(const std::string& path, ImageSearchOptions options = {});
   // Collective: the shards of a manifest spread over `ranks` (DistributedShards::load); `ranks` must
   // outlive the object. Every search is then collective too: every rank calls it, rank 0's queries

@@ -41,8 +41,9 @@ class LiveDatabase {
   // file or the manifest of its shards, read as ShardedDatabase::load reads them) under their
   // names, in the same order: how an existing database becomes live. Throws as load and create.
   static LiveDatabase convert(const std::string& source, const std::string& path);
-  // Throws InvalidInput naming the folder if it is not a live database or is damaged, IoError if it
-  // cannot be read.
+  // Throws InvalidInput naming the folder if it is not a live database, is damaged, or is open in
+  // this process already (LMDB's locks are per process: share the one object between threads);
+  // IoError if it cannot be read.
   static LiveDatabase open(const std::string& path);
   // Whether `path` is a folder holding a live database's data file (what open() expects).
   static bool holdsLiveDatabase(const std::string& path);

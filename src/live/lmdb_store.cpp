@@ -4,10 +4,14 @@
 #include <bovw/error.hpp>
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <mutex>
+#include <map>
+#include <utility>
 
 namespace bovw::live_detail {
 
@@ -18,6 +22,12 @@ namespace {
 constexpr std::size_t kMapSize = std::size_t{1} << 40;
 constexpr unsigned kTables = 4;
 constexpr unsigned kReaderSlots = 1024;
+
+// The data files this process has open, by device and inode, with the process that opened them (a
+// child of fork() inherits the list, not the environments): LMDB's locks are per process, so a
+// second environment on the same files in one process would break them (LMDB's documentation).
+std::mutex open_files_mutex;
+std::map<std::pair<dev_t, ino_t>, pid_t> open_files;
 
 bool damaged(int rc) {
   return rc == MDB_CORRUPTED || rc == MDB_PAGE_NOTFOUND || rc == MDB_INVALID || rc == MDB_VERSION_MISMATCH ||
@@ -41,7 +51,21 @@ LmdbEnvironment::LmdbEnvironment(const std::string& path, bool create) : path_(p
   // LMDB would make an empty data file in any folder it is pointed at.
   if (!create && !std::filesystem::is_regular_file(path + "/data.mdb", error))
     throw InvalidInput(path, "is not a bovw live database (no data.mdb in it)");
-  check(mdb_env_create(&env_), "creating an LMDB environment");
+  if (!create) {
+    struct ::stat file {};
+    if (::stat((path + "/data.mdb").c_str(), &file) != 0) throw IoError("'" + path + "/data.mdb': " + std::strerror(errno));
+    const std::lock_guard<std::mutex> guard(open_files_mutex);
+    const auto [held, added] = open_files.insert({{file.st_dev, file.st_ino}, ::getpid()});
+    if (!added && held->second == ::getpid())
+      throw InvalidInput(path, "is open already in this process; LMDB's locks are per process: open it once and "
+                               "share that object between threads");
+    held->second = ::getpid();
+    identity_ = {file.st_dev, file.st_ino};
+  }
+  if (const int rc = mdb_env_create(&env_); rc != MDB_SUCCESS) {
+    forget();
+    check(rc, "creating an LMDB environment");
+  }
   try {
     check(mdb_env_set_maxdbs(env_, kTables), "setting the table count");
     check(mdb_env_set_mapsize(env_, kMapSize), "setting the map size");
@@ -87,11 +111,23 @@ LmdbEnvironment::LmdbEnvironment(const std::string& path, bool create) : path_(p
     check(mdb_txn_commit(txn), "opening its tables");
   } catch (...) {
     mdb_env_close(env_);
+    forget();
     throw;
   }
 }
 
-LmdbEnvironment::~LmdbEnvironment() { mdb_env_close(env_); }
+LmdbEnvironment::~LmdbEnvironment() {
+  mdb_env_close(env_);
+  forget();
+}
+
+void LmdbEnvironment::forget() {
+  if (!identity_) return;
+  const std::lock_guard<std::mutex> guard(open_files_mutex);
+  const auto held = open_files.find(*identity_);
+  if (held != open_files.end() && held->second == ::getpid()) open_files.erase(held);
+  identity_.reset();
+}
 
 LmdbTransaction::LmdbTransaction(const LmdbEnvironment& environment, bool write) : environment_(environment) {
   environment_.check(mdb_txn_begin(environment.get(), nullptr, write ? 0 : MDB_RDONLY, &txn_),

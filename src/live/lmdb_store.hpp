@@ -12,6 +12,9 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+
+#include <sys/types.h>
 
 namespace bovw::live_detail {
 
@@ -26,7 +29,8 @@ struct Tables {
 class LmdbEnvironment {
  public:
   // Opens the environment in the folder `path` (made when `create`; refused with InvalidInput if it
-  // is not an LMDB environment or its data file is shorter than its last page) and its tables.
+  // is not an LMDB environment, its data file is shorter than its last page, or this process has it
+  // open already) and its tables.
   LmdbEnvironment(const std::string& path, bool create);
   ~LmdbEnvironment();
   LmdbEnvironment(const LmdbEnvironment&) = delete;
@@ -40,9 +44,12 @@ class LmdbEnvironment {
   void check(int rc, const std::string& what) const;
 
  private:
+  void forget();  // takes the data file off this process's list of open ones
+
   std::string path_;
   MDB_env* env_ = nullptr;
   Tables tables_{};
+  std::optional<std::pair<dev_t, ino_t>> identity_;  // of data.mdb, while on that list
 };
 
 class LmdbTransaction {

@@ -15,6 +15,7 @@
 #include <atomic>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <thread>
 
 namespace bovw::test {
@@ -243,7 +244,8 @@ TEST(LiveDatabase, AWriteThatFailsChangesNothing) {
   BOVW_SEEDED_RNG(rng);
   TempDir dir;
   const int k = 23;
-  LiveDatabase live = LiveDatabase::create(dir.file("db"), randomVocabulary(rng, k), kSurf);
+  std::optional<LiveDatabase> opened(LiveDatabase::create(dir.file("db"), randomVocabulary(rng, k), kSurf));
+  LiveDatabase& live = *opened;
   live.add({{"a.png", randomWords(rng, k, 10)}});
   // One name already held: none of the batch goes in.
   EXPECT_THROW(live.add({{"new.png", randomWords(rng, k, 5)}, {"a.png", randomWords(rng, k, 5)}}), InvalidInput);
@@ -257,6 +259,7 @@ TEST(LiveDatabase, AWriteThatFailsChangesNothing) {
   EXPECT_EQ(live.generation(), 1u);
   EXPECT_EQ(live.database().index().size(), 1u);
   EXPECT_FALSE(live.database().index().find("new.png"));
+  opened.reset();  // one open per process
   const LiveDatabase reopened = LiveDatabase::open(dir.file("db"));
   EXPECT_EQ(reopened.database().index().size(), 1u);
   EXPECT_TRUE(reopened.database().index().find("a.png"));
@@ -310,6 +313,21 @@ TEST(LiveDatabase, RefusesFoldersThatAreNotLiveDatabases) {
   EXPECT_TRUE(LiveDatabase::holdsLiveDatabase(dir.file("db")));
   EXPECT_THROW(LiveDatabase::create(dir.file("db"), randomVocabulary(rng, 5), kSurf), IoError);
   EXPECT_THROW(LiveDatabase::create(dir.file("empty"), randomVocabulary(rng, 5), kSurf), IoError);
+}
+
+// LMDB's locks are per process: a second open in the same process (by any path to the folder) is
+// refused, and allowed again once the first is closed.
+TEST(LiveDatabase, IsOpenedOncePerProcess) {
+  BOVW_SEEDED_RNG(rng);
+  TempDir dir;
+  const std::string path = dir.file("db");
+  std::optional<LiveDatabase> first(LiveDatabase::create(path, randomVocabulary(rng, 7), kSurf));
+  expectInvalidInput([&] { LiveDatabase::open(path); }, path, "open already in this process");
+  std::filesystem::create_symlink(path, dir.file("link"));
+  expectInvalidInput([&] { LiveDatabase::open(dir.file("link")); }, dir.file("link"), "open already in this process");
+  first.reset();
+  const LiveDatabase again = LiveDatabase::open(dir.file("link"));
+  EXPECT_EQ(again.database().index().size(), 0u);
 }
 
 TEST(LiveDatabase, RefusesDamagedStoresNamingTheFolder) {
