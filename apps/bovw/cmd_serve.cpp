@@ -18,7 +18,6 @@
 
 #include <signal.h>
 
-#include <algorithm>
 #include <chrono>
 #include <iomanip>
 #include <iostream>
@@ -103,7 +102,6 @@ int runServeCommand() {
 
   ProgressBar quiet("serve", true);
   ImageSearch database = ImageSearch::open(args.index, args.query.engine(quiet));
-  args.service.max_top = std::max<std::size_t>(args.service.max_top, 1);
   serve::ImageService service(database, args.service);
   std::thread signals([&] {
     const int signal = stop.wait();

@@ -25,7 +25,6 @@ import io
 import json
 import os
 import random
-import secrets
 import shutil
 import signal
 import subprocess
@@ -272,8 +271,7 @@ class Refusals(LiveTestCase):
 
 def choose_seed():
     global SEED
-    SEED = int(os.environ.get("BOVW_TEST_SEED") or secrets.randbits(31))
-    print("random choices from BOVW_TEST_SEED=%d" % SEED, file=sys.stderr)
+    SEED = base.choose_seed()
 
 
 if __name__ == "__main__":

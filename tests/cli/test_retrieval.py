@@ -27,6 +27,7 @@ import json
 import os
 import pty
 import re
+import secrets
 import shutil
 import struct
 import subprocess
@@ -925,6 +926,14 @@ class Progress(RetrievalTestCase):
         self.assertEqual(status, 0, text)
         self.assertNotIn("images  ", text)
         self.assertNotRegex(text, r"\r[^\n]")  # a terminal ends lines with \r\n; the bar's \r starts one
+
+
+def choose_seed():
+    """The seed of a test file's random choices: BOVW_TEST_SEED, else a fresh one, printed so that a
+    run can be repeated."""
+    seed = int(os.environ.get("BOVW_TEST_SEED") or secrets.randbits(31))
+    print("random choices from BOVW_TEST_SEED=%d" % seed, file=sys.stderr)
+    return seed
 
 
 def main(script="test_retrieval.py", prepare=None):

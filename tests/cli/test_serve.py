@@ -486,8 +486,7 @@ class OpenApi(ServeTestCase):
 
 def choose_seed():
     global SEED
-    SEED = int(os.environ.get("BOVW_TEST_SEED") or secrets.randbits(31))
-    print("random choices from BOVW_TEST_SEED=%d" % SEED, file=sys.stderr)
+    SEED = base.choose_seed()
 
 
 if __name__ == "__main__":
