@@ -37,6 +37,10 @@ enum class KernelVariant {
   ConstantCentroids,  // GPU5: GPU4 with the centroids in constant memory (chunked if too large)
   Tiled,              // ||c||^2 - 2 x.c as a register-tiled GEMM fused with the argmin and the
                       // histogram, close candidates re-checked with the direct sum (exact)
+  TiledTF32,          // Tiled with the products on NVIDIA's TF32 tensor cores (mma.sync), every row
+                      // certified by an error bound or re-checked exactly: same answers. Elsewhere
+                      // the tensor cores are emulated (for tests; slow). Tiles: group_rows = warps,
+                      // rows_per_item = 16-row tiles per warp, words_per_item = 8-word tiles per step
   Auto,               // the device's variant in bovw's tuning table: Tiled on GPUs (see docs/PERFORMANCE.md)
 };
 
@@ -92,7 +96,7 @@ struct StageTimes {
   double kernel_ms = 0;     // nearest-word search and histogram (all vocabulary chunks)
   double download_ms = 0;   // device to host: assignments and histograms
   double recheck_ms = 0;    // Tiled: the exact re-check pass, part of kernel_ms
-  std::int64_t rechecked_rows = 0;  // Tiled: rows whose nearest word was re-checked by direct sums
+  std::int64_t rechecked_rows = 0;  // Tiled, TiledTF32: rows whose nearest word was settled by direct sums
 };
 
 class Histogrammer;

@@ -18,13 +18,14 @@ constexpr std::array<std::pair<Backend, std::string_view>, 5> kBackendNames{{
     {Backend::OpenCL, "opencl"},
     {Backend::OpenMPApproximate, "openmp-ann"}}};
 
-constexpr std::array<std::pair<KernelVariant, std::string_view>, 7> kVariantNames{{
+constexpr std::array<std::pair<KernelVariant, std::string_view>, 8> kVariantNames{{
     {KernelVariant::Baseline, "baseline"},
     {KernelVariant::Coalesced, "coalesced"},
     {KernelVariant::Float4, "float4"},
     {KernelVariant::LocalDescriptors, "local"},
     {KernelVariant::ConstantCentroids, "constant"},
     {KernelVariant::Tiled, "tiled"},
+    {KernelVariant::TiledTF32, "tiled-tf32"},
     {KernelVariant::Auto, "auto"}}};
 
 template <typename Enum, std::size_t Size>

@@ -1,8 +1,8 @@
 // The device half of a histogram call: given descriptors already on the device, find every row's
 // nearest word and count it in its image's histogram. OpenCLHistogrammer owns the transfers and the
 // shared buffers; a DeviceSearch owns the kernels of one family and whatever layout of the words
-// they need. Two families: the chapter's five variants (chapter_search.cpp) and bovw's tiled kernel
-// (tiled_search.cpp).
+// they need. Three families: the chapter's five variants (chapter_search.cpp), bovw's tiled kernel
+// (tiled_search.cpp) and its TF32 tensor-core form (tensor_core_search.cpp).
 #pragma once
 
 #include "opencl/cl.hpp"
@@ -83,5 +83,6 @@ inline std::size_t roundUp(std::size_t value, std::size_t multiple) {
 // Both compile through the device's process-wide program cache.
 std::unique_ptr<DeviceSearch> makeChapterSearch(DeviceContext& device, const HistogrammerConfig& config);
 std::unique_ptr<DeviceSearch> makeTiledSearch(DeviceContext& device, const HistogrammerConfig& config);
+std::unique_ptr<DeviceSearch> makeTensorCoreSearch(DeviceContext& device, const HistogrammerConfig& config);
 
 }  // namespace bovw::detail

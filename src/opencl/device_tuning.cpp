@@ -26,6 +26,9 @@ constexpr DeviceTuning kTable[] = {
     {"", "", KernelVariant::Float4, {8, 8, 8, 8, 16}, "bovw-bench on PoCL's CPU device"},
 };
 
+// tiled-tf32's default shape: 4 warps of 2 x 16 rows, 2 x 8 words per step (unused fields 0).
+constexpr TileSizes kTensorCoreTiles{2, 2, 4, 1, 8};
+
 bool matches(const DeviceTuning& row, const DeviceInfo& device) {
   return (*row.type == '\0' || device.type == row.type) &&
          (*row.vendor == '\0' || device.vendor.find(row.vendor) != std::string::npos);
@@ -73,7 +76,13 @@ HistogrammerConfig tunedConfig(const HistogrammerConfig& asked, const DeviceInfo
   const DeviceTuning& row = deviceTuning(device);
   HistogrammerConfig config = asked;
   if (config.variant == KernelVariant::Auto) config.variant = row.variant;
-  const TileSizes fallback = asked.tuning_file.empty() ? row.tiles : readTuningFile(asked.tuning_file, &device.name).tiles;
+  // The TF32 kernel's tiles mean warps and tensor-core tiles (bovw/histogrammer.hpp), so the
+  // table's FP32 tiles do not carry over to it.
+  const TileSizes& defaults = config.variant == KernelVariant::TiledTF32 && row.variant != KernelVariant::TiledTF32
+                                  ? kTensorCoreTiles
+                                  : row.tiles;
+  const TileSizes fallback =
+      asked.tuning_file.empty() ? defaults : readTuningFile(asked.tuning_file, &device.name).tiles;
   auto pick = [](int value, int otherwise) { return value > 0 ? value : otherwise; };
   const TileSizes& t = asked.tiles;
   config.tiles = {pick(t.rows_per_item, fallback.rows_per_item), pick(t.words_per_item, fallback.words_per_item),

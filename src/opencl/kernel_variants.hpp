@@ -27,7 +27,8 @@ inline VariantTraits traitsOf(KernelVariant variant) {
       return {"local_descriptors", "histogram_local", "-DBOVW_CONSTANT_CENTROIDS=0", true, true, false};
     case KernelVariant::ConstantCentroids:
       return {"local_descriptors", "histogram_local", "-DBOVW_CONSTANT_CENTROIDS=1", true, true, true};
-    case KernelVariant::Tiled:  // not a chapter variant: tiled_search.cpp
+    case KernelVariant::Tiled:  // not chapter variants: tiled_search.cpp, tensor_core_search.cpp
+    case KernelVariant::TiledTF32:
     case KernelVariant::Auto:   // resolved before a search is made
       break;
   }

@@ -75,13 +75,23 @@ struct ChunkSlot {
   cl::Event downloaded;  // `best_word` has reached the caller
 };
 
+std::unique_ptr<DeviceSearch> makeSearch(DeviceContext& device, const HistogrammerConfig& config) {
+  switch (config.variant) {
+    case KernelVariant::Tiled:
+      return makeTiledSearch(device, config);
+    case KernelVariant::TiledTF32:
+      return makeTensorCoreSearch(device, config);
+    default:
+      return makeChapterSearch(device, config);
+  }
+}
+
 class OpenCLHistogrammer final : public Histogrammer, public ResidentHistograms {
  public:
   explicit OpenCLHistogrammer(const HistogrammerConfig& asked)
       : device_(asked.device),
         config_(tunedConfig(asked, device_.info())),
-        search_(config_.variant == KernelVariant::Tiled ? makeTiledSearch(device_, config_)
-                                                        : makeChapterSearch(device_, config_)),
+        search_(makeSearch(device_, config_)),
         memory_limit_(config_.device_memory_limit ? config_.device_memory_limit : device_.info().global_memory),
         copy_queue_(device_.context(), device_.device(), CL_QUEUE_PROFILING_ENABLE),
         download_queue_(device_.context(), device_.device(), CL_QUEUE_PROFILING_ENABLE) {

@@ -184,8 +184,8 @@ TEST(Names, UnknownBackendListsTheValidNames) {
 TEST(Names, UnknownVariantListsTheValidNames) {
   EXPECT_TRUE(throwsWith<InvalidInput>([] { parseKernelVariant("gpu6"); },
                                        {"gpu6", "baseline", "coalesced", "float4", "local", "constant",
-                                        "tiled", "auto"}));
-  ASSERT_EQ(allKernelVariants().size(), 6u);
+                                        "tiled", "tiled-tf32", "auto"}));
+  ASSERT_EQ(allKernelVariants().size(), 7u);
   for (KernelVariant v : allKernelVariants()) EXPECT_EQ(parseKernelVariant(toString(v)), v);
   EXPECT_EQ(parseKernelVariant("auto"), KernelVariant::Auto);
 }
@@ -272,7 +272,7 @@ TEST_P(BadDeviceConfig, DeviceMemoryLimitTooSmallIsACapacityError) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllVariants, BadDeviceConfig, testing::ValuesIn(allKernelVariants()),
-                         [](const auto& info) { return std::string(toString(info.param)); });
+                         [](const auto& info) { return testName(info.param); });
 
 // The variants that stage descriptors in local memory.
 class BadLocalMemory : public BadDeviceConfig {};
@@ -296,7 +296,7 @@ TEST_P(BadLocalMemory, OverflowIsACapacityError) {
 
 INSTANTIATE_TEST_SUITE_P(LocalVariants, BadLocalMemory,
                          testing::Values(KernelVariant::LocalDescriptors, KernelVariant::ConstantCentroids),
-                         [](const auto& info) { return std::string(toString(info.param)); });
+                         [](const auto& info) { return testName(info.param); });
 
 TEST(ErrorKinds, EveryKindIsABovwError) {
   EXPECT_TRUE((std::is_base_of_v<Error, InvalidInput>));

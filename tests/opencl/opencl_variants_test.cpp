@@ -57,7 +57,7 @@ INSTANTIATE_TEST_SUITE_P(
                                      Shape{64, 8, 64, 1}, Shape{1000, 257, 128, 11},
                                      Shape{70000, 8, 128, 200}, Shape{70000, 256, 64, 50})),
     [](const auto& info) {
-      return std::string(toString(std::get<0>(info.param))) + "_" + shapeName(std::get<1>(info.param));
+      return testName(std::get<0>(info.param)) + "_" + shapeName(std::get<1>(info.param));
     });
 
 // Work-group sizes that do not divide N (and, for 1 and 7, are not multiples of anything the
@@ -88,7 +88,7 @@ TEST_P(VariantWorkGroups, AgreesWithOpenMP) {
 INSTANTIATE_TEST_SUITE_P(Odd, VariantWorkGroups,
                          testing::Combine(testing::ValuesIn(allKernelVariants()), testing::Values(1, 7, 33, 96)),
                          [](const auto& info) {
-                           return std::string(toString(std::get<0>(info.param))) + "_wg" +
+                           return testName(std::get<0>(info.param)) + "_wg" +
                                   std::to_string(std::get<1>(info.param));
                          });
 
@@ -232,7 +232,7 @@ TEST(OpenCLVariantsTogether, InterleavedHistogrammersStayIndependent) {
 }
 
 INSTANTIATE_TEST_SUITE_P(All, Variant, testing::ValuesIn(allKernelVariants()),
-                         [](const auto& info) { return std::string(toString(info.param)); });
+                         [](const auto& info) { return testName(info.param); });
 
 }  // namespace
 }  // namespace bovw::test

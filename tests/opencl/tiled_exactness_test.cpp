@@ -1,5 +1,7 @@
-// The Tiled kernel is exact: its assignments equal the golden OpenMP path's, word for word, not
-// just up to near-ties (the other variants' standard, opencl_variants_test.cpp). Checked on fresh
+// The Tiled kernel and its TF32 tensor-core form are exact: their assignments equal the golden
+// OpenMP path's, word for word, not just up to near-ties (the other variants' standard,
+// opencl_variants_test.cpp). TiledTF32 runs on mma.sync on NVIDIA GPUs and emulated elsewhere
+// (PoCL in CI), so its certificate (kernels/tf32_certificate.h) is tested on every machine. Checked on fresh
 // random data of odd shapes and several tile sizes, on real SURF descriptors (OpenCV's reference
 // output for graf1, tests/data/descriptors), on exact ties that float32 rounds differently, on
 // near-ties that the expanded form ||c||^2 - 2 x.c alone gets wrong (shown in the same test, with
@@ -16,8 +18,8 @@
 namespace bovw::test {
 namespace {
 
-HistogrammerConfig tiledConfig(TileSizes tiles = {}, std::string build_options = "") {
-  HistogrammerConfig config = openclConfig(KernelVariant::Tiled);
+HistogrammerConfig tiledConfig(KernelVariant variant, TileSizes tiles = {}, std::string build_options = "") {
+  HistogrammerConfig config = openclConfig(variant);
   config.tiles = tiles;
   config.build_options = std::move(build_options);
   return config;
@@ -33,21 +35,35 @@ void expectExact(Histogrammer& histogrammer, const Descriptors& x, const Vocabul
   EXPECT_TRUE(histogramsConsistent(offsets, vocabulary.size(), words, h));
 }
 
-class TiledExact : public testing::Test {
+class TiledExact : public testing::TestWithParam<KernelVariant> {
  protected:
   void SetUp() override { BOVW_REQUIRE_OPENCL(); }
+  HistogrammerConfig config(TileSizes tiles = {}, std::string build_options = "") const {
+    return tiledConfig(GetParam(), tiles, std::move(build_options));
+  }
+  // Small and lopsided tiles of each kernel (TiledTF32: warps, 16-row tiles, 8-word tiles).
+  std::vector<TileSizes> tilings() const {
+    if (GetParam() == KernelVariant::TiledTF32) return {{}, {1, 1, 1, 1, 8}, {3, 4, 2, 1, 8}};
+    return {{}, {4, 4, 4, 4, 4}, {8, 4, 4, 8, 8}};
+  }
 };
 
 // Odd N, K and D (partial tiles everywhere, D not a multiple of 4 or of the chunk depth), with the
 // device's default tiles and with small and lopsided ones.
-TEST_F(TiledExact, RandomShapesEqualTheGoldenPath) {
+TEST_P(TiledExact, RandomShapesEqualTheGoldenPath) {
   BOVW_SEEDED_RNG(rng);
-  const std::vector<TileSizes> tilings = {{}, {4, 4, 4, 4, 4}, {8, 4, 4, 8, 8}};
-  const std::vector<Shape> shapes = {{1, 1, 64, 1},     {2, 3, 1, 1},       {129, 17, 3, 2},
-                                     {257, 130, 61, 5}, {1000, 257, 64, 7}, {777, 64, 128, 3},
-                                     {3001, 1000, 64, 20}};
-  for (const TileSizes& tiles : tilings) {
-    auto h = makeHistogrammer(tiledConfig(tiles));
+  std::vector<Shape> shapes = {{1, 1, 64, 1},     {2, 3, 1, 1},       {129, 17, 3, 2},
+                               {257, 130, 61, 5}, {1000, 257, 64, 7}, {777, 64, 128, 3}};
+  // The TF32 kernel's tensor cores are emulated off NVIDIA GPUs (slowly): a smaller large case,
+  // and a long vocabulary for more index bits per score.
+  if (GetParam() == KernelVariant::TiledTF32) {
+    shapes.push_back({1001, 300, 64, 20});
+    shapes.push_back({65, 2000, 64, 2});
+  } else {
+    shapes.push_back({3001, 1000, 64, 20});
+  }
+  for (const TileSizes& tiles : tilings()) {
+    auto h = makeHistogrammer(config(tiles));
     for (const Shape& s : shapes) {
       SCOPED_TRACE(shapeName(s));
       const Descriptors x = randomMatrix(rng, s.n, s.d);
@@ -59,7 +75,7 @@ TEST_F(TiledExact, RandomShapesEqualTheGoldenPath) {
 
 // Real SURF descriptors (unit length, clustered): a vocabulary trained on them by k-means, and one
 // whose words are descriptors themselves (distance 0 for those rows, close runners-up).
-TEST_F(TiledExact, RealSurfDescriptorsEqualTheGoldenPath) {
+TEST_P(TiledExact, RealSurfDescriptorsEqualTheGoldenPath) {
   BOVW_SEEDED_RNG(rng);
   for (const char* file : {"graf1_surf64_first3000.npy", "graf1_surf128_first1500.npy"}) {
     SCOPED_TRACE(file);
@@ -73,7 +89,7 @@ TEST_F(TiledExact, RealSurfDescriptorsEqualTheGoldenPath) {
     Descriptors rows(301, x.cols());
     std::uniform_int_distribution<Eigen::Index> pick(0, x.rows() - 1);
     for (Eigen::Index j = 0; j < rows.rows(); ++j) rows.row(j) = x.row(pick(rng));
-    auto h = makeHistogrammer(tiledConfig());
+    auto h = makeHistogrammer(config());
     expectExact(*h, x, trained, randomOffsets(rng, x.rows(), 9));
     expectExact(*h, x, Vocabulary(rows), randomOffsets(rng, x.rows(), 4));
   }
@@ -81,9 +97,9 @@ TEST_F(TiledExact, RealSurfDescriptorsEqualTheGoldenPath) {
 
 // Exactly equidistant pairs that float32 rounds differently in different summation orders: the
 // chapter variants may pick either word of a pair; Tiled must pick the golden path's.
-TEST_F(TiledExact, PermutedTwinsEqualTheGoldenPath) {
+TEST_P(TiledExact, PermutedTwinsEqualTheGoldenPath) {
   BOVW_SEEDED_RNG(rng);
-  auto h = makeHistogrammer(tiledConfig());
+  auto h = makeHistogrammer(config());
   for (int d : {64, 128}) {
     SCOPED_TRACE("D = " + std::to_string(d));
     const TwinData data = permutedTwins(rng, 20, d, 4000);
@@ -96,7 +112,7 @@ TEST_F(TiledExact, PermutedTwinsEqualTheGoldenPath) {
 // argmin (RAFT issue #1036). Shown three ways on the same data: an independent float expanded form
 // disagrees with the golden path; so does the kernel with its margin set to 0 (re-checking exact
 // ties only); the kernel as shipped agrees on every row.
-TEST_F(TiledExact, FarFromTheOriginTheRecheckRestoresTheGoldenAnswer) {
+TEST_P(TiledExact, FarFromTheOriginTheRecheckRestoresTheGoldenAnswer) {
   BOVW_SEEDED_RNG(rng);
   const std::int64_t n = 1500;
   const int d = 64, k = 60;
@@ -108,11 +124,11 @@ TEST_F(TiledExact, FarFromTheOriginTheRecheckRestoresTheGoldenAnswer) {
   const int expanded_wrong = differences(golden, expandedFormArgmin(x, c));
   EXPECT_GT(expanded_wrong, n / 4) << "the data should defeat the plain expanded form";
 
-  auto unchecked = makeHistogrammer(tiledConfig({}, "-DBOVW_MARGIN_SCALE=0.0f"));
+  auto unchecked = makeHistogrammer(config({}, "-DBOVW_MARGIN_SCALE=0.0f"));
   const int kernel_wrong = differences(golden, unchecked->assign(x, vocabulary));
   EXPECT_GT(kernel_wrong, n / 4) << "without its margin the kernel's expanded form should miss too";
 
-  auto checked = makeHistogrammer(tiledConfig());
+  auto checked = makeHistogrammer(config());
   expectExact(*checked, x, vocabulary, randomOffsets(rng, n, 6));
   RecordProperty("expanded_form_wrong", expanded_wrong);
   RecordProperty("kernel_without_margin_wrong", kernel_wrong);
@@ -120,11 +136,11 @@ TEST_F(TiledExact, FarFromTheOriginTheRecheckRestoresTheGoldenAnswer) {
 
 // Values near 1e18: squared norms overflow float, the expanded form gives inf or NaN, and some
 // golden distances overflow to +inf too. The kernel must notice and defer to the direct sum.
-TEST_F(TiledExact, HugeValuesEqualTheGoldenPath) {
+TEST_P(TiledExact, HugeValuesEqualTheGoldenPath) {
   BOVW_SEEDED_RNG(rng);
   const Descriptors x = randomMatrix(rng, 300, 64, -1e18f, 1e18f);
   const Descriptors c = randomMatrix(rng, 40, 64, -1e18f, 1e18f);
-  auto h = makeHistogrammer(tiledConfig());
+  auto h = makeHistogrammer(config());
   expectExact(*h, x, Vocabulary(c), {0, 100, 300});
   // Mixed scales: small descriptors against words of which one is huge.
   Descriptors mixed = randomMatrix(rng, 40, 64);
@@ -134,9 +150,9 @@ TEST_F(TiledExact, HugeValuesEqualTheGoldenPath) {
 }
 
 // One histogrammer, several vocabularies and widths in turn: the resident words are replaced.
-TEST_F(TiledExact, VocabulariesAndWidthsInTurn) {
+TEST_P(TiledExact, VocabulariesAndWidthsInTurn) {
   BOVW_SEEDED_RNG(rng);
-  auto h = makeHistogrammer(tiledConfig());
+  auto h = makeHistogrammer(config());
   for (int round = 0; round < 2; ++round)
     for (int d : {64, 128, 64}) {
       const Descriptors x = randomMatrix(rng, 500, d);
@@ -144,11 +160,46 @@ TEST_F(TiledExact, VocabulariesAndWidthsInTurn) {
     }
 }
 
-TEST_F(TiledExact, TileSizesAreValidated) {
-  EXPECT_THROW(makeHistogrammer(tiledConfig({6, 8, 16, 16, 16})), InvalidInput);   // not a multiple of 4
-  EXPECT_THROW(makeHistogrammer(tiledConfig({8, 8, 16, 16, 18})), InvalidInput);   // depth
-  EXPECT_THROW(makeHistogrammer(tiledConfig({4, 4, 4096, 4096, 4})), CapacityError);  // work-items
+TEST_P(TiledExact, TileSizesAreValidated) {
+  if (GetParam() == KernelVariant::TiledTF32) {
+    EXPECT_THROW(makeHistogrammer(config({5, 2, 4, 1, 8})), InvalidInput);   // 16-row tiles per warp
+    EXPECT_THROW(makeHistogrammer(config({2, 2, 17, 1, 8})), InvalidInput);  // warps
+    return;
+  }
+  EXPECT_THROW(makeHistogrammer(config({6, 8, 16, 16, 16})), InvalidInput);   // not a multiple of 4
+  EXPECT_THROW(makeHistogrammer(config({8, 8, 16, 16, 18})), InvalidInput);   // depth
+  EXPECT_THROW(makeHistogrammer(config({4, 4, 4096, 4096, 4})), CapacityError);  // work-items
 }
+
+// Near-ties built on purpose for the TF32 certificate: each descriptor sits between two words
+// whose distances differ by less than TF32 can resolve (and some by nothing), so most rows must
+// be decided by the exact paths. The share re-checked is recorded.
+TEST_P(TiledExact, ConstructedNearTiesEqualTheGoldenPath) {
+  BOVW_SEEDED_RNG(rng);
+  const int d = 64, k = 96;
+  const std::int64_t n = 2000;
+  const Descriptors c = randomMatrix(rng, k, d);
+  Descriptors x(n, d);
+  std::uniform_int_distribution<int> word(0, k - 1);
+  std::uniform_real_distribution<float> tilt(-1e-4f, 1e-4f);
+  for (std::int64_t i = 0; i < n; ++i) {
+    const int a = word(rng), b = (a + 1 + word(rng) % (k - 1)) % k;
+    const float w = 0.5f + (i % 3 == 0 ? 0.0f : tilt(rng));  // midway, or within 1e-4 of it
+    x.row(i) = w * c.row(a) + (1.0f - w) * c.row(b);
+  }
+  auto h = makeHistogrammer(config());
+  StageTimes times;
+  std::vector<std::int32_t> words;
+  const std::vector<std::int64_t> offsets = randomOffsets(rng, n, 5);
+  const Histograms histograms = h->compute(DescriptorBatch(x, offsets), Vocabulary(c), &words, &times);
+  EXPECT_TRUE(assignmentsEqual(openmpAssign(x, Vocabulary(c)), words));
+  EXPECT_TRUE(histogramsConsistent(offsets, k, words, histograms));
+  EXPECT_GT(times.rechecked_rows, 0) << "near-ties that no rounding bound can separate must be re-checked";
+  RecordProperty("rechecked_rows", static_cast<int>(times.rechecked_rows));
+}
+
+INSTANTIATE_TEST_SUITE_P(Kernels, TiledExact, testing::Values(KernelVariant::Tiled, KernelVariant::TiledTF32),
+                         [](const auto& info) { return testName(info.param); });
 
 }  // namespace
 }  // namespace bovw::test

@@ -441,9 +441,16 @@ inline std::vector<BackendCase> allBackendCases() {
   return cases;
 }
 
+// A variant's name as a test name may spell it ("tiled-tf32" -> "tiled_tf32": no '-' there).
+inline std::string testName(KernelVariant variant) {
+  std::string name(toString(variant));
+  for (char& ch : name)
+    if (ch == '-') ch = '_';
+  return name;
+}
+
 inline std::string caseName(const BackendCase& c) {
-  return c.backend == Backend::OpenCL ? "opencl_" + std::string(toString(c.variant))
-                                      : std::string(toString(c.backend));
+  return c.backend == Backend::OpenCL ? "opencl_" + testName(c.variant) : std::string(toString(c.backend));
 }
 
 inline void PrintTo(const BackendCase& c, std::ostream* os) { *os << caseName(c); }

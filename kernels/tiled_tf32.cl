@@ -1,0 +1,261 @@
+// Tiled on tensor cores: the tiled kernel's search (kernels/tiled.cl) with the dot products on
+// NVIDIA's TF32 tensor cores (mma.sync.m16n8k8 through inline PTX), certified exact.
+//
+// Each warp (32 work-items) owns 16 x BOVW_MT descriptor rows, held in registers for the whole
+// kernel as TF32 A fragments, and walks all words in n-tiles of 8, BOVW_NT at a time: the words come
+// TF32-rounded and already in B-fragment order (one float2 per lane per 8 features), so a warp reads
+// each n-tile with coalesced 256-byte loads that the other warps of the SM find in L1. The
+// accumulators start at -||c||^2 / 2, so each ends as s = x.c - ||c||^2 / 2 = -e / 2.
+//
+// Each lane keeps the three largest s of each of its rows. To keep that at five min/max
+// instructions per score, the lane writes its own running index of the score into the score's low
+// mantissa bits (the perturbation is part of the error bound) so the index rides along. At the
+// end the four lanes that share a row merge their three, and the row is decided by the certificate
+// (kernels/tf32_certificate.h): when the runner-up is beyond the margin, the best word is golden;
+// when only the third is, the golden word is one of the two best, and both golden distances are
+// computed here (the CPU's sum in feature order, no FMA); otherwise the row goes to the flagged
+// list that tiled.cl's recheck_flagged scans exactly. docs/KERNELS.md derives the margin.
+//
+// Without BOVW_PTX_MMA (any device other than NVIDIA's) the mma is emulated with the same output
+// layout, reading its operands from memory: slower, but the rest of the kernel runs as it does on
+// the GPU, so the certificate's logic is tested wherever OpenCL runs (PoCL in CI).
+#include "common.h"
+#include "tf32_certificate.h"
+
+#ifndef BOVW_MT
+#define BOVW_MT 2  // m-tiles of 16 rows per warp
+#endif
+#ifndef BOVW_NT
+#define BOVW_NT 2  // n-tiles of 8 words per step
+#endif
+#ifndef BOVW_WARPS
+#define BOVW_WARPS 4  // warps per work-group
+#endif
+#ifndef BOVW_PTX_MMA
+#define BOVW_PTX_MMA 0
+#endif
+#ifndef BOVW_MARGIN_SCALE
+#define BOVW_MARGIN_SCALE 1.25f  // slack over the bound; 0 decides every near-tie unchecked (tests)
+#endif
+
+#define BOVW_KS ((BOVW_D + 7) / 8)         // k-steps of 8 features
+#define BOVW_BM (16 * BOVW_MT * BOVW_WARPS)  // rows per work-group
+#define BOVW_THREADS (32 * BOVW_WARPS)
+
+// cvt.rna.tf32.f32: round to the nearest TF32 value, ties away from zero (on the magnitude bits).
+inline uint bovw_tf32(float v) {
+#if BOVW_PTX_MMA
+  uint r;
+  asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(v));
+  return r;
+#else
+  const uint bits = as_uint(v);
+  return (bits & 0x7f800000u) == 0x7f800000u ? bits : (bits + 0x1000u) & 0xffffe000u;
+#endif
+}
+
+#if BOVW_PTX_MMA
+// c += A (16 x 8) * B (8 x 8) for one warp. Fragments (PTX ISA, mma.m16n8k8 .tf32), with
+// g = lane / 4, t = lane % 4: a = {A[g][t], A[g+8][t], A[g][t+4], A[g+8][t+4]},
+// b = {B[t][g], B[t+4][g]}, c = {C[g][2t], C[g][2t+1], C[g+8][2t], C[g+8][2t+1]}.
+inline void bovw_mma(float c[4], const uint a[4], uint b0, uint b1) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+      "{%0,%1,%2,%3};"
+      : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+#else
+// The same step emulated: the lane's four outputs (the c layout above) from the operands in
+// memory, A from the descriptor rows [row0, row0 + 16) and B from the fragments of n-tile `tile`
+// (lane g * 4 + t holds B[t][g] and B[t+4][g]). No barriers, so it runs fast enough on a CPU.
+inline void bovw_mma_emulated(float c[4], global const float* descriptors, int n, int row0,
+                              global const float2* words_frag, int tile, int ks, int lane) {
+  const int g = lane / 4, t = lane % 4;
+  for (int i = 0; i < 4; ++i) {
+    const int row = row0 + g + 8 * (i / 2);
+    const int col = 2 * t + i % 2;
+    float sum = 0.0f;
+    for (int k = 0; k < 8; ++k) {
+      const int feature = 8 * ks + k;
+      const float x = row < n && feature < BOVW_D ? descriptors[(size_t)row * BOVW_D + feature] : 0.0f;
+      const float2 b = words_frag[((size_t)tile * BOVW_KS + ks) * 32 + col * 4 + k % 4];
+      sum += as_float(bovw_tf32(x)) * (k < 4 ? b.x : b.y);  // TF32 x TF32 is exact in float
+    }
+    c[i] += sum;
+  }
+}
+#endif
+
+// One of the lane's running top three of a row: v goes in if it is larger than the third.
+inline void bovw_top3(float* b1, float* b2, float* b3, float v) {
+  const float t1 = fmin(*b1, v);
+  *b1 = fmax(*b1, v);
+  const float t2 = fmin(*b2, t1);
+  *b2 = fmax(*b2, t1);
+  *b3 = fmax(*b3, t2);
+}
+
+// The golden distance: (x_k - c_k)^2 summed in feature order in float, never fused (the CPU's).
+inline float bovw_golden_distance(global const float* x, global const float* words_t, int k_padded, int word) {
+#pragma OPENCL FP_CONTRACT OFF
+  float sum = 0.0f;
+  for (int k = 0; k < BOVW_D; ++k) {
+    const float t = x[k] - words_t[(size_t)k * k_padded + word];
+    sum += t * t;
+  }
+  return sum;
+}
+
+// Arguments as histogram_tiled's, plus: words_frag (the words TF32-rounded in B-fragment order:
+// n-tile, k-step, lane, 2 floats), starts (-||c||^2 / 2 per padded word; padding words a large
+// negative so they never win) and index_bits (bits of a lane's running index, log2(k_padded / 4)).
+kernel __attribute__((reqd_work_group_size(BOVW_THREADS, 1, 1)))
+void histogram_tiled_tf32(global const float* restrict descriptors, const int n, const int row_base,
+                          global const float2* restrict words_frag, global const float2* restrict starts,
+                          global const float* restrict words_t, global const float* restrict norms,
+                          const int n_words, const int k_padded, const float max_norm, const int index_bits,
+                          global const int* restrict offsets, const int n_images,
+                          global int* restrict best_word, global int* restrict histograms,
+                          global int* restrict flagged, global int* restrict flag_count) {
+  local float merge[BOVW_BM * 4 * 3];  // per row, per lane of its quad: the lane's top three
+  local int pairs;                     // rows of the group decided between their two best words
+  const int lid = get_local_id(0);
+  if (lid == 0) pairs = 0;
+  const int warp = lid / 32, lane = lid % 32;
+  const int g = lane / 4, t = lane % 4;
+  const int row0 = get_group_id(0) * BOVW_BM;
+  const int warp_row0 = row0 + warp * 16 * BOVW_MT;
+
+#if BOVW_PTX_MMA
+  // The warp's rows as A fragments, all D features (zeros past n and past D).
+  uint a[BOVW_MT][BOVW_KS][4];
+#pragma unroll
+  for (int m = 0; m < BOVW_MT; ++m)
+#pragma unroll
+    for (int ks = 0; ks < BOVW_KS; ++ks)
+#pragma unroll
+      for (int i = 0; i < 4; ++i) {
+        const int row = warp_row0 + 16 * m + g + 8 * (i % 2);
+        const int k = 8 * ks + t + 4 * (i / 2);
+        a[m][ks][i] = bovw_tf32(row < n && k < BOVW_D ? descriptors[(size_t)row * BOVW_D + k] : 0.0f);
+      }
+#endif
+
+  // Rows of this lane: m-tile m, half h (g or g + 8) is row slot 2m + h.
+  float b1[2 * BOVW_MT], b2[2 * BOVW_MT], b3[2 * BOVW_MT];
+#pragma unroll
+  for (int r = 0; r < 2 * BOVW_MT; ++r) b1[r] = b2[r] = b3[r] = -INFINITY;
+  const uint keep = ~((1u << index_bits) - 1u);
+
+  const int n_tiles = k_padded / 8;
+  for (int nt0 = 0; nt0 < n_tiles; nt0 += BOVW_NT) {
+    float c[BOVW_MT][BOVW_NT][4];
+#pragma unroll
+    for (int u = 0; u < BOVW_NT; ++u) {
+      const float2 start = starts[((nt0 + u) * 8 + 2 * t) / 2];
+#pragma unroll
+      for (int m = 0; m < BOVW_MT; ++m) {
+        c[m][u][0] = c[m][u][2] = start.x;
+        c[m][u][1] = c[m][u][3] = start.y;
+      }
+    }
+#pragma unroll
+    for (int ks = 0; ks < BOVW_KS; ++ks)
+#pragma unroll
+      for (int u = 0; u < BOVW_NT; ++u) {
+        const float2 b = words_frag[((size_t)(nt0 + u) * BOVW_KS + ks) * 32 + lane];
+#pragma unroll
+        for (int m = 0; m < BOVW_MT; ++m) {
+#if BOVW_PTX_MMA
+          bovw_mma(c[m][u], a[m][ks], as_uint(b.x), as_uint(b.y));
+#else
+          bovw_mma_emulated(c[m][u], descriptors, n, warp_row0 + 16 * m, words_frag, nt0 + u, ks, lane);
+#endif
+        }
+      }
+    // Fold the scores, each carrying the lane's running index 2 * n-tile + column.
+#pragma unroll
+    for (int u = 0; u < BOVW_NT; ++u) {
+      const uint index = 2u * (uint)(nt0 + u);
+#pragma unroll
+      for (int m = 0; m < BOVW_MT; ++m)
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+          const float v = as_float((as_uint(c[m][u][i]) & keep) | (index + (uint)(i % 2)));
+          const int r = 2 * m + i / 2;
+          bovw_top3(&b1[r], &b2[r], &b3[r], v);
+        }
+    }
+  }
+
+  // The four lanes of a quad share rows: merge their top threes in local memory.
+#pragma unroll
+  for (int r = 0; r < 2 * BOVW_MT; ++r) {
+    const int local_row = warp * 16 * BOVW_MT + 16 * (r / 2) + g + 8 * (r % 2);
+    local float* slot = merge + (local_row * 4 + t) * 3;
+    slot[0] = b1[r];
+    slot[1] = b2[r];
+    slot[2] = b3[r];
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+
+  for (int r = lid; r < BOVW_BM; r += BOVW_THREADS) {
+    const int row = row0 + r;
+    if (row >= n) break;
+    // The three largest s over the quad, with their words (a lane's index names its word once the
+    // lane is known: n-tile index / 2, column 2t + index % 2).
+    float s1 = -INFINITY, s2 = -INFINITY, s3 = -INFINITY;
+    int j1 = -1, j2 = -1;
+    for (int q = 0; q < 4; ++q)
+      for (int e = 0; e < 3; ++e) {
+        const float v = merge[(r * 4 + q) * 3 + e];
+        const uint index = as_uint(v) & ~keep;
+        const int word = (int)(index / 2) * 8 + 2 * q + (int)(index % 2);
+        if (v > s1) {
+          s3 = s2;
+          s2 = s1;
+          j2 = j1;
+          s1 = v;
+          j1 = word;
+        } else if (v > s2) {
+          s3 = s2;
+          s2 = v;
+          j2 = word;
+        } else if (v > s3) {
+          s3 = v;
+        }
+      }
+    global const float* xr = descriptors + (size_t)row * BOVW_D;
+    float xx = 0.0f;
+    for (int k = 0; k < BOVW_D; ++k) xx += xr[k] * xr[k];
+    const float e1 = -2.0f * s1, e2 = -2.0f * s2, e3 = -2.0f * s3;
+    const float nx = sqrt(xx);
+    const float margin = bovw_tf32_margin(xx, e1, sqrt(norms[max(j1, 0)]), max_norm, BOVW_D, index_bits,
+                                          BOVW_MARGIN_SCALE);
+    // Overflow guard as in tiled.cl; scores this close to zero may have lost their index (a
+    // subnormal flushed to zero), and a padding word among the two best is left to the re-check.
+    const float s_max = (2.0f * nx + max_norm) * (2.0f * nx + max_norm);
+    const bool trusted = s_max < 1e30f && fabs(s1) > 0x1.0p-99f && fabs(s2) > 0x1.0p-99f &&
+                         fabs(s3) > 0x1.0p-99f && j1 < n_words && j1 != j2;
+    int word = -1;
+    if (trusted && e2 - e1 > margin) {
+      word = j1;
+    } else if (trusted && e3 - e1 > margin && j2 < n_words) {  // the golden word is j1 or j2
+      const float d1 = bovw_golden_distance(xr, words_t, k_padded, j1);
+      const float d2 = bovw_golden_distance(xr, words_t, k_padded, j2);
+      word = d1 < d2 || (d1 == d2 && j1 < j2) ? j1 : j2;
+      atomic_inc(&pairs);
+    }
+    if (word >= 0) {
+      best_word[row] = word;
+      atomic_inc(&histograms[bovw_image_of(offsets, n_images, row_base + row) * n_words + word]);
+    } else {
+      flagged[atomic_inc(flag_count)] = row;
+    }
+  }
+  // Rows decided by direct sums count as re-checked (StageTimes::rechecked_rows): one global
+  // atomic per group, not per row.
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (lid == 0 && pairs > 0) atomic_add(flag_count + 1, pairs);
+}

@@ -1,0 +1,97 @@
+// The resident words of the tiled searches and their exact second pass (exact_recheck.hpp).
+#include "opencl/exact_recheck.hpp"
+
+#include <bovw/error.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+namespace bovw::detail {
+
+ResidentWords uploadResidentWords(const cl::Context& context, const Vocabulary& vocabulary, int k_padded,
+                                  int d_padded) {
+  const auto& c = vocabulary.centroids();
+  const int k = vocabulary.size();
+  const int d = vocabulary.dimension();
+  std::vector<float> words_t(static_cast<std::size_t>(d_padded) * k_padded, 0.0f);
+  std::vector<float> norms(k_padded, std::numeric_limits<float>::infinity());
+  double max_norm = 0;
+  for (int j = 0; j < k; ++j) {
+    double norm = 0;
+    for (int f = 0; f < d; ++f) {
+      words_t[static_cast<std::size_t>(f) * k_padded + j] = c(j, f);
+      norm += static_cast<double>(c(j, f)) * c(j, f);
+    }
+    norms[j] = static_cast<float>(norm);
+    max_norm = std::max(max_norm, std::sqrt(norm));
+  }
+  auto upload = [&](std::vector<float>& data) {
+    return cl::Buffer(context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof(float) * data.size(), data.data());
+  };
+  ResidentWords words;
+  words.words_t = upload(words_t);
+  words.norms = upload(norms);
+  words.n_words = k;
+  words.k_padded = k_padded;
+  words.max_norm = static_cast<float>(std::min<double>(max_norm, std::numeric_limits<float>::max()));
+  return words;
+}
+
+ExactRecheck::ExactRecheck(DeviceContext& device, int group_size) : device_(device), group_size_(group_size) {
+  if (static_cast<std::size_t>(group_size_) > device.info().max_work_group_size)
+    throw CapacityError("work-group size " + std::to_string(group_size_) + " exceeds " + device.info().name +
+                        "'s maximum of " + std::to_string(device.info().max_work_group_size));
+}
+
+void ExactRecheck::prepare(const std::string& options) {
+  kernel_ = device_.programs().kernel("tiled", "recheck_flagged", options);
+  const auto limit = kernel_.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(device_.device());
+  if (static_cast<std::size_t>(group_size_) > limit)
+    throw CapacityError("kernel 'recheck_flagged' can run at most " + std::to_string(limit) +
+                        " work-items per group on " + device_.info().name + ", asked for " +
+                        std::to_string(group_size_) + ": use a smaller work-group size");
+}
+
+void ExactRecheck::begin(cl::CommandQueue& queue, int n) {
+  flagged_buffer_ = flagged_.ensure(device_.context(), sizeof(cl_int) * n, CL_MEM_READ_WRITE);
+  count_buffer_ = count_.ensure(device_.context(), 2 * sizeof(cl_int), CL_MEM_READ_WRITE);
+  queue.enqueueFillBuffer(count_buffer_, cl_int{0}, 0, 2 * sizeof(cl_int));
+}
+
+void ExactRecheck::enqueue(cl::CommandQueue& queue, const DeviceBatch& batch, const ResidentWords& words,
+                           SearchEvents& events) {
+  // A fixed grid that loops over the flagged rows, kRows at a time: the count stays on the device.
+  // Usually few rows are flagged, and groups beyond the count return at once; 32 groups per
+  // compute unit give each group one turn.
+  int a = 0;
+  kernel_.setArg(a++, batch.descriptors);
+  kernel_.setArg(a++, cl_int{batch.row_base});
+  kernel_.setArg(a++, words.words_t);
+  kernel_.setArg(a++, cl_int{words.n_words});
+  kernel_.setArg(a++, cl_int{words.k_padded});
+  kernel_.setArg(a++, batch.offsets);
+  kernel_.setArg(a++, cl_int{batch.images});
+  kernel_.setArg(a++, batch.best_word);
+  kernel_.setArg(a++, batch.histograms);
+  kernel_.setArg(a++, flagged_buffer_);
+  kernel_.setArg(a++, count_buffer_);
+  kernel_.setArg(a++, cl::Local(sizeof(float) * kRows * batch.d));
+  kernel_.setArg(a++, cl::Local(sizeof(float) * kRows * group_size_));
+  kernel_.setArg(a++, cl::Local(sizeof(cl_int) * kRows * group_size_));
+  const std::size_t groups = std::min<std::size_t>((static_cast<std::size_t>(batch.n) + kRows - 1) / kRows,
+                                                   std::size_t{32} * std::max(1u, device_.info().compute_units));
+  events.recheck.emplace_back();
+  queue.enqueueNDRangeKernel(kernel_, cl::NullRange, cl::NDRange(groups * group_size_), cl::NDRange(group_size_),
+                             nullptr, &events.recheck.back());
+  queue.enqueueReadBuffer(count_buffer_, CL_FALSE, 0, 2 * sizeof(cl_int), counts_.emplace_back().data());
+}
+
+std::int64_t ExactRecheck::rechecked() const {
+  std::int64_t total = 0;
+  for (const auto& count : counts_) total += count[0] + count[1];
+  return total;
+}
+
+}  // namespace bovw::detail

@@ -1,0 +1,62 @@
+// What both tiled searches (FP32 and TF32) share: the vocabulary resident on the device in the
+// layouts the exact paths read (transposed FP32 words and their squared norms), and the second
+// pass, tiled.cl's recheck_flagged, over the rows the first pass could not certify.
+#pragma once
+
+#include "opencl/device_search.hpp"
+
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <string>
+
+namespace bovw::detail {
+
+// The words as kernels/tiled.cl and tiled_tf32.cl read them for exact distances: transposed and
+// zero-padded to k_padded words (rows of `d_padded` features), squared norms in float64 rounded
+// once (+inf for padding words), and the largest norm.
+struct ResidentWords {
+  cl::Buffer words_t, norms;
+  int n_words = 0;
+  int k_padded = 0;
+  float max_norm = 0;
+};
+ResidentWords uploadResidentWords(const cl::Context& context, const Vocabulary& vocabulary, int k_padded,
+                                  int d_padded);
+
+// recheck_flagged over the rows a first pass listed in flagged()/count() (which the first pass
+// fills: count zeroed here before it runs). count() holds two ints: the rows flagged, and the rows
+// the first pass settled itself by direct sums (TF32: between its two best words). rechecked()
+// reports both, per call.
+class ExactRecheck {
+ public:
+  static constexpr int kRows = 4;  // flagged rows per work-group: each word read serves them all
+
+  ExactRecheck(DeviceContext& device, int group_size);
+  // The build options recheck_flagged needs beyond BOVW_D: appended to the first pass's options
+  // when it is in tiled.cl too, so that one program serves both.
+  static std::string options() { return " -DBOVW_RECHECK_ROWS=" + std::to_string(kRows); }
+  // Builds (or finds in the program cache) the kernel from tiled.cl with `options`, which must
+  // define BOVW_D and include options().
+  void prepare(const std::string& options);
+  // Zeroes the count and makes room for n flagged rows; call before enqueueing the first pass.
+  void begin(cl::CommandQueue& queue, int n);
+  cl::Buffer& flagged() { return flagged_buffer_; }
+  cl::Buffer& count() { return count_buffer_; }
+  // After the first pass: the re-check of what it flagged, and the count read back for rechecked().
+  void enqueue(cl::CommandQueue& queue, const DeviceBatch& batch, const ResidentWords& words, SearchEvents& events);
+  int groupSize() const { return group_size_; }
+
+  void startCall() { counts_.clear(); }
+  std::int64_t rechecked() const;
+
+ private:
+  DeviceContext& device_;
+  int group_size_;
+  cl::Kernel kernel_;
+  GrowingBuffer flagged_, count_;
+  cl::Buffer flagged_buffer_, count_buffer_;
+  std::deque<std::array<cl_int, 2>> counts_;  // one per batch of the call (a deque: stable addresses)
+};
+
+}  // namespace bovw::detail

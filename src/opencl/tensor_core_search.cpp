@@ -1,0 +1,191 @@
+// The TF32 tensor-core search (kernels/tiled_tf32.cl) on the host side: the words in B-fragment
+// order, TF32-rounded as cvt.rna rounds them, their starting scores, and the two launches (the
+// certified tensor-core pass, then the exact re-check of what it could not certify). On NVIDIA
+// devices the products run on mma.sync; elsewhere the kernel emulates it (tests only: slow).
+#include "opencl/device_search.hpp"
+#include "opencl/exact_recheck.hpp"
+
+#include <bovw/error.hpp>
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+namespace bovw::detail {
+
+namespace {
+
+// cvt.rna.tf32.f32 on the host: the nearest TF32 value, ties away from zero (10 stored bits).
+float roundToTf32(float value) {
+  std::uint32_t bits;
+  std::memcpy(&bits, &value, sizeof bits);
+  if ((bits & 0x7f800000u) != 0x7f800000u) bits = (bits + 0x1000u) & 0xffffe000u;
+  std::memcpy(&value, &bits, sizeof bits);
+  return value;
+}
+
+// The shape of a work-group: warps, 16-row m-tiles per warp, 8-word n-tiles per step. From
+// TileSizes: group_rows = warps, rows_per_item = m-tiles, words_per_item = n-tiles.
+struct TensorShape {
+  int warps, m_tiles, n_tiles;
+};
+
+TensorShape checkedShape(const TileSizes& t) {
+  const TensorShape shape{t.group_rows, t.rows_per_item, t.words_per_item};
+  auto check = [](int value, int most, const char* what) {
+    if (value < 1 || value > most)
+      throw InvalidInput(std::string("tile sizes for tiled-tf32: ") + what + " = " + std::to_string(value) +
+                         " must be 1.." + std::to_string(most));
+  };
+  check(shape.warps, 16, "warps per group");
+  check(shape.m_tiles, 4, "16-row tiles per warp");
+  check(shape.n_tiles, 4, "8-word tiles per step");
+  return shape;
+}
+
+class TensorCoreSearch final : public DeviceSearch {
+ public:
+  TensorCoreSearch(DeviceContext& device, const HistogrammerConfig& config)
+      : device_(device),
+        shape_(checkedShape(config.tiles)),
+        ptx_(device.info().vendor.find("NVIDIA") != std::string::npos),
+        threads_(32 * shape_.warps),
+        block_rows_(16 * shape_.m_tiles * shape_.warps),
+        block_words_(8 * shape_.n_tiles),
+        recheck_(device, config.work_group_size),
+        extra_options_(config.build_options) {
+    if (static_cast<std::size_t>(threads_) > device.info().max_work_group_size)
+      throw CapacityError("tiled-tf32: " + std::to_string(threads_) + " work-items per group exceed " +
+                          device.info().name + "'s maximum of " + std::to_string(device.info().max_work_group_size));
+  }
+
+  std::string describe() const override {
+    return std::string("tiled-tf32 ") + std::to_string(block_rows_) + " rows per group (" +
+           std::to_string(shape_.warps) + " warps of " + std::to_string(shape_.m_tiles) + "x16 rows, " +
+           std::to_string(shape_.n_tiles) + "x8 words per step)" + (ptx_ ? ", mma.sync" : ", mma emulated") +
+           ", re-check work-group " + std::to_string(recheck_.groupSize());
+  }
+
+  void prepare(int d) override {
+    if (d == kernels_width_) return;
+    const std::string width = "-cl-std=CL1.2 -DBOVW_D=" + std::to_string(d);
+    const std::string options = width + " -DBOVW_MT=" + std::to_string(shape_.m_tiles) +
+                                " -DBOVW_NT=" + std::to_string(shape_.n_tiles) +
+                                " -DBOVW_WARPS=" + std::to_string(shape_.warps) +
+                                " -DBOVW_PTX_MMA=" + (ptx_ ? "1 " : "0 ") + extra_options_;
+    search_ = device_.programs().kernel("tiled_tf32", "histogram_tiled_tf32", options);
+    const auto limit = search_.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(device_.device());
+    if (static_cast<std::size_t>(threads_) > limit)
+      throw CapacityError("kernel 'histogram_tiled_tf32' can run at most " + std::to_string(limit) +
+                          " work-items per group on " + device_.info().name + ", asked for " +
+                          std::to_string(threads_) + ": choose fewer warps");
+    recheck_.prepare(width + ExactRecheck::options());
+    kernels_width_ = d;
+  }
+
+  void setVocabulary(const Vocabulary& vocabulary) override {
+    if (vocabulary.id() == vocabulary_id_) return;
+    vocabulary_id_ = 0;
+    const int k = vocabulary.size();
+    const int d = vocabulary.dimension();
+    const int k_padded = static_cast<int>(roundUp(k, block_words_));
+    words_ = uploadResidentWords(device_.context(), vocabulary, k_padded, d);
+
+    // B fragments: n-tile, k-step of 8 features, lane (word = lane / 4 of the tile, features
+    // lane % 4 and lane % 4 + 4 of the step), zeros past K and D.
+    const auto& c = vocabulary.centroids();
+    const int steps = (d + 7) / 8;
+    std::vector<float> fragments(static_cast<std::size_t>(k_padded / 8) * steps * 64, 0.0f);
+    for (int tile = 0; tile < k_padded / 8; ++tile)
+      for (int step = 0; step < steps; ++step)
+        for (int lane = 0; lane < 32; ++lane) {
+          const int word = tile * 8 + lane / 4;
+          float* out = &fragments[((static_cast<std::size_t>(tile) * steps + step) * 32 + lane) * 2];
+          for (int half = 0; half < 2; ++half) {
+            const int feature = step * 8 + lane % 4 + 4 * half;
+            out[half] = word < k && feature < d ? roundToTf32(c(word, feature)) : 0.0f;
+          }
+        }
+    // Starting scores -||c||^2 / 2 (the norms rounded once from float64, as in the FP32 path);
+    // padding words start so low that they never come near, yet e stays finite.
+    std::vector<float> starts(k_padded, -0x1.0p125f);
+    for (int j = 0; j < k; ++j) {
+      double norm = 0;
+      for (int f = 0; f < d; ++f) norm += static_cast<double>(c(j, f)) * c(j, f);
+      starts[j] = static_cast<float>(-0.5 * norm);
+    }
+    auto upload = [&](std::vector<float>& data) {
+      return cl::Buffer(device_.context(), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof(float) * data.size(),
+                        data.data());
+    };
+    fragments_ = upload(fragments);
+    starts_ = upload(starts);
+    index_bits_ = 1;
+    while ((1 << index_bits_) < k_padded / 4) ++index_bits_;
+    vocabulary_id_ = vocabulary.id();
+  }
+
+  std::uint64_t extraBytes(int n, int d, const Vocabulary& vocabulary) const override {
+    const std::uint64_t k_padded = roundUp(vocabulary.size(), block_words_);
+    const std::uint64_t words = sizeof(float) * (static_cast<std::uint64_t>(d) * k_padded + k_padded +  // exact
+                                                 roundUp(d, 8) * k_padded + k_padded);                 // TF32
+    return words + sizeof(cl_int) * (static_cast<std::uint64_t>(n) + 1);
+  }
+
+  void enqueue(cl::CommandQueue& queue, const DeviceBatch& batch, SearchEvents& events) override {
+    const int n = batch.n;
+    recheck_.begin(queue, n);
+    int a = 0;
+    search_.setArg(a++, batch.descriptors);
+    search_.setArg(a++, cl_int{n});
+    search_.setArg(a++, cl_int{batch.row_base});
+    search_.setArg(a++, fragments_);
+    search_.setArg(a++, starts_);
+    search_.setArg(a++, words_.words_t);
+    search_.setArg(a++, words_.norms);
+    search_.setArg(a++, cl_int{words_.n_words});
+    search_.setArg(a++, cl_int{words_.k_padded});
+    search_.setArg(a++, cl_float{words_.max_norm});
+    search_.setArg(a++, cl_int{index_bits_});
+    search_.setArg(a++, batch.offsets);
+    search_.setArg(a++, cl_int{batch.images});
+    search_.setArg(a++, batch.best_word);
+    search_.setArg(a++, batch.histograms);
+    search_.setArg(a++, recheck_.flagged());
+    search_.setArg(a++, recheck_.count());
+    const std::size_t groups = (static_cast<std::size_t>(n) + block_rows_ - 1) / block_rows_;
+    events.kernels.emplace_back();
+    queue.enqueueNDRangeKernel(search_, cl::NullRange, cl::NDRange(groups * threads_), cl::NDRange(threads_),
+                               nullptr, &events.kernels.back());
+    recheck_.enqueue(queue, batch, words_, events);
+  }
+
+  void startCall() override { recheck_.startCall(); }
+  std::int64_t rechecked() const override { return recheck_.rechecked(); }
+
+ private:
+  DeviceContext& device_;
+  TensorShape shape_;
+  bool ptx_;  // NVIDIA: mma.sync and cvt.rna through inline PTX
+  int threads_;
+  int block_rows_;
+  int block_words_;
+  ExactRecheck recheck_;
+  std::string extra_options_;
+
+  int kernels_width_ = -1;
+  cl::Kernel search_;
+
+  std::uint64_t vocabulary_id_ = 0;
+  ResidentWords words_;
+  cl::Buffer fragments_, starts_;
+  int index_bits_ = 1;
+};
+
+}  // namespace
+
+std::unique_ptr<DeviceSearch> makeTensorCoreSearch(DeviceContext& device, const HistogrammerConfig& config) {
+  return std::make_unique<TensorCoreSearch>(device, config);
+}
+
+}  // namespace bovw::detail

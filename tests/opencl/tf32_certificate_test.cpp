@@ -1,0 +1,197 @@
+// The TF32 certificate (kernels/tf32_certificate.h) on the host, where CI runs without an NVIDIA
+// GPU: a CPU emulation of the tensor-core path (operands rounded as cvt.rna rounds them, exact
+// products, FP32 accumulation per m16n8k8 step either rounded to nearest or truncated after
+// aligning to the largest term, as Fasi et al. measured tensor cores do, and the kernel's index
+// bits written into the low mantissa) checked against float64:
+// - every emulated score lies within bovw_tf32_score_error of the exact x.c - ||c||^2/2, and the
+//   bound is not vacuous (the worst error seen is a sizeable share of it);
+// - the kernel's decisions made from emulated scores (runner-up beyond the margin: the best word;
+//   only the third beyond it: one of the two best) agree with the golden path on adversarial
+//   near-ties, where a margin of 0 gets rows wrong.
+#include "support/test_support.hpp"
+
+#include <bovw/histogrammer.hpp>
+
+#include <algorithm>
+#include <cfenv>
+#include <cmath>
+#include <cstring>
+
+#include "tf32_certificate.h"
+
+namespace bovw::test {
+namespace {
+
+float bitsToFloat(std::uint32_t bits) {
+  float value;
+  std::memcpy(&value, &bits, sizeof value);
+  return value;
+}
+std::uint32_t floatToBits(float value) {
+  std::uint32_t bits;
+  std::memcpy(&bits, &value, sizeof bits);
+  return bits;
+}
+
+// cvt.rna.tf32.f32, written independently of the library's: rounding the significand to 10 bits,
+// ties away from zero, through double arithmetic.
+float tf32(float v) {
+  if (v == 0.0f || !std::isfinite(v)) return v;
+  int exponent;
+  const double m = std::frexp(static_cast<double>(v), &exponent);  // |m| in [0.5, 1)
+  const double scaled = m * 2048.0;                                // 11 significant bits
+  const double rounded = std::copysign(std::floor(std::fabs(scaled) + 0.5), scaled);
+  return static_cast<float>(std::ldexp(rounded / 2048.0, exponent));
+}
+
+// Truncation toward zero of a double to a multiple of `unit`.
+double truncateTo(double value, double unit) { return std::trunc(value / unit) * unit; }
+
+enum class Accumulation { Nearest, AlignedTruncation };
+
+// One m16n8k8 step as the model says: c + the eight exact products (TF32 x TF32 is exact).
+float mmaStep(float c, const double products[8], Accumulation mode) {
+  if (mode == Accumulation::Nearest) {
+    float sum = c;
+    for (int k = 0; k < 8; ++k) sum += static_cast<float>(products[k]);
+    return sum;
+  }
+  // Every term aligned to the largest one's exponent with 24 bits kept (the rest truncated), the
+  // sum normalised and truncated to 24 bits.
+  double largest = std::fabs(static_cast<double>(c));
+  for (int k = 0; k < 8; ++k) largest = std::max(largest, std::fabs(products[k]));
+  if (largest == 0) return 0.0f;
+  int exponent;
+  std::frexp(largest, &exponent);
+  const double unit = std::ldexp(1.0, exponent - 24);
+  double sum = truncateTo(c, unit);
+  for (int k = 0; k < 8; ++k) sum += truncateTo(products[k], unit);
+  std::frexp(sum, &exponent);
+  return static_cast<float>(truncateTo(sum, std::ldexp(1.0, exponent - 24)));
+}
+
+// The kernel's score for one word: -||c||^2/2 (rounded once) plus x.c on TF32 operands, D in steps
+// of 8, and `index` written into the low `bits` bits.
+float emulatedScore(const float* x, const float* c, int d, Accumulation mode, int bits, std::uint32_t index) {
+  double norm = 0;
+  for (int k = 0; k < d; ++k) norm += static_cast<double>(c[k]) * c[k];
+  float acc = static_cast<float>(-0.5 * norm);
+  for (int k0 = 0; k0 < d; k0 += 8) {
+    double products[8] = {};
+    for (int k = k0; k < std::min(d, k0 + 8); ++k)
+      products[k - k0] = static_cast<double>(tf32(x[k])) * static_cast<double>(tf32(c[k]));
+    acc = mmaStep(acc, products, mode);
+  }
+  const std::uint32_t mask = (1u << bits) - 1u;
+  return bitsToFloat((floatToBits(acc) & ~mask) | (index & mask));
+}
+
+double exactScore(const float* x, const float* c, int d) {
+  double dot = 0, norm = 0;
+  for (int k = 0; k < d; ++k) {
+    dot += static_cast<double>(x[k]) * c[k];
+    norm += static_cast<double>(c[k]) * c[k];
+  }
+  return dot - 0.5 * norm;
+}
+
+double norm2(const float* v, int d) {
+  double sum = 0;
+  for (int k = 0; k < d; ++k) sum += static_cast<double>(v[k]) * v[k];
+  return std::sqrt(sum);
+}
+
+struct Regime {
+  const char* name;
+  float low, high, offset;
+  bool tight;  // the relative terms dominate the bound (not its absolute slack for tiny values)
+};
+const Regime kRegimes[] = {{"uniform [0,1)", 0.0f, 1.0f, 0.0f, true},
+                           {"signed, unit scale", -0.3f, 0.3f, 0.0f, true},
+                           {"far from the origin", 0.0f, 0.01f, 100.0f, true},
+                           {"tiny", 0.0f, 1e-20f, 0.0f, false},
+                           {"large", -1e8f, 1e8f, 0.0f, true}};
+
+TEST(Tf32Certificate, EveryEmulatedScoreIsWithinTheBound) {
+  BOVW_SEEDED_RNG(rng);
+  for (const Regime& regime : kRegimes)
+    for (int d : {8, 61, 64, 128})
+      for (int bits : {2, 8, 14}) {
+        SCOPED_TRACE(std::string(regime.name) + ", D = " + std::to_string(d) + ", index bits " + std::to_string(bits));
+        const Descriptors x = randomMatrix(rng, 40, d, regime.low, regime.high).array() + regime.offset;
+        const Descriptors c = randomMatrix(rng, 40, d, regime.low, regime.high).array() + regime.offset;
+        double worst_share = 0;
+        for (Eigen::Index i = 0; i < x.rows(); ++i)
+          for (Eigen::Index j = 0; j < c.rows(); ++j) {
+            const double exact = exactScore(&x(i, 0), &c(j, 0), d);
+            const float bound = bovw_tf32_score_error(static_cast<float>(norm2(&x(i, 0), d)),
+                                                      static_cast<float>(norm2(&c(j, 0), d)), d, bits);
+            for (Accumulation mode : {Accumulation::Nearest, Accumulation::AlignedTruncation})
+              for (std::uint32_t index : {0u, ~0u, static_cast<std::uint32_t>(j)}) {
+                const double error = std::fabs(emulatedScore(&x(i, 0), &c(j, 0), d, mode, bits, index) - exact);
+                ASSERT_LE(error, bound) << "row " << i << ", word " << j;
+                worst_share = std::max(worst_share, error / bound);
+              }
+          }
+        // Not vacuous: the operand rounding alone reaches a fair share of the bound.
+        if (regime.tight) {
+          EXPECT_GT(worst_share, 0.01) << "the bound is far looser than any error seen";
+        }
+      }
+}
+
+// Adversarial near-ties: each descriptor midway (or within 1e-5 relative of midway) between two
+// words. The kernel's decision rule on emulated scores never contradicts the golden path, and
+// without the margin it does.
+TEST(Tf32Certificate, DecisionsFromEmulatedScoresAgreeWithTheGoldenPath) {
+  BOVW_SEEDED_RNG(rng);
+  const int d = 64, k = 48;
+  const std::int64_t n = 1500;
+  const Descriptors c = randomMatrix(rng, k, d);
+  Descriptors x(n, d);
+  std::uniform_int_distribution<int> word(0, k - 1);
+  std::uniform_real_distribution<float> tilt(-1e-5f, 1e-5f);
+  for (std::int64_t i = 0; i < n; ++i) {
+    const int a = word(rng), b = (a + 1 + word(rng) % (k - 1)) % k;
+    const float w = 0.5f + (i % 2 == 0 ? 0.0f : tilt(rng));
+    x.row(i) = w * c.row(a) + (1.0f - w) * c.row(b);
+  }
+  const Vocabulary vocabulary(c);
+  const std::vector<std::int32_t> golden = openmpAssign(x, vocabulary);
+  const int bits = 4;  // K = 48 padded to 64: 16 values per lane
+  float max_norm = 0;
+  for (int j = 0; j < k; ++j) max_norm = std::max(max_norm, static_cast<float>(norm2(&c(j, 0), d)));
+
+  int decided = 0, paired = 0, deferred = 0, wrong_without_margin = 0;
+  for (std::int64_t i = 0; i < n; ++i) {
+    std::vector<std::pair<float, int>> scores;
+    for (int j = 0; j < k; ++j)
+      scores.emplace_back(emulatedScore(&x(i, 0), &c(j, 0), d, Accumulation::AlignedTruncation, bits, j), j);
+    std::partial_sort(scores.begin(), scores.begin() + 3, scores.end(), std::greater<>());
+    const float e1 = -2 * scores[0].first, e2 = -2 * scores[1].first, e3 = -2 * scores[2].first;
+    double xx = 0;
+    for (int f = 0; f < d; ++f) xx += static_cast<double>(x(i, f)) * x(i, f);
+    const float nb = static_cast<float>(norm2(&c(scores[0].second, 0), d));
+    const float margin = bovw_tf32_margin(static_cast<float>(xx), e1, nb, max_norm, d, bits, 1.25f);
+    if (scores[0].second != golden[i]) ++wrong_without_margin;
+    if (e2 - e1 > margin) {
+      ++decided;
+      EXPECT_EQ(scores[0].second, golden[i]) << "row " << i << " decided without a re-check";
+    } else if (e3 - e1 > margin) {
+      ++paired;
+      EXPECT_TRUE(golden[i] == scores[0].second || golden[i] == scores[1].second)
+          << "row " << i << ": the golden word is not among the two best";
+    } else {
+      ++deferred;
+    }
+  }
+  EXPECT_GT(wrong_without_margin, 0) << "the near-ties should defeat the TF32 scores alone";
+  EXPECT_GT(paired, 0);
+  RecordProperty("decided", decided);
+  RecordProperty("paired", paired);
+  RecordProperty("deferred", deferred);
+  RecordProperty("wrong_without_margin", wrong_without_margin);
+}
+
+}  // namespace
+}  // namespace bovw::test
