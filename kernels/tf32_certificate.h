@@ -21,14 +21,23 @@
 // PeerJ CS 2021) is truncation after aligning to the largest term, under 10 x 2^-23; 16 leaves room.
 #define BOVW_TF32_STEP_ERROR (16.0f * 0x1.0p-23f)
 
+// The operands' rounding, per unit of ||c||: with x~, c~ the TF32 operands,
+//   x~.c~ - x.c = x~.(c~ - c) + (x~ - x).c   exactly, so by Cauchy-Schwarz
+//   |x~.c~ - x.c| <= (||x~|| rho + ||x~ - x||) ||c||,
+// where rho = max_j ||c~_j - c_j|| / ||c_j|| over the vocabulary (at most 2^-11, measured by the
+// host). Far tighter than 2^-10 ||x|| ||c||, as roundings rarely all reach their bound.
+inline float bovw_tf32_operand_factor(float norm_x_tf32, float norm_x_rounding, float rho) {
+  return norm_x_tf32 * rho + norm_x_rounding;
+}
+
 // Bound on |s - (x.c - ||c||^2 / 2)| for one word, where s is the kernel's score: operands rounded
-// to TF32, products accumulated by the tensor core from -||c||^2/2 (rounded once from float64),
-// and the word's index written into the low `index_bits` bits of s. nx = ||x||, nc = ||c||, d =
-// the descriptor width.
-inline float bovw_tf32_score_error(float nx, float nc, int d, int index_bits) {
+// to TF32 (operand_factor above), products accumulated by the tensor core from -||c||^2/2 (rounded
+// once from float64), and the word's index written into the low `index_bits` bits of s.
+// nx = ||x||, nc = ||c||, d = the descriptor width.
+inline float bovw_tf32_score_error(float nx, float nc, float operand_factor, int d, int index_bits) {
   const float dot = nx * nc;  // >= sum |x_k c_k| (Cauchy-Schwarz): every product's magnitude
   const float half_norm = 0.5f * nc * nc;
-  const float operands = (2.0f * BOVW_TF32_UNIT + BOVW_TF32_UNIT * BOVW_TF32_UNIT) * dot;
+  const float operands = operand_factor * nc;
   const float steps = (float)((d + 7) / 8);
   const float accumulation = BOVW_TF32_STEP_ERROR * steps * (half_norm + (1.0f + 4.0f * BOVW_TF32_UNIT) * dot);
   const float start = 0x1.0p-24f * half_norm;
@@ -42,7 +51,7 @@ inline float bovw_tf32_score_error(float nx, float nc, int d, int index_bits) {
 
 // The margin, in units of e = -2s (e = ||c||^2 - 2 x.c): when the computed e of a word exceeds the
 // smallest computed e, e_best, by more, that word is not the golden nearest one. xx = ||x||^2 as
-// the kernel computed it, nb = ||c_best||, max_norm = max_j ||c_j||.
+// the kernel computed it, nb = ||c_best||, max_norm = max_j ||c_j||, operand_factor as above.
 //
 // With E(nc) = 2 bovw_tf32_score_error(nx, nc) the bound on a word's e, and g = gamma_{D+2} the
 // bound on the golden sum's relative rounding (a float sum of D squares in feature order): if j*
@@ -51,13 +60,13 @@ inline float bovw_tf32_score_error(float nx, float nc, int d, int index_bits) {
 // with d_best <= xx + e_best + E(nb) and ||c_{j*}|| <= R = min(max_norm, ||x|| + sqrt(d_best))
 // (the triangle inequality: c_{j*} is about as close to x as c_best). `scale` (1.25 in the
 // kernel) covers the rounding of this evaluation; 0 makes every near-tie count as decided (tests).
-inline float bovw_tf32_margin(float xx, float e_best, float nb, float max_norm, int d, int index_bits,
-                              float scale) {
+inline float bovw_tf32_margin(float xx, float e_best, float nb, float max_norm, float operand_factor, int d,
+                              int index_bits, float scale) {
   const float g = (float)(d + 2) * 0x1.0p-24f;
   const float nx = BOVW_CERT_SQRT(xx);
-  const float e_b = 2.0f * bovw_tf32_score_error(nx, nb, d, index_bits);
+  const float e_b = 2.0f * bovw_tf32_score_error(nx, nb, operand_factor, d, index_bits);
   const float db = BOVW_CERT_FMAX(xx + e_best + e_b, 0.0f);
   const float r = BOVW_CERT_FMIN(max_norm, nx + BOVW_CERT_SQRT(db) * (1.0f + 2.0f * g));
-  const float e_r = 2.0f * bovw_tf32_score_error(nx, r, d, index_bits);
+  const float e_r = 2.0f * bovw_tf32_score_error(nx, r, operand_factor, d, index_bits);
   return scale * (2.0f * g * db + e_r + e_b);
 }

@@ -109,12 +109,14 @@ inline float bovw_golden_distance(global const float* x, global const float* wor
 
 // Arguments as histogram_tiled's, plus: words_frag (the words TF32-rounded in B-fragment order:
 // n-tile, k-step, lane, 2 floats), starts (-||c||^2 / 2 per padded word; padding words a large
-// negative so they never win) and index_bits (bits of a lane's running index, log2(k_padded / 4)).
+// negative so they never win), rho (max_j ||c~_j - c_j|| / ||c_j||: the words' TF32 rounding, for
+// the certificate) and index_bits (bits of a lane's running index, log2(k_padded / 4)).
 kernel __attribute__((reqd_work_group_size(BOVW_THREADS, 1, 1)))
 void histogram_tiled_tf32(global const float* restrict descriptors, const int n, const int row_base,
                           global const float2* restrict words_frag, global const float2* restrict starts,
                           global const float* restrict words_t, global const float* restrict norms,
-                          const int n_words, const int k_padded, const float max_norm, const int index_bits,
+                          const int n_words, const int k_padded, const float max_norm, const float rho,
+                          const int index_bits,
                           global const int* restrict offsets, const int n_images,
                           global int* restrict best_word, global int* restrict histograms,
                           global int* restrict flagged, global int* restrict flag_count) {
@@ -226,13 +228,22 @@ void histogram_tiled_tf32(global const float* restrict descriptors, const int n,
           s3 = v;
         }
       }
+    // ||x||^2, and the norms of the row's TF32 form and of its rounding, for the certificate.
     global const float* xr = descriptors + (size_t)row * BOVW_D;
-    float xx = 0.0f;
-    for (int k = 0; k < BOVW_D; ++k) xx += xr[k] * xr[k];
+    float xx = 0.0f, tt = 0.0f, rr = 0.0f;
+    for (int k = 0; k < BOVW_D; ++k) {
+      const float v = xr[k], rounded = as_float(bovw_tf32(v));
+      xx += v * v;
+      tt += rounded * rounded;
+      rr += (rounded - v) * (rounded - v);  // exact: the rounding keeps the leading bits
+    }
+    // A square below FLT_MIN may be flushed to zero: each norm may miss up to sqrt(D) 2^-63.
+    const float lost = sqrt((float)BOVW_D) * 0x1.0p-63f;
     const float e1 = -2.0f * s1, e2 = -2.0f * s2, e3 = -2.0f * s3;
-    const float nx = sqrt(xx);
-    const float margin = bovw_tf32_margin(xx, e1, sqrt(norms[max(j1, 0)]), max_norm, BOVW_D, index_bits,
-                                          BOVW_MARGIN_SCALE);
+    const float nx = sqrt(xx) + lost;
+    const float margin = bovw_tf32_margin(nx * nx, e1, sqrt(norms[max(j1, 0)]), max_norm,
+                                          bovw_tf32_operand_factor(sqrt(tt) + lost, sqrt(rr) + lost, rho),
+                                          BOVW_D, index_bits, BOVW_MARGIN_SCALE);
     // Overflow guard as in tiled.cl; scores this close to zero may have lost their index (a
     // subnormal flushed to zero), and a padding word among the two best is left to the re-check.
     const float s_max = (2.0f * nx + max_norm) * (2.0f * nx + max_norm);

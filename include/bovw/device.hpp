@@ -36,6 +36,7 @@ DeviceInfo selectDevice(const std::string& spec);
 // The device's measured ceilings, for reporting kernels as a share of what is possible.
 struct DeviceCeilings {
   double fp32_gflops = 0;     // an FMA-bound microkernel
+  double tf32_gflops = 0;     // an mma.sync-bound microkernel (NVIDIA only; 0 elsewhere)
   double copy_gb_per_s = 0;   // a device-to-device buffer copy (bytes read + written)
   double pinned_upload_gb_per_s = 0;    // host to device from pinned (page-locked) memory: the bus
   double pageable_upload_gb_per_s = 0;  // host to device from ordinary (pageable) memory

@@ -1,4 +1,4 @@
-// Measures a device's FP32, copy and host-to-device ceilings in the same process as the kernels they judge.
+// Measures a device's FP32 (and on NVIDIA TF32 tensor-core), copy and host-to-device ceilings in the same process as the kernels they judge.
 #include "opencl/cl_errors.hpp"
 #include "opencl/device_context.hpp"
 
@@ -39,6 +39,32 @@ double fp32Gflops(detail::DeviceContext& device) {
   std::vector<double> ms;
   for (int r = 0; r < kRepeats; ++r) ms.push_back(launch(iterations));
   const double flops = 2.0 * kChains * static_cast<double>(items) * iterations;
+  return flops / (median(ms) * 1e-3) * 1e-9;
+}
+
+// TF32 tensor cores through mma.sync (inline PTX: NVIDIA only). Work-groups of 4 warps, 8 per
+// compute unit, so every SM sub-partition has warps to switch between.
+double tf32Gflops(detail::DeviceContext& device) {
+  constexpr int kMmaChains = 8;
+  cl::Kernel kernel = device.programs().kernel("peak_mma", "peak_mma", "-DBOVW_MMA_CHAINS=" + std::to_string(kMmaChains));
+  const std::size_t group = 128;
+  const std::size_t items = std::size_t{device.info().compute_units} * 8 * group;
+  cl::Buffer out(device.context(), CL_MEM_WRITE_ONLY, sizeof(float) * items);
+  auto launch = [&](int iterations) {
+    kernel.setArg(0, out);
+    kernel.setArg(1, iterations);
+    kernel.setArg(2, 0.999f);
+    cl::Event event;
+    device.queue().enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(items), cl::NDRange(group), nullptr,
+                                        &event);
+    event.wait();
+    return detail::elapsedMs(event);
+  };
+  int iterations = 64;
+  while (launch(iterations) < kMinMs && iterations < (1 << 24)) iterations *= 2;
+  std::vector<double> ms;
+  for (int r = 0; r < kRepeats; ++r) ms.push_back(launch(iterations));
+  const double flops = 2048.0 * kMmaChains * static_cast<double>(items / 32) * iterations;
   return flops / (median(ms) * 1e-3) * 1e-9;
 }
 
@@ -96,6 +122,7 @@ DeviceCeilings measureDeviceCeilings(const std::string& spec) {
   return detail::withOpenCLErrors([&] {
     DeviceCeilings ceilings;
     ceilings.fp32_gflops = fp32Gflops(device);
+    if (device.info().vendor.find("NVIDIA") != std::string::npos) ceilings.tf32_gflops = tf32Gflops(device);
     ceilings.copy_gb_per_s = copyGbPerS(device);
     ceilings.pinned_upload_gb_per_s = uploadGbPerS(device, true);
     ceilings.pageable_upload_gb_per_s = uploadGbPerS(device, false);

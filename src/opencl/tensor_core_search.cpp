@@ -8,6 +8,7 @@
 #include <bovw/error.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <vector>
 
@@ -50,7 +51,6 @@ class TensorCoreSearch final : public DeviceSearch {
         shape_(checkedShape(config.tiles)),
         ptx_(device.info().vendor.find("NVIDIA") != std::string::npos),
         threads_(32 * shape_.warps),
-        block_rows_(16 * shape_.m_tiles * shape_.warps),
         block_words_(8 * shape_.n_tiles),
         recheck_(device, config.work_group_size),
         extra_options_(config.build_options) {
@@ -60,16 +60,20 @@ class TensorCoreSearch final : public DeviceSearch {
   }
 
   std::string describe() const override {
-    return std::string("tiled-tf32 ") + std::to_string(block_rows_) + " rows per group (" +
-           std::to_string(shape_.warps) + " warps of " + std::to_string(shape_.m_tiles) + "x16 rows, " +
+    return std::string("tiled-tf32 ") + std::to_string(16 * m_tiles_ * shape_.warps) + " rows per group (" +
+           std::to_string(shape_.warps) + " warps of " + std::to_string(m_tiles_) + "x16 rows, " +
            std::to_string(shape_.n_tiles) + "x8 words per step)" + (ptx_ ? ", mma.sync" : ", mma emulated") +
            ", re-check work-group " + std::to_string(recheck_.groupSize());
   }
 
   void prepare(int d) override {
     if (d == kernels_width_) return;
+    // A warp holds its rows' A fragments in 4 x m-tiles x ceil(D/8) registers: at most 64, or the
+    // kernel spills (D = 128 with 2 m-tiles ran 2.4x slower than D = 64 instead of 2x).
+    m_tiles_ = std::max(1, std::min(shape_.m_tiles, 16 / ((d + 7) / 8)));
+    block_rows_ = 16 * m_tiles_ * shape_.warps;
     const std::string width = "-cl-std=CL1.2 -DBOVW_D=" + std::to_string(d);
-    const std::string options = width + " -DBOVW_MT=" + std::to_string(shape_.m_tiles) +
+    const std::string options = width + " -DBOVW_MT=" + std::to_string(m_tiles_) +
                                 " -DBOVW_NT=" + std::to_string(shape_.n_tiles) +
                                 " -DBOVW_WARPS=" + std::to_string(shape_.warps) +
                                 " -DBOVW_PTX_MMA=" + (ptx_ ? "1 " : "0 ") + extra_options_;
@@ -107,13 +111,21 @@ class TensorCoreSearch final : public DeviceSearch {
           }
         }
     // Starting scores -||c||^2 / 2 (the norms rounded once from float64, as in the FP32 path);
-    // padding words start so low that they never come near, yet e stays finite.
+    // padding words start so low that they never come near, yet e stays finite. And rho, the
+    // largest relative rounding of a word, rounded up (kernels/tf32_certificate.h).
     std::vector<float> starts(k_padded, -0x1.0p125f);
+    double rho = 0;
     for (int j = 0; j < k; ++j) {
-      double norm = 0;
-      for (int f = 0; f < d; ++f) norm += static_cast<double>(c(j, f)) * c(j, f);
+      double norm = 0, rounding = 0;
+      for (int f = 0; f < d; ++f) {
+        norm += static_cast<double>(c(j, f)) * c(j, f);
+        const double delta = static_cast<double>(roundToTf32(c(j, f))) - c(j, f);
+        rounding += delta * delta;
+      }
       starts[j] = static_cast<float>(-0.5 * norm);
+      if (norm > 0) rho = std::max(rho, std::sqrt(rounding / norm));
     }
+    rho_ = static_cast<float>(std::min(rho * (1 + 1e-6), 0x1.0p-11));
     auto upload = [&](std::vector<float>& data) {
       return cl::Buffer(device_.context(), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof(float) * data.size(),
                         data.data());
@@ -146,6 +158,7 @@ class TensorCoreSearch final : public DeviceSearch {
     search_.setArg(a++, cl_int{words_.n_words});
     search_.setArg(a++, cl_int{words_.k_padded});
     search_.setArg(a++, cl_float{words_.max_norm});
+    search_.setArg(a++, cl_float{rho_});
     search_.setArg(a++, cl_int{index_bits_});
     search_.setArg(a++, batch.offsets);
     search_.setArg(a++, cl_int{batch.images});
@@ -168,7 +181,8 @@ class TensorCoreSearch final : public DeviceSearch {
   TensorShape shape_;
   bool ptx_;  // NVIDIA: mma.sync and cvt.rna through inline PTX
   int threads_;
-  int block_rows_;
+  int m_tiles_ = 1;     // shape_.m_tiles, capped for the width (prepare)
+  int block_rows_ = 0;  // rows per work-group, for the width
   int block_words_;
   ExactRecheck recheck_;
   std::string extra_options_;
@@ -179,6 +193,7 @@ class TensorCoreSearch final : public DeviceSearch {
   std::uint64_t vocabulary_id_ = 0;
   ResidentWords words_;
   cl::Buffer fragments_, starts_;
+  float rho_ = 0;
   int index_bits_ = 1;
 };
 

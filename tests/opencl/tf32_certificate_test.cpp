@@ -101,6 +101,31 @@ double norm2(const float* v, int d) {
   return std::sqrt(sum);
 }
 
+// ||tf32(v) - v|| and ||tf32(v)||.
+double roundingNorm(const float* v, int d) {
+  double sum = 0;
+  for (int k = 0; k < d; ++k) sum += (static_cast<double>(tf32(v[k])) - v[k]) * (static_cast<double>(tf32(v[k])) - v[k]);
+  return std::sqrt(sum);
+}
+double roundedNorm(const float* v, int d) {
+  double sum = 0;
+  for (int k = 0; k < d; ++k) sum += static_cast<double>(tf32(v[k])) * tf32(v[k]);
+  return std::sqrt(sum);
+}
+
+// rho of a vocabulary: the largest ||tf32(c) - c|| / ||c||.
+float largestRelativeRounding(const Descriptors& c) {
+  double rho = 0;
+  for (Eigen::Index j = 0; j < c.rows(); ++j)
+    if (norm2(&c(j, 0), c.cols()) > 0) rho = std::max(rho, roundingNorm(&c(j, 0), c.cols()) / norm2(&c(j, 0), c.cols()));
+  return static_cast<float>(rho * (1 + 1e-6));
+}
+
+// The row's operand factor as the kernel computes it.
+float operandFactor(const float* x, int d, float rho) {
+  return bovw_tf32_operand_factor(static_cast<float>(roundedNorm(x, d)), static_cast<float>(roundingNorm(x, d)), rho);
+}
+
 struct Regime {
   const char* name;
   float low, high, offset;
@@ -120,12 +145,15 @@ TEST(Tf32Certificate, EveryEmulatedScoreIsWithinTheBound) {
         SCOPED_TRACE(std::string(regime.name) + ", D = " + std::to_string(d) + ", index bits " + std::to_string(bits));
         const Descriptors x = randomMatrix(rng, 40, d, regime.low, regime.high).array() + regime.offset;
         const Descriptors c = randomMatrix(rng, 40, d, regime.low, regime.high).array() + regime.offset;
+        const float rho = largestRelativeRounding(c);
+        EXPECT_LE(rho, 0x1.0p-11f * (1 + 1e-5f));
         double worst_share = 0;
         for (Eigen::Index i = 0; i < x.rows(); ++i)
           for (Eigen::Index j = 0; j < c.rows(); ++j) {
             const double exact = exactScore(&x(i, 0), &c(j, 0), d);
             const float bound = bovw_tf32_score_error(static_cast<float>(norm2(&x(i, 0), d)),
-                                                      static_cast<float>(norm2(&c(j, 0), d)), d, bits);
+                                                      static_cast<float>(norm2(&c(j, 0), d)),
+                                                      operandFactor(&x(i, 0), d, rho), d, bits);
             for (Accumulation mode : {Accumulation::Nearest, Accumulation::AlignedTruncation})
               for (std::uint32_t index : {0u, ~0u, static_cast<std::uint32_t>(j)}) {
                 const double error = std::fabs(emulatedScore(&x(i, 0), &c(j, 0), d, mode, bits, index) - exact);
@@ -161,6 +189,7 @@ TEST(Tf32Certificate, DecisionsFromEmulatedScoresAgreeWithTheGoldenPath) {
   const int bits = 4;  // K = 48 padded to 64: 16 values per lane
   float max_norm = 0;
   for (int j = 0; j < k; ++j) max_norm = std::max(max_norm, static_cast<float>(norm2(&c(j, 0), d)));
+  const float rho = largestRelativeRounding(c);
 
   int decided = 0, paired = 0, deferred = 0, wrong_without_margin = 0;
   for (std::int64_t i = 0; i < n; ++i) {
@@ -172,7 +201,8 @@ TEST(Tf32Certificate, DecisionsFromEmulatedScoresAgreeWithTheGoldenPath) {
     double xx = 0;
     for (int f = 0; f < d; ++f) xx += static_cast<double>(x(i, f)) * x(i, f);
     const float nb = static_cast<float>(norm2(&c(scores[0].second, 0), d));
-    const float margin = bovw_tf32_margin(static_cast<float>(xx), e1, nb, max_norm, d, bits, 1.25f);
+    const float margin =
+        bovw_tf32_margin(static_cast<float>(xx), e1, nb, max_norm, operandFactor(&x(i, 0), d, rho), d, bits, 1.25f);
     if (scores[0].second != golden[i]) ++wrong_without_margin;
     if (e2 - e1 > margin) {
       ++decided;
