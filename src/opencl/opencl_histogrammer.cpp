@@ -22,6 +22,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -75,6 +76,11 @@ struct ChunkSlot {
   cl::Event downloaded;  // `best_word` has reached the caller
 };
 
+HistogrammerConfig withVariant(HistogrammerConfig config, KernelVariant variant) {
+  config.variant = variant;
+  return config;
+}
+
 std::unique_ptr<DeviceSearch> makeSearch(DeviceContext& device, const HistogrammerConfig& config) {
   switch (config.variant) {
     case KernelVariant::Tiled:
@@ -92,6 +98,10 @@ class OpenCLHistogrammer final : public Histogrammer, public ResidentHistograms 
       : device_(asked.device),
         config_(tunedConfig(asked, device_.info())),
         search_(makeSearch(device_, config_)),
+        fallback_(asked.variant == KernelVariant::Auto && config_.variant == KernelVariant::TiledTF32
+                      ? std::optional<HistogrammerConfig>(tunedConfig(withVariant(asked, KernelVariant::Tiled),
+                                                                      device_.info()))
+                      : std::nullopt),
         memory_limit_(config_.device_memory_limit ? config_.device_memory_limit : device_.info().global_memory),
         copy_queue_(device_.context(), device_.device(), CL_QUEUE_PROFILING_ENABLE),
         download_queue_(device_.context(), device_.device(), CL_QUEUE_PROFILING_ENABLE) {
@@ -119,7 +129,7 @@ class OpenCLHistogrammer final : public Histogrammer, public ResidentHistograms 
                                            int images, const Vocabulary& words, const cl::Buffer& best_word,
                                            const cl::Buffer& histograms) override {
     return withOpenCLErrors([&] {
-      search_->prepare(d);
+      prepareSearch(d);
       reserveMemory(words, n, images, 1);
       search_->setVocabulary(words);
       search_->startCall();
@@ -178,7 +188,7 @@ class OpenCLHistogrammer final : public Histogrammer, public ResidentHistograms 
     const int images = static_cast<int>(batch.imageCount());
     const int k_words = vocabulary.size();
     const int chunk = chunkRows(config_.transfer_rows, n, d);
-    search_->prepare(d);
+    prepareSearch(d);
     reserveMemory(vocabulary, chunk, images, 2);
     search_->setVocabulary(vocabulary);
     search_->startCall();
@@ -313,9 +323,25 @@ class OpenCLHistogrammer final : public Histogrammer, public ResidentHistograms 
                           " per buffer: split the batch into smaller ones or set smaller transfer chunks");
   }
 
+  // Compiles the search for width d. When `auto` chose tiled-tf32 and its PTX does not build
+  // (an NVIDIA GPU without TF32 mma, or a driver that refuses the inline assembly), the FP32
+  // tiled kernel takes over: same answers, no tensor cores.
+  void prepareSearch(int d) {
+    try {
+      search_->prepare(d);
+    } catch (const KernelBuildError&) {
+      if (!fallback_) throw;
+      config_ = *fallback_;
+      fallback_.reset();
+      search_ = makeSearch(device_, config_);
+      search_->prepare(d);
+    }
+  }
+
   DeviceContext device_;
   HistogrammerConfig config_;
   std::unique_ptr<DeviceSearch> search_;
+  std::optional<HistogrammerConfig> fallback_;  // what `auto` runs if search_ cannot be built
   std::uint64_t memory_limit_;
   cl::CommandQueue copy_queue_;      // uploads (and the staging's map/unmap)
   cl::CommandQueue download_queue_;  // assignments back to the caller

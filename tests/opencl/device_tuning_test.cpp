@@ -49,6 +49,15 @@ TEST(TuningTable, GpusGetTheTiledKernelOtherDevicesFloat4) {
   const detail::DeviceTuning& gpu = detail::deviceTuning(deviceOfType("GPU"));
   EXPECT_EQ(gpu.variant, KernelVariant::Tiled);
   EXPECT_EQ(toString(gpu.tiles), "8,8,8,16,16");
+  DeviceInfo nvidia = deviceOfType("GPU");
+  nvidia.vendor = "NVIDIA Corporation";
+  const detail::DeviceTuning& tensor = detail::deviceTuning(nvidia);
+  EXPECT_EQ(tensor.variant, KernelVariant::TiledTF32);
+  EXPECT_EQ(toString(tensor.tiles), "2,2,2,1,8");
+  // Asked for by name on another device, tiled-tf32 gets its own shape, not the table's FP32 tiles.
+  HistogrammerConfig asked;
+  asked.variant = KernelVariant::TiledTF32;
+  EXPECT_EQ(toString(detail::tunedConfig(asked, deviceOfType("CPU")).tiles), "2,2,2,1,8");
   for (const char* type : {"CPU", "accelerator", "other"}) {
     SCOPED_TRACE(type);
     const detail::DeviceTuning& row = detail::deviceTuning(deviceOfType(type));
