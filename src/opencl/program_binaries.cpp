@@ -138,7 +138,9 @@ void ProgramBinaryStore::save(const ProgramKey& key, const std::vector<unsigned 
     std::error_code error;
     std::filesystem::create_directories(folder_, error);
     if (error) throw IoError("cannot create the folder '" + folder_ + "': " + error.message());
-    writeFileAtomically(path, [&](std::ostream& out) { out.write(entry.data(), static_cast<std::streamsize>(entry.size())); });
+    writeFileAtomically(path, [&](std::ostream& out) {
+      out.write(entry.data(), static_cast<std::streamsize>(entry.size()));
+    });
   } catch (const Error& e) {
     // Once per process: a read-only or full cache folder would otherwise say so for every program.
     static std::atomic<bool> noted{false};
