@@ -1,6 +1,6 @@
 // The Histogrammer: nearest visual word of each descriptor, and one K-bin histogram per image.
 // One interface, five backends (Serial, OpenMP, OpenMPTiled, OpenCL with six kernel variants, and the
-// approximate OpenMPApproximate), made by a factory.
+// approximate OpenMPApproximate), made by a factory; Auto, the default, picks one for the machine.
 #pragma once
 
 #include <bovw/descriptors.hpp>
