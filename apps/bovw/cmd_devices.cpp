@@ -1,7 +1,11 @@
-// `bovw devices`: the OpenCL platforms and devices, with the limits the kernels depend on.
+// `bovw devices`: the OpenCL platforms and devices, with the limits the kernels depend on, and what
+// the default `--backend auto` runs on this machine.
 #include "commands.hpp"
 
 #include <bovw/device.hpp>
+#include <bovw/histogrammer.hpp>
+
+#include <cstdlib>
 
 #include <iostream>
 
@@ -10,6 +14,24 @@ namespace bovw::cli {
 namespace {
 std::string kib(std::uint64_t bytes) { return std::to_string(bytes / 1024) + " KiB"; }
 std::string mib(std::uint64_t bytes) { return std::to_string(bytes / (1024 * 1024)) + " MiB"; }
+
+// One line: the backend --backend auto resolves to here (bovw::resolveBackend), and why.
+void printAutoChoice(const std::vector<DeviceInfo>& devices) {
+  const HistogrammerConfig config;  // backend auto, device "" ($BOVW_DEVICE, else the first GPU)
+  const Backend chosen = resolveBackend(config, devices);
+  const char* env = std::getenv("BOVW_DEVICE");
+  std::cout << "--backend auto: " << toString(chosen);
+  if (chosen == Backend::OpenCL) {
+    const DeviceInfo device = selectDevice("");
+    std::cout << " on [" << device.platform_index << ":" << device.device_index << "] " << device.name
+              << " (a GPU; SURF runs there too, fused with the histograms)\n";
+  } else if (env && *env) {
+    std::cout << " on the CPU ($BOVW_DEVICE '" << env << "' is not a GPU)\n";
+  } else {
+    std::cout << " on the CPU (no OpenCL GPU)\n";
+  }
+}
+
 }  // namespace
 
 CLI::App* addDevicesCommand(CLI::App& app) {
@@ -20,6 +42,7 @@ int runDevicesCommand() {
   const auto devices = listDevices();
   if (devices.empty()) {
     std::cout << "No OpenCL platform found (on Debian: apt install pocl-opencl-icd).\n";
+    printAutoChoice(devices);
     return 0;
   }
   std::string platform;
@@ -36,6 +59,7 @@ int runDevicesCommand() {
               << "      local memory " << kib(d.local_memory) << ", constant memory "
               << kib(d.constant_memory) << ", max work-group " << d.max_work_group_size << "\n";
   }
+  printAutoChoice(devices);
   return 0;
 }
 

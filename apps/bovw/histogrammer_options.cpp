@@ -9,6 +9,7 @@ namespace bovw::cli {
 std::vector<std::string> backendNames() {
   std::vector<std::string> names;
   for (Backend b : allBackends()) names.emplace_back(toString(b));
+  names.emplace_back(toString(Backend::Auto));
   return names;
 }
 
@@ -20,7 +21,10 @@ std::vector<std::string> variantNames() {
 }
 
 void HistogrammerOptions::addTo(CLI::App* command) {
-  command->add_option("--backend", backend, "where to compute (openmp-ann: approximate nearest words, for large K)")
+  command->add_option("--backend", backend,
+                      "where to compute: auto is opencl where the device (--device, $BOVW_DEVICE, else the first "
+                      "GPU) is a GPU, with SURF fused there, else openmp-tiled (`bovw devices` says which); "
+                      "openmp is the golden reference; openmp-ann: approximate nearest words, for large K")
       ->check(CLI::IsMember(backendNames()))
       ->capture_default_str();
   command->add_option("--variant", variant, "OpenCL kernel variant: the chapter's GPU1..GPU5, bovw's tiled, or auto (tiled on GPUs)")
@@ -74,7 +78,7 @@ HistogrammerConfig HistogrammerOptions::config() const {
   config.approximate_checks = approximate_checks;
   if (!tiles.empty()) config.tiles = parseTileSizes(tiles);
   config.tuning_file = tuning;  // read, and checked against the device, when an OpenCL histogrammer is made
-  return config;
+  return withResolvedBackend(config);
 }
 
 }  // namespace bovw::cli

@@ -15,7 +15,7 @@ namespace bovw::cli {
 inline constexpr const char* kAdvancedGroup = "Advanced (tuning; the defaults suit most machines)";
 
 struct HistogrammerOptions {
-  std::string backend = "openmp";
+  std::string backend = "auto";
   std::string variant = "auto";
   std::string device;
   int work_group_size = 64;
@@ -29,10 +29,12 @@ struct HistogrammerOptions {
 
   // Adds the options to `command`; unknown backend/variant names become usage errors (exit 2).
   void addTo(CLI::App* command);
+  // The configuration, with --backend auto resolved (bovw::resolveBackend) so that what the command
+  // does and reports names the backend that runs.
   HistogrammerConfig config() const;
 };
 
-// "a, b, c": the valid names, for CLI11's IsMember checks and help text.
+// "a, b, c": the valid names (auto included), for CLI11's IsMember checks and help text.
 std::vector<std::string> backendNames();
 std::vector<std::string> variantNames();
 

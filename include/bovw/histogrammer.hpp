@@ -1,9 +1,10 @@
 // The Histogrammer: nearest visual word of each descriptor, and one K-bin histogram per image.
 // One interface, five backends (Serial, OpenMP, OpenMPTiled, OpenCL with six kernel variants, and the
-// approximate OpenMPApproximate), made by a factory.
+// approximate OpenMPApproximate), made by a factory; Auto, the default, picks one for the machine.
 #pragma once
 
 #include <bovw/descriptors.hpp>
+#include <bovw/device.hpp>
 #include <bovw/vocabulary.hpp>
 
 #include <cstdint>
@@ -25,6 +26,9 @@ enum class Backend {
   // measured figures); validation, histograms and ties among the words it checks (to the lower word)
   // follow the interface. Needs OpenCV (BOVW_WITH_OPENCV); otherwise makeHistogrammer refuses it.
   OpenMPApproximate,
+  // AUTO (the default): the GPU where there is one, else the fastest exact CPU path, decided when a
+  // histogrammer is made (resolveBackend below).
+  Auto,
 };
 
 // The OpenCL kernels: the book chapter's five (GPU1..GPU5) and bovw's own tiled kernel; see
@@ -56,7 +60,7 @@ struct TileSizes {
 };
 
 struct HistogrammerConfig {
-  Backend backend = Backend::OpenMP;
+  Backend backend = Backend::Auto;
   KernelVariant variant = KernelVariant::Auto;
   // OpenCL device: "" uses $BOVW_DEVICE, else the first GPU, else the first CPU device.
   // Otherwise "P:D" (platform and device index), "gpu"/"cpu"/"accelerator", or a substring of
@@ -141,10 +145,22 @@ class Histogrammer {
 };
 
 // Throws InvalidInput for a bad configuration, OpenCLError/InvalidInput if no device matches.
+// Backend::Auto is resolved first (resolveBackend).
 std::unique_ptr<Histogrammer> makeHistogrammer(const HistogrammerConfig& config = {});
 
+// What Backend::Auto means among `devices` (listDevices()): OpenCL when the device that
+// config.device picks ("": $BOVW_DEVICE, else the first GPU, else the first CPU device) is a GPU,
+// the device SurfBackend::Auto extracts on, so that an image pipeline fuses SURF and histograms
+// there; otherwise OpenMPTiled, the fastest exact CPU path (docs/PERFORMANCE.md, "CPU paths"),
+// PoCL's CPU device included. Any other backend is returned as it is. The one place Auto is decided.
+Backend resolveBackend(const HistogrammerConfig& config, const std::vector<DeviceInfo>& devices);
+// The same among this machine's devices (none where OpenCL cannot list them).
+Backend resolveBackend(const HistogrammerConfig& config);
+// `config` with its backend resolved, for code that branches on the backend.
+HistogrammerConfig withResolvedBackend(HistogrammerConfig config);
+
 // Names used on the command line and in reports: "serial", "openmp", "openmp-tiled", "opencl",
-// "openmp-ann";
+// "openmp-ann", "auto";
 // "baseline", "coalesced", "float4", "local", "constant", "tiled", "auto".
 std::string_view toString(Backend backend);
 std::string_view toString(KernelVariant variant);
@@ -174,8 +190,8 @@ TuningRecord loadTuningFile(const std::string& path);
 
 // The concrete variants (every one but Auto), in the order above.
 const std::vector<KernelVariant>& allKernelVariants();
-// Every backend, the approximate one included: code that expects exact answers must skip
-// Backend::OpenMPApproximate.
+// Every concrete backend (Auto is not one), the approximate one included: code that expects exact
+// answers must skip Backend::OpenMPApproximate.
 const std::vector<Backend>& allBackends();
 
 }  // namespace bovw

@@ -82,7 +82,7 @@ struct QueryResults {
 // How images are turned into histograms: where SURF and the nearest-word search run, how many
 // workers decode, the pixel limit, progress. The database fixes what is extracted (its FeatureSpec).
 struct ImageSearchOptions {
-  HistogrammerConfig histogrammer;  // OpenMP on the CPU by default; Backend::OpenCL for a GPU
+  HistogrammerConfig histogrammer;  // Backend::Auto by default: OpenCL on a GPU, else OpenMPTiled
   ExtractorOptions extractor;       // SurfBackend::Auto: OpenCL SURF where there is a device
   PipelineOptions pipeline;         // workers, strict, max_pixels, progress (keep_words is set as needed)
 };

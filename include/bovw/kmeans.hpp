@@ -40,7 +40,7 @@ struct KMeansOptions {
   // Recorded in the vocabulary: the extractor's descriptorType(), so that an image database or
   // pipeline can check its features against the words. Unspecified (the default): only widths are checked.
   DescriptorType descriptor_type;
-  HistogrammerConfig assignment;     // where the assignment step runs (default: OpenMP); an approximate
+  HistogrammerConfig assignment;     // where the assignment step runs (default: Auto, the GPU where there is one); an approximate
                                      // backend (openmp-ann) makes the assignments, and so the words, approximate
   std::function<void(const KMeansIteration&)> progress;  // called after every iteration (of every node)
   // 0: flat k-means of all K words at once. b >= 2: hierarchical k-means (a vocabulary tree, Nister &

@@ -95,20 +95,11 @@ void rejectUnknown(const py::dict& options, const char* call) {
 HistogrammerConfig histogrammerConfig(const std::string& backend, const std::string& variant,
                                       const std::optional<std::string>& device, int threads) {
   HistogrammerConfig config;
-  if (backend == "auto") {
-    // A GPU among the devices (or the one $BOVW_DEVICE / device= names): OpenCL; else the CPU.
-    config.backend = Backend::OpenMP;
-    if (device) {
-      config.backend = Backend::OpenCL;
-    } else {
-      for (const DeviceInfo& info : listDevices())
-        if (info.type == "GPU") config.backend = Backend::OpenCL;
-    }
-  } else {
-    config.backend = parseBackend(backend);
-  }
+  config.backend = parseBackend(backend);
   config.variant = parseKernelVariant(variant);
   if (device) config.device = *device;
+  // "auto": the library's choice (bovw::resolveBackend), made now so that the object reports it.
+  config = withResolvedBackend(config);
   if (threads < 0) throw InvalidInput("threads must be 0 (all cores) or positive, got " + std::to_string(threads));
   config.threads = threads;
   return config;

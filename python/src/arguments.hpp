@@ -32,9 +32,9 @@ FeatureArguments featureArguments(const std::string& features, py::dict& options
 // Raises TypeError naming the first keyword argument left in `options` (`call` names the function).
 void rejectUnknown(const py::dict& options, const char* call);
 
-// The histogrammer's configuration. backend: "auto" (OpenCL when there is a GPU, else OpenMP),
-// "serial", "openmp", "openmp-tiled", "opencl", "openmp-ann"; variant: an OpenCL kernel variant or
-// "auto"; device: None for $BOVW_DEVICE or the first GPU, else a spec ("0:1", "gpu", a name part);
+// The histogrammer's configuration. backend: "auto" (resolved by bovw::resolveBackend: OpenCL when
+// the device is a GPU, else openmp-tiled), "serial", "openmp", "openmp-tiled", "opencl",
+// "openmp-ann"; variant: an OpenCL kernel variant or "auto"; device: None for $BOVW_DEVICE or the first GPU, else a spec ("0:1", "gpu", a name part);
 // threads: OpenMP threads, 0 for all cores. Raises InvalidInput for unknown names.
 HistogrammerConfig histogrammerConfig(const std::string& backend, const std::string& variant,
                                       const std::optional<std::string>& device, int threads);

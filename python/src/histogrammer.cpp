@@ -69,7 +69,8 @@ void bindHistogrammer(py::module_& module) {
            }),
            py::arg("vocabulary"), py::arg("backend") = "auto", py::arg("variant") = "auto",
            py::arg("device") = py::none(), py::kw_only(), py::arg("threads") = 0, py::keep_alive<1, 2>(),
-           "backend: \"auto\" (OpenCL when a GPU is present or device= is given, else OpenMP), \"serial\", "
+           "backend: \"auto\" (OpenCL when the device, device= or else $BOVW_DEVICE or the first GPU, is a GPU; else "
+           "openmp-tiled), \"serial\", "
            "\"openmp\", \"openmp-tiled\", \"opencl\", \"openmp-ann\" (approximate); variant: the OpenCL kernel "
            "(\"baseline\", \"coalesced\", \"float4\", \"local\", \"constant\", \"tiled\", \"auto\"); device: None "
            "for $BOVW_DEVICE or the first GPU, else \"P:D\", \"gpu\", \"cpu\" or part of a device name "

@@ -21,6 +21,8 @@ std::unique_ptr<Histogrammer> makeHistogrammer(const HistogrammerConfig& config)
   if (config.approximate_checks < 1)
     throw InvalidInput("approximate checks " + std::to_string(config.approximate_checks) + " must be >= 1");
   switch (config.backend) {
+    case Backend::Auto:
+      return makeHistogrammer(withResolvedBackend(config));
     case Backend::Serial:
       return detail::makeCpuHistogrammer(1);
     case Backend::OpenMP:

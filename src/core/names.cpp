@@ -11,12 +11,13 @@ namespace bovw {
 
 namespace {
 
-constexpr std::array<std::pair<Backend, std::string_view>, 5> kBackendNames{{
+constexpr std::array<std::pair<Backend, std::string_view>, 6> kBackendNames{{
     {Backend::Serial, "serial"},
     {Backend::OpenMP, "openmp"},
     {Backend::OpenMPTiled, "openmp-tiled"},
     {Backend::OpenCL, "opencl"},
-    {Backend::OpenMPApproximate, "openmp-ann"}}};
+    {Backend::OpenMPApproximate, "openmp-ann"},
+    {Backend::Auto, "auto"}}};
 
 constexpr std::array<std::pair<KernelVariant, std::string_view>, 8> kVariantNames{{
     {KernelVariant::Baseline, "baseline"},
@@ -84,7 +85,8 @@ const std::vector<KernelVariant>& allKernelVariants() {
 const std::vector<Backend>& allBackends() {
   static const std::vector<Backend> all = [] {
     std::vector<Backend> b;
-    for (const auto& entry : kBackendNames) b.push_back(entry.first);
+    for (const auto& entry : kBackendNames)
+      if (entry.first != Backend::Auto) b.push_back(entry.first);
     return b;
   }();
   return all;

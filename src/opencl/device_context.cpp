@@ -29,7 +29,8 @@ bool PinnedRanges::contains(const void* begin, std::size_t bytes) const {
 }
 
 SharedDevice::SharedDevice(DeviceInfo device_info, cl::Device cl_device)
-    : info(std::move(device_info)), device(std::move(cl_device)), context(device), programs(context, device) {}
+    : info(std::move(device_info)), device(std::move(cl_device)), context(device),
+      programs(context, device, ProgramBinaryStore::fromEnvironment()) {}
 
 namespace {
 

@@ -16,6 +16,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 namespace bovw::detail {
 
@@ -24,7 +25,12 @@ struct DeviceHandle {
   DeviceInfo info;
 };
 
-// Resolves a spec ("" -> $BOVW_DEVICE -> first GPU -> first CPU); throws InvalidInput if none matches.
+// The index in `devices` of the device a spec picks ("" -> $BOVW_DEVICE -> first GPU -> first CPU),
+// or -1 if none matches: the rule of findDevice, on a list (so that choices can be made, and tested,
+// without an OpenCL call).
+int pickDevice(const std::vector<DeviceInfo>& devices, const std::string& spec);
+
+// Resolves a spec as pickDevice does; throws InvalidInput if none matches.
 DeviceHandle findDevice(const std::string& spec);
 
 // The host ranges of the PinnedDescriptors allocated on one device, so that a histogrammer can

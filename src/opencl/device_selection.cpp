@@ -90,24 +90,34 @@ std::string availableList(const std::vector<detail::DeviceHandle>& handles) {
 
 namespace detail {
 
-DeviceHandle findDevice(const std::string& spec) {
-  std::string effective = spec;
-  std::string origin = "device";
-  if (effective.empty()) {
-    if (const char* env = std::getenv("BOVW_DEVICE"); env && *env) {
-      effective = env;
-      origin = "BOVW_DEVICE";
-    }
-  }
-  const auto handles = withOpenCLErrors(allDevices);
+std::string effectiveSpec(const std::string& spec) {
+  if (!spec.empty()) return spec;
+  const char* env = std::getenv("BOVW_DEVICE");
+  return env ? env : "";
+}
+
+int pickDevice(const std::vector<DeviceInfo>& devices, const std::string& spec) {
+  const std::string effective = effectiveSpec(spec);
   if (effective.empty()) {
     for (const char* type : {"GPU", "CPU"})
-      for (const auto& h : handles)
-        if (h.info.type == type) return h;
-    throw InvalidInput("no OpenCL GPU or CPU device found; " + availableList(handles));
+      for (std::size_t i = 0; i < devices.size(); ++i)
+        if (devices[i].type == type) return static_cast<int>(i);
+    return -1;
   }
-  for (const auto& h : handles)
-    if (matches(h.info, effective)) return h;
+  for (std::size_t i = 0; i < devices.size(); ++i)
+    if (matches(devices[i], effective)) return static_cast<int>(i);
+  return -1;
+}
+
+DeviceHandle findDevice(const std::string& spec) {
+  const auto handles = withOpenCLErrors(allDevices);
+  std::vector<DeviceInfo> infos;
+  for (const auto& h : handles) infos.push_back(h.info);
+  const int picked = pickDevice(infos, spec);
+  if (picked >= 0) return handles[static_cast<std::size_t>(picked)];
+  const std::string effective = effectiveSpec(spec);
+  if (effective.empty()) throw InvalidInput("no OpenCL GPU or CPU device found; " + availableList(handles));
+  const std::string origin = spec.empty() ? "BOVW_DEVICE" : "device";
   throw InvalidInput(origin + " '" + effective + "' matches no OpenCL device; " + availableList(handles));
 }
 

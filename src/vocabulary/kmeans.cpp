@@ -288,8 +288,9 @@ LloydUpdate updateWords(DescriptorsRef x, const std::vector<std::int32_t>& assig
 
 // The device's passes where it can hold the sample, else the CPU's (which still assign through the
 // configured backend, uploading the sample per iteration if that is OpenCL).
-std::unique_ptr<detail::SamplePasses> samplePasses(DescriptorsRef sample, const HistogrammerConfig& assignment,
+std::unique_ptr<detail::SamplePasses> samplePasses(DescriptorsRef sample, const HistogrammerConfig& configured,
                                                    double seed_weight_scale) {
+  const HistogrammerConfig assignment = withResolvedBackend(configured);  // Auto: the GPU where there is one
   if (assignment.backend == Backend::OpenCL)
     if (auto device = detail::makeOpenCLSamplePasses(sample, assignment, seed_weight_scale)) return device;
   return detail::makeCpuSamplePasses(sample, assignment, seed_weight_scale);

@@ -112,7 +112,7 @@ TEST(DistributedKMeans, RanksOnDifferentBackendsAgree) {
   const KMeansOptions options = someOptions(rng, 30);
   const Training alone = trainAlone(x, options);
   const Training mixed = trainOnRanks(x, {0, 900, 1800}, options, [](int rank) {
-    return rank == 0 ? HistogrammerConfig{} : openclConfig(KernelVariant::Tiled);
+    return rank == 0 ? configFor({Backend::OpenMP, KernelVariant::Baseline}) : openclConfig(KernelVariant::Tiled);
   });
   EXPECT_TRUE(mixed.words == alone.words);
   EXPECT_EQ(mixed.inertias, alone.inertias);

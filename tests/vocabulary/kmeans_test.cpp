@@ -55,7 +55,7 @@ TEST(KMeans, SameSeedSameVocabularyOnEachBackend) {
   options.words = 40;
   options.max_iterations = 8;
   options.seed = rng();
-  std::vector<HistogrammerConfig> configs = {HistogrammerConfig{}};
+  std::vector<HistogrammerConfig> configs = {configFor({Backend::OpenMP, KernelVariant::Baseline})};
   if (openclAvailable()) configs.push_back(openclConfig(KernelVariant::ConstantCentroids));
   for (const auto& config : configs) {
     options.assignment = config;
@@ -196,7 +196,7 @@ TEST(KMeans, EmptyClustersAreReseeded) {
   KMeansOptions options;
   options.words = 5;
   options.max_iterations = 4;
-  std::vector<HistogrammerConfig> configs = {HistogrammerConfig{}};
+  std::vector<HistogrammerConfig> configs = {configFor({Backend::OpenMP, KernelVariant::Baseline})};
   if (openclAvailable()) configs.push_back(openclConfig(KernelVariant::Tiled));  // seeding on the device
   for (const auto& config : configs) {
     for (unsigned long long seed = 0; seed < 10; ++seed) {

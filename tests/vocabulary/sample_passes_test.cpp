@@ -75,7 +75,7 @@ TEST_P(SamplePassesTest, DeviceSeedingEqualsCpuSeedingBitForBit) {
   const Descriptors x = randomMatrix(rng, rows, d, -2.0f, 3.0f);
   std::vector<std::int64_t> seeds;
   for (int s = 0; s < 5; ++s) seeds.push_back(std::uniform_int_distribution<std::int64_t>(0, rows - 1)(rng));
-  const auto cpu = detail::makeCpuSamplePasses(x, HistogrammerConfig{}, kWeightScale);
+  const auto cpu = detail::makeCpuSamplePasses(x, configFor({Backend::OpenMP, KernelVariant::Baseline}), kWeightScale);
   const SeedingTrace on_cpu = runSeeds(*cpu, x, seeds);
   checkAgainstRecomputation(x, seeds, on_cpu);
 
