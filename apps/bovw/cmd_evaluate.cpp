@@ -63,6 +63,12 @@ struct ScoringRow {
   }
 };
 
+// Whether the queries' words are needed (their histograms are not enough): to verify, or to score by
+// Hamming embedding.
+bool needsWords(const SearchOptions& search) {
+  return search.verify > 0 || search.scoring.similarity == Scoring::Hamming;
+}
+
 // Ranking passes timed per option set. The median pass is reported: the rankings are the same in
 // every pass, the times are not on a machine shared with other work. Verification costs 10-100
 // times the ranking, so rows with it time one pass.
@@ -79,7 +85,10 @@ ScoringRow evaluateScoring(const ImageSearch& database, const ImageHistograms& q
   SearchOptions search;
   search.top = 1;
   search.scoring = options;
-  if (count > 0) database.search(queries.histograms.row(0), search);
+  if (count > 0) {
+    if (needsWords(search)) database.search(queries.words[0], search);
+    else database.search(queries.histograms.row(0), search);
+  }
   search.top = database.size();  // the whole ranking
   search.verify = verify.shortlist;
   search.verification = verify.settings;
@@ -91,8 +100,8 @@ ScoringRow evaluateScoring(const ImageSearch& database, const ImageHistograms& q
     const auto start = std::chrono::steady_clock::now();
     for (std::size_t q = 0; q < count; ++q) {
       const std::vector<SearchHit> hits =
-          verify.enabled() ? database.search(queries.words[q], search)
-                           : database.search(queries.histograms.row(static_cast<Eigen::Index>(q)), search);
+          needsWords(search) ? database.search(queries.words[q], search)
+                             : database.search(queries.histograms.row(static_cast<Eigen::Index>(q)), search);
       rankings[q].clear();
       for (const SearchHit& hit : hits) {
         const auto p = position.find({hit.shard, hit.id});
@@ -174,7 +183,9 @@ int runEvaluateCommand() {
   const std::vector<ScoringOptions> scorings = args.query.parsedScoringList();
   if (args.verify.enabled()) VerifyOptions::checkVerifiable(database, args.index);
   const auto start = std::chrono::steady_clock::now();
-  const ImageHistograms histograms = database.histograms(paths, args.verify.enabled());
+  const bool hamming = std::any_of(scorings.begin(), scorings.end(),
+                                  [](const ScoringOptions& o) { return o.similarity == Scoring::Hamming; });
+  const ImageHistograms histograms = database.histograms(paths, args.verify.enabled() || hamming);
   bar.finish();
   for (std::size_t q = 0; q < histograms.names.size(); ++q)
     warnIfFeatureless(histograms.names[q], histograms.descriptor_counts[q]);

@@ -63,6 +63,9 @@ class DistributedShards {
   // `top_k`. Returns the merged ranking on rank 0, an empty list on the others. Fails on every
   // rank where ShardedDatabase::query throws.
   std::vector<ShardedResult> query(HistogramRef histogram, std::size_t top_k, const ScoringOptions& options) const;
+  // Collective: the same for a query image's words, as ImageDatabase::query ranks them (Scoring::Hamming
+  // needs them), every shard scored with model(). `query` is read on rank 0 and sent to the others.
+  std::vector<ShardedResult> query(const ImageWords& query, std::size_t top_k, const ScoringOptions& options) const;
 
   // Collective: ShardedDatabase::verify over all shards. `query` and `ranking` are read on rank 0
   // (the ranking query() returned there; the others' are ignored): rank 0 sends the query's words
@@ -75,6 +78,9 @@ class DistributedShards {
                                             VerificationReport* report = nullptr) const;
 
  private:
+  // Collective: every rank's top list (`mine`) gathered on rank 0 and merged; empty on the others.
+  std::vector<ShardedResult> merged(const std::vector<ShardedResult>& mine, std::size_t top_k) const;
+
   Communicator& ranks_;
   std::vector<ImageDatabase> shards_;
   std::vector<std::size_t> indices_;

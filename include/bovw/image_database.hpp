@@ -61,6 +61,17 @@ class ImageDatabase {
   ImageId add(std::string name, const ImageWords& words);
   void remove(const std::string& name);  // throws InvalidInput if no image has this name
 
+  // The top `top_k` images for a query image's words under `options`, best first (equal scores by
+  // id). The bag-of-words similarities rank the words' histogram (index().query); Scoring::Hamming
+  // scores every image that shares a word with the query by its features and their signatures
+  // (scoring.hpp), which costs a merge of the query's features with each such image's keypoints.
+  // Throws InvalidInput as index().query, naming a word outside the vocabulary, and for Hamming
+  // embedding when the database stores no keypoints or the query has no signatures.
+  std::vector<SearchResult> query(const ImageWords& query, std::size_t top_k, const ScoringOptions& options) const;
+  // The same with the idf of `global` (the model of several shards, InvertedIndex::query).
+  std::vector<SearchResult> query(const ImageWords& query, std::size_t top_k, const ScoringOptions& options,
+                                  const TfIdfModel& global) const;
+
   // The stored keypoints of an indexed image (in word order); nullopt if the database stores none
   // or the id is unknown.
   std::optional<ImageWords> keypoints(ImageId id) const;
@@ -92,6 +103,10 @@ class ImageDatabase {
   friend struct retrieval_detail::DatabaseEditor;  // changes of many images at once (live databases)
   ImageDatabase(Vocabulary vocabulary, FeatureSpec features, InvertedIndex index,
                 std::unique_ptr<retrieval_detail::KeypointStore> keypoints);
+
+  // `global`: null for the index's own model.
+  std::vector<SearchResult> queryWith(const ImageWords& query, std::size_t top_k, const ScoringOptions& options,
+                                      const TfIdfModel* global) const;
 
   Vocabulary vocabulary_;
   FeatureSpec features_;

@@ -38,7 +38,8 @@ namespace bovw {
 struct SearchOptions {
   std::size_t top = 10;  // results returned
   // Histogram intersection (L1) with TF-IDF by default: better than cosine on UKBench-style sets
-  // (docs/RETRIEVAL.md), and what `bovw search` uses.
+  // (docs/RETRIEVAL.md), and what `bovw search` uses. Scoring::Hamming (Hamming embedding) needs a
+  // database of one file or a live one that stores keypoints, and a query with its words.
   ScoringOptions scoring;
   // Re-rank the top `verify` results of the bag-of-words ranking by a homography fitted to keypoints
   // that share words (needs a database that stores keypoints); 0: no verification. Verified results
@@ -165,7 +166,7 @@ class ImageSearch {
   std::vector<SearchHit> search(const ImageWords& words, const SearchOptions& options = {},
                                 const std::string& name = "") const;
   // A query already counted as a histogram of K words. It has no keypoints: SearchOptions::verify
-  // must be 0 (InvalidInput otherwise).
+  // must be 0 and the scoring not Scoring::Hamming (InvalidInput otherwise).
   std::vector<SearchHit> search(HistogramRef histogram, const SearchOptions& options = {},
                                 const std::string& name = "") const;
   // Many queries at once: read and extracted in parallel, answered in order. Unreadable ones are

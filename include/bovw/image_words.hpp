@@ -6,9 +6,11 @@
 #include <bovw/descriptors.hpp>
 #include <bovw/vocabulary.hpp>
 
+#include <Eigen/Core>
 #include <opencv2/core.hpp>
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace bovw {
@@ -32,5 +34,11 @@ std::uint64_t wordSignature(const float* descriptor, const Vocabulary& vocabular
 
 // The number of bits in which two signatures differ.
 int signatureDistance(std::uint64_t a, std::uint64_t b);
+
+// The image's histogram over a vocabulary of `vocabulary_size` words: each word's count. Throws
+// InvalidInput naming the image (`whose`: "the query", "'a.jpg'") and the first word outside
+// [0, vocabulary_size).
+Eigen::Matrix<std::int32_t, 1, Eigen::Dynamic> histogramOf(const ImageWords& image, int vocabulary_size,
+                                                           const std::string& whose);
 
 }  // namespace bovw

@@ -117,7 +117,8 @@ class InvertedIndex {
   std::vector<SearchResult> query(HistogramRef histogram, std::size_t top_k,
                                   Scoring scoring = Scoring::Intersection) const;
   // The same with a term weighting and power-law exponent; also throws InvalidInput for an
-  // exponent outside (0, 1]. The images' normalisers are computed by the first query with each
+  // exponent outside (0, 1] and for Scoring::Hamming (it needs keypoints: ImageDatabase::query).
+  // The images' normalisers are computed by the first query with each
   // option set after an add/remove, O(postings), and kept for the next ones.
   std::vector<SearchResult> query(HistogramRef histogram, std::size_t top_k, const ScoringOptions& options) const;
   // The same, scoring this index's images (and the query) with the idf of `global` instead of the

@@ -1,7 +1,8 @@
-// How an inverted index scores a query against its images: the comparison (cosine or histogram
-// intersection), the weight of a word's count (burstiness), and power-law normalisation; and the
-// canonical text form of those choices ("cosine+sqrt+power0.5"). The weighting they configure is
-// defined in inverted_index.hpp.
+// How a query is scored against the indexed images: the comparison (cosine, histogram intersection,
+// or Hamming embedding over the keypoints' signatures), the weight of a word's count (burstiness),
+// and power-law normalisation; and the canonical text form of those choices ("cosine+sqrt+power0.5",
+// "hamming24"). The weighting they configure is defined in inverted_index.hpp and, for Hamming
+// embedding, in image_database.hpp.
 #pragma once
 
 #include <string>
@@ -13,6 +14,12 @@ namespace bovw {
 enum class Scoring {
   Cosine,        // L2-normalised vectors, score = sum_w q_w d_w
   Intersection,  // L1-normalised vectors, score = sum_w min(q_w, d_w)
+  // Cosine over features instead of words: a query feature and an indexed one of the same word count
+  // only if their 64-bit signatures (wordSignature) differ in at most hamming_threshold bits, weighted
+  // by that distance (Jégou, Douze, Schmid, "Hamming embedding and weak geometric consistency", ECCV
+  // 2008). Needs the query's signatures and a database that stores keypoints (ImageDatabase::query);
+  // an InvertedIndex alone refuses it.
+  Hamming,
 };
 
 // The weight f(c) of a word seen c > 0 times in one image. A repeated structure (a brick wall, a
@@ -33,27 +40,37 @@ struct ScoringOptions {
   // UKBench-style sets (Nistér & Stewénius, CVPR 2006; docs/RETRIEVAL.md).
   Scoring similarity = Scoring::Intersection;
   TermWeighting term = TermWeighting::Count;
-  double power = 1.0;
+  double power = 1.0;  // must be 1 with Scoring::Hamming
+  // Scoring::Hamming only: the most bits in which two matching features' signatures may differ, 0 to
+  // 64. Ignored (and not compared) by the other similarities.
+  int hamming_threshold = kDefaultHammingThreshold;
+
+  // 20 ranked best on the quick start's box_in_scene.png and the UKBench-style sets, with 16 and 24
+  // close (docs/RETRIEVAL.md).
+  static constexpr int kDefaultHammingThreshold = 20;
 };
 
+// Equal options score alike: hamming_threshold counts only where the similarity is Hamming.
 bool operator==(const ScoringOptions& a, const ScoringOptions& b);
 bool operator!=(const ScoringOptions& a, const ScoringOptions& b);
 
-// Throws InvalidInput naming alpha unless 0 < power <= 1 (so also for NaN).
+// Throws InvalidInput naming alpha unless 0 < power <= 1 (so also for NaN), and for Hamming
+// embedding unless the threshold is in [0, 64] and power is 1.
 void checkScoringOptions(const ScoringOptions& options);
 
-// "cosine", "intersection"; parseScoring throws InvalidInput listing the valid names.
+// "cosine", "intersection", "hamming"; parseScoring throws InvalidInput listing the valid names.
 std::string_view toString(Scoring scoring);
 Scoring parseScoring(std::string_view name);
 // "count", "sqrt", "log".
 std::string_view toString(TermWeighting term);
 
-// Canonical text form: the similarity, then "+sqrt" or "+log" unless the weighting is count, then
-// "+power<alpha>" unless alpha is 1, alpha written in the shortest form that reads back exactly:
-// "intersection", "cosine+sqrt", "intersection+power0.5", "cosine+log+power0.3".
+// Canonical text form: the similarity (Hamming embedding with its threshold: "hamming24"), then
+// "+sqrt" or "+log" unless the weighting is count, then "+power<alpha>" unless alpha is 1, alpha
+// written in the shortest form that reads back exactly: "intersection", "cosine+sqrt",
+// "intersection+power0.5", "cosine+log+power0.3", "hamming20+sqrt".
 // parseScoringOptions(toString(o)) == o for every valid o. parseScoringOptions accepts exactly these
-// forms (alpha in any decimal or exponent notation) and throws InvalidInput naming the text and
-// listing the valid forms, or naming a bad alpha.
+// forms (alpha in any decimal or exponent notation), and "hamming" for the default threshold, and
+// throws InvalidInput naming the text and listing the valid forms, or naming a bad alpha or threshold.
 std::string toString(const ScoringOptions& options);
 ScoringOptions parseScoringOptions(std::string_view text);
 

@@ -247,7 +247,8 @@ void bindDatabase(py::module_& module) {
           "uint8/uint16 image array, or a 1-D int32 histogram of K counts (then verify must be 0). verify: re-rank "
           "the best `verify` by geometry (the database must store keypoints); verified results come first. "
           "scoring: \"intersection\" (default), \"cosine\", with \"+sqrt\"/\"+log\" and \"+power<alpha>\" (e.g. "
-          "\"cosine+sqrt+power0.5\"). exclude_query: leave the query's own file out. Returns a list of "
+          "\"cosine+sqrt+power0.5\"), or \"hamming20+log\" (Hamming embedding: needs stored keypoints and an image "
+          "query). exclude_query: leave the query's own file out. Returns a list of "
           "SearchResult. Raises InvalidInput for an empty database. The GIL is released.")
       .def(
           "save",

@@ -409,6 +409,9 @@ std::vector<SearchResult> InvertedIndex::queryWith(HistogramRef histogram, std::
   checkHistogram(histogram, s.data.vocabulary.words, "the query histogram");
   if (top_k == 0) throw InvalidInput("inverted index: top_k must be at least 1");
   checkScoringOptions(options);
+  if (options.similarity == Scoring::Hamming)
+    throw InvalidInput("inverted index: Hamming-embedding scoring needs the query's signatures and the images' "
+                       "keypoints; query a database that stores keypoints (ImageDatabase::query), not its index");
 
   auto lock = s.readLock();
   if (s.data.live() == 0) throw InvalidInput("index is empty: add images before querying");

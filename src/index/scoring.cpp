@@ -14,16 +14,16 @@ namespace bovw {
 
 namespace {
 
-constexpr std::array<std::pair<Scoring, std::string_view>, 2> kScoringNames{
-    {{Scoring::Cosine, "cosine"}, {Scoring::Intersection, "intersection"}}};
+constexpr std::array<std::pair<Scoring, std::string_view>, 3> kScoringNames{
+    {{Scoring::Cosine, "cosine"}, {Scoring::Intersection, "intersection"}, {Scoring::Hamming, "hamming"}}};
 constexpr std::array<std::pair<TermWeighting, std::string_view>, 3> kTermNames{
     {{TermWeighting::Count, "count"}, {TermWeighting::Sqrt, "sqrt"}, {TermWeighting::Log, "log"}}};
 constexpr std::string_view kPowerPrefix = "power";
 
 const std::string kValidForms =
-    "SIMILARITY[+TERM][+powerALPHA] with SIMILARITY cosine or intersection, TERM sqrt or log (count, the default, "
-    "is left out), ALPHA in (0, 1] (1, the default, is left out); e.g. intersection, cosine+sqrt, "
-    "intersection+power0.5, cosine+log+power0.3";
+    "SIMILARITY[+TERM][+powerALPHA] with SIMILARITY cosine, intersection or hamming[BITS] (Hamming embedding, "
+    "BITS 0 to 64, no power), TERM sqrt or log (count, the default, is left out), ALPHA in (0, 1] (1, the default, "
+    "is left out); e.g. intersection, cosine+sqrt, intersection+power0.5, cosine+log+power0.3, hamming24+sqrt";
 
 // The shortest decimal that reads back as the same double, so that toString/parse round-trip.
 std::string shortest(double value) {
@@ -45,7 +45,8 @@ std::vector<std::string_view> splitAtPlus(std::string_view text) {
 }  // namespace
 
 bool operator==(const ScoringOptions& a, const ScoringOptions& b) {
-  return a.similarity == b.similarity && a.term == b.term && a.power == b.power;
+  return a.similarity == b.similarity && a.term == b.term && a.power == b.power &&
+         (a.similarity != Scoring::Hamming || a.hamming_threshold == b.hamming_threshold);
 }
 
 bool operator!=(const ScoringOptions& a, const ScoringOptions& b) { return !(a == b); }
@@ -54,6 +55,13 @@ void checkScoringOptions(const ScoringOptions& options) {
   if (!(options.power > 0.0 && options.power <= 1.0))  // also refuses NaN
     throw InvalidInput("power-law exponent alpha = " + shortest(options.power) +
                        " is not in (0, 1] (1: no power-law normalisation)");
+  if (options.similarity != Scoring::Hamming) return;
+  if (options.hamming_threshold < 0 || options.hamming_threshold > 64)
+    throw InvalidInput("Hamming-embedding threshold " + std::to_string(options.hamming_threshold) +
+                       " is not in [0, 64] (bits of a signature)");
+  if (options.power != 1.0)
+    throw InvalidInput("Hamming embedding scores features, not a vector of words: power-law exponent " +
+                       shortest(options.power) + " has nothing to apply to (leave it at 1)");
 }
 
 std::string_view toString(Scoring scoring) {
@@ -79,6 +87,7 @@ std::string_view toString(TermWeighting term) {
 
 std::string toString(const ScoringOptions& options) {
   std::string text(toString(options.similarity));
+  if (options.similarity == Scoring::Hamming) text += std::to_string(options.hamming_threshold);
   if (options.term != TermWeighting::Count) text += "+" + std::string(toString(options.term));
   if (options.power != 1.0) text += "+" + std::string(kPowerPrefix) + shortest(options.power);
   return text;
@@ -88,11 +97,27 @@ ScoringOptions parseScoringOptions(std::string_view text) {
   const auto unknown = [&] {
     return InvalidInput("unknown scoring '" + std::string(text) + "'; valid: " + kValidForms);
   };
+  const auto checked = [&](const ScoringOptions& options) {
+    try {
+      checkScoringOptions(options);
+    } catch (const InvalidInput& e) {
+      throw InvalidInput("scoring '" + std::string(text) + "': " + e.problem());
+    }
+  };
   const std::vector<std::string_view> parts = splitAtPlus(text);
   ScoringOptions options;
   std::size_t next = 0;
+  // Hamming embedding carries its threshold in its name: "hamming24" ("hamming": the default).
+  std::string_view name = parts[next];
+  const std::string_view hamming = toString(Scoring::Hamming);
+  if (name.substr(0, hamming.size()) == hamming && name.size() > hamming.size()) {
+    const std::string_view bits = name.substr(hamming.size());
+    const auto [end, error] = std::from_chars(bits.data(), bits.data() + bits.size(), options.hamming_threshold);
+    if (error != std::errc() || end != bits.data() + bits.size()) throw unknown();
+    name = hamming;
+  }
   const auto similarity = std::find_if(kScoringNames.begin(), kScoringNames.end(),
-                                       [&](const auto& entry) { return entry.second == parts[next]; });
+                                       [&](const auto& entry) { return entry.second == name; });
   if (similarity == kScoringNames.end()) throw unknown();
   options.similarity = similarity->first;
   ++next;
@@ -105,14 +130,10 @@ ScoringOptions parseScoringOptions(std::string_view text) {
     const std::string_view number = parts[next].substr(kPowerPrefix.size());
     const auto [end, error] = std::from_chars(number.data(), number.data() + number.size(), options.power);
     if (number.empty() || error != std::errc() || end != number.data() + number.size()) throw unknown();
-    try {
-      checkScoringOptions(options);
-    } catch (const InvalidInput& e) {
-      throw InvalidInput("scoring '" + std::string(text) + "': " + e.problem());
-    }
     ++next;
   }
   if (next != parts.size()) throw unknown();
+  checked(options);
   return options;
 }
 

@@ -195,10 +195,45 @@ std::vector<ShardedResult> DistributedShards::query(HistogramRef histogram, std:
     failure = std::current_exception();
   }
   throwIfAnyRankFailed(ranks_, failure, ranks_.rank());
+  return merged(mine, top_k);
+}
 
+std::vector<ShardedResult> DistributedShards::query(const ImageWords& query, std::size_t top_k,
+                                                    const ScoringOptions& options) const {
+  const bool root = ranks_.rank() == kRoot;
+  Bytes sent;
+  if (root && ranks_.size() > 1)
+    sent = detail::writeMessage([&](detail::ByteWriter& out) { detail::writeImageWords(out, query); });
+  if (ranks_.size() > 1) ranks_.broadcast(sent, kRoot);
+
+  std::vector<ShardedResult> mine;
+  std::exception_ptr failure;
+  try {
+    expectImages(model_);  // fails on every rank alike, after the broadcast that every rank makes
+    ImageWords received;
+    if (!root) {
+      detail::ByteReader in = detail::messageReader(sent, "rank 0's query");
+      received = detail::readImageWords(in);
+      detail::expectMessageEnd(in);
+    }
+    const ImageWords& words = root ? query : received;
+    histogramOf(words, model_.words(), "the query");  // every rank checks it, whatever its shards hold
+    for (std::size_t i = 0; i < shards_.size(); ++i) {
+      if (shards_[i].index().empty()) continue;
+      for (SearchResult& r : shards_[i].query(words, top_k, options, model_))
+        mine.push_back({indices_[i], r.id, std::move(r.name), r.score});
+    }
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  throwIfAnyRankFailed(ranks_, failure, ranks_.rank());
+  return merged(mine, top_k);
+}
+
+std::vector<ShardedResult> DistributedShards::merged(const std::vector<ShardedResult>& mine, std::size_t top_k) const {
   const std::vector<Bytes> top_lists =
       ranks_.gather(detail::writeMessage([&](detail::ByteWriter& out) { writeResults(out, mine); }), kRoot);
-  if (!root) return {};
+  if (ranks_.rank() != kRoot) return {};
   std::vector<ShardedResult> candidates;
   for (std::size_t r = 0; r < top_lists.size(); ++r) {
     detail::ByteReader in = detail::messageReader(top_lists[r], rankName(static_cast<int>(r)) + "'s results");

@@ -7,6 +7,7 @@
 #include "io/file_bytes.hpp"
 #include "io/file_header.hpp"
 #include "io/vocabulary_formats.hpp"
+#include "retrieval/hamming_scorer.hpp"
 #include "retrieval/keypoint_store.hpp"
 
 #include <algorithm>
@@ -73,19 +74,6 @@ FeatureSpec readFixedFeatures(detail::ByteReader& in) {
   } catch (const InvalidInput& e) {
     in.fail(e.problem());
   }
-}
-
-// The histogram that `words` make over K words (their count per word). Throws InvalidInput naming
-// `name` for a word outside [0, K).
-Eigen::Matrix<std::int32_t, 1, Eigen::Dynamic> countWords(const ImageWords& words, int k, const std::string& name) {
-  Eigen::Matrix<std::int32_t, 1, Eigen::Dynamic> histogram = Eigen::Matrix<std::int32_t, 1, Eigen::Dynamic>::Zero(k);
-  for (std::int32_t w : words.words) {
-    if (w < 0 || w >= k)
-      throw InvalidInput("words of '" + name + "': word " + std::to_string(w) + " outside the vocabulary's " +
-                         std::to_string(k) + " words");
-    ++histogram[w];
-  }
-  return histogram;
 }
 
 // The file's frame, from a few small reads before it is read whole (its checksum covers every
@@ -156,7 +144,7 @@ ImageId ImageDatabase::add(std::string name, HistogramRef histogram) {
 }
 
 ImageId ImageDatabase::add(std::string name, const ImageWords& words) {
-  const auto histogram = countWords(words, vocabulary_.size(), name);
+  const auto histogram = histogramOf(words, vocabulary_.size(), "'" + name + "'");
   if (!keypoints_) return index_.add(std::move(name), histogram);
   retrieval_detail::KeypointStore::StoredImage prepared = keypoints_->prepare(words, name);
   const ImageId id = index_.add(std::move(name), histogram);
@@ -181,6 +169,45 @@ std::vector<VerifiedResult> ImageDatabase::verify(const ImageWords& query, const
     throw InvalidInput("this database stores no keypoints, so its results cannot be verified geometrically (index "
                        "the images again with keypoints: bovw index --keypoints)");
   return verifyRanking(query, ranking, [this](ImageId id) { return keypoints_->get(id); }, options, report);
+}
+
+std::vector<SearchResult> ImageDatabase::query(const ImageWords& query, std::size_t top_k,
+                                               const ScoringOptions& options) const {
+  return queryWith(query, top_k, options, nullptr);
+}
+
+std::vector<SearchResult> ImageDatabase::query(const ImageWords& query, std::size_t top_k, const ScoringOptions& options,
+                                               const TfIdfModel& global) const {
+  return queryWith(query, top_k, options, &global);
+}
+
+std::vector<SearchResult> ImageDatabase::queryWith(const ImageWords& query, std::size_t top_k,
+                                                   const ScoringOptions& options, const TfIdfModel* global) const {
+  const auto histogram = histogramOf(query, vocabulary_.size(), "the query");
+  if (options.similarity != Scoring::Hamming)
+    return global ? index_.query(histogram, top_k, options, *global) : index_.query(histogram, top_k, options);
+  if (!keypoints_)
+    throw InvalidInput("this database stores no keypoints, so it cannot score by Hamming embedding (index the "
+                       "images again with keypoints: bovw index --keypoints)");
+  if (top_k == 0) throw InvalidInput("top_k must be at least 1");
+  if (global && global->words() != vocabulary_.size())
+    throw InvalidInput("the TF-IDF model has " + std::to_string(global->words()) + " words but the database's "
+                       "vocabulary has " + std::to_string(vocabulary_.size()));
+  const retrieval_detail::HammingScorer scorer(query, global ? *global : index_.model(), options);
+  // The images that share a word with the query: every other one scores 0.
+  std::vector<SearchResult> ranking = index_.query(histogram, std::max<std::size_t>(index_.size(), 1), Scoring::Cosine);
+  for (SearchResult& result : ranking)
+    // An image removed since, or added but without its keypoints yet, scores 0 and drops out.
+    if (!keypoints_->visit(result.id, [&](const auto& image) { result.score = scorer.score(image); })) result.score = 0;
+  ranking.erase(std::remove_if(ranking.begin(), ranking.end(), [](const SearchResult& r) { return !(r.score > 0); }),
+                ranking.end());
+  const auto better = [](const SearchResult& a, const SearchResult& b) {
+    return a.score > b.score || (a.score == b.score && a.id < b.id);
+  };
+  const std::size_t kept = std::min(top_k, ranking.size());
+  std::partial_sort(ranking.begin(), ranking.begin() + static_cast<std::ptrdiff_t>(kept), ranking.end(), better);
+  ranking.resize(kept);
+  return ranking;
 }
 
 std::unique_ptr<FeatureExtractor> ImageDatabase::makeExtractor(const ExtractorOptions& options) const {

@@ -1,5 +1,8 @@
-// Word signatures: the sign pattern of a descriptor's offset from its word's centroid.
+// Word signatures (the sign pattern of a descriptor's offset from its word's centroid) and an
+// image's histogram of words.
 #include <bovw/image_words.hpp>
+
+#include <bovw/error.hpp>
 
 #include <bitset>
 
@@ -18,5 +21,18 @@ std::uint64_t wordSignature(const float* descriptor, const Vocabulary& vocabular
 }
 
 int signatureDistance(std::uint64_t a, std::uint64_t b) { return static_cast<int>(std::bitset<64>(a ^ b).count()); }
+
+Eigen::Matrix<std::int32_t, 1, Eigen::Dynamic> histogramOf(const ImageWords& image, int vocabulary_size,
+                                                           const std::string& whose) {
+  Eigen::Matrix<std::int32_t, 1, Eigen::Dynamic> histogram =
+      Eigen::Matrix<std::int32_t, 1, Eigen::Dynamic>::Zero(vocabulary_size);
+  for (const std::int32_t word : image.words) {
+    if (word < 0 || word >= vocabulary_size)
+      throw InvalidInput("words of " + whose + ": word " + std::to_string(word) + " outside the vocabulary's " +
+                         std::to_string(vocabulary_size) + " words");
+    ++histogram[word];
+  }
+  return histogram;
+}
 
 }  // namespace bovw

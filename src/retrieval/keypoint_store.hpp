@@ -12,6 +12,7 @@
 #include "io/byte_writer.hpp"
 
 #include <cstdint>
+#include <mutex>
 #include <optional>
 #include <shared_mutex>
 #include <vector>
@@ -47,6 +48,15 @@ class KeypointStore {
   std::optional<ImageWords> get(ImageId id) const;
   // The same as stored (quantised), for copying it elsewhere.
   std::optional<StoredImage> stored(ImageId id) const;
+  // Calls visit(const StoredImage&) with the keypoints stored for `id`, in place under the store's
+  // read lock (scoring many images without a copy of each); false if none are stored.
+  template <class Visit>
+  bool visit(ImageId id, Visit&& visit) const {
+    std::shared_lock<std::shared_mutex> lock(mutex_);
+    if (id >= images_.size() || !images_[id]) return false;
+    visit(*images_[id]);
+    return true;
+  }
 
   // Block layout: u32 S, image slots; then per slot u32 n (0xffffffff: nothing stored), and when
   // stored u32 width, u32 height and n x (u32 word, u16 x, u16 y, u64 signature).

@@ -28,15 +28,9 @@ bool sameFile(const std::string& name, const std::string& path) {
   return std::filesystem::equivalent(name, path, error) && !error;
 }
 
-QueryHistogram histogramOf(const ImageWords& words, int vocabulary_size) {
-  QueryHistogram histogram = QueryHistogram::Zero(vocabulary_size);
-  for (const std::int32_t word : words.words) {
-    if (word < 0 || word >= vocabulary_size)
-      throw InvalidInput("the query's word " + std::to_string(word) + " is outside the vocabulary of " +
-                         std::to_string(vocabulary_size) + " words");
-    ++histogram[word];
-  }
-  return histogram;
+// Whether answering needs the query's keypoints and signatures, not only its histogram.
+bool needsWords(const SearchOptions& options) {
+  return options.verify > 0 || options.scoring.similarity == Scoring::Hamming;
 }
 
 SearchHit hitOf(std::size_t shard, const VerifiedResult& r) {
@@ -145,6 +139,11 @@ struct ImageSearch::Impl {
     if (live) live->refresh();
     if ((whole() ? whole()->index().size() : shards->size()) == 0) throw problem("holds no image yet");
     if (options.top == 0) throw InvalidInput("SearchOptions::top must be at least 1");
+    checkScoringOptions(options.scoring);
+    if (options.scoring.similarity == Scoring::Hamming && !(whole() ? whole()->storesKeypoints() : shards->storesKeypoints()))
+      throw problem(std::string("stores no keypoints") + (shardCount() > 1 ? " (in every shard)" : "") +
+                    ", so it cannot score by Hamming embedding; index the images again with their keypoints (bovw "
+                    "index --keypoints, DatabaseOptions::store_keypoints)");
     if (options.verify > 0 && !(whole() ? whole()->storesKeypoints() : shards->storesKeypoints()))
       throw problem(std::string("stores no keypoints") + (shardCount() > 1 ? " (in every shard)" : "") +
                     ", so results cannot be verified; index the images again with their keypoints (bovw index "
@@ -169,7 +168,9 @@ struct ImageSearch::Impl {
       if (ranking.size() == ranked) ranking.pop_back();
     };
     if (const ImageDatabase* database = whole()) {
-      std::vector<SearchResult> ranking = database->index().query(histogram, ranked, options.scoring);
+      std::vector<SearchResult> ranking = options.scoring.similarity == Scoring::Hamming
+                                              ? database->query(words, ranked, options.scoring)
+                                              : database->index().query(histogram, ranked, options.scoring);
       leaveOutQuery(ranking);
       if (options.verify > 0) {
         for (const VerifiedResult& r : database->verify(words, ranking, verification, report)) hits.push_back(hitOf(0, r));
@@ -177,7 +178,9 @@ struct ImageSearch::Impl {
         for (const SearchResult& r : ranking) hits.push_back(hitOf(0, r));
       }
     } else {
-      std::vector<ShardedResult> ranking = shards->query(histogram, ranked, options.scoring);
+      std::vector<ShardedResult> ranking = options.scoring.similarity == Scoring::Hamming
+                                               ? shards->query(words, ranked, options.scoring)
+                                               : shards->query(histogram, ranked, options.scoring);
       if (root()) leaveOutQuery(ranking);  // the others' lists are empty: rank 0's is the one verified
       if (options.verify > 0) {
         for (const ShardedVerifiedResult& r : shards->verify(words, ranking, verification, report))
@@ -197,7 +200,7 @@ struct ImageSearch::Impl {
     // every rank ends with the same error.
     everyRankOrNone(ranks(), [&] {
       checkSearchable(options);
-      if (root()) queries = histograms(paths, options.verify > 0, strict);
+      if (root()) queries = histograms(paths, needsWords(options), strict);
     });
     if (failures) *failures = queries.failures;
     const auto count = static_cast<std::size_t>(sumOverRanks(ranks(), static_cast<std::int64_t>(queries.names.size())));
@@ -210,7 +213,7 @@ struct ImageSearch::Impl {
                           std::nullopt};
       VerificationReport report;
       result.hits = answer(mine ? HistogramRef(queries.histograms.row(static_cast<Eigen::Index>(q))) : HistogramRef(none),
-                           mine && options.verify > 0 ? queries.words[q] : no_words, options,
+                           mine && needsWords(options) ? queries.words[q] : no_words, options,
                            [&](const std::string& name) { return sameFile(name, result.query); }, &report);
       if (options.verify > 0) result.verification = report;
       if (mine) results.push_back(std::move(result));
@@ -371,7 +374,7 @@ std::vector<SearchHit> ImageSearch::search(const ImageWords& words, const Search
   QueryHistogram histogram;
   everyRankOrNone(impl_->ranks(), [&] {
     impl_->checkSearchable(options);
-    if (impl_->root()) histogram = histogramOf(words, impl_->reference().vocabulary().size());
+    if (impl_->root()) histogram = histogramOf(words, impl_->reference().vocabulary().size(), "the query");
   });
   return impl_->answer(histogram, words, options, [&](const std::string& indexed) { return indexed == name; },
                        nullptr);
@@ -384,6 +387,9 @@ std::vector<SearchHit> ImageSearch::search(HistogramRef histogram, const SearchO
     if (options.verify > 0)
       throw InvalidInput("a query given as a histogram has no keypoints, so its results cannot be verified "
                          "(SearchOptions::verify must be 0)");
+    if (options.scoring.similarity == Scoring::Hamming)
+      throw InvalidInput("a query given as a histogram has no signatures, so it cannot be scored by Hamming "
+                         "embedding (give its words, or another SearchOptions::scoring)");
     if (!impl_->root()) return;  // rank 0's query is the one answered
     const int words = impl_->reference().vocabulary().size();
     if (histogram.size() != words)

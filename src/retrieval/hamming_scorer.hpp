@@ -1,0 +1,58 @@
+// Hamming-embedding scores (Scoring::Hamming, bovw/scoring.hpp) of stored images against one query:
+// cosine over features rather than words, where a query feature and an image's feature of the same
+// word count as far as their signatures agree (Jégou, Douze, Schmid, ECCV 2008).
+#pragma once
+
+#include "retrieval/keypoint_store.hpp"
+
+#include <bovw/image_words.hpp>
+#include <bovw/scoring.hpp>
+#include <bovw/tfidf_model.hpp>
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+namespace bovw::retrieval_detail {
+
+// With c_q, c_d a word's counts in the query and the image, f the term weighting, h(x, y) the Hamming
+// distance of two signatures, g(h) = exp(-h^2 / 8^2) for h <= the threshold (0 beyond), and m(x) the
+// number of features of the other image that feature x matches (within the threshold) in its word:
+//   score = sum_w idf_w^2 f(c_q) f(c_d) / sqrt(c_q c_d) sum_{x in q_w, y in d_w} g(h(x, y)) / sqrt(m(x) m(y))
+//           / (|q| |d|),        |q|^2 = sum_w (f(c_q) idf_w)^2, and |d| alike.
+// Dividing each pair by sqrt(m(x) m(y)) keeps one feature that matches a burst (a repeated texture)
+// from counting many times (Jégou, Douze, Schmid, "On the burstiness of visual elements", CVPR 2009).
+// Where every pair of one word matches at distance 0, the inner sum is sqrt(c_q c_d) and the score
+// is the cosine of the two TF-IDF vectors under f (inverted_index.hpp): the signatures only ever take
+// away chance pairs of a coarse word.
+class HammingScorer {
+ public:
+  // Throws InvalidInput unless `query` has a signature per word, and as checkScoringOptions;
+  // the idf comes from `model` (the database's, with its K).
+  HammingScorer(const ImageWords& query, const TfIdfModel& model, const ScoringOptions& options);
+
+  // In [0, 1]; 0 if no feature matches.
+  double score(const KeypointStore::StoredImage& image) const;
+
+ private:
+  struct Feature {
+    std::uint32_t word;
+    std::uint64_t signature;
+  };
+  static constexpr std::size_t kTabled = 64;  // counts below it take f(c) from a table (no log per word)
+  double termWeight(std::size_t count) const;  // f(c)
+  double termFactor(std::size_t count) const;  // f(c) / sqrt(c)
+  // The inner sum over one word's pairs: query_[query_begin, query_end) against image[0, image_count).
+  double pairSum(std::size_t query_begin, std::size_t query_end, const KeypointStore::Keypoint* image,
+                 std::size_t image_count) const;
+
+  TermWeighting term_;
+  int threshold_;
+  std::vector<Feature> query_;       // by word
+  std::vector<double> idf_;          // by word
+  double query_norm_ = 0;            // |q|
+  std::array<double, 65> weight_{};  // g(h) by Hamming distance h
+  std::array<double, kTabled> weight_of_count_{}, factor_of_count_{};  // f(c), f(c) / sqrt(c) by count c
+};
+
+}  // namespace bovw::retrieval_detail
