@@ -9,7 +9,9 @@
 //
 // Each lane keeps the three largest s of each of its rows. To keep that at five min/max
 // instructions per score, the lane writes its own running index of the score into the score's low
-// mantissa bits (the perturbation is part of the error bound) so the index rides along. At the
+// mantissa bits (the perturbation is part of the error bound) so the index rides along; the words
+// go in blocks of 1,024, so that index needs 8 bits at most, and each block's three are filed with
+// their words decoded. At the
 // end the four lanes that share a row merge their three, and the row is decided by the certificate
 // (kernels/tf32_certificate.h): when the runner-up is beyond the margin, the best word is golden;
 // when only the third is, the golden word is one of the two best, and both golden distances are
@@ -87,6 +89,11 @@ inline void bovw_mma_emulated(float c[4], global const float* descriptors, int n
 }
 #endif
 
+// Words per block of the word loop, in n-tiles of 8: within a block a lane's running index (2 per
+// n-tile) fits 8 bits, whatever K is; between blocks the lane files its block's best three, words
+// decoded, into its row's running top three.
+#define BOVW_BLOCK_TILES 128
+
 // One of the lane's running top three of a row: v goes in if it is larger than the third.
 inline void bovw_top3(float* b1, float* b2, float* b3, float v) {
   const float t1 = fmin(*b1, v);
@@ -94,6 +101,23 @@ inline void bovw_top3(float* b1, float* b2, float* b3, float v) {
   const float t2 = fmin(*b2, t1);
   *b2 = fmax(*b2, t1);
   *b3 = fmax(*b3, t2);
+}
+
+// A top three with the words of the first two (the third's value only bounds the others).
+inline void bovw_insert3(float* s1, int* j1, float* s2, int* j2, float* s3, float v, int word) {
+  if (v > *s1) {
+    *s3 = *s2;
+    *s2 = *s1;
+    *j2 = *j1;
+    *s1 = v;
+    *j1 = word;
+  } else if (v > *s2) {
+    *s3 = *s2;
+    *s2 = v;
+    *j2 = word;
+  } else if (v > *s3) {
+    *s3 = v;
+  }
 }
 
 // The golden distance: (x_k - c_k)^2 summed in feature order in float, never fused (the CPU's).
@@ -110,7 +134,8 @@ inline float bovw_golden_distance(global const float* x, global const float* wor
 // Arguments as histogram_tiled's, plus: words_frag (the words TF32-rounded in B-fragment order:
 // n-tile, k-step, lane, 2 floats), starts (-||c||^2 / 2 per padded word; padding words a large
 // negative so they never win), rho (max_j ||c~_j - c_j|| / ||c_j||: the words' TF32 rounding, for
-// the certificate) and index_bits (bits of a lane's running index, log2(k_padded / 4)).
+// the certificate) and index_bits (bits of a lane's running index in a block: log2 of 2 x its
+// n-tiles, at most 8).
 kernel __attribute__((reqd_work_group_size(BOVW_THREADS, 1, 1)))
 void histogram_tiled_tf32(global const float* restrict descriptors, const int n, const int row_base,
                           global const float2* restrict words_frag, global const float2* restrict starts,
@@ -120,7 +145,8 @@ void histogram_tiled_tf32(global const float* restrict descriptors, const int n,
                           global const int* restrict offsets, const int n_images,
                           global int* restrict best_word, global int* restrict histograms,
                           global int* restrict flagged, global int* restrict flag_count) {
-  local float merge[BOVW_BM * 4 * 3];  // per row, per lane of its quad: the lane's top three
+  local float merge[BOVW_BM * 4 * 3];   // per row, per lane of its quad: the lane's top three
+  local int merge_words[BOVW_BM * 4 * 2];  // ... and the words of its first two
   local int pairs;                     // rows of the group decided between their two best words
   const int lid = get_local_id(0);
   if (lid == 0) pairs = 0;
@@ -144,90 +170,96 @@ void histogram_tiled_tf32(global const float* restrict descriptors, const int n,
       }
 #endif
 
-  // Rows of this lane: m-tile m, half h (g or g + 8) is row slot 2m + h.
+  // Rows of this lane: m-tile m, half h (g or g + 8) is row slot 2m + h. b: the block's top three,
+  // indices in their low bits; s, j: the row's top three so far, words decoded.
   float b1[2 * BOVW_MT], b2[2 * BOVW_MT], b3[2 * BOVW_MT];
+  float s1[2 * BOVW_MT], s2[2 * BOVW_MT], s3[2 * BOVW_MT];
+  int j1[2 * BOVW_MT], j2[2 * BOVW_MT];
 #pragma unroll
-  for (int r = 0; r < 2 * BOVW_MT; ++r) b1[r] = b2[r] = b3[r] = -INFINITY;
-  const uint keep = ~((1u << index_bits) - 1u);
+  for (int r = 0; r < 2 * BOVW_MT; ++r) {
+    s1[r] = s2[r] = s3[r] = -INFINITY;
+    j1[r] = j2[r] = -1;
+  }
+  const uint low = (1u << index_bits) - 1u, keep = ~low;
 
   const int n_tiles = k_padded / 8;
-  for (int nt0 = 0; nt0 < n_tiles; nt0 += BOVW_NT) {
-    float c[BOVW_MT][BOVW_NT][4];
+  for (int block = 0; block < n_tiles; block += BOVW_BLOCK_TILES) {
 #pragma unroll
-    for (int u = 0; u < BOVW_NT; ++u) {
-      const float2 start = starts[((nt0 + u) * 8 + 2 * t) / 2];
-#pragma unroll
-      for (int m = 0; m < BOVW_MT; ++m) {
-        c[m][u][0] = c[m][u][2] = start.x;
-        c[m][u][1] = c[m][u][3] = start.y;
-      }
-    }
-#pragma unroll
-    for (int ks = 0; ks < BOVW_KS; ++ks)
+    for (int r = 0; r < 2 * BOVW_MT; ++r) b1[r] = b2[r] = b3[r] = -INFINITY;
+    for (int nt0 = block; nt0 < min(block + BOVW_BLOCK_TILES, n_tiles); nt0 += BOVW_NT) {
+      float c[BOVW_MT][BOVW_NT][4];
 #pragma unroll
       for (int u = 0; u < BOVW_NT; ++u) {
-        const float2 b = words_frag[((size_t)(nt0 + u) * BOVW_KS + ks) * 32 + lane];
+        const float2 start = starts[((nt0 + u) * 8 + 2 * t) / 2];
 #pragma unroll
         for (int m = 0; m < BOVW_MT; ++m) {
-#if BOVW_PTX_MMA
-          bovw_mma(c[m][u], a[m][ks], as_uint(b.x), as_uint(b.y));
-#else
-          bovw_mma_emulated(c[m][u], descriptors, n, warp_row0 + 16 * m, words_frag, nt0 + u, ks, lane);
-#endif
+          c[m][u][0] = c[m][u][2] = start.x;
+          c[m][u][1] = c[m][u][3] = start.y;
         }
       }
-    // Fold the scores, each carrying the lane's running index 2 * n-tile + column.
 #pragma unroll
-    for (int u = 0; u < BOVW_NT; ++u) {
-      const uint index = 2u * (uint)(nt0 + u);
+      for (int ks = 0; ks < BOVW_KS; ++ks)
 #pragma unroll
-      for (int m = 0; m < BOVW_MT; ++m)
+        for (int u = 0; u < BOVW_NT; ++u) {
+          const float2 b = words_frag[((size_t)(nt0 + u) * BOVW_KS + ks) * 32 + lane];
 #pragma unroll
-        for (int i = 0; i < 4; ++i) {
-          const float v = as_float((as_uint(c[m][u][i]) & keep) | (index + (uint)(i % 2)));
-          const int r = 2 * m + i / 2;
-          bovw_top3(&b1[r], &b2[r], &b3[r], v);
+          for (int m = 0; m < BOVW_MT; ++m) {
+#if BOVW_PTX_MMA
+            bovw_mma(c[m][u], a[m][ks], as_uint(b.x), as_uint(b.y));
+#else
+            bovw_mma_emulated(c[m][u], descriptors, n, warp_row0 + 16 * m, words_frag, nt0 + u, ks, lane);
+#endif
+          }
         }
+      // Fold the scores, each carrying the lane's running index in the block, 2 * n-tile + column.
+#pragma unroll
+      for (int u = 0; u < BOVW_NT; ++u) {
+        const uint index = 2u * (uint)(nt0 + u - block);
+#pragma unroll
+        for (int m = 0; m < BOVW_MT; ++m)
+#pragma unroll
+          for (int i = 0; i < 4; ++i) {
+            const float v = as_float((as_uint(c[m][u][i]) & keep) | (index + (uint)(i % 2)));
+            const int r = 2 * m + i / 2;
+            bovw_top3(&b1[r], &b2[r], &b3[r], v);
+          }
+      }
+    }
+    // The block's three into the row's, with their words (n-tile block + index / 2, column
+    // 2t + index % 2); -inf (nothing yet) never goes in.
+#pragma unroll
+    for (int r = 0; r < 2 * BOVW_MT; ++r) {
+      const float found[3] = {b1[r], b2[r], b3[r]};
+      for (int e = 0; e < 3; ++e) {
+        const uint index = as_uint(found[e]) & low;
+        bovw_insert3(&s1[r], &j1[r], &s2[r], &j2[r], &s3[r], found[e],
+                     (block + (int)(index / 2)) * 8 + 2 * t + (int)(index % 2));
+      }
     }
   }
 
   // The four lanes of a quad share rows: merge their top threes in local memory.
 #pragma unroll
   for (int r = 0; r < 2 * BOVW_MT; ++r) {
-    const int local_row = warp * 16 * BOVW_MT + 16 * (r / 2) + g + 8 * (r % 2);
-    local float* slot = merge + (local_row * 4 + t) * 3;
-    slot[0] = b1[r];
-    slot[1] = b2[r];
-    slot[2] = b3[r];
+    const int slot = (warp * 16 * BOVW_MT + 16 * (r / 2) + g + 8 * (r % 2)) * 4 + t;
+    merge[slot * 3 + 0] = s1[r];
+    merge[slot * 3 + 1] = s2[r];
+    merge[slot * 3 + 2] = s3[r];
+    merge_words[slot * 2 + 0] = j1[r];
+    merge_words[slot * 2 + 1] = j2[r];
   }
   barrier(CLK_LOCAL_MEM_FENCE);
 
   for (int r = lid; r < BOVW_BM; r += BOVW_THREADS) {
     const int row = row0 + r;
     if (row >= n) break;
-    // The three largest s over the quad, with their words (a lane's index names its word once the
-    // lane is known: n-tile index / 2, column 2t + index % 2).
+    // The three largest s over the quad, with the words of the first two.
     float s1 = -INFINITY, s2 = -INFINITY, s3 = -INFINITY;
     int j1 = -1, j2 = -1;
     for (int q = 0; q < 4; ++q)
-      for (int e = 0; e < 3; ++e) {
-        const float v = merge[(r * 4 + q) * 3 + e];
-        const uint index = as_uint(v) & ~keep;
-        const int word = (int)(index / 2) * 8 + 2 * q + (int)(index % 2);
-        if (v > s1) {
-          s3 = s2;
-          s2 = s1;
-          j2 = j1;
-          s1 = v;
-          j1 = word;
-        } else if (v > s2) {
-          s3 = s2;
-          s2 = v;
-          j2 = word;
-        } else if (v > s3) {
-          s3 = v;
-        }
-      }
+      for (int e = 0; e < 3; ++e)
+        bovw_insert3(&s1, &j1, &s2, &j2, &s3, merge[(r * 4 + q) * 3 + e],
+                     e < 2 ? merge_words[(r * 4 + q) * 2 + e] : -1);
     // ||x||^2, and the norms of the row's TF32 form and of its rounding, for the certificate.
     global const float* xr = descriptors + (size_t)row * BOVW_D;
     float xx = 0.0f, tt = 0.0f, rr = 0.0f;

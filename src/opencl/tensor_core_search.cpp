@@ -132,8 +132,10 @@ class TensorCoreSearch final : public DeviceSearch {
     };
     fragments_ = upload(fragments);
     starts_ = upload(starts);
+    // A lane's index in a block of the word loop (kernels/tiled_tf32.cl: 128 n-tiles, 2 per tile).
+    const int indices = std::min(k_padded / 4, 256);
     index_bits_ = 1;
-    while ((1 << index_bits_) < k_padded / 4) ++index_bits_;
+    while ((1 << index_bits_) < indices) ++index_bits_;
     vocabulary_id_ = vocabulary.id();
   }
 

@@ -62,9 +62,13 @@ TEST_P(TiledExact, RandomShapesEqualTheGoldenPath) {
   } else {
     shapes.push_back({3001, 1000, 64, 20});
   }
+  const bool tensor = GetParam() == KernelVariant::TiledTF32;
   for (const TileSizes& tiles : tilings()) {
     auto h = makeHistogrammer(config(tiles));
     for (const Shape& s : shapes) {
+      // Each width is a program to build, and PoCL builds the emulated TF32 kernel slowly: its
+      // other tilings run on the odd width only.
+      if (tensor && tiles.group_rows != 0 && s.d != 61) continue;
       SCOPED_TRACE(shapeName(s));
       const Descriptors x = randomMatrix(rng, s.n, s.d);
       const Vocabulary vocabulary(randomMatrix(rng, s.k, s.d));
