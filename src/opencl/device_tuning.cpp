@@ -81,11 +81,19 @@ HistogrammerConfig tunedConfig(const HistogrammerConfig& asked, const DeviceInfo
   const DeviceTuning& row = deviceTuning(device);
   HistogrammerConfig config = asked;
   if (config.variant == KernelVariant::Auto) config.variant = row.variant;
-  // The TF32 kernel's tiles mean warps and tensor-core tiles (bovw/histogrammer.hpp), so the
-  // table's FP32 tiles do not carry over to it.
-  const TileSizes& defaults = config.variant == KernelVariant::TiledTF32 && row.variant != KernelVariant::TiledTF32
-                                  ? kTensorCoreTiles
-                                  : row.tiles;
+  // Tiles from the first row for this device that runs the variant asked for: on an NVIDIA GPU,
+  // `tiled` by name gets the GPU row's FP32 tiles, not the TF32 row's (tiled-tf32's tiles mean warps
+  // and tensor-core tiles: bovw/histogrammer.hpp). A variant no row runs here gets the first row's
+  // (the chapter's variants ignore them), or tiled-tf32's own shape.
+  const DeviceTuning* own = nullptr;
+  for (const DeviceTuning& candidate : kTable)
+    if (matches(candidate, device) && candidate.variant == config.variant) {
+      own = &candidate;
+      break;
+    }
+  const TileSizes& defaults = own != nullptr                                ? own->tiles
+                              : config.variant == KernelVariant::TiledTF32 ? kTensorCoreTiles
+                                                                           : row.tiles;
   const TileSizes fallback =
       asked.tuning_file.empty() ? defaults : readTuningFile(asked.tuning_file, &device.name).tiles;
   auto pick = [](int value, int otherwise) { return value > 0 ? value : otherwise; };
