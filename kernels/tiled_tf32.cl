@@ -171,14 +171,14 @@ void histogram_tiled_tf32(global const float* restrict descriptors, const int n,
 #endif
 
   // Rows of this lane: m-tile m, half h (g or g + 8) is row slot 2m + h. b: the block's top three,
-  // indices in their low bits; s, j: the row's top three so far, words decoded.
+  // indices in their low bits, in registers; the row's top three so far, words decoded, in the
+  // lane's own slots of `merge` (touched once per block: registers stay free for the loop).
   float b1[2 * BOVW_MT], b2[2 * BOVW_MT], b3[2 * BOVW_MT];
-  float s1[2 * BOVW_MT], s2[2 * BOVW_MT], s3[2 * BOVW_MT];
-  int j1[2 * BOVW_MT], j2[2 * BOVW_MT];
 #pragma unroll
   for (int r = 0; r < 2 * BOVW_MT; ++r) {
-    s1[r] = s2[r] = s3[r] = -INFINITY;
-    j1[r] = j2[r] = -1;
+    const int slot = (warp * 16 * BOVW_MT + 16 * (r / 2) + g + 8 * (r % 2)) * 4 + t;
+    merge[slot * 3 + 0] = merge[slot * 3 + 1] = merge[slot * 3 + 2] = -INFINITY;
+    merge_words[slot * 2 + 0] = merge_words[slot * 2 + 1] = -1;
   }
   const uint low = (1u << index_bits) - 1u, keep = ~low;
 
@@ -229,25 +229,23 @@ void histogram_tiled_tf32(global const float* restrict descriptors, const int n,
     // 2t + index % 2); -inf (nothing yet) never goes in.
 #pragma unroll
     for (int r = 0; r < 2 * BOVW_MT; ++r) {
+      const int slot = (warp * 16 * BOVW_MT + 16 * (r / 2) + g + 8 * (r % 2)) * 4 + t;
+      float s1 = merge[slot * 3 + 0], s2 = merge[slot * 3 + 1], s3 = merge[slot * 3 + 2];
+      int j1 = merge_words[slot * 2 + 0], j2 = merge_words[slot * 2 + 1];
       const float found[3] = {b1[r], b2[r], b3[r]};
       for (int e = 0; e < 3; ++e) {
         const uint index = as_uint(found[e]) & low;
-        bovw_insert3(&s1[r], &j1[r], &s2[r], &j2[r], &s3[r], found[e],
-                     (block + (int)(index / 2)) * 8 + 2 * t + (int)(index % 2));
+        bovw_insert3(&s1, &j1, &s2, &j2, &s3, found[e], (block + (int)(index / 2)) * 8 + 2 * t + (int)(index % 2));
       }
+      merge[slot * 3 + 0] = s1;
+      merge[slot * 3 + 1] = s2;
+      merge[slot * 3 + 2] = s3;
+      merge_words[slot * 2 + 0] = j1;
+      merge_words[slot * 2 + 1] = j2;
     }
   }
 
-  // The four lanes of a quad share rows: merge their top threes in local memory.
-#pragma unroll
-  for (int r = 0; r < 2 * BOVW_MT; ++r) {
-    const int slot = (warp * 16 * BOVW_MT + 16 * (r / 2) + g + 8 * (r % 2)) * 4 + t;
-    merge[slot * 3 + 0] = s1[r];
-    merge[slot * 3 + 1] = s2[r];
-    merge[slot * 3 + 2] = s3[r];
-    merge_words[slot * 2 + 0] = j1[r];
-    merge_words[slot * 2 + 1] = j2[r];
-  }
+  // The four lanes of a quad share rows: merge their top threes.
   barrier(CLK_LOCAL_MEM_FENCE);
 
   for (int r = lid; r < BOVW_BM; r += BOVW_THREADS) {
