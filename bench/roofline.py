@@ -12,7 +12,8 @@ What it draws, on log-log axes:
   move right or left: it only sits lower.
 - y: measured GFLOP/s (the "gflops" of each measurement: 2*N*K*D / median kernel time).
 - the two ceilings measured by `bovw-bench` on the same device: a horizontal FP32 FMA peak
-  ("ceilings.fp32_gflops") and a slanted memory roof ("ceilings.copy_gb_per_s" times intensity).
+  ("ceilings.fp32_gflops") and a slanted memory roof ("ceilings.copy_gb_per_s" times intensity); on
+  NVIDIA devices also the TF32 tensor-core peak ("ceilings.tf32_gflops"), dashed, for tiled-tf32.
   With several bench files their measurements are merged and the ceilings come from the first.
 - one marker and colour per contender; CPU contenders (serial, openmp, openmp-tiled) have no GPU
   roof and are left out unless --include-cpu. PyTorch's GEMM + argmin points are one more series.
@@ -54,7 +55,10 @@ KNOWN_STYLES = {
     "local": ("tab:green", "D", 46),
     "constant": ("tab:olive", "P", 30),
     "tiled": ("tab:red", "*", 95),
+    "tiled-tf32": ("darkred", "^", 70),
     PYTORCH_SERIES: ("black", "X", 64),
+    "PyTorch TF32 (inexact)": ("dimgray", "x", 52),
+    "PyTorch FP16 (inexact)": ("silver", "d", 40),
     "serial": ("tab:brown", "h", 40),
     "openmp": ("tab:purple", "p", 52),
     "openmp-tiled": ("tab:pink", "8", 26),
@@ -116,9 +120,18 @@ def bench_series(bench_documents, include_cpu):
     return series
 
 
-def pytorch_points(pytorch_documents):
-    return [make_point(m["n"], m["k"], m["d"], m["gflops"])
-            for document in pytorch_documents for m in document["measurements"] if m.get("gflops", 0) > 0]
+def pytorch_series(pytorch_documents):
+    """Series name -> points: FP32 as PyTorch's series, the reduced precisions (pytorch_peer.py
+    --precisions; files without the field are FP32) as series of their own, BF16 left out."""
+    series = {}
+    for document in pytorch_documents:
+        for m in document["measurements"]:
+            precision = m.get("precision", "fp32")
+            if m.get("gflops", 0) <= 0 or precision == "bf16":
+                continue
+            name = PYTORCH_SERIES if precision == "fp32" else "PyTorch %s (inexact)" % precision.upper()
+            series.setdefault(name, []).append(make_point(m["n"], m["k"], m["d"], m["gflops"]))
+    return series
 
 
 def warn_about_mixed_devices(bench_documents, pytorch_documents):
@@ -303,9 +316,7 @@ def plot_roofline(bench_documents, pytorch_documents, include_cpu, output, dpi):
     ceilings = bench_documents[0]["ceilings"]
     peak, bandwidth = ceilings["fp32_gflops"], ceilings["copy_gb_per_s"]
     series = bench_series(bench_documents, include_cpu)
-    torch_points = pytorch_points(pytorch_documents)
-    if torch_points:
-        series[PYTORCH_SERIES] = torch_points
+    series.update(pytorch_series(pytorch_documents))
     all_points = [p for points in series.values() for p in points]
     if not all_points:
         sys.exit("roofline: no measurements to plot (all skipped, or only CPU ones without --include-cpu)")
@@ -316,8 +327,13 @@ def plot_roofline(bench_documents, pytorch_documents, include_cpu, output, dpi):
 
     fig = plt.figure(figsize=FIGURE_INCHES, dpi=dpi)
     ax = fig.add_axes(AXES_RECT)
-    style_axes(ax, *axis_limits(all_points, peak, bandwidth))
+    style_axes(ax, *axis_limits(all_points, max(peak, ceilings.get("tf32_gflops", 0)), bandwidth))
     draw_ceilings(ax, peak, bandwidth)
+    if ceilings.get("tf32_gflops", 0) > 0:  # tensor cores: a roof of their own, dashed
+        ax.axhline(ceilings["tf32_gflops"], color="darkred", linestyle="--", linewidth=1.2, zorder=2)
+        ax.annotate("TF32 mma.sync peak %s" % rate_text(ceilings["tf32_gflops"]),
+                    xy=(ax.get_xlim()[1], ceilings["tf32_gflops"]), xytext=(-6, 4), textcoords="offset points",
+                    fontsize=8.5, va="bottom", ha="right", color="darkred")
     labelled = []
     for index, (name, points) in enumerate(series.items()):
         colour = draw_series(ax, name, points, index, filled_d)
