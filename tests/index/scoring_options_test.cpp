@@ -205,8 +205,11 @@ TEST(ScoringOptions, NormsKeptUpToDateFollowEverySmallChange) {
 TEST(ScoringOptions, KeptNormsDoNotDependOnTheHistoryOfChanges) {
   BOVW_SEEDED_RNG(rng);
   const int words = 41;
-  RandomIndex r(rng, words, 1);
-  const Counts first = r.images.begin()->second;
+  RandomIndex r(rng, words, 0);
+  // At least one word: an empty image (a bursty draw of size 0) matches nothing, not even its copy.
+  Counts first = burstyCounts(rng, words);
+  first[std::uniform_int_distribution<std::size_t>(0, words - 1)(rng)] += 1;
+  r.add(first);
   const ScoringOptions options;  // the default: its norms are kept up to date
   for (int step = 0; step < 60; ++step) {
     if (step % 3 == 2) r.remove(std::next(r.images.begin())->first);
