@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <utility>
 #include <vector>
 
 namespace bovw {
@@ -19,18 +20,14 @@ double median(std::vector<double> values) {
   return values[values.size() / 2];
 }
 
-double fp32Gflops(detail::DeviceContext& device) {
-  cl::Kernel kernel = device.programs().kernel("peak_fma", "peak_fma", "-DBOVW_FMA_CHAINS=" + std::to_string(kChains));
-  const std::size_t items = std::size_t{device.info().compute_units} * 2048;
-  cl::Buffer out(device.context(), CL_MEM_WRITE_ONLY, sizeof(float) * items);
+// A microkernel whose argument 1 is its loop count: the count doubled until one launch takes
+// kMinMs, then the median of kRepeats launches. Returns the count and that median.
+std::pair<int, double> timeMicrokernel(detail::DeviceContext& device, cl::Kernel& kernel, const cl::NDRange& global,
+                                       const cl::NDRange& local) {
   auto launch = [&](int iterations) {
-    kernel.setArg(0, out);
     kernel.setArg(1, iterations);
-    kernel.setArg(2, 0.999f);
-    kernel.setArg(3, 0.001f);
     cl::Event event;
-    device.queue().enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(items), cl::NullRange,
-                                        nullptr, &event);
+    device.queue().enqueueNDRangeKernel(kernel, cl::NullRange, global, local, nullptr, &event);
     event.wait();
     return detail::elapsedMs(event);
   };
@@ -38,8 +35,19 @@ double fp32Gflops(detail::DeviceContext& device) {
   while (launch(iterations) < kMinMs && iterations < (1 << 24)) iterations *= 2;
   std::vector<double> ms;
   for (int r = 0; r < kRepeats; ++r) ms.push_back(launch(iterations));
+  return {iterations, median(ms)};
+}
+
+double fp32Gflops(detail::DeviceContext& device) {
+  cl::Kernel kernel = device.programs().kernel("peak_fma", "peak_fma", "-DBOVW_FMA_CHAINS=" + std::to_string(kChains));
+  const std::size_t items = std::size_t{device.info().compute_units} * 2048;
+  cl::Buffer out(device.context(), CL_MEM_WRITE_ONLY, sizeof(float) * items);
+  kernel.setArg(0, out);
+  kernel.setArg(2, 0.999f);
+  kernel.setArg(3, 0.001f);
+  const auto [iterations, ms] = timeMicrokernel(device, kernel, cl::NDRange(items), cl::NullRange);
   const double flops = 2.0 * kChains * static_cast<double>(items) * iterations;
-  return flops / (median(ms) * 1e-3) * 1e-9;
+  return flops / (ms * 1e-3) * 1e-9;
 }
 
 // TF32 tensor cores through mma.sync (inline PTX: NVIDIA only). Work-groups of 4 warps, 8 per
@@ -50,22 +58,11 @@ double tf32Gflops(detail::DeviceContext& device) {
   const std::size_t group = 128;
   const std::size_t items = std::size_t{device.info().compute_units} * 8 * group;
   cl::Buffer out(device.context(), CL_MEM_WRITE_ONLY, sizeof(float) * items);
-  auto launch = [&](int iterations) {
-    kernel.setArg(0, out);
-    kernel.setArg(1, iterations);
-    kernel.setArg(2, 0.999f);
-    cl::Event event;
-    device.queue().enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(items), cl::NDRange(group), nullptr,
-                                        &event);
-    event.wait();
-    return detail::elapsedMs(event);
-  };
-  int iterations = 64;
-  while (launch(iterations) < kMinMs && iterations < (1 << 24)) iterations *= 2;
-  std::vector<double> ms;
-  for (int r = 0; r < kRepeats; ++r) ms.push_back(launch(iterations));
-  const double flops = 2048.0 * kMmaChains * static_cast<double>(items / 32) * iterations;
-  return flops / (median(ms) * 1e-3) * 1e-9;
+  kernel.setArg(0, out);
+  kernel.setArg(2, 0.999f);
+  const auto [iterations, ms] = timeMicrokernel(device, kernel, cl::NDRange(items), cl::NDRange(group));
+  const double flops = 2048.0 * kMmaChains * static_cast<double>(items / 32) * iterations;  // per warp
+  return flops / (ms * 1e-3) * 1e-9;
 }
 
 double copyGbPerS(detail::DeviceContext& device) {
