@@ -4,7 +4,10 @@
 // Each warp (32 work-items) owns 16 x BOVW_MT descriptor rows, held in registers for the whole
 // kernel as TF32 A fragments, and walks all words in n-tiles of 8, BOVW_NT at a time: the words come
 // TF32-rounded and already in B-fragment order (one float2 per lane per 8 features), so a warp reads
-// each n-tile with coalesced 256-byte loads that the other warps of the SM find in L1. The
+// each n-tile with coalesced 256-byte loads. With BOVW_STAGE > 0 the work-group first copies
+// BOVW_STAGE n-tiles at a time into local memory and its warps read them there: every group reads
+// all K words, so without it a group of few rows turns the words into most of the kernel's L2
+// traffic (1M rows in groups of 64 read 4 GB of words at K = 1,024, D = 64). The
 // accumulators start at -||c||^2 / 2, so each ends as s = x.c - ||c||^2 / 2 = -e / 2.
 //
 // Each lane keeps the three largest s of each of its rows. To keep that at five min/max
@@ -36,6 +39,9 @@
 #ifndef BOVW_PTX_MMA
 #define BOVW_PTX_MMA 0
 #endif
+#ifndef BOVW_STAGE
+#define BOVW_STAGE 0  // n-tiles per local-memory chunk of the words; 0: warps read them from global memory
+#endif
 #ifndef BOVW_MARGIN_SCALE
 #define BOVW_MARGIN_SCALE 1.25f  // slack over the bound; 0 decides every near-tie unchecked (tests)
 #endif
@@ -43,6 +49,13 @@
 #define BOVW_KS ((BOVW_D + 7) / 8)         // k-steps of 8 features
 #define BOVW_BM (16 * BOVW_MT * BOVW_WARPS)  // rows per work-group
 #define BOVW_THREADS (32 * BOVW_WARPS)
+
+// Where the warps read the words' B fragments: the group's local copy or global memory.
+#if BOVW_STAGE
+#define BOVW_B_SPACE local
+#else
+#define BOVW_B_SPACE global
+#endif
 
 // cvt.rna.tf32.f32: round to the nearest TF32 value, ties away from zero (on the magnitude bits).
 inline uint bovw_tf32(float v) {
@@ -70,9 +83,10 @@ inline void bovw_mma(float c[4], const uint a[4], uint b0, uint b1) {
 #else
 // The same step emulated: the lane's four outputs (the c layout above) from the operands in
 // memory, A from the descriptor rows [row0, row0 + 16) and B from the fragments of n-tile `tile`
-// (lane g * 4 + t holds B[t][g] and B[t+4][g]). No barriers, so it runs fast enough on a CPU.
+// of words_frag (lane g * 4 + t holds B[t][g] and B[t+4][g]), where the GPU's warps read them too.
+// No barriers, so it runs fast enough on a CPU.
 inline void bovw_mma_emulated(float c[4], global const float* descriptors, int n, int row0,
-                              global const float2* words_frag, int tile, int ks, int lane) {
+                              BOVW_B_SPACE const float2* words_frag, int tile, int ks, int lane) {
   const int g = lane / 4, t = lane % 4;
   for (int i = 0; i < 4; ++i) {
     const int row = row0 + g + 8 * (i / 2);
@@ -91,8 +105,14 @@ inline void bovw_mma_emulated(float c[4], global const float* descriptors, int n
 
 // Words per block of the word loop, in n-tiles of 8: within a block a lane's running index (2 per
 // n-tile) fits 8 bits, whatever K is; between blocks the lane files its block's best three, words
-// decoded, into its row's running top three.
+// decoded, into its row's running top three. BOVW_NT and BOVW_STAGE divide it (the host checks).
 #define BOVW_BLOCK_TILES 128
+// n-tiles the warps walk between two copies into local memory (the whole block when not staged).
+#if BOVW_STAGE
+#define BOVW_CHUNK_TILES BOVW_STAGE
+#else
+#define BOVW_CHUNK_TILES BOVW_BLOCK_TILES
+#endif
 
 // One of the lane's running top three of a row: v goes in if it is larger than the third.
 inline void bovw_top3(float* b1, float* b2, float* b3, float v) {
@@ -148,6 +168,9 @@ void histogram_tiled_tf32(global const float* restrict descriptors, const int n,
   local float merge[BOVW_BM * 4 * 3];   // per row, per lane of its quad: the lane's top three
   local int merge_words[BOVW_BM * 4 * 2];  // ... and the words of its first two
   local int pairs;                     // rows of the group decided between their two best words
+#if BOVW_STAGE
+  local float4 stage[BOVW_STAGE * BOVW_KS * 16];  // BOVW_STAGE n-tiles of B fragments
+#endif
   const int lid = get_local_id(0);
   if (lid == 0) pairs = 0;
   const int warp = lid / 32, lane = lid % 32;
@@ -186,43 +209,56 @@ void histogram_tiled_tf32(global const float* restrict descriptors, const int n,
   for (int block = 0; block < n_tiles; block += BOVW_BLOCK_TILES) {
 #pragma unroll
     for (int r = 0; r < 2 * BOVW_MT; ++r) b1[r] = b2[r] = b3[r] = -INFINITY;
-    for (int nt0 = block; nt0 < min(block + BOVW_BLOCK_TILES, n_tiles); nt0 += BOVW_NT) {
-      float c[BOVW_MT][BOVW_NT][4];
-#pragma unroll
-      for (int u = 0; u < BOVW_NT; ++u) {
-        const float2 start = starts[((nt0 + u) * 8 + 2 * t) / 2];
-#pragma unroll
-        for (int m = 0; m < BOVW_MT; ++m) {
-          c[m][u][0] = c[m][u][2] = start.x;
-          c[m][u][1] = c[m][u][3] = start.y;
-        }
-      }
-#pragma unroll
-      for (int ks = 0; ks < BOVW_KS; ++ks)
+    for (int chunk = block; chunk < min(block + BOVW_BLOCK_TILES, n_tiles); chunk += BOVW_CHUNK_TILES) {
+      const int chunk_end = min(chunk + BOVW_CHUNK_TILES, n_tiles);
+#if BOVW_STAGE
+      // The group copies the chunk (coalesced float4s) once all its warps are done with the last.
+      barrier(CLK_LOCAL_MEM_FENCE);
+      global const float4* from = (global const float4*)(words_frag + (size_t)chunk * BOVW_KS * 32);
+      for (int i = lid; i < (chunk_end - chunk) * BOVW_KS * 16; i += BOVW_THREADS) stage[i] = from[i];
+      barrier(CLK_LOCAL_MEM_FENCE);
+      local const float2* frags = (local const float2*)stage;
+#else
+      global const float2* frags = words_frag + (size_t)chunk * BOVW_KS * 32;
+#endif
+      for (int nt0 = chunk; nt0 < chunk_end; nt0 += BOVW_NT) {
+        float c[BOVW_MT][BOVW_NT][4];
 #pragma unroll
         for (int u = 0; u < BOVW_NT; ++u) {
-          const float2 b = words_frag[((size_t)(nt0 + u) * BOVW_KS + ks) * 32 + lane];
+          const float2 start = starts[((nt0 + u) * 8 + 2 * t) / 2];
 #pragma unroll
           for (int m = 0; m < BOVW_MT; ++m) {
-#if BOVW_PTX_MMA
-            bovw_mma(c[m][u], a[m][ks], as_uint(b.x), as_uint(b.y));
-#else
-            bovw_mma_emulated(c[m][u], descriptors, n, warp_row0 + 16 * m, words_frag, nt0 + u, ks, lane);
-#endif
+            c[m][u][0] = c[m][u][2] = start.x;
+            c[m][u][1] = c[m][u][3] = start.y;
           }
         }
-      // Fold the scores, each carrying the lane's running index in the block, 2 * n-tile + column.
 #pragma unroll
-      for (int u = 0; u < BOVW_NT; ++u) {
-        const uint index = 2u * (uint)(nt0 + u - block);
+        for (int ks = 0; ks < BOVW_KS; ++ks)
 #pragma unroll
-        for (int m = 0; m < BOVW_MT; ++m)
+          for (int u = 0; u < BOVW_NT; ++u) {
+            const float2 b = frags[((nt0 - chunk + u) * BOVW_KS + ks) * 32 + lane];
 #pragma unroll
-          for (int i = 0; i < 4; ++i) {
-            const float v = as_float((as_uint(c[m][u][i]) & keep) | (index + (uint)(i % 2)));
-            const int r = 2 * m + i / 2;
-            bovw_top3(&b1[r], &b2[r], &b3[r], v);
+            for (int m = 0; m < BOVW_MT; ++m) {
+#if BOVW_PTX_MMA
+              bovw_mma(c[m][u], a[m][ks], as_uint(b.x), as_uint(b.y));
+#else
+              bovw_mma_emulated(c[m][u], descriptors, n, warp_row0 + 16 * m, frags, nt0 - chunk + u, ks, lane);
+#endif
+            }
           }
+        // Fold the scores, each carrying the lane's running index in the block, 2 * n-tile + column.
+#pragma unroll
+        for (int u = 0; u < BOVW_NT; ++u) {
+          const uint index = 2u * (uint)(nt0 + u - block);
+#pragma unroll
+          for (int m = 0; m < BOVW_MT; ++m)
+#pragma unroll
+            for (int i = 0; i < 4; ++i) {
+              const float v = as_float((as_uint(c[m][u][i]) & keep) | (index + (uint)(i % 2)));
+              const int r = 2 * m + i / 2;
+              bovw_top3(&b1[r], &b2[r], &b3[r], v);
+            }
+        }
       }
     }
     // The block's three into the row's, with their words (n-tile block + index / 2, column

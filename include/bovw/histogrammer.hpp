@@ -50,7 +50,9 @@ enum class KernelVariant {
 
 // Tile sizes of the Tiled kernel (kernels/tiled.cl); 0 takes the device's default: the tuning
 // file's when HistogrammerConfig::tuning_file is set, else bovw's tuning table's (docs/KERNELS.md). A work-group covers group_rows x rows_per_item descriptors against
-// group_words x words_per_item words; `bovw-bench --tune` searches these.
+// group_words x words_per_item words; `bovw-bench --tune` searches these. TiledTF32 reads them as
+// its own shape: group_rows warps of rows_per_item 16-row tiles, words_per_item 8-word tiles per
+// step (1, 2 or 4), depth 8-word tiles staged in local memory per chunk (1: none; group_words unused).
 struct TileSizes {
   int rows_per_item = 0;   // TM: descriptors per work-item (a multiple of 4)
   int words_per_item = 0;  // TN: words per work-item (a multiple of 4)

@@ -21,7 +21,7 @@ constexpr DeviceTuning kTable[] = {
     // at 1M x 1,024 x 64 and 2.5x at 1M x 4,096 on an H200 (docs/PERFORMANCE.md); 2 warps of 2 x 16
     // rows, 2 x 8 words per step measured fastest. Where its PTX does not build (GPUs before
     // Ampere have no TF32 mma), the histogrammer falls back to `tiled`.
-    {"GPU", "NVIDIA", KernelVariant::TiledTF32, {2, 2, 2, 1, 8}, "bovw-bench --tiles sweep on an NVIDIA H200"},
+    {"GPU", "NVIDIA", KernelVariant::TiledTF32, {2, 2, 2, 1, 1}, "bovw-bench --tiles sweep on an NVIDIA H200"},
     // The tiled kernel is the fastest variant on GPUs (docs/PERFORMANCE.md). On the H100, 64 x 128
     // tiles of 8 x 8 per work-item: 128 work-items of ~170 registers, two groups per SM, so that one
     // group's barrier overlaps the other's arithmetic.
@@ -32,7 +32,7 @@ constexpr DeviceTuning kTable[] = {
 };
 
 // tiled-tf32's shape when asked for by name on a device whose row runs another variant.
-constexpr TileSizes kTensorCoreTiles{2, 2, 2, 1, 8};
+constexpr TileSizes kTensorCoreTiles{2, 2, 2, 1, 1};
 
 bool matches(const DeviceTuning& row, const DeviceInfo& device) {
   return (*row.type == '\0' || device.type == row.type) &&

@@ -25,22 +25,33 @@ float roundToTf32(float value) {
   return value;
 }
 
-// The shape of a work-group: warps, 16-row m-tiles per warp, 8-word n-tiles per step. From
-// TileSizes: group_rows = warps, rows_per_item = m-tiles, words_per_item = n-tiles.
+// n-tiles of 8 words in one block of the kernel's word loop (BOVW_BLOCK_TILES in tiled_tf32.cl).
+constexpr int kBlockTiles = 128;
+
+// The shape of a work-group: warps, 16-row m-tiles per warp, 8-word n-tiles per step, n-tiles per
+// chunk staged in local memory. From TileSizes: group_rows = warps, rows_per_item = m-tiles,
+// words_per_item = n-tiles, depth = staged n-tiles (1: none, the warps read global memory).
 struct TensorShape {
-  int warps, m_tiles, n_tiles;
+  int warps, m_tiles, n_tiles, stage;
 };
 
 TensorShape checkedShape(const TileSizes& t) {
-  const TensorShape shape{t.group_rows, t.rows_per_item, t.words_per_item};
-  auto check = [](int value, int most, const char* what) {
-    if (value < 1 || value > most)
-      throw InvalidInput(std::string("tile sizes for tiled-tf32: ") + what + " = " + std::to_string(value) +
-                         " must be 1.." + std::to_string(most));
+  const TensorShape shape{t.group_rows, t.rows_per_item, t.words_per_item, t.depth == 1 ? 0 : t.depth};
+  auto refuse = [](const char* what, int value, const std::string& rule) {
+    throw InvalidInput(std::string("tile sizes for tiled-tf32: ") + what + " = " + std::to_string(value) + " " +
+                       rule);
+  };
+  auto check = [&](int value, int most, const char* what) {
+    if (value < 1 || value > most) refuse(what, value, "must be 1.." + std::to_string(most));
   };
   check(shape.warps, 16, "warps per group");
   check(shape.m_tiles, 4, "16-row tiles per warp");
-  check(shape.n_tiles, 4, "8-word tiles per step");
+  // A step must not straddle two blocks of the word loop: the lane's running index has 8 bits.
+  if (shape.n_tiles != 1 && shape.n_tiles != 2 && shape.n_tiles != 4)
+    refuse("8-word tiles per step", shape.n_tiles, "must be 1, 2 or 4");
+  if (shape.stage != 0 && (shape.stage % shape.n_tiles != 0 || kBlockTiles % shape.stage != 0))
+    refuse("8-word tiles staged in local memory", shape.stage,
+           "must be 1 (none) or a multiple of the tiles per step that divides " + std::to_string(kBlockTiles));
   return shape;
 }
 
@@ -62,7 +73,10 @@ class TensorCoreSearch final : public DeviceSearch {
   std::string describe() const override {
     return std::string("tiled-tf32 ") + std::to_string(16 * m_tiles_ * shape_.warps) + " rows per group (" +
            std::to_string(shape_.warps) + " warps of " + std::to_string(m_tiles_) + "x16 rows, " +
-           std::to_string(shape_.n_tiles) + "x8 words per step)" + (ptx_ ? ", mma.sync" : ", mma emulated") +
+           std::to_string(shape_.n_tiles) + "x8 words per step, " +
+           (stage_ > 0 ? "words staged in local memory " + std::to_string(8 * stage_) + " at a time"
+                       : "words read from global memory") +
+           ")" + (ptx_ ? ", mma.sync" : ", mma emulated") +
            ", re-check work-group " + std::to_string(recheck_.groupSize());
   }
 
@@ -72,10 +86,18 @@ class TensorCoreSearch final : public DeviceSearch {
     // kernel spills (D = 128 with 2 m-tiles ran 2.4x slower than D = 64 instead of 2x).
     m_tiles_ = std::max(1, std::min(shape_.m_tiles, 16 / ((d + 7) / 8)));
     block_rows_ = 16 * m_tiles_ * shape_.warps;
+    // The staged chunk shrinks (halving keeps it a divisor of the block) until the group's local
+    // memory fits: the default shape must run at every D. Below one step, no staging.
+    const std::uint64_t merge_bytes = static_cast<std::uint64_t>(block_rows_) * 4 * (3 + 2) * 4 + 4;
+    const std::uint64_t tile_bytes = static_cast<std::uint64_t>((d + 7) / 8) * 32 * 8;
+    stage_ = shape_.stage;
+    while (stage_ >= shape_.n_tiles && merge_bytes + stage_ * tile_bytes > device_.info().local_memory) stage_ /= 2;
+    if (stage_ < shape_.n_tiles) stage_ = 0;
     const std::string width = "-cl-std=CL1.2 -DBOVW_D=" + std::to_string(d);
     const std::string options = width + " -DBOVW_MT=" + std::to_string(m_tiles_) +
                                 " -DBOVW_NT=" + std::to_string(shape_.n_tiles) +
                                 " -DBOVW_WARPS=" + std::to_string(shape_.warps) +
+                                " -DBOVW_STAGE=" + std::to_string(stage_) +
                                 " -DBOVW_PTX_MMA=" + (ptx_ ? "1 " : "0 ") + extra_options_;
     search_ = device_.programs().kernel("tiled_tf32", "histogram_tiled_tf32", options);
     const auto limit = search_.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(device_.device());
@@ -185,6 +207,7 @@ class TensorCoreSearch final : public DeviceSearch {
   int threads_;
   int m_tiles_ = 1;     // shape_.m_tiles, capped for the width (prepare)
   int block_rows_ = 0;  // rows per work-group, for the width
+  int stage_ = 0;       // shape_.stage, shrunk to the device's local memory for the width (prepare)
   int block_words_;
   ExactRecheck recheck_;
   std::string extra_options_;

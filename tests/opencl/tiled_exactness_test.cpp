@@ -41,9 +41,10 @@ class TiledExact : public testing::TestWithParam<KernelVariant> {
   HistogrammerConfig config(TileSizes tiles = {}, std::string build_options = "") const {
     return tiledConfig(GetParam(), tiles, std::move(build_options));
   }
-  // Small and lopsided tiles of each kernel (TiledTF32: warps, 16-row tiles, 8-word tiles).
+  // Small and lopsided tiles of each kernel (TiledTF32: 16-row tiles, 8-word tiles, warps, -,
+  // 8-word tiles staged in local memory: chunks of 8, and of 4 with 4 warps of 4 x 8 words).
   std::vector<TileSizes> tilings() const {
-    if (GetParam() == KernelVariant::TiledTF32) return {{}, {1, 1, 1, 1, 8}, {3, 4, 2, 1, 8}};
+    if (GetParam() == KernelVariant::TiledTF32) return {{}, {1, 1, 1, 1, 8}, {3, 4, 2, 1, 8}, {2, 4, 4, 1, 4}};
     return {{}, {4, 4, 4, 4, 4}, {8, 4, 4, 8, 8}};
   }
 };
@@ -168,6 +169,9 @@ TEST_P(TiledExact, TileSizesAreValidated) {
   if (GetParam() == KernelVariant::TiledTF32) {
     EXPECT_THROW(makeHistogrammer(config({5, 2, 4, 1, 8})), InvalidInput);   // 16-row tiles per warp
     EXPECT_THROW(makeHistogrammer(config({2, 2, 17, 1, 8})), InvalidInput);  // warps
+    EXPECT_THROW(makeHistogrammer(config({2, 3, 2, 1, 1})), InvalidInput);   // 8-word tiles per step
+    EXPECT_THROW(makeHistogrammer(config({2, 4, 2, 1, 2})), InvalidInput);   // staged: not a multiple of a step
+    EXPECT_THROW(makeHistogrammer(config({2, 2, 2, 1, 6})), InvalidInput);   // staged: does not divide 128
     return;
   }
   EXPECT_THROW(makeHistogrammer(config({6, 8, 16, 16, 16})), InvalidInput);   // not a multiple of 4
