@@ -61,18 +61,18 @@ class TensorCoreSearch final : public DeviceSearch {
       : device_(device),
         shape_(checkedShape(config.tiles)),
         ptx_(device.info().vendor.find("NVIDIA") != std::string::npos),
-        threads_(32 * shape_.warps),
         block_words_(8 * shape_.n_tiles),
         recheck_(device, config.work_group_size),
-        extra_options_(config.build_options) {
-    if (static_cast<std::size_t>(threads_) > device.info().max_work_group_size)
-      throw CapacityError("tiled-tf32: " + std::to_string(threads_) + " work-items per group exceed " +
-                          device.info().name + "'s maximum of " + std::to_string(device.info().max_work_group_size));
-  }
+        extra_options_(config.build_options) {}
 
   std::string describe() const override {
-    return std::string("tiled-tf32 ") + std::to_string(16 * m_tiles_ * shape_.warps) + " rows per group (" +
-           std::to_string(shape_.warps) + " warps of " + std::to_string(m_tiles_) + "x16 rows, " +
+    if (kernels_width_ < 0)  // the layout depends on D: as asked, until the first batch
+      return "tiled-tf32 (" + std::to_string(shape_.warps) + " warps of " + std::to_string(shape_.m_tiles) +
+             "x16 rows, " + std::to_string(shape_.n_tiles) + "x8 words per step, " +
+             std::to_string(8 * shape_.stage) + " words staged; fewer m-tiles and more warps at large D)" +
+             (ptx_ ? ", mma.sync" : ", mma emulated");
+    return std::string("tiled-tf32 ") + std::to_string(block_rows_) + " rows per group (" +
+           std::to_string(warps_) + " warps of " + std::to_string(m_tiles_) + "x16 rows, " +
            std::to_string(shape_.n_tiles) + "x8 words per step, " +
            (stage_ > 0 ? "words staged in local memory " + std::to_string(8 * stage_) + " at a time"
                        : "words read from global memory") +
@@ -85,7 +85,17 @@ class TensorCoreSearch final : public DeviceSearch {
     // A warp holds its rows' A fragments in 4 x m-tiles x ceil(D/8) registers: at most 64, or the
     // kernel spills (D = 128 with 2 m-tiles ran 2.4x slower than D = 64 instead of 2x).
     m_tiles_ = std::max(1, std::min(shape_.m_tiles, 16 / ((d + 7) / 8)));
-    block_rows_ = 16 * m_tiles_ * shape_.warps;
+    // Fewer m-tiles take more warps (up to 8), so that the group keeps its rows: every group reads
+    // all K words, and the fewer its rows the more that costs (an H200 at D = 128: 2 m-tiles capped
+    // to 1 ran 1M x 1,024 in 4.12 ms with 4 warps, 3.82 with 8; docs/PERFORMANCE.md).
+    warps_ = std::max(shape_.warps,
+                      std::min(8, (shape_.warps * shape_.m_tiles + m_tiles_ - 1) / m_tiles_));
+    threads_ = 32 * warps_;
+    if (static_cast<std::size_t>(threads_) > device_.info().max_work_group_size)
+      throw CapacityError("tiled-tf32: " + std::to_string(threads_) + " work-items per group exceed " +
+                          device_.info().name + "'s maximum of " +
+                          std::to_string(device_.info().max_work_group_size));
+    block_rows_ = 16 * m_tiles_ * warps_;
     // The staged chunk shrinks (halving keeps it a divisor of the block) until the group's local
     // memory fits: the default shape must run at every D. Below one step, no staging.
     const std::uint64_t merge_bytes = static_cast<std::uint64_t>(block_rows_) * 4 * (3 + 2) * 4 + 4;
@@ -96,7 +106,7 @@ class TensorCoreSearch final : public DeviceSearch {
     const std::string width = "-cl-std=CL1.2 -DBOVW_D=" + std::to_string(d);
     const std::string options = width + " -DBOVW_MT=" + std::to_string(m_tiles_) +
                                 " -DBOVW_NT=" + std::to_string(shape_.n_tiles) +
-                                " -DBOVW_WARPS=" + std::to_string(shape_.warps) +
+                                " -DBOVW_WARPS=" + std::to_string(warps_) +
                                 " -DBOVW_STAGE=" + std::to_string(stage_) +
                                 " -DBOVW_PTX_MMA=" + (ptx_ ? "1 " : "0 ") + extra_options_;
     search_ = device_.programs().kernel("tiled_tf32", "histogram_tiled_tf32", options);
@@ -204,8 +214,9 @@ class TensorCoreSearch final : public DeviceSearch {
   DeviceContext& device_;
   TensorShape shape_;
   bool ptx_;  // NVIDIA: mma.sync and cvt.rna through inline PTX
-  int threads_;
   int m_tiles_ = 1;     // shape_.m_tiles, capped for the width (prepare)
+  int warps_ = 1;       // shape_.warps, raised where m-tiles were capped (prepare)
+  int threads_ = 32;    // work-items per group: 32 per warp
   int block_rows_ = 0;  // rows per work-group, for the width
   int stage_ = 0;       // shape_.stage, shrunk to the device's local memory for the width (prepare)
   int block_words_;

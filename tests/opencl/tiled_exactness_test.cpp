@@ -42,9 +42,10 @@ class TiledExact : public testing::TestWithParam<KernelVariant> {
     return tiledConfig(GetParam(), tiles, std::move(build_options));
   }
   // Small and lopsided tiles of each kernel (TiledTF32: 16-row tiles, 8-word tiles, warps, -,
-  // 8-word tiles staged in local memory: chunks of 8, and of 4 with 4 warps of 4 x 8 words).
+  // 8-word tiles staged in local memory: none, chunks of 8, and of 4 with 4 warps of 4 x 8 words).
   std::vector<TileSizes> tilings() const {
-    if (GetParam() == KernelVariant::TiledTF32) return {{}, {1, 1, 1, 1, 8}, {3, 4, 2, 1, 8}, {2, 4, 4, 1, 4}};
+    if (GetParam() == KernelVariant::TiledTF32)
+      return {{}, {2, 2, 2, 1, 1}, {1, 1, 1, 1, 8}, {3, 4, 2, 1, 8}, {2, 4, 4, 1, 4}};
     return {{}, {4, 4, 4, 4, 4}, {8, 4, 4, 8, 8}};
   }
 };
