@@ -8,6 +8,7 @@
 #include "histogrammer_options.hpp"
 #include "program.hpp"
 #include "rank_device.hpp"
+#include "rank_profile.hpp"
 
 #include <bovw/error.hpp>
 #include <bovw/image_search.hpp>
@@ -16,6 +17,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <future>
 #include <iostream>
 #include <optional>
 
@@ -71,15 +73,20 @@ int runIndexCommand() {
   index.skipped = [](const ImageFailure& failure) { spdlog::warn("skipped {}", failure.message); };  // each rank its own
   std::optional<Vocabulary> vocabulary;
   std::optional<FeatureSpec> features;
+  // The vocabulary loads while the ranks choose their devices (OpenCL's platforms listed, a gather).
+  std::future<Vocabulary> loading =
+      std::async(std::launch::async, [path = args.vocabulary] { return loadVocabulary(path); });
+  const std::string device = deviceOfRank(group, args.histogrammer.device);
   // Checked before any image is read, naming the vocabulary file if it does not fit the features.
   everyRankOrNone(group, [&] {
-    vocabulary = loadVocabulary(args.vocabulary);
+    vocabulary = loading.get();
     features = args.features.spec();
     namingFile(args.vocabulary, [&] { ImageDatabase(*vocabulary, *features, index.database); });
   });
-  const std::string device = deviceOfRank(group, args.histogrammer.device);
   args.histogrammer.device = device;
-  if (group.size() > 1) args.features.surf_device = device;
+  // bovw-mpi: SURF on the rank's device too, so that the fused route (SURF and histograms on one
+  // device) holds for every rank, --device given or not (bovw keeps SURF on $BOVW_DEVICE's choice).
+  if (distributedProgram()) args.features.surf_device = device;
 
   ImageSearchOptions how;
   how.histogrammer = args.histogrammer.config();
@@ -88,7 +95,14 @@ int runIndexCommand() {
   {
     ProgressBar bar("index", args.features.quiet || !root);  // rank 0's part stands for the job's progress
     how.pipeline = args.features.pipeline(bar);
+    // bovw-mpi --profile: each rank's phases, from its process's start (MPI, the vocabulary and the
+    // device choice come before this call).
+    IndexProfile phases;
+    const bool rank_profile = args.features.profile && distributedProgram();
+    if (rank_profile) index.profile = &phases;
+    const double before = rank_profile ? secondsSinceProcessStart() : 0;
     summary = indexFolder(group, args.images, *vocabulary, *features, args.output, index, how);
+    if (rank_profile) printRankProfiles(group, before, phases, secondsSinceProcessStart());
   }
   args.features.printProfile();
   if (root && summary.failed > 0)

@@ -158,10 +158,10 @@ int runTrainCommand() {
   checkVocabularyPath(args.output);
   checkOutputs({{"--output", args.output}}, {{"--descriptors", args.descriptors}});
   Communicator& group = ranks();
-  // Several ranks on a host with GPUs: one GPU each (for the assignment and the OpenCL SURF).
+  // Several ranks on a host with GPUs: one GPU each, for the assignment and (bovw-mpi) the OpenCL SURF.
   args.histogrammer.device = deviceOfRank(group, args.histogrammer.device);
 #ifdef BOVW_CLI_WITH_FEATURES
-  if (group.size() > 1) args.features.surf_device = args.histogrammer.device;
+  if (distributedProgram()) args.features.surf_device = args.histogrammer.device;
 #endif
   auto [sample, type] = args.descriptors.empty() ? sampleImages() : sampleFile();
   const std::string& source = args.descriptors.empty() ? args.images : args.descriptors;

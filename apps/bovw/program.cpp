@@ -27,6 +27,7 @@ namespace {
 
 Communicator* current_ranks = &singleProcess();
 bool failed_on_every_rank = false;
+bool distributed_program = false;
 
 // One logger on stderr; in a job of several ranks each line names its rank.
 void setUpLogging(const Communicator& group) {
@@ -43,12 +44,15 @@ void setUpLogging(const Communicator& group) {
 
 Communicator& ranks() { return *current_ranks; }
 
+bool distributedProgram() { return distributed_program; }
+
 bool printsResults() { return current_ranks->rank() == 0; }
 
 bool failedOnEveryRank() { return failed_on_every_rank; }
 
 int runProgram(int argc, char** argv, Program program, Communicator& group) {
   current_ranks = &group;
+  distributed_program = program == Program::Distributed;
   setUpLogging(group);
 #ifdef BOVW_CLI_WITH_FEATURES
   captureDecoderMessages();  // OpenCV's decoder messages go into the image's one error line

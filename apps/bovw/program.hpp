@@ -19,6 +19,9 @@ int runProgram(int argc, char** argv, Program program, Communicator& ranks);
 
 // The ranks of this run (singleProcess() in `bovw`), for the subcommands.
 Communicator& ranks();
+// Whether this is bovw-mpi (whatever its number of ranks): there --device (or the rank's share of the
+// host's devices, rank_device.hpp) is the device of SURF as well as of the histograms.
+bool distributedProgram();
 // Whether this rank prints the results and reports (rank 0): the others stay quiet but for errors.
 bool printsResults();
 // Whether every rank knows that the command failed (it threw bovw::RanksFailed, bovw/rank_agreement.hpp,

@@ -1,4 +1,4 @@
-// The OpenCL device of each rank of a job: one host's GPUs shared out among the ranks it runs, for
+// The OpenCL device of each rank of a job: one host's devices shared out among the ranks it runs, for
 // the histogrammer and the OpenCL SURF alike. Used by every subcommand of bovw-mpi that computes on
 // a device (index, train).
 #pragma once
@@ -9,10 +9,13 @@
 
 namespace bovw::cli {
 
-// The device spec this rank should use. `chosen` (--device) wins, and so does $BOVW_DEVICE, as
-// does a job of one rank (all return `chosen`: the usual default choice). Otherwise, with G GPUs on
-// the host, rank r uses GPU (localRank mod G) as "P:D"; with no GPU, `chosen` (the default choice:
-// the first CPU device). A collective call: rank 0 logs at info level which device each rank uses.
+// The device spec this rank should use, for its histograms and its SURF alike. The spec (`chosen`,
+// --device, else $BOVW_DEVICE, else the default: every GPU) may match several devices of the host:
+// rank r takes matching device (localRank mod their number), as "P:D" (bovw::deviceOfLocalRank).
+// A spec that matches none is returned as it is (its error comes where it is used), and so is
+// `chosen` in a job of one rank. A collective call: rank 0 logs at info level which device each
+// rank uses and, in one warning line, which ranks of one host share a device that a spec pinned
+// (or a host with fewer GPUs than ranks).
 std::string deviceOfRank(Communicator& ranks, const std::string& chosen);
 
 }  // namespace bovw::cli

@@ -36,6 +36,9 @@
 #   BOVW_CORES=$(nproc)       host cores; each of R ranks gets --threads CORES/R
 #   BOVW_WORK=/tmp/bovw_mpi_scaling   image copies, databases, vocabularies
 #   BOVW_SKIP_INDEX=1 / BOVW_SKIP_TRAIN=1
+#   BOVW_PROFILE=1            index runs with --profile (bovw-mpi's per-rank table: start-up, list, work,
+#                             waiting, gather, write; docs/SCALING.md): each run's table goes to
+#                             OUT/NAME.profile.txt and all of them to OUT/profiles.txt; 0: without
 set -uo pipefail
 die() { echo "mpi_scaling.sh: FATAL: $*" >&2; exit 2; }
 [ $# -eq 4 ] || die "usage: bench/scaling/mpi_scaling.sh BUILD_DIR LIBS SET_DIR OUT_DIR (see the header)"
@@ -205,6 +208,17 @@ identical() {  # identical LABEL FILE1 FILE2: prints the verdict, sets $same
   else same=DIFFER; fail "$1: $2 and $3 differ"; fi
 }
 
+# profile_of NAME: the --profile lines of a run's stderr into OUT/NAME.profile.txt and OUT/profiles.txt,
+# and the slowest rank's phases on the console (the table's "max" row)
+profile_of() {
+  [ "${BOVW_PROFILE:-1}" = 1 ] && [ -f "$out/$1.err" ] || return 0
+  grep '^profile: ' "$out/$1.err" > "$out/$1.profile.txt"
+  { echo "== $1"; cat "$out/$1.profile.txt"; } >> "$out/profiles.txt"
+  awk '$2 == "rank" {for (i = 3; i <= 10; i++) head[i] = $i} $2 == "max" {
+         printf "   %s, slowest rank:", name; for (i = 3; i <= 9; i++) printf " %s %s", head[i], $i; printf " s\n"}' \
+      name="$1" "$out/$1.profile.txt"
+}
+
 summary=$out/summary.tsv
 printf "measure\tR=1\tR=%s\tspeed-up of R=%s\n" "$rb" "$rb" > "$summary"
 
@@ -215,6 +229,7 @@ index_runs() {
   run vocab_index 1 "$build/bovw-mpi" train "$base" --words "$index_k" --max-descriptors 200000 --seed 1 \
     "${surf[@]}" --quiet --output "$work/index_vocab.bovw" || return 1
   local args=(index "$work/index_set" --vocabulary "$work/index_vocab.bovw" "${surf[@]}" --quiet ${BOVW_INDEX_ARGS:-})
+  [ "${BOVW_PROFILE:-1}" = 1 ] && args+=(--profile)
   echo "== warm-up: mpirun -np $rb bovw-mpi index on the base set (driver kernel cache on every GPU; checks the job starts)"
   run index_warmup "$rb" "$build/bovw-mpi" index "$base" --vocabulary "$work/index_vocab.bovw" "${surf[@]}" --quiet \
     --threads $((cores / rb)) --output "$work/warmup.bovwdb" || return 1
@@ -240,6 +255,7 @@ index_runs() {
     if run "index_R${rb}_round$i" "$rb" "$build/bovw-mpi" "${args[@]}" --threads $((cores / rb)) --output "$work/index_R${rb}_$i.bovwdb"; then
       b=$(awk -v n="$n_index" -v t="$took" 'BEGIN {printf "%.1f", n / t}'); ips2+=("$b")
     else b=n/a; fi
+    profile_of "index_R1_round$i"; profile_of "index_R${rb}_round$i"
     echo "   round $i: R=1 $a images/s, R=$rb $b images/s, ratio $(ratio "$b" "$a")"
     printf "index images/s, round %d\t%s\t%s\t%s\n" "$i" "$a" "$b" "$(ratio "$b" "$a")" >> "$summary"
   done

@@ -4,14 +4,15 @@
 // `bovw` program) and in R MPI ranks (bovw/mpi_communicator.hpp, the `bovw-mpi` program), so a
 // distributed result can be compared with, and made equal to, the single-process one.
 //
-// Every operation is collective: all ranks call it, in the same order, with the same root and the
-// same counts where counts are given; a rank that stops calling leaves the others waiting (a step
+// Every operation but post/next/completePosts is collective: all ranks call it, in the same order,
+// with the same root and the same counts where counts are given; a rank that stops calling leaves the others waiting (a step
 // that may fail on one rank ends with bovw/rank_agreement.hpp's agreement; otherwise the MPI program
 // aborts the whole job when a rank fails, docs/SCALING.md).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace bovw {
@@ -40,9 +41,22 @@ class Communicator {
   virtual std::vector<Bytes> gather(const Bytes& bytes, int root) = 0;
   // Every rank's `bytes`, indexed by rank, on every rank.
   virtual std::vector<Bytes> allGather(const Bytes& bytes) = 0;
+
+  // Point to point, not collective: results streamed to one rank while the others still work
+  // (src/pipeline/result_stream.hpp). The messages from one rank to another arrive in the order
+  // they were posted, apart from the collectives' traffic.
+  // Starts sending `bytes` to rank `destination` and returns at once (the bytes are kept until sent).
+  virtual void post(Bytes bytes, int destination) = 0;
+  // The next message that rank `source` posted to this rank: with `wait`, waits for it; without,
+  // std::nullopt when none has arrived yet.
+  virtual std::optional<Bytes> next(int source, bool wait) = 0;
+  // Waits until the bytes of every message this rank posted have left it (the receivers may still
+  // have to take them with next()).
+  virtual void completePosts() = 0;
 };
 
-// The one-process group (rank 0 of 1): every collective returns its own input.
+// The one-process group (rank 0 of 1): every collective returns its own input; what it posts to
+// itself, next() returns.
 Communicator& singleProcess();
 
 // Collectives built on the ones above.

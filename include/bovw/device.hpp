@@ -33,6 +33,22 @@ std::vector<DeviceInfo> listDevices();
 // Throws InvalidInput naming the spec and listing the devices if none matches.
 DeviceInfo selectDevice(const std::string& spec);
 
+// The device of one rank among the `local_size` ranks of its host (bovw-mpi, docs/SCALING.md): the
+// ranks of a host share out the devices that the spec matches, rank `local_rank` taking matching
+// device (local_rank mod their number), so that "gpu", a vendor's name or the default puts one rank
+// on each GPU. `spec` as selectDevice reads it, but "" is the default itself (every GPU, else the
+// first CPU device), not $BOVW_DEVICE: the caller applies that. A pure function of its arguments.
+struct RankDevice {
+  int index = -1;    // in `devices`; -1 when the spec matches none (selectDevice then says why)
+  int matching = 0;  // how many of `devices` the spec matches
+  // Another rank of this host takes the same device (more ranks than matching devices): worth a
+  // warning where a spec chose it (given, or the default's GPUs), not where the default fell back
+  // to the CPU device that every rank of a host without GPUs shares anyway.
+  bool shared = false;
+};
+RankDevice deviceOfLocalRank(const std::vector<DeviceInfo>& devices, const std::string& spec, int local_rank,
+                             int local_size);
+
 // The device's measured ceilings, for reporting kernels as a share of what is possible.
 struct DeviceCeilings {
   double fp32_gflops = 0;     // an FMA-bound microkernel

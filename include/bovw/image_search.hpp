@@ -180,6 +180,24 @@ class ImageSearch {
   std::unique_ptr<Impl> impl_;
 };
 
+// Where one rank's time went in indexImages or indexFolder (`bovw-mpi index --profile`): seconds on
+// the calling thread, one after the other, so that their sum is the call's wall time; setup_s ran
+// beside them.
+struct IndexProfile {
+  double list_s = 0;        // rank 0's listing of the files with their sizes, its broadcast and the split
+  double setup_wait_s = 0;  // waiting, once the list was there, for the extractor and histogrammer
+  double setup_s = 0;       // making those (OpenCL contexts, SURF's kernels) on a thread of their own while
+                            // the list is made: not part of the sum, and hidden but for setup_wait_s
+  double work_s = 0;        // this rank's images: decoding, features, histograms, and each finished batch
+                            // sent to rank 0 (on rank 0: added to the database)
+  double gather_s = 0;      // rank 0: the other ranks' batches taken and added after its own work (not the
+                            // waits for them); the others: their sends completing
+  double write_s = 0;       // building the shards' databases, writing and committing the files
+  double waiting_s = 0;     // the rest: waiting for other ranks (for their results, at agreements)
+  std::int64_t images = 0;  // this rank's, indexed
+  std::int64_t bytes = 0;   // result bytes this rank sent to rank 0 (on rank 0: received)
+};
+
 // Building a database from image files in one call, over the ranks of a job: `bovw index`.
 struct IndexOptions {
   DatabaseOptions database;  // store_keypoints: for verification
@@ -195,6 +213,8 @@ struct IndexOptions {
   // Each image that cannot be used, on the rank that read it, once all of its images are read
   // (before the run fails if none could be).
   std::function<void(const ImageFailure&)> skipped;
+  // Filled with this rank's times when given.
+  IndexProfile* profile = nullptr;
 };
 
 struct IndexSummary {

@@ -1,5 +1,9 @@
 // The single-process group and the collectives composed from a Communicator's operations.
 #include <bovw/communicator.hpp>
+#include <bovw/error.hpp>
+
+#include <deque>
+#include <mutex>
 
 namespace bovw {
 
@@ -16,6 +20,32 @@ class SingleProcess final : public Communicator {
   void broadcast(Bytes&, int) override {}
   std::vector<Bytes> gather(const Bytes& bytes, int) override { return {bytes}; }
   std::vector<Bytes> allGather(const Bytes& bytes) override { return {bytes}; }
+  void post(Bytes bytes, int destination) override {
+    checkRank(destination);
+    std::lock_guard<std::mutex> lock(mutex_);
+    posted_.push_back(std::move(bytes));
+  }
+  std::optional<Bytes> next(int source, bool wait) override {
+    checkRank(source);
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (posted_.empty()) {
+      if (wait) throw Error("waiting for a message that no rank posted: the one process would wait forever");
+      return std::nullopt;
+    }
+    Bytes message = std::move(posted_.front());
+    posted_.pop_front();
+    return message;
+  }
+  void completePosts() override {}
+
+ private:
+  static void checkRank(int rank) {
+    if (rank != 0) throw Error("rank " + std::to_string(rank) + " in a group of one process");
+  }
+  // One group for the whole process: its threads' messages to "rank 0" share one queue (the
+  // distributed steps post nothing when there is one rank).
+  std::mutex mutex_;
+  std::deque<Bytes> posted_;
 };
 
 }  // namespace

@@ -1,5 +1,8 @@
 // The MPI communicator. MPI counts are ints, so byte transfers go in chunks of at most 1 GiB and
 // reductions in chunks of at most INT_MAX elements: a gathered index may be larger than 2 GiB.
+// Posted messages are a length (one uint64) and the chunks, all nonblocking sends under one tag of
+// their own: MPI keeps the messages of one sender, tag and communicator in order, so a receiver that
+// has matched a length takes the chunks that follow it.
 #include <bovw/error.hpp>
 #include <bovw/mpi_communicator.hpp>
 
@@ -8,6 +11,8 @@
 #include <algorithm>
 #include <climits>
 #include <cstdlib>
+#include <list>
+#include <map>
 #include <string>
 
 namespace bovw {
@@ -16,6 +21,7 @@ namespace {
 
 constexpr std::size_t kChunkBytes = std::size_t{1} << 30;
 constexpr int kGatherTag = 7301;
+constexpr int kPostTag = 7302;
 
 void check(int status, const char* what) {
   if (status == MPI_SUCCESS) return;
@@ -41,7 +47,17 @@ class MpiCommunicator final : public Communicator {
     check(MPI_Comm_rank(host_, &local_rank_), "Comm_rank (host)");
     check(MPI_Comm_size(host_, &local_size_), "Comm_size (host)");
   }
-  ~MpiCommunicator() override { MPI_Comm_free(&host_); }
+  ~MpiCommunicator() override {
+    // A step that failed between post and completePosts: its sends may wait for a receiver that
+    // is gone; they are dropped, not waited for (the job ends anyway).
+    for (Posted& p : posted_)
+      for (MPI_Request& request : p.requests)
+        if (request != MPI_REQUEST_NULL) MPI_Request_free(&request);
+    for (auto& [source, in] : incoming_)
+      for (MPI_Request& request : in.requests)
+        if (request != MPI_REQUEST_NULL) MPI_Cancel(&request), MPI_Request_free(&request);
+    MPI_Comm_free(&host_);
+  }
 
   int rank() const override { return rank_; }
   int size() const override { return size_; }
@@ -95,7 +111,82 @@ class MpiCommunicator final : public Communicator {
     return all;
   }
 
+  void post(Bytes bytes, int destination) override {
+    Posted& p = posted_.emplace_back();
+    p.bytes = std::move(bytes);
+    p.length = p.bytes.size();
+    p.requests.emplace_back();
+    check(MPI_Isend(&p.length, 1, MPI_UINT64_T, destination, kPostTag, MPI_COMM_WORLD, &p.requests.back()), "Isend");
+    inChunks(p.bytes.size(), [&](std::size_t offset, int count) {
+      p.requests.emplace_back();
+      check(MPI_Isend(p.bytes.data() + offset, count, MPI_BYTE, destination, kPostTag, MPI_COMM_WORLD,
+                      &p.requests.back()),
+            "Isend");
+    });
+    // Drop the messages that have left, and let MPI move the others on.
+    for (auto it = posted_.begin(); it != posted_.end();) {
+      int done = 0;
+      check(MPI_Testall(static_cast<int>(it->requests.size()), it->requests.data(), &done, MPI_STATUSES_IGNORE),
+            "Testall");
+      it = done ? posted_.erase(it) : std::next(it);
+    }
+  }
+
+  // A message is taken in two steps: its length (small, so it has arrived whole when probed), then
+  // receives of its chunks, posted and left to complete; without `wait` this never blocks, so a rank
+  // that looks between its own batches is not held up by a sender busy elsewhere.
+  std::optional<Bytes> next(int source, bool wait) override {
+    Incoming& in = incoming_[source];
+    if (!in.started) {
+      if (!wait) {
+        int arrived = 0;
+        check(MPI_Iprobe(source, kPostTag, MPI_COMM_WORLD, &arrived, MPI_STATUS_IGNORE), "Iprobe");
+        if (!arrived) return std::nullopt;
+      }
+      std::uint64_t length = 0;
+      check(MPI_Recv(&length, 1, MPI_UINT64_T, source, kPostTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE), "Recv");
+      in.started = true;
+      in.bytes.resize(length);
+      inChunks(in.bytes.size(), [&](std::size_t offset, int count) {
+        in.requests.emplace_back();
+        check(MPI_Irecv(in.bytes.data() + offset, count, MPI_BYTE, source, kPostTag, MPI_COMM_WORLD,
+                        &in.requests.back()),
+              "Irecv");
+      });
+    }
+    const int count = static_cast<int>(in.requests.size());
+    if (wait) {
+      check(MPI_Waitall(count, in.requests.data(), MPI_STATUSES_IGNORE), "Waitall");
+    } else {
+      int done = 0;
+      check(MPI_Testall(count, in.requests.data(), &done, MPI_STATUSES_IGNORE), "Testall");
+      if (!done) return std::nullopt;
+    }
+    Bytes message = std::move(in.bytes);
+    incoming_.erase(source);
+    return message;
+  }
+
+  void completePosts() override {
+    for (Posted& p : posted_)
+      check(MPI_Waitall(static_cast<int>(p.requests.size()), p.requests.data(), MPI_STATUSES_IGNORE), "Waitall");
+    posted_.clear();
+  }
+
  private:
+  // A message being received from one source: its bytes, unmoved, until its receives complete.
+  struct Incoming {
+    bool started = false;
+    Bytes bytes;
+    std::vector<MPI_Request> requests;
+  };
+  // A posted message in flight: its bytes and length stay here, unmoved, until its sends complete.
+  struct Posted {
+    Bytes bytes;
+    std::uint64_t length = 0;
+    std::vector<MPI_Request> requests;
+  };
+
   template <typename T>
   void reduce(T* values, std::size_t count, MPI_Datatype type, MPI_Op op) {
     for (std::size_t offset = 0; offset < count; offset += INT_MAX) {
@@ -109,6 +200,8 @@ class MpiCommunicator final : public Communicator {
   int local_rank_ = 0;
   int local_size_ = 1;
   MPI_Comm host_ = MPI_COMM_NULL;
+  std::list<Posted> posted_;  // a list: its elements never move while MPI holds their addresses
+  std::map<int, Incoming> incoming_;  // by source; a map's elements do not move either
 };
 
 }  // namespace

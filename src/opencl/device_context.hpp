@@ -30,6 +30,12 @@ struct DeviceHandle {
 // without an OpenCL call).
 int pickDevice(const std::vector<DeviceInfo>& devices, const std::string& spec);
 
+// Every device in `devices` that `effective` (a spec with $BOVW_DEVICE already applied) matches, in
+// list order: for "" every GPU, else the first CPU device; for "P:D" that one; for "gpu", "cpu" or
+// a name part all that match. pickDevice takes the first; the ranks of one host share them out
+// (bovw::deviceOfLocalRank).
+std::vector<int> matchingDevices(const std::vector<DeviceInfo>& devices, const std::string& effective);
+
 // Resolves a spec as pickDevice does; throws InvalidInput if none matches.
 DeviceHandle findDevice(const std::string& spec);
 

@@ -96,17 +96,24 @@ std::string effectiveSpec(const std::string& spec) {
   return env ? env : "";
 }
 
-int pickDevice(const std::vector<DeviceInfo>& devices, const std::string& spec) {
-  const std::string effective = effectiveSpec(spec);
+std::vector<int> matchingDevices(const std::vector<DeviceInfo>& devices, const std::string& effective) {
+  std::vector<int> found;
   if (effective.empty()) {
-    for (const char* type : {"GPU", "CPU"})
+    for (const char* type : {"GPU", "CPU"}) {
       for (std::size_t i = 0; i < devices.size(); ++i)
-        if (devices[i].type == type) return static_cast<int>(i);
-    return -1;
+        if (devices[i].type == type) found.push_back(static_cast<int>(i));
+      if (!found.empty()) return type == std::string("GPU") ? found : std::vector<int>{found.front()};
+    }
+    return found;
   }
   for (std::size_t i = 0; i < devices.size(); ++i)
-    if (matches(devices[i], effective)) return static_cast<int>(i);
-  return -1;
+    if (matches(devices[i], effective)) found.push_back(static_cast<int>(i));
+  return found;
+}
+
+int pickDevice(const std::vector<DeviceInfo>& devices, const std::string& spec) {
+  const std::vector<int> found = matchingDevices(devices, effectiveSpec(spec));
+  return found.empty() ? -1 : found.front();
 }
 
 DeviceHandle findDevice(const std::string& spec) {

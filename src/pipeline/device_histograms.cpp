@@ -204,15 +204,15 @@ class DeviceRoute {
 
 bool histogramImagesOnDevice(const std::vector<std::string>& paths, const FeatureExtractor& extractor,
                              const Vocabulary& vocabulary, Histogrammer& histogrammer,
-                             const PipelineOptions& options, ImageHistograms& result) {
+                             const PipelineOptions& options, const FinishedBatch& finished,
+                             std::vector<ImageFailure>& failures) {
   // Both sides of the device seam: features computed on an OpenCL device, a search on the same one.
   const DeviceFeatures* features = deviceFeaturesOf(extractor);
   ResidentHistograms* search = residentHistogramsOf(histogrammer);
   if (!options.fused_device || features == nullptr || search == nullptr || !features->runsOn(search->device()))
     return false;
   DeviceRoute route(*features, *search, vocabulary, options.keep_words, options.profile);
-  std::vector<std::vector<std::int32_t>> histograms;  // of the images that succeeded, in order
-  result.failures = runImageWorkers(
+  failures = runImageWorkers(
       paths, options, [features](const cv::Mat& image, ImageSlot& slot) { slot.kept = features->prepare(image); },
       [&](std::size_t first, std::size_t end, std::vector<ImageSlot>& slots) {
         // The pipeline batch's good images, cut into device batches of at most device_batch_pixels.
@@ -232,20 +232,22 @@ bool histogramImagesOnDevice(const std::vector<std::string>& paths, const Featur
         if (batches.back().empty()) batches.pop_back();
         std::vector<ImageResult> results(end - first);
         route.run(batches, slots, paths, results, first);
+        std::size_t good = 0;
+        for (std::size_t i = first; i < end; ++i) good += slots[i].error.empty() ? 1 : 0;
+        ImageHistograms batch;
+        batch.histograms.resize(static_cast<Eigen::Index>(good), vocabulary.size());
         for (std::size_t i = first; i < end; ++i) {
           slots[i].kept.release();
           if (!slots[i].error.empty()) continue;
           ImageResult& r = results[i - first];
-          result.names.push_back(paths[i]);
-          result.descriptor_counts.push_back(r.descriptors);
-          histograms.push_back(std::move(r.histogram));
-          if (options.keep_words) result.words.push_back(std::move(r.words));
+          std::memcpy(batch.histograms.row(static_cast<Eigen::Index>(batch.names.size())).data(),
+                      r.histogram.data(), sizeof(std::int32_t) * r.histogram.size());
+          batch.names.push_back(paths[i]);
+          batch.descriptor_counts.push_back(r.descriptors);
+          if (options.keep_words) batch.words.push_back(std::move(r.words));
         }
+        finished(std::move(batch));
       });
-  result.histograms.resize(static_cast<Eigen::Index>(histograms.size()), vocabulary.size());
-  for (std::size_t i = 0; i < histograms.size(); ++i)
-    std::memcpy(result.histograms.row(static_cast<Eigen::Index>(i)).data(), histograms[i].data(),
-                sizeof(std::int32_t) * histograms[i].size());
   return true;
 }
 

@@ -5,6 +5,8 @@
 // words and descriptors (for their signatures) come back.
 #pragma once
 
+#include "histogram_batches.hpp"
+
 #include <bovw/histogrammer.hpp>
 #include <bovw/image_pipeline.hpp>
 
@@ -14,10 +16,13 @@
 namespace bovw::detail {
 
 // When options.fused_device is set and both sides of the device seam meet (`extractor` computes its
-// features on an OpenCL device, SURF's OpenCL backend, and `histogrammer` searches on the same one): fills `result` as histogramImages would (the same histograms,
-// counts and words) and returns true. Otherwise returns false and does nothing.
+// features on an OpenCL device, SURF's OpenCL backend, and `histogrammer` searches on the same one):
+// hands each pipeline batch's results to `finished` as histogramImagesInBatches does (the same
+// histograms, counts and words), sets `failures` and returns true. Otherwise returns false and does
+// nothing.
 bool histogramImagesOnDevice(const std::vector<std::string>& paths, const FeatureExtractor& extractor,
                              const Vocabulary& vocabulary, Histogrammer& histogrammer,
-                             const PipelineOptions& options, ImageHistograms& result);
+                             const PipelineOptions& options, const FinishedBatch& finished,
+                             std::vector<ImageFailure>& failures);
 
 }  // namespace bovw::detail

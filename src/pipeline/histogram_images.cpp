@@ -1,13 +1,16 @@
 // Images to histograms: the extraction pipeline feeding one Histogrammer pass per batch, or, with
 // SURF and the histograms on one OpenCL device, the fused device route (device_histograms.hpp).
 #include "device_histograms.hpp"
+#include "histogram_batches.hpp"
 
 #include <bovw/error.hpp>
 #include <bovw/image_names.hpp>
 #include <bovw/image_pipeline.hpp>
 #include <bovw/vocabulary.hpp>
 
+#include <algorithm>
 #include <functional>
+#include <iterator>
 
 namespace bovw {
 
@@ -31,8 +34,9 @@ ImageWords imageWords(const ExtractedBatch& batch, const std::vector<std::int32_
 
 // The images' paths become their names (image_names.hpp): a path no output can hold is refused
 // before any image is read. The others go on to `histogram`; the failures of both, in path order.
-ImageHistograms withUsableNames(const std::vector<std::string>& paths, const PipelineOptions& options,
-                                const std::function<ImageHistograms(const std::vector<std::string>&)>& histogram) {
+std::vector<ImageFailure> withUsableNames(
+    const std::vector<std::string>& paths, const PipelineOptions& options,
+    const std::function<std::vector<ImageFailure>(const std::vector<std::string>&)>& histogram) {
   std::vector<std::string> usable;
   std::vector<ImageFailure> refused;
   for (const std::string& path : paths) {
@@ -46,59 +50,82 @@ ImageHistograms withUsableNames(const std::vector<std::string>& paths, const Pip
     }
   }
   if (refused.empty()) return histogram(paths);
-  ImageHistograms result = histogram(usable);
+  const std::vector<ImageFailure> later_failures = histogram(usable);
   std::vector<ImageFailure> failures;
-  auto later = result.failures.begin(), name = refused.begin();
+  auto later = later_failures.begin();
+  auto name = refused.begin();
   for (const std::string& path : paths) {  // both lists are in path order
     if (name != refused.end() && name->path == path) failures.push_back(std::move(*name++));
-    else if (later != result.failures.end() && later->path == path) failures.push_back(std::move(*later++));
+    else if (later != later_failures.end() && later->path == path) failures.push_back(*later++);
   }
-  result.failures = std::move(failures);
-  return result;
+  return failures;
 }
 
-ImageHistograms histogramUsableImages(const std::vector<std::string>& paths, const FeatureExtractor& extractor,
-                                      const Vocabulary& vocabulary, Histogrammer& histogrammer,
-                                      const PipelineOptions& options) {
-  ImageHistograms result;
-  if (detail::histogramImagesOnDevice(paths, extractor, vocabulary, histogrammer, options, result)) return result;
-  std::vector<Histograms> parts;
-  std::int64_t rows = 0;
+std::vector<ImageFailure> histogramUsableImages(const std::vector<std::string>& paths,
+                                                const FeatureExtractor& extractor, const Vocabulary& vocabulary,
+                                                Histogrammer& histogrammer, const PipelineOptions& options,
+                                                const detail::FinishedBatch& finished) {
+  std::vector<ImageFailure> failures;
+  if (detail::histogramImagesOnDevice(paths, extractor, vocabulary, histogrammer, options, finished, failures))
+    return failures;
   std::vector<std::int32_t> assignments;
-  result.failures = extractInBatches(paths, extractor, options, [&](const ExtractedBatch& batch) {
+  return extractInBatches(paths, extractor, options, [&](const ExtractedBatch& batch) {
     const Histograms h = histogrammer.compute(DescriptorBatch(batch.descriptors, batch.offsets), vocabulary,
                                               options.keep_words ? &assignments : nullptr);
-    Histograms kept(static_cast<Eigen::Index>(std::count(batch.failed.begin(), batch.failed.end(), false)),
-                    vocabulary.size());
+    ImageHistograms kept;
+    kept.histograms.resize(static_cast<Eigen::Index>(std::count(batch.failed.begin(), batch.failed.end(), false)),
+                           vocabulary.size());
     Eigen::Index row = 0;
     for (std::size_t i = 0; i < batch.failed.size(); ++i) {
       if (batch.failed[i]) continue;
-      kept.row(row++) = h.row(static_cast<Eigen::Index>(i));
-      result.names.push_back(paths[batch.first + i]);
-      result.descriptor_counts.push_back(batch.offsets[i + 1] - batch.offsets[i]);
-      if (options.keep_words) result.words.push_back(imageWords(batch, assignments, vocabulary, i));
+      kept.histograms.row(row++) = h.row(static_cast<Eigen::Index>(i));
+      kept.names.push_back(paths[batch.first + i]);
+      kept.descriptor_counts.push_back(batch.offsets[i + 1] - batch.offsets[i]);
+      if (options.keep_words) kept.words.push_back(imageWords(batch, assignments, vocabulary, i));
     }
-    rows += kept.rows();
-    parts.push_back(std::move(kept));
+    finished(std::move(kept));
   });
-  result.histograms.resize(rows, vocabulary.size());
-  Eigen::Index row = 0;
-  for (const auto& part : parts) {
-    result.histograms.middleRows(row, part.rows()) = part;
-    row += part.rows();
-  }
-  return result;
 }
 
 }  // namespace
 
+namespace detail {
+
+std::vector<ImageFailure> histogramImagesInBatches(const std::vector<std::string>& paths,
+                                                   const FeatureExtractor& extractor, const Vocabulary& vocabulary,
+                                                   Histogrammer& histogrammer, const PipelineOptions& options,
+                                                   const FinishedBatch& finished) {
+  checkCompatible(vocabulary, extractor.descriptorType());
+  return withUsableNames(paths, options, [&](const std::vector<std::string>& usable) {
+    return histogramUsableImages(usable, extractor, vocabulary, histogrammer, options, finished);
+  });
+}
+
+}  // namespace detail
+
 ImageHistograms histogramImages(const std::vector<std::string>& paths, const FeatureExtractor& extractor,
                                 const Vocabulary& vocabulary, Histogrammer& histogrammer,
                                 const PipelineOptions& options) {
-  checkCompatible(vocabulary, extractor.descriptorType());
-  return withUsableNames(paths, options, [&](const std::vector<std::string>& usable) {
-    return histogramUsableImages(usable, extractor, vocabulary, histogrammer, options);
-  });
+  std::vector<ImageHistograms> batches;
+  Eigen::Index rows = 0;
+  ImageHistograms result;
+  result.failures = detail::histogramImagesInBatches(paths, extractor, vocabulary, histogrammer, options,
+                                                     [&](ImageHistograms&& batch) {
+                                                       rows += batch.histograms.rows();
+                                                       batches.push_back(std::move(batch));
+                                                     });
+  result.histograms.resize(rows, vocabulary.size());
+  Eigen::Index row = 0;
+  for (ImageHistograms& batch : batches) {
+    result.histograms.middleRows(row, batch.histograms.rows()) = batch.histograms;
+    row += batch.histograms.rows();
+    batch.histograms = Histograms();
+    std::move(batch.names.begin(), batch.names.end(), std::back_inserter(result.names));
+    result.descriptor_counts.insert(result.descriptor_counts.end(), batch.descriptor_counts.begin(),
+                                    batch.descriptor_counts.end());
+    std::move(batch.words.begin(), batch.words.end(), std::back_inserter(result.words));
+  }
+  return result;
 }
 
 }  // namespace bovw

@@ -2,9 +2,11 @@
 // nothing (`bovw index` and `bovw-mpi index`; docs/SCALING.md).
 //
 // Rank 0's list is shared; every rank takes its contiguous part of about equal bytes
-// (src/distributed/work_split.hpp) and histograms it. Without shards the results go to rank 0
-// (src/pipeline/histogram_exchange.hpp), which adds them in the list's order: the database is byte for byte
-// the one-process database. With S shards, shard s is written by rank s mod R from the images of
+// (src/distributed/work_split.hpp) and histograms it; the extractor and histogrammer (OpenCL
+// contexts, kernels) are made on a thread of their own while rank 0 lists the files. Without shards
+// each rank posts every finished batch to rank 0 as it completes (src/pipeline/result_stream.hpp),
+// and rank 0 adds them in the list's order, its own as they come and the others' after them: the
+// database is byte for byte the one-process database. With S shards, shard s is written by rank s mod R from the images of
 // that shard, under the names of a new generation that rank 0 chooses (bovw/shard_generations.hpp),
 // so that no file the manifest in place names is touched. Outputs are written in two phases
 // (bovw/atomic_file.hpp's PreparedFiles): every rank prepares its files, the ranks agree that all
@@ -16,13 +18,17 @@
 
 #include <bovw/atomic_file.hpp>
 #include <bovw/error.hpp>
-#include "pipeline/histogram_exchange.hpp"
+#include "pipeline/histogram_batches.hpp"
+#include "pipeline/result_stream.hpp"
 #include <bovw/rank_agreement.hpp>
 #include <bovw/shard_generations.hpp>
 #include <bovw/sharded_database.hpp>
 #include "distributed/work_split.hpp"
 
+#include <algorithm>
+#include <chrono>
 #include <filesystem>
+#include <future>
 #include <optional>
 #include <unordered_map>
 
@@ -72,6 +78,37 @@ void addImage(ImageDatabase& database, const ImageHistograms& results, std::size
   else database.add(results.names[i], results.histograms.row(static_cast<Eigen::Index>(i)));
 }
 
+// Seconds since `start`, for IndexProfile.
+double since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// Runs `step`, adding its seconds to `seconds`.
+template <typename Step>
+void timed(double& seconds, Step&& step) {
+  const auto start = std::chrono::steady_clock::now();
+  struct Add {
+    double& seconds;
+    std::chrono::steady_clock::time_point start;
+    ~Add() { seconds += since(start); }
+  } add{seconds, start};
+  step();
+}
+
+// The times into `profile` (when given), waiting being what the others leave of the wall time.
+void report(IndexProfile times, std::chrono::steady_clock::time_point started, IndexProfile* profile) {
+  if (!profile) return;
+  times.waiting_s = std::max(0.0, since(started) - times.list_s - times.setup_wait_s - times.work_s -
+                                      times.gather_s - times.write_s);
+  *profile = times;
+}
+
+// What computes on this rank: made while the file list is made and shared.
+struct Engines {
+  std::unique_ptr<FeatureExtractor> extractor;
+  std::unique_ptr<Histogrammer> histogrammer;
+};
+
 // Where the images come from, in messages: "'photos/' holds no image files".
 struct ImageSource {
   std::function<std::vector<std::string>()> list;  // rank 0's list
@@ -85,8 +122,10 @@ IndexSummary indexListed(Communicator& group, const ImageSource& source, const V
                          const std::string& output, const IndexOptions& index, const ImageSearchOptions& options) {
   const bool root = group.rank() == 0;
   const bool keypoints = index.database.store_keypoints;
+  const auto started = std::chrono::steady_clock::now();
+  IndexProfile times;
   std::optional<ImageDatabase> empty;  // checks that vocabulary and features fit; the manifest's identity
-  std::unique_ptr<FeatureExtractor> extractor;
+  std::future<Engines> engines;         // after `empty`, which it uses: destroyed (waited for) first
   FileList list;
   // Checked before any image is read, so a bad output or vocabulary costs nothing.
   everyRankOrNone(group, [&] {
@@ -96,7 +135,16 @@ IndexSummary indexListed(Communicator& group, const ImageSource& source, const V
     if (index.live && std::filesystem::exists(std::filesystem::symlink_status(output, error)))
       throw InvalidInput(output, "exists already; a live database is written into a new folder");
     empty.emplace(vocabulary, features, index.database);
-    extractor = empty->makeExtractor(options.extractor);
+    // OpenCL start-up (contexts, SURF's kernels) while rank 0 lists the files and every rank waits
+    // for the list; what it throws fails the work step below, on every rank alike.
+    engines = std::async(std::launch::async, [&database = *empty, &options, &times] {
+      const auto start = std::chrono::steady_clock::now();
+      Engines made;
+      made.extractor = database.makeExtractor(options.extractor);
+      made.histogrammer = makeHistogrammer(options.histogrammer);
+      times.setup_s = since(start);
+      return made;
+    });
     if (!root) return;
     list = withFileSizes(source.list());
     if (list.paths.empty()) throw InvalidInput(source.none);
@@ -107,57 +155,88 @@ IndexSummary indexListed(Communicator& group, const ImageSource& source, const V
   // image is in cannot depend on what another rank finds): the shards, or one part per rank.
   const std::size_t parts = index.shards ? index.shards : static_cast<std::size_t>(group.size());
   const std::vector<std::size_t> part_of = splitBySize(list.sizes, parts);
+  times.list_s = since(started);
 
-  ImageHistograms results;
-  everyRankOrNone(group, [&] {
-    auto histogrammer = makeHistogrammer(options.histogrammer);
-    PipelineOptions pipeline = options.pipeline;
-    pipeline.keep_words = keypoints;
-    results = histogramImages(filesOfRank(list, part_of, group.size(), group.rank()), *extractor, vocabulary,
-                              *histogrammer, pipeline);
-  });
-  if (index.skipped)
-    for (const ImageFailure& failure : results.failures) index.skipped(failure);
-  IndexSummary summary;
-  summary.failures = results.failures;
-  summary.failed = sumOverRanks(group, static_cast<std::int64_t>(results.failures.size()));
-  summary.images = sumOverRanks(group, static_cast<std::int64_t>(results.names.size()));
-  everyRankOrNone(group, [&] {
-    if (summary.images == 0) throw InvalidInput(source.none_readable);
-  });
-
-  // Without shards rank 0 holds every image's results, in the list's order; with shards every rank
-  // already holds the images of its shards.
-  if (!index.shards) results = gatherImageHistograms(group, results, list.paths);
+  // Without shards rank 0 builds the one database from every rank's batches as they arrive, in the
+  // list's order (each rank's part follows the previous rank's); with shards every rank adds its
+  // images to its shards' databases as they come (each shard's images in the list's order).
   Outputs outputs;
-  everyRankOrNone(group, [&] {
-    auto newDatabase = [&] { return ImageDatabase(vocabulary, features, index.database); };
-    if (!index.shards) {
-      if (!root) return;
+  auto newDatabase = [&] { return ImageDatabase(vocabulary, features, index.database); };
+  std::optional<detail::ResultStream> stream;
+  std::unordered_map<std::string, std::size_t> position;  // with shards: of each path in the list
+  std::unordered_map<std::size_t, std::size_t> output_of_shard;
+  std::function<void(const ImageHistograms&)> keep;  // this rank's batches, with shards
+  if (!index.shards) {
+    if (root) {
       outputs.databases.push_back(newDatabase());
       outputs.paths.push_back(output);
-      for (std::size_t i = 0; i < results.names.size(); ++i) addImage(outputs.databases.front(), results, i);
-      return;
     }
-    std::unordered_map<std::string, std::size_t> position;
+    stream.emplace(group, list.paths, 0, [&](const ImageHistograms& batch) {
+      for (std::size_t i = 0; i < batch.names.size(); ++i) addImage(outputs.databases.front(), batch, i);
+    });
+  } else {
     for (std::size_t i = 0; i < list.paths.size(); ++i) position.emplace(list.paths[i], i);
-    std::unordered_map<std::size_t, std::size_t> output_of_shard;
     for (std::size_t s = 0; s < parts; ++s) {
       if (rankOfPart(s, group.size()) != group.rank()) continue;
       output_of_shard[s] = outputs.databases.size();
       outputs.databases.push_back(newDatabase());
       outputs.shards.push_back(s);
     }
-    for (std::size_t i = 0; i < results.names.size(); ++i)
-      addImage(outputs.databases[output_of_shard.at(part_of[position.at(results.names[i])])], results, i);
+    keep = [&](const ImageHistograms& batch) {
+      for (std::size_t i = 0; i < batch.names.size(); ++i)
+        addImage(outputs.databases[output_of_shard.at(part_of[position.at(batch.names[i])])], batch, i);
+    };
+  }
+  std::exception_ptr failure;
+  std::vector<ImageFailure> failures;
+  std::int64_t indexed = 0;
+  try {
+    Engines made;
+    timed(times.setup_wait_s, [&] { made = engines.get(); });
+    PipelineOptions pipeline = options.pipeline;
+    pipeline.keep_words = keypoints;
+    timed(times.work_s, [&] {
+      failures = detail::histogramImagesInBatches(
+          filesOfRank(list, part_of, group.size(), group.rank()), *made.extractor, vocabulary, *made.histogrammer,
+          pipeline, [&](ImageHistograms&& batch) {
+            indexed += static_cast<std::int64_t>(batch.names.size());
+            if (stream) stream->add(batch);
+            else keep(batch);
+          });
+    });
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  // Every rank ends its stream, whatever happened: no rank is left sending or receiving.
+  if (stream) {
+    try {
+      timed(times.gather_s, [&] { stream->finish(); });
+    } catch (...) {
+      if (!failure) failure = std::current_exception();
+    }
+    times.gather_s -= stream->waitedSeconds();  // waiting for the others' results is waiting
+    times.bytes = stream->bytes();
+  }
+  throwIfAnyRankFailed(group, failure);
+  times.images = indexed;
+  if (index.skipped)
+    for (const ImageFailure& skipped : failures) index.skipped(skipped);
+  IndexSummary summary;
+  summary.failures = failures;
+  summary.failed = sumOverRanks(group, static_cast<std::int64_t>(failures.size()));
+  summary.images = sumOverRanks(group, indexed);
+  everyRankOrNone(group, [&] {
+    if (summary.images == 0) throw InvalidInput(source.none_readable);
   });
+
   summary.postings = sumOverRanks(group, static_cast<std::int64_t>(outputs.postings()));
 
   // A live database: rank 0 writes the folder (under a temporary name renamed into place).
   if (index.live) {
     everyRankOrNone(group, [&] {
-      if (root) LiveDatabase::create(output, outputs.databases.front());
+      if (root) timed(times.write_s, [&] { LiveDatabase::create(output, outputs.databases.front()); });
     });
+    report(times, started, index.profile);
     return summary;
   }
 
@@ -180,18 +259,21 @@ IndexSummary indexListed(Communicator& group, const ImageSource& source, const V
   // names, removed by the next write.
   std::optional<PreparedFiles> prepared, manifest;
   everyRankOrNone(group, [&] {
-    prepared.emplace(outputs.writes());
-    if (!root || !index.shards) return;
-    const ShardManifest contents = ShardedDatabase::manifestFor(*empty, shard_files);
-    namingFile(output, [&] {
-      manifest.emplace(std::vector<StreamWrite>{{output, [&](std::ostream& out) { contents.write(out); }}});
+    timed(times.write_s, [&] {
+      prepared.emplace(outputs.writes());
+      if (!root || !index.shards) return;
+      const ShardManifest contents = ShardedDatabase::manifestFor(*empty, shard_files);
+      namingFile(output, [&] {
+        manifest.emplace(std::vector<StreamWrite>{{output, [&](std::ostream& out) { contents.write(out); }}});
+      });
     });
   });
-  everyRankOrNone(group, [&] { prepared->commit(); });
+  everyRankOrNone(group, [&] { timed(times.write_s, [&] { prepared->commit(); }); });
   everyRankOrNone(group, [&] {
-    if (manifest) manifest->commit();
+    if (manifest) timed(times.write_s, [&] { manifest->commit(); });
   });
   if (write) write->removeOldShards(shard_files);
+  report(times, started, index.profile);
   return summary;
 }
 

@@ -28,18 +28,19 @@ def launcher(ranks=None):
     return words
 
 
-def environment():
+def environment(extra=None):
     env = dict(os.environ)
     env.pop("BOVW_DEVICE", None)  # the device of the ranks is theirs to choose
+    env.update(extra or {})
     return env
 
 
-def run(*args, ranks=None):
-    """bovw-mpi ARGS under the launcher; fails the calling test if the job does not end within
-    TIMEOUT or draws a progress bar on a pipe."""
+def run(*args, ranks=None, env=None):
+    """bovw-mpi ARGS under the launcher (with `env`'s variables added to the environment); fails the
+    calling test if the job does not end within TIMEOUT or draws a progress bar on a pipe."""
     command = launcher(ranks) + [BOVW_MPI] + [str(a) for a in args]
     try:
-        result = subprocess.run(command, capture_output=True, text=True, env=environment(), timeout=TIMEOUT)
+        result = subprocess.run(command, capture_output=True, text=True, env=environment(env), timeout=TIMEOUT)
     except subprocess.TimeoutExpired as e:
         raise AssertionError("%s did not end within %d s (ranks waiting for each other?)\n--- stderr:\n%s"
                              % (" ".join(command), TIMEOUT, e.stderr)) from None

@@ -77,6 +77,18 @@ class CountingCommunicator final : public Communicator {
     ++gathers;
     return inner_.allGather(bytes);
   }
+  void post(Bytes bytes, int destination) override {
+    ++others;
+    inner_.post(std::move(bytes), destination);
+  }
+  std::optional<Bytes> next(int source, bool wait) override {
+    ++others;
+    return inner_.next(source, wait);
+  }
+  void completePosts() override {
+    ++others;
+    inner_.completePosts();
+  }
 
   int sums = 0, gathers = 0, others = 0;
 

@@ -1,4 +1,4 @@
-// The MPI communicator's collectives, run under `mpirun -np 2` (tests/distributed/CMakeLists.txt):
+// The MPI communicator's collectives and posted messages, run under `mpirun -np 2` (tests/distributed/CMakeLists.txt):
 // what the thread ranks' test checks, across real processes. Every rank runs every test; a failure
 // on any rank fails the run (mpirun's exit status).
 #include <bovw/mpi_communicator.hpp>
@@ -57,6 +57,31 @@ TEST(MpiCommunicator, BroadcastAndGathersOfUnequalLengths) {
   }
   ASSERT_EQ(everywhere.size(), static_cast<std::size_t>(world.size()));
   for (int r = 0; r < world.size(); ++r) EXPECT_EQ(everywhere[static_cast<std::size_t>(r)], bytesOf(r, r * 70001u));
+}
+
+// Posted messages arrive in order and whole: many small ones, an empty one, and large ones (past
+// the eager limits, so that their sends need the receiver) posted before the receiver looks, while
+// it is busy with a collective.
+TEST(MpiCommunicator, PostedMessagesArriveInOrderWhileTheReceiverWorks) {
+  Communicator& world = session->world();
+  const std::vector<std::size_t> lengths = {1, 0, 5, 3000000, 17, 2500000, 0, 64};
+  if (world.rank() != 0)
+    for (std::size_t i = 0; i < lengths.size(); ++i) world.post(bytesOf(world.rank() + static_cast<int>(i), lengths[i]), 0);
+  EXPECT_EQ(sumOverRanks(world, 1), world.size());  // a collective while the sends are in flight
+  if (world.rank() == 0) {
+    for (int r = 1; r < world.size(); ++r) {
+      std::size_t taken = 0;
+      while (taken < lengths.size()) {  // some without waiting, the rest waited for
+        std::optional<Bytes> message = world.next(r, taken % 2 == 1);
+        if (!message) continue;
+        EXPECT_EQ(*message, bytesOf(r + static_cast<int>(taken), lengths[taken])) << "rank " << r << ", message " << taken;
+        ++taken;
+      }
+      EXPECT_FALSE(world.next(r, false).has_value());  // nothing more
+    }
+  }
+  world.completePosts();
+  EXPECT_EQ(sumOverRanks(world, 1), world.size());
 }
 
 }  // namespace

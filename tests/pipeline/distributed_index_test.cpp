@@ -2,7 +2,9 @@
 // histograms its part, the parts are gathered and merged (src/pipeline/histogram_exchange.hpp), and the
 // database written from them is byte for byte the one-process database: with and without
 // keypoints, with bad files among the images, with more ranks than images (empty parts), and as
-// shards written by rank s mod R. Also the exchange's encoding on its own.
+// shards written by rank s mod R. Also the exchange's encoding on its own; indexImages over thread
+// ranks, whose finished batches are streamed to rank 0 while the ranks work (src/pipeline/
+// result_stream.hpp): the same file bytes, a profile that adds up, and a stream that fails cleanly.
 #include "support/retrieval_test_support.hpp"
 #include "support/thread_communicator.hpp"
 
@@ -10,9 +12,13 @@
 #include "pipeline/histogram_exchange.hpp"
 #include <bovw/image_database.hpp>
 #include "distributed/work_split.hpp"
+#include "pipeline/result_stream.hpp"
+#include <bovw/image_search.hpp>
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <iterator>
 #include <sstream>
 
 namespace bovw {
@@ -178,6 +184,113 @@ TEST(HistogramExchange, MergeRefusesImagesNotInTheListOrTwice) {
   // Parts given in any order come back in list order.
   const ImageHistograms merged = mergeImageHistograms(job().paths, {ImageHistograms{}, all});
   EXPECT_EQ(merged.names, all.names);
+}
+
+std::string fileBytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// indexImages itself over R thread ranks, in batches of 2 images (several per rank, so that rank 0
+// takes the others' batches both while it works and after): the file is the one-process file, and
+// every rank's profile accounts for its time.
+TEST(DistributedIndex, StreamedIndexWritesTheOneProcessFile) {
+  test::TempDir dir;
+  for (bool keypoints : {false, true}) {
+    const std::string expected = databaseBytes(oneProcess(), keypoints);
+    for (int ranks : {1, 2, 3, 5, 12}) {
+      SCOPED_TRACE(std::to_string(ranks) + " ranks" + (keypoints ? ", keypoints" : ""));
+      const std::string output = dir.file("r" + std::to_string(ranks) + (keypoints ? "k" : "") + ".bovwdb");
+      std::vector<IndexProfile> profiles(static_cast<std::size_t>(ranks));
+      test::runOnRanks(ranks, [&](Communicator& group) {
+        IndexOptions index;
+        index.database.store_keypoints = keypoints;
+        index.profile = &profiles[static_cast<std::size_t>(group.rank())];
+        ImageSearchOptions how;
+        how.histogrammer.backend = Backend::OpenMP;
+        how.histogrammer.threads = 1;
+        how.extractor.surf_backend = SurfBackend::Builtin;
+        how.pipeline.workers = 1;
+        how.pipeline.batch_images = 2;
+        const IndexSummary summary = indexImages(group, job().paths, *job().vocabulary, job().spec, output, index, how);
+        EXPECT_EQ(summary.images, 6);
+        EXPECT_EQ(summary.failed, 3);
+      });
+      EXPECT_TRUE(fileBytes(output) == expected);
+      std::int64_t images = 0, sent = 0;
+      for (int r = 0; r < ranks; ++r) {
+        const IndexProfile& p = profiles[static_cast<std::size_t>(r)];
+        images += p.images;
+        if (r > 0) sent += p.bytes;
+        for (double seconds : {p.list_s, p.setup_wait_s, p.setup_s, p.work_s, p.gather_s, p.write_s, p.waiting_s})
+          EXPECT_GE(seconds, 0) << "rank " << r;
+        EXPECT_GT(p.setup_s, 0) << "rank " << r;
+        if (r == 0) EXPECT_GT(p.write_s, 0);  // rank 0 alone writes the file
+      }
+      EXPECT_EQ(images, 6);
+      EXPECT_EQ(profiles[0].bytes, sent);  // what the others sent is what rank 0 received
+      if (ranks == 1) EXPECT_EQ(sent, 0);
+    }
+  }
+}
+
+// A stream that a rank fills out of the list's order (here rank 1 sends an image of rank 0's part)
+// fails on the root, after every rank's stream has been drained; so does a consumer that throws. No
+// rank is left waiting: each returns from finish().
+TEST(ResultStream, OutOfOrderImagesAndConsumerFailuresFailTheRootAfterTheDrain) {
+  const std::vector<std::string> list = {"a.png", "b.png", "c.png", "d.png"};
+  auto batchOf = [](std::vector<std::string> names) {
+    ImageHistograms batch;
+    batch.histograms = Histograms::Constant(static_cast<Eigen::Index>(names.size()), 3, 1);
+    batch.descriptor_counts.assign(names.size(), 1);
+    batch.names = std::move(names);
+    return batch;
+  };
+  // In order: handed on in list order, rank by rank.
+  for (int ranks : {2, 3}) {
+    std::vector<std::string> handed;
+    test::runOnRanks(ranks, [&](Communicator& group) {
+      detail::ResultStream stream(group, list, 0, [&](const ImageHistograms& batch) {
+        handed.insert(handed.end(), batch.names.begin(), batch.names.end());
+      });
+      if (group.rank() == 0) stream.add(batchOf({"a.png"}));
+      if (group.rank() == 1) {
+        stream.add(batchOf({"b.png"}));
+        stream.add(batchOf({"c.png"}));
+      }
+      if (group.rank() == 2) stream.add(batchOf({"d.png"}));
+      stream.finish();
+    });
+    EXPECT_EQ(handed, ranks == 3 ? list : std::vector<std::string>(list.begin(), list.begin() + 3));
+  }
+  std::vector<std::string> caught(2);
+  test::runOnRanks(2, [&](Communicator& group) {
+    detail::ResultStream stream(group, list, 0, [](const ImageHistograms&) {});
+    if (group.rank() == 0) stream.add(batchOf({"c.png"}));
+    if (group.rank() == 1) {
+      stream.add(batchOf({"b.png"}));  // before rank 0's c.png in the list
+      stream.add(batchOf({"d.png"}));
+    }
+    try {
+      stream.finish();
+    } catch (const InvalidInput& e) {
+      caught[static_cast<std::size_t>(group.rank())] = e.what();
+    }
+  });
+  EXPECT_TRUE(test::contains(caught[0], "b.png")) << caught[0];
+  EXPECT_TRUE(caught[1].empty());
+  test::runOnRanks(2, [&](Communicator& group) {
+    detail::ResultStream stream(group, list, 0, [](const ImageHistograms& batch) {
+      if (batch.names.back() == "c.png") throw IoError("disk full at c.png");
+    });
+    if (group.rank() == 0) stream.add(batchOf({"a.png"}));
+    if (group.rank() == 1) {
+      stream.add(batchOf({"b.png", "c.png"}));
+      stream.add(batchOf({"d.png"}));
+    }
+    if (group.rank() == 0) EXPECT_THROW(stream.finish(), IoError);
+    else stream.finish();
+  });
 }
 
 }  // namespace

@@ -8,7 +8,9 @@
 #include <algorithm>
 #include <condition_variable>
 #include <cstring>
+#include <deque>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -20,6 +22,22 @@ class ThreadGroup {
  public:
   explicit ThreadGroup(int size) : size_(size), slots_(static_cast<std::size_t>(size)) {}
   int size() const { return size_; }
+
+  // Point to point: one queue per (sender, receiver), in the order posted.
+  void post(int source, int destination, Bytes bytes) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    mail_[{source, destination}].push_back(std::move(bytes));
+    changed_.notify_all();
+  }
+  std::optional<Bytes> next(int source, int destination, bool wait) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    std::deque<Bytes>& queue = mail_[{source, destination}];
+    if (wait) changed_.wait(lock, [&] { return !queue.empty(); });
+    if (queue.empty()) return std::nullopt;
+    Bytes message = std::move(queue.front());
+    queue.pop_front();
+    return message;
+  }
 
   // Every rank's `mine`, indexed by rank: each rank puts its bytes in its slot, all wait for all,
   // copy every slot, and wait again before a slot may be reused.
@@ -50,6 +68,7 @@ class ThreadGroup {
   std::condition_variable changed_;
   int arrived_ = 0;
   unsigned long generation_ = 0;
+  std::map<std::pair<int, int>, std::deque<Bytes>> mail_;
 };
 
 class ThreadCommunicator final : public Communicator {
@@ -74,6 +93,9 @@ class ThreadCommunicator final : public Communicator {
     return rank_ == root ? all : std::vector<Bytes>{};
   }
   std::vector<Bytes> allGather(const Bytes& bytes) override { return group_.exchange(rank_, bytes); }
+  void post(Bytes bytes, int destination) override { group_.post(rank_, destination, std::move(bytes)); }
+  std::optional<Bytes> next(int source, bool wait) override { return group_.next(source, rank_, wait); }
+  void completePosts() override {}  // a post is delivered at once
 
  private:
   template <typename T, typename Op>
