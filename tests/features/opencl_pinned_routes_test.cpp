@@ -70,7 +70,6 @@ class PinnedDeviceRoutes : public test::ScratchDirTest {
       ASSERT_TRUE(cv::imwrite(paths_.back(), image));
     };
     copy(test::opencvDocImage("HappyFish.jpg"));  // 259 x 194
-    copy(test::opencvDocImage("building.jpg"));   // 868 x 600
     write(test::texturedImage(97, 131, 1, 2.0));
     write(cv::Mat(1, 1, CV_8U, cv::Scalar(77)));  // one pixel
     copy(test::surfData("box.png"));
