@@ -63,7 +63,7 @@ for name in small large; do
   fi
   echo "$profile"
   device_s=$(grep -o 'device [0-9.]* s' <<< "$profile" | awk '{print $2}')
-  device_rate=$(awk -v n="$n" -v s="${device_s:-0}" 'BEGIN {printf "%.1f", s > 0 ? n / s : 0}')
+  device_rate=$(awk -v n="$n" -v s="${device_s:-0}" 'BEGIN {printf("%.1f", (s > 0 ? n / s : 0))}')
   echo "device-only ($route): ${device_s:-?} s of device time, $device_rate images/s"
   # 3. Decode only.
   "$decode" --rounds "$rounds" "$dir" | tee "$work/decode.txt" | tail -1
@@ -89,8 +89,8 @@ for name in small large; do
   summary+=("$(awk -v name="$name" -v size="$size" -v n="$n" -v d="$default_rate" -v dec="$decode_rate" \
     -v dev="$device_rate" -v idx="$index_rate" -v same="$same" 'BEGIN {
       limit = dec > dev ? dec : dev; bound = dec > dev ? "decode" : "device";
-      printf "%-6s %-10s %6d %12.1f %12.1f %12.1f %12.1f (%s) %8.2fx %12.1f  %s", name, size, n, d, dec, dev, limit,
-             bound, d > 0 ? limit / d : 0, idx, same }')")
+      printf("%-6s %-10s %6d %12.1f %12.1f %12.1f %12.1f (%s) %8.2fx %12.1f  %s", name, size, n, d, dec, dev, limit,
+             bound, (d > 0 ? limit / d : 0), idx, same) }')")
 done
 echo
 echo "== summary (images/s; limit = max(decode-only, device-only); the target: default within 1.2x of it, >= 5,000 on 800 x 500)"
