@@ -10,6 +10,7 @@
 #include <bovw/feature_registry.hpp>
 #include <bovw/file_storage.hpp>
 #include <bovw/image_io.hpp>
+#include <bovw/image_pipeline.hpp>
 #include <bovw/npy.hpp>
 #include <bovw/surf.hpp>
 
@@ -136,9 +137,8 @@ std::vector<Job> plan(std::vector<std::string>& failures) {
   return jobs;
 }
 
-void extract(const FeatureExtractor& extractor, const Job& job) {
-  const cv::Mat image = loadImage(job.image, args.features.surf.max_pixels);
-  ImageFeatures features = extractor.extractFeatures(image);
+// Writes one image's features to its output.
+void write(const FeatureExtractor& extractor, const Job& job, ImageFeatures& features) {
   const std::vector<cv::KeyPoint>& keypoints = features.keypoints;
   cv::Mat& descriptors = features.descriptors;
   if (descriptors.empty()) descriptors.create(0, extractor.descriptorSize(), CV_32F);
@@ -192,18 +192,41 @@ int runExtractCommand() {
   for (const std::string& f : failures) spdlog::error("extract: {}", f);
   if (!failures.empty() && args.features.strict) return 1;
   int failed = static_cast<int>(failures.size());
-  for (const Job& job : jobs) {
-    try {
-      namingFile(job.image, [&] { extract(*extractor, job); });
-    } catch (const Error& e) {  // names its file: InvalidInput through namingFile, IoError always
-      spdlog::error("extract: {}", e.what());
-      ++failed;
-      if (args.features.strict) return 1;
-    } catch (const std::exception& e) {  // an OpenCV failure on one image must not end the others
-      spdlog::error("extract: '{}': {}", job.image, e.what());
-      ++failed;
-      if (args.features.strict) return 1;
-    }
+  // The extraction pipeline decodes on every core while the images' features are written in order;
+  // SURF on the OpenCL backend runs the images in device batches (the same features).
+  std::vector<std::string> images;
+  for (const Job& job : jobs) images.push_back(job.image);
+  PipelineOptions options;
+  options.workers = args.threads;
+  options.max_pixels = args.features.surf.max_pixels;
+  options.strict = args.features.strict;
+  bool stopped = false;  // --strict: a failure to write was reported; stop at it
+  try {
+    const std::vector<ImageFailure> bad =
+        extractImageFeatures(images, *extractor, options, [&](std::size_t i, ImageFeatures& features) {
+          try {
+            namingFile(jobs[i].image, [&] { write(*extractor, jobs[i], features); });
+          } catch (const Error& e) {  // names its file: InvalidInput through namingFile, IoError always
+            spdlog::error("extract: {}", e.what());
+            ++failed;
+            if (args.features.strict) {
+              stopped = true;
+              throw;
+            }
+          } catch (const std::exception& e) {  // an OpenCV failure on one image must not end the others
+            spdlog::error("extract: '{}': {}", jobs[i].image, e.what());
+            ++failed;
+            if (args.features.strict) {
+              stopped = true;
+              throw;
+            }
+          }
+        });
+    for (const ImageFailure& f : bad) spdlog::error("extract: {}", f.message);  // each names its file
+    failed += static_cast<int>(bad.size());
+  } catch (const std::exception& e) {  // --strict: the first failure
+    if (!stopped) spdlog::error("extract: {}", e.what());
+    return 1;
   }
   if (failed > 0) spdlog::error("extract: {} of {} images failed", failed, jobs.size() + failures.size());
   return failed > 0 ? 1 : 0;

@@ -59,7 +59,9 @@ struct PipelineOptions {
   std::int64_t max_pixels = 100'000'000;
   // histogramImages with SURF on the OpenCL backend and an OpenCL histogrammer on the same device:
   // SURF and the histogram search run there in batches of many images, and the descriptors never
-  // leave the device (the same results; false: extract image by image, then histogram).
+  // leave the device; extractInBatches, extractImageFeatures and sampleDescriptors with SURF on the
+  // OpenCL backend: SURF runs in such device batches. Either way the images are decoded straight into
+  // pinned staging memory. The same results; false: extract image by image on the workers.
   bool fused_device = true;
   std::int64_t device_batch_pixels = 16'000'000;  // pixels per device batch on that path (an image more alone)
   std::function<void(const PipelineProgress&)> progress;  // called from the calling thread
@@ -83,6 +85,17 @@ struct ExtractedBatch {
 using BatchConsumer = std::function<void(const ExtractedBatch&)>;
 std::vector<ImageFailure> extractInBatches(const std::vector<std::string>& paths, const FeatureExtractor& extractor,
                                            const PipelineOptions& options, const BatchConsumer& consume);
+
+// Every image's keypoints and descriptors, as extractor.extractFeatures gives them: `consume(index,
+// features)` for each image that succeeded (index into `paths`), in image order, on the calling
+// thread, while the workers decode ahead as for extractInBatches (which this is underneath). With
+// SURF on the OpenCL backend (and options.fused_device) the images run through SURF in device
+// batches of many images, uploaded from pinned memory: the same features. Returns the failures, in
+// image order; with options.strict throws the first as InvalidInput.
+using FeatureConsumer = std::function<void(std::size_t index, ImageFeatures& features)>;
+std::vector<ImageFailure> extractImageFeatures(const std::vector<std::string>& paths,
+                                               const FeatureExtractor& extractor, const PipelineOptions& options,
+                                               const FeatureConsumer& consume);
 
 struct ImageHistograms {
   std::vector<std::string> names;     // the images that succeeded, in input order

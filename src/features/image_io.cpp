@@ -4,6 +4,7 @@
 #include <bovw/error.hpp>
 #include <bovw/image_io.hpp>
 
+#include "features/image_allocation.hpp"
 #include "features/image_headers/image_formats.hpp"
 #include "io/file_bytes.hpp"
 
@@ -112,12 +113,23 @@ void captureDecoderMessages() {
 }
 
 cv::Mat loadImage(const std::string& path, std::int64_t max_pixels, int flags) {
-  const std::vector<uchar> bytes = readBytes(path);
-  return decodeImage(bytes.data(), bytes.size(), path, max_pixels, flags);
+  return detail::loadImage(path, max_pixels, flags, nullptr);
 }
 
 cv::Mat decodeImage(const unsigned char* data, std::size_t size, const std::string& name, std::int64_t max_pixels,
                     int flags) {
+  return detail::decodeImage(data, size, name, max_pixels, flags, nullptr);
+}
+
+namespace detail {
+
+cv::Mat loadImage(const std::string& path, std::int64_t max_pixels, int flags, cv::MatAllocator* allocator) {
+  const std::vector<uchar> bytes = readBytes(path);
+  return decodeImage(bytes.data(), bytes.size(), path, max_pixels, flags, allocator);
+}
+
+cv::Mat decodeImage(const unsigned char* data, std::size_t size, const std::string& name, std::int64_t max_pixels,
+                    int flags, cv::MatAllocator* allocator) {
   const std::string& path = name;
   if (size == 0) throw InvalidInput(path, "the image file is empty");
   if (size > static_cast<std::size_t>(std::numeric_limits<int>::max()))
@@ -134,12 +146,15 @@ cv::Mat decodeImage(const unsigned char* data, std::size_t size, const std::stri
   }
 
   cv::Mat img;
+  img.allocator = allocator;  // imdecode creates its output with it (null: the default)
   std::string messages;
   try {
     const CapturingDecoderMessages capturing(messages);
     // imdecode reads a Mat header over the caller's bytes: no copy.
     const cv::Mat encoded(1, static_cast<int>(size), CV_8U, const_cast<unsigned char*>(data));
-    img = verdict.quiet_copy.empty() ? cv::imdecode(encoded, flags) : cv::imdecode(verdict.quiet_copy, flags);
+    // Into `img` (its allocator): imdecode leaves it empty when decoding fails.
+    if (verdict.quiet_copy.empty()) cv::imdecode(encoded, flags, &img);
+    else cv::imdecode(verdict.quiet_copy, flags, &img);
   } catch (const cv::Exception& e) {
     messages += e.what();
   }
@@ -150,5 +165,7 @@ cv::Mat decodeImage(const unsigned char* data, std::size_t size, const std::stri
   checkPixels(path, "has", static_cast<std::uint64_t>(img.cols), static_cast<std::uint64_t>(img.rows), max_pixels);
   return img;
 }
+
+}  // namespace detail
 
 }  // namespace bovw

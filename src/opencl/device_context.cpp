@@ -56,6 +56,22 @@ DeviceContext::DeviceContext(const std::string& spec) {
   });
 }
 
+DeviceContext::DeviceContext(std::shared_ptr<SharedDevice> shared) : shared_(std::move(shared)) {
+  withOpenCLErrors([&] {
+    queue_ = cl::CommandQueue(shared_->context, shared_->device, CL_QUEUE_PROFILING_ENABLE);
+    scratch_ = ScratchBuffers(shared_->context);
+  });
+}
+
+std::unique_ptr<DeviceContext> DeviceContext::anotherQueue() const {
+  return std::unique_ptr<DeviceContext>(new DeviceContext(shared_));
+}
+
+PinnedReadback& DeviceContext::readback() {
+  if (!readback_) readback_ = std::make_unique<PinnedReadback>(shared_->context, queue_);
+  return *readback_;
+}
+
 cl::Kernel& DeviceContext::kernel(const std::string& file, const std::string& kernel_name,
                                   const std::string& options) {
   const std::string key = file + '\n' + kernel_name + '\n' + options;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "opencl/cl.hpp"
+#include "opencl/pinned_host.hpp"
 #include "opencl/program_cache.hpp"
 #include "opencl/scratch_buffers.hpp"
 
@@ -68,6 +69,8 @@ struct SharedDevice {
 class DeviceContext {
  public:
   explicit DeviceContext(const std::string& spec);
+  // Another queue (with its own scratch buffers and kernels) on this one's device and context.
+  std::unique_ptr<DeviceContext> anotherQueue() const;
 
   const DeviceInfo& info() const { return shared_->info; }
   const cl::Device& device() const { return shared_->device; }
@@ -76,6 +79,8 @@ class DeviceContext {
   PinnedRanges& pinnedRanges() { return shared_->pinned; }
   cl::CommandQueue& queue() { return queue_; }
   ScratchBuffers& scratch() { return scratch_; }  // working buffers reused by this queue's callers
+  // Pinned host memory for this queue's read-backs (made on first use, grown as needed).
+  PinnedReadback& readback();
 
   // Kernel `kernel_name` of kernels/<file>.cl built with `options`, made once for this queue and kept:
   // a cl_kernel's arguments belong to the object, so each queue's caller needs its own, and making and
@@ -84,10 +89,13 @@ class DeviceContext {
   cl::Kernel& kernel(const std::string& file, const std::string& kernel_name, const std::string& options);
 
  private:
+  explicit DeviceContext(std::shared_ptr<SharedDevice> shared);
+
   std::shared_ptr<SharedDevice> shared_;
   cl::CommandQueue queue_;
   ScratchBuffers scratch_{cl::Context()};
   std::map<std::string, cl::Kernel> kernels_;  // by file, kernel name and options
+  std::unique_ptr<PinnedReadback> readback_;
 };
 
 }  // namespace bovw::detail

@@ -2,6 +2,7 @@
 
 #include "features/opencl/device_features.hpp"
 #include "features/opencl/surf_batch.hpp"
+#include "device_batches.hpp"
 #include "image_workers.hpp"
 #include "opencl/cl_errors.hpp"
 #include "opencl/resident_histograms.hpp"
@@ -13,6 +14,7 @@
 
 #include <chrono>
 #include <cstring>
+#include <map>
 
 namespace bovw::detail {
 namespace {
@@ -40,7 +42,9 @@ struct InFlight {
 
 // Runs device batches two at a time on one in-order queue: batch n+1 is uploaded and searched for
 // keypoints while the host still has batch n's results to collect, so the device does not idle
-// during the host's steps (the wait for each batch's keypoint count excepted).
+// during the host's steps (the wait for each batch's keypoint count excepted). The last batch of a
+// pipeline batch stays in flight while the next pipeline batch's first starts: nothing drains the
+// queue between them.
 class DeviceRoute {
  public:
   DeviceRoute(const DeviceFeatures& features, ResidentHistograms& search, const Vocabulary& vocabulary,
@@ -49,41 +53,59 @@ class DeviceRoute {
         keep_words_(keep_words), profile_(profile) {
     device_.scratch().retainUpTo(std::size_t{1} << 30);  // a batch's scale space, every batch
   }
+  DeviceRoute(const DeviceRoute&) = delete;
+  DeviceRoute& operator=(const DeviceRoute&) = delete;
 
-  // The device batches (slot indices; grays in slot.kept), their results into `results` (indexed by
-  // slot - first). An image that fails gets its error in its slot: a failed batch of several is
-  // retried image by image, so that the error names its image and the others still finish.
+  // A batch still in flight reads into memory that goes with this object.
+  ~DeviceRoute() {
+    if (!pending_) return;
+    try {
+      device_.queue().finish();
+    } catch (const cl::Error&) {
+    }
+  }
+
+  // Starts the device batches (slot indices; grays in slot.kept), collecting each earlier one once
+  // the next has started; the last stays in flight (settle() collects it). An image's results go to
+  // results(); one that fails gets its error in its slot: a failed batch of several is retried image by
+  // image, so that the error names its image and the others still finish.
   void run(const std::vector<std::vector<std::size_t>>& batches, std::vector<ImageSlot>& slots,
-           const std::vector<std::string>& paths, std::vector<ImageResult>& results, std::size_t first) {
-    std::unique_ptr<InFlight> pending;
-    auto settle = [&](std::unique_ptr<InFlight> batch) {  // collects a started batch's results
-      if (!batch) return;
-      try {
-        collect(*batch, slots, results, first);
-      } catch (const std::exception& e) {
-        retryAlone(batch->members, e, slots, paths, results, first);
-      }
-    };
+           const std::vector<std::string>& paths) {
     for (const std::vector<std::size_t>& members : batches) {
       std::unique_ptr<InFlight> started;
       try {
-        started = start(members, slots);  // waits for this batch's keypoint count: `pending` is done
+        started = start(members, slots);  // waits for this batch's keypoint count: `pending_` is done
       } catch (const std::exception& e) {
-        settle(std::move(pending));
-        retryAlone(members, e, slots, paths, results, first);
+        settle(slots, paths);
+        retryAlone(members, e, slots, paths);
         continue;
       }
-      settle(std::move(pending));
-      pending = std::move(started);
+      settle(slots, paths);
+      pending_ = std::move(started);
     }
-    settle(std::move(pending));
   }
+
+  // Collects the batch in flight, if any.
+  void settle(std::vector<ImageSlot>& slots, const std::vector<std::string>& paths) {
+    if (!pending_) return;
+    std::unique_ptr<InFlight> batch = std::move(pending_);
+    try {
+      collect(*batch, slots);
+    } catch (const std::exception& e) {
+      retryAlone(batch->members, e, slots, paths);
+    }
+  }
+
+  // The slots below this are settled: no batch in flight holds them.
+  std::size_t settledBelow(std::size_t end) const { return pending_ ? pending_->members.front() : end; }
+
+  // The results of settled images that succeeded, by slot index (taken by the caller).
+  std::map<std::size_t, ImageResult>& results() { return results_; }
 
  private:
   // After a failure: the queue drained, then each image alone (or, alone already, the error in its slot).
   void retryAlone(const std::vector<std::size_t>& members, const std::exception& failure,
-                  std::vector<ImageSlot>& slots, const std::vector<std::string>& paths,
-                  std::vector<ImageResult>& results, std::size_t first) {
+                  std::vector<ImageSlot>& slots, const std::vector<std::string>& paths) {
     try {
       device_.queue().finish();  // nothing of the failed batch may still run
     } catch (const cl::Error&) {
@@ -91,9 +113,9 @@ class DeviceRoute {
     if (members.size() > 1) {
       for (std::size_t i : members) {
         try {
-          collect(*start({i}, slots), slots, results, first);
+          collect(*start({i}, slots), slots);
         } catch (const std::exception& e) {
-          retryAlone({i}, e, slots, paths, results, first);
+          retryAlone({i}, e, slots, paths);
         }
       }
       return;
@@ -154,8 +176,7 @@ class DeviceRoute {
 
   // Waits for a started batch (not for what was queued after it) and puts each image's results in
   // `results`.
-  void collect(InFlight& batch, const std::vector<ImageSlot>& slots, std::vector<ImageResult>& results,
-               std::size_t first) {
+  void collect(InFlight& batch, const std::vector<ImageSlot>& slots) {
     const auto begin = std::chrono::steady_clock::now();
     // A failed wait drains the queue before the batch's memory can go.
     finishingQueueOnFailure(device_.queue(), [&] { withOpenCLErrors([&] { batch.done.wait(); }); });
@@ -167,10 +188,15 @@ class DeviceRoute {
       for (const cl::Event& e : batch.search) profile_->histogram_ms += surf::elapsedBetween(e, e);
     }
     const int words = vocabulary_.size();
+    std::vector<ImageResult*> results;
+    for (std::size_t i : batch.members) {  // made here: the map is not thread-safe
+      results_[i] = ImageResult();
+      results.push_back(&results_[i]);
+    }
     // The images in parallel: with words, sorting each image's keypoints is the host's largest share.
     cv::parallel_for_(cv::Range(0, batch.surf.image_count), [&](const cv::Range& range) {
       for (int i = range.start; i < range.end; ++i) {
-        ImageResult& r = results[batch.members[i] - first];
+        ImageResult& r = *results[i];
         r.histogram.assign(batch.counts.row(i).data(), batch.counts.row(i).data() + words);
         const int begin = batch.offsets[i], end = batch.offsets[i + 1];
         r.descriptors = end - begin;
@@ -198,6 +224,8 @@ class DeviceRoute {
   const Vocabulary& vocabulary_;
   bool keep_words_;
   PipelineProfile* profile_;
+  std::unique_ptr<InFlight> pending_;      // the batch started last, not yet collected
+  std::map<std::size_t, ImageResult> results_;
 };
 
 }  // namespace
@@ -211,42 +239,49 @@ bool histogramImagesOnDevice(const std::vector<std::string>& paths, const Featur
   ResidentHistograms* search = residentHistogramsOf(histogrammer);
   if (!options.fused_device || features == nullptr || search == nullptr || !features->runsOn(search->device()))
     return false;
+  // Staging on the device's context, mapped through a queue of its own; made before `route`, which
+  // finishes any batch still in flight (reading from it) when it goes.
+  PinnedStaging staging(search->device().anotherQueue(), kStagingDepth);
   DeviceRoute route(*features, *search, vocabulary, options.keep_words, options.profile);
+  const StagedDecoding staged = stagedDecoding(staging, *features, paths, options);
+  std::size_t emitted = 0;   // the slots below it are handed on (or failed) and their memory released
+  std::size_t released = 0;  // the pipeline batches below it have given their staging back
   failures = runImageWorkers(
-      paths, options, [features](const cv::Mat& image, ImageSlot& slot) { slot.kept = features->prepare(image); },
+      paths, options, staged.decode, staged.work,
       [&](std::size_t first, std::size_t end, std::vector<ImageSlot>& slots) {
-        // The pipeline batch's good images, cut into device batches of at most device_batch_pixels.
-        std::vector<std::vector<std::size_t>> batches(1);
-        std::int64_t pixels = 0;
-        for (std::size_t i = first; i < end; ++i) {
-          if (!slots[i].error.empty()) continue;
-          const std::int64_t area = static_cast<std::int64_t>(slots[i].kept.total());
-          if (!batches.back().empty() && (pixels + area > options.device_batch_pixels ||
-                                          batches.back().size() == static_cast<std::size_t>(surf::kMaxBatchImages))) {
-            batches.emplace_back();
-            pixels = 0;
+        if (first < end) route.run(deviceBatches(slots, first, end, options), slots, paths);
+        else route.settle(slots, paths);  // the end: the last batch
+        const std::size_t settled = route.settledBelow(end);
+        // The images settled since the last call, as one batch (the device batch still in flight
+        // follows with the next call).
+        std::vector<std::size_t> good;
+        for (; emitted < settled; ++emitted) {
+          slots[emitted].kept.release();
+          const auto found = route.results().find(emitted);
+          if (!slots[emitted].error.empty()) {
+            if (found != route.results().end()) route.results().erase(found);
+            continue;
           }
-          batches.back().push_back(i);
-          pixels += area;
+          good.push_back(emitted);
         }
-        if (batches.back().empty()) batches.pop_back();
-        std::vector<ImageResult> results(end - first);
-        route.run(batches, slots, paths, results, first);
-        std::size_t good = 0;
-        for (std::size_t i = first; i < end; ++i) good += slots[i].error.empty() ? 1 : 0;
-        ImageHistograms batch;
-        batch.histograms.resize(static_cast<Eigen::Index>(good), vocabulary.size());
-        for (std::size_t i = first; i < end; ++i) {
-          slots[i].kept.release();
-          if (!slots[i].error.empty()) continue;
-          ImageResult& r = results[i - first];
-          std::memcpy(batch.histograms.row(static_cast<Eigen::Index>(batch.names.size())).data(),
-                      r.histogram.data(), sizeof(std::int32_t) * r.histogram.size());
-          batch.names.push_back(paths[i]);
-          batch.descriptor_counts.push_back(r.descriptors);
-          if (options.keep_words) batch.words.push_back(std::move(r.words));
+        if (!good.empty()) {
+          ImageHistograms batch;
+          batch.histograms.resize(static_cast<Eigen::Index>(good.size()), vocabulary.size());
+          for (std::size_t i : good) {
+            const auto found = route.results().find(i);
+            ImageResult& r = found->second;
+            std::memcpy(batch.histograms.row(static_cast<Eigen::Index>(batch.names.size())).data(),
+                        r.histogram.data(), sizeof(std::int32_t) * r.histogram.size());
+            batch.names.push_back(paths[i]);
+            batch.descriptor_counts.push_back(r.descriptors);
+            if (options.keep_words) batch.words.push_back(std::move(r.words));
+            route.results().erase(found);
+          }
+          finished(std::move(batch));
         }
-        finished(std::move(batch));
+        // Pipeline batches whose images are all settled: nothing reads their staging again.
+        for (; released < pipelineBatch(settled, options); ++released) staging.release(released);
+        return settled;
       });
   return true;
 }

@@ -1,6 +1,9 @@
 // The extraction pipeline: the workers (image_workers.hpp) decode images and extract features in
 // parallel, the calling thread assembles ordered batches and hands them to the consumer (for
-// histograms on the device) while the workers continue with the next batches.
+// histograms on the device) while the workers continue with the next batches. With SURF on the
+// OpenCL backend the workers only decode (into pinned staging) and the calling thread runs the
+// images through SURF in device batches of many images (device_batches.hpp): the same features.
+#include "device_batches.hpp"
 #include "image_workers.hpp"
 
 #include <bovw/error.hpp>
@@ -10,9 +13,11 @@ namespace bovw {
 
 namespace {
 
+using detail::ImageSlot;
+
 // Stacks the batch's descriptor matrices and keypoints into one, with offsets; releases the slots'
 // memory.
-ExtractedBatch assemble(std::vector<detail::ImageSlot>& slots, std::size_t first, std::size_t end, int width) {
+ExtractedBatch assemble(std::vector<ImageSlot>& slots, std::size_t first, std::size_t end, int width) {
   ExtractedBatch batch;
   batch.first = first;
   batch.offsets = {0};
@@ -39,16 +44,74 @@ ExtractedBatch assemble(std::vector<detail::ImageSlot>& slots, std::size_t first
   return batch;
 }
 
+// The images of one device batch (slot.kept) through SURF on the device, each image's features into
+// its slot. A failed batch of several is retried image by image, so that an error names its image
+// and the others still finish.
+void extractOnDevice(const detail::DeviceFeatures& features, const std::vector<std::size_t>& members,
+                     std::vector<ImageSlot>& slots, const std::vector<std::string>& paths) {
+  try {
+    surf::SurfBatchInput input;
+    for (std::size_t i : members) input.grays.push_back(slots[i].kept);
+    std::vector<ImageFeatures> extracted = features.extract(input);
+    for (std::size_t k = 0; k < members.size(); ++k) slots[members[k]].features = std::move(extracted[k]);
+  } catch (const std::exception& e) {
+    if (members.size() > 1) {
+      for (std::size_t i : members) extractOnDevice(features, {i}, slots, paths);
+      return;
+    }
+    const std::string& path = paths[members[0]];
+    std::string message = e.what();
+    if (message.find(path) == std::string::npos) message = "'" + path + "': " + message;
+    slots[members[0]].error = message;
+  }
+}
+
+// Every image's features in its slot, then `consume(first, end, slots)` per pipeline batch.
+using SlotsConsumer = std::function<void(std::size_t first, std::size_t end, std::vector<ImageSlot>& slots)>;
+std::vector<ImageFailure> extractSlots(const std::vector<std::string>& paths, const FeatureExtractor& extractor,
+                                       const PipelineOptions& options, const SlotsConsumer& consume) {
+  const detail::DeviceFeatures* features = options.fused_device ? detail::deviceFeaturesOf(extractor) : nullptr;
+  if (features == nullptr)
+    return detail::runImageWorkers(
+        paths, options, nullptr,
+        [&](std::size_t, const cv::Mat& image, ImageSlot& slot) { slot.features = extractor.extractFeatures(image); },
+        [&](std::size_t first, std::size_t end, std::vector<ImageSlot>& slots) {
+          consume(first, end, slots);
+          return end;
+        });
+  detail::PinnedStaging staging(features->newQueue(), detail::kStagingDepth);
+  const detail::StagedDecoding staged = detail::stagedDecoding(staging, *features, paths, options);
+  return detail::runImageWorkers(
+      paths, options, staged.decode, staged.work,
+      [&](std::size_t first, std::size_t end, std::vector<ImageSlot>& slots) {
+        // Each device batch is read back (and so uploaded) before the next starts.
+        for (const auto& members : detail::deviceBatches(slots, first, end, options))
+          extractOnDevice(*features, members, slots, paths);
+        for (std::size_t i = first; i < end; ++i) slots[i].kept.release();
+        staging.release(detail::pipelineBatch(first, options));
+        consume(first, end, slots);
+        return end;
+      });
+}
+
 }  // namespace
 
 std::vector<ImageFailure> extractInBatches(const std::vector<std::string>& paths, const FeatureExtractor& extractor,
                                            const PipelineOptions& options, const BatchConsumer& consume) {
-  return detail::runImageWorkers(
-      paths, options,
-      [&](const cv::Mat& image, detail::ImageSlot& slot) { slot.features = extractor.extractFeatures(image); },
-      [&](std::size_t first, std::size_t end, std::vector<detail::ImageSlot>& slots) {
-        consume(assemble(slots, first, end, extractor.descriptorSize()));
-      });
+  return extractSlots(paths, extractor, options, [&](std::size_t first, std::size_t end, std::vector<ImageSlot>& slots) {
+    consume(assemble(slots, first, end, extractor.descriptorSize()));
+  });
+}
+
+std::vector<ImageFailure> extractImageFeatures(const std::vector<std::string>& paths,
+                                               const FeatureExtractor& extractor, const PipelineOptions& options,
+                                               const FeatureConsumer& consume) {
+  return extractSlots(paths, extractor, options, [&](std::size_t first, std::size_t end, std::vector<ImageSlot>& slots) {
+    for (std::size_t i = first; i < end; ++i) {
+      if (slots[i].error.empty()) consume(i, slots[i].features);
+      slots[i].features = ImageFeatures();
+    }
+  });
 }
 
 }  // namespace bovw

@@ -12,7 +12,8 @@
 namespace bovw::detail {
 
 std::vector<ImageFailure> runImageWorkers(const std::vector<std::string>& paths, const PipelineOptions& options,
-                                          const ImageWork& work, const SlotConsumer& consume) {
+                                          const ImageDecoder& decode, const ImageWork& work,
+                                          const SlotConsumer& consume) {
   const std::size_t total = paths.size();
   const std::size_t batch_size = static_cast<std::size_t>(std::max(1, options.batch_images));
   const unsigned worker_count = options.workers > 0 ? static_cast<unsigned>(options.workers)
@@ -43,11 +44,11 @@ std::vector<ImageFailure> runImageWorkers(const std::vector<std::string>& paths,
       double decoding = 0, working = 0;
       try {
         const auto begin = std::chrono::steady_clock::now();
-        const cv::Mat image = loadImage(paths[i], options.max_pixels);
+        const cv::Mat image = decode ? decode(i) : loadImage(paths[i], options.max_pixels);
         decoding = since(begin);
         result.image_size = image.size();
         const auto decoded = std::chrono::steady_clock::now();
-        work(image, result);
+        work(i, image, result);
         working = since(decoded);
       } catch (const std::exception& e) {  // bovw::Error, cv::Exception, std::bad_alloc
         result.error = e.what();
@@ -87,6 +88,14 @@ std::vector<ImageFailure> runImageWorkers(const std::vector<std::string>& paths,
     progress.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     options.progress(progress);
   };
+  std::size_t recorded = 0;  // the slots below it are final and their failures recorded
+  auto recordUpTo = [&](std::size_t settled) {
+    for (; recorded < std::min(settled, total); ++recorded)
+      if (!slots[recorded].error.empty()) {
+        if (options.strict) throw InvalidInput(slots[recorded].error);
+        failures.push_back({paths[recorded], slots[recorded].error});
+      }
+  };
   try {
     for (std::size_t first = 0; first < total; first += batch_size) {
       const std::size_t end = std::min(total, first + batch_size);
@@ -108,13 +117,10 @@ std::vector<ImageFailure> runImageWorkers(const std::vector<std::string>& paths,
         window_end = std::min(total, end + 2 * batch_size);
       }
       window_moved.notify_all();
-      consume(first, end, slots);
-      for (std::size_t i = first; i < end; ++i)
-        if (!slots[i].error.empty()) {
-          if (options.strict) throw InvalidInput(slots[i].error);
-          failures.push_back({paths[i], slots[i].error});
-        }
+      recordUpTo(consume(first, end, slots));
     }
+    if (recorded < total) recordUpTo(consume(total, total, slots));
+    if (recorded < total) throw Error("image pipeline: the consumer left images unsettled");
   } catch (...) {
     shutdown();
     throw;

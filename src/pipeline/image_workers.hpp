@@ -23,15 +23,22 @@ struct ImageSlot {
   bool ready = false;
 };
 
-// Called on a worker thread with the decoded image; throws to fail the image.
-using ImageWork = std::function<void(const cv::Mat& image, ImageSlot& slot)>;
+// Called on a worker thread: image `index`'s pixels (throws to fail the image). The default:
+// loadImage(paths[index], options.max_pixels).
+using ImageDecoder = std::function<cv::Mat(std::size_t index)>;
+// Called on a worker thread with image `index`'s decoded pixels; throws to fail the image.
+using ImageWork = std::function<void(std::size_t index, const cv::Mat& image, ImageSlot& slot)>;
 // Called on the calling thread with slots [first, end), all ready; may set errors (before strict
-// mode's check, which then throws the first) and release the slots' memory.
-using SlotConsumer = std::function<void(std::size_t first, std::size_t end, std::vector<ImageSlot>& slots)>;
+// mode's check, which then throws the first) and release the slots' memory. Returns `settled`: the
+// slots below it are final. A consumer that keeps work in flight across batches (the device route:
+// no drain of the device between batches) returns less than `end`; it is then called once more at
+// the end with first == end == paths.size(), and must settle everything.
+using SlotConsumer = std::function<std::size_t(std::size_t first, std::size_t end, std::vector<ImageSlot>& slots)>;
 
 // Returns the failures (the workers' and consume's), in image order. Throws the first failure as
-// InvalidInput with options.strict.
+// InvalidInput with options.strict. `decode` null: the default.
 std::vector<ImageFailure> runImageWorkers(const std::vector<std::string>& paths, const PipelineOptions& options,
-                                          const ImageWork& work, const SlotConsumer& consume);
+                                          const ImageDecoder& decode, const ImageWork& work,
+                                          const SlotConsumer& consume);
 
 }  // namespace bovw::detail

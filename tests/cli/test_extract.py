@@ -178,6 +178,34 @@ class Extract(unittest.TestCase):
                 for a, b in zip(outputs[0], outputs[1]):
                     np.testing.assert_array_equal(a, b)
 
+    def test_opencl_folder_runs_in_device_batches_and_writes_the_builtin_files(self):
+        """A folder through --surf-backend opencl (device batches of several images, decoded into pinned
+        staging) writes, per image, exactly the builtin backend's file; a truncated image in the middle
+        fails by name and leaves no output, the others finish."""
+        images = self.path("images")
+        os.mkdir(images)
+        graf = os.path.join(DATA, "graf1_gray.png")
+        for name, source in (("a.png", self.box), ("c.png", graf), ("d.png", self.box)):
+            shutil.copy(source, os.path.join(images, name))
+        with open(self.box, "rb") as f:
+            data = f.read()
+        with open(os.path.join(images, "b.png"), "wb") as f:
+            f.write(data[: len(data) // 3])  # truncated
+        outputs = {}
+        for backend in ("builtin", "opencl"):
+            out = self.path("out-" + backend)
+            result = run(images, "-o", out, "--surf-backend", backend)
+            self.assertEqual(result.returncode, 1, result.stderr)
+            self.assertIn("b.png", result.stderr)
+            self.assertEqual(sorted(os.listdir(out)), ["a.yml.gz", "c.yml.gz", "d.yml.gz"])
+            self.assertEqual([line.split(":")[0] for line in result.stdout.splitlines()],
+                             [os.path.join(images, n) for n in ("a.png", "c.png", "d.png")])  # in order
+            outputs[backend] = {n: read_yml(os.path.join(out, n)) for n in os.listdir(out)}
+        self.assertGreater(outputs["builtin"]["c.yml.gz"][0].shape[0], 1000)
+        for name, (keypoints, descriptors) in outputs["builtin"].items():
+            np.testing.assert_array_equal(keypoints, outputs["opencl"][name][0])
+            np.testing.assert_array_equal(descriptors, outputs["opencl"][name][1])
+
     def test_usage_errors(self):
         self.assertEqual(run(self.box).returncode, 2)  # no --output
         self.assertEqual(run(self.box, "-o", self.path("x.yml"), "--surf-backend", "fast").returncode, 2)

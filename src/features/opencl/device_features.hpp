@@ -11,6 +11,9 @@
 
 #include <opencv2/core.hpp>
 
+#include <memory>
+#include <vector>
+
 namespace bovw::detail {
 
 class DeviceFeatures {
@@ -25,6 +28,14 @@ class DeviceFeatures {
   // A batch of prepared images through every stage on device.queue(), its features left there
   // (surf::enqueueSurf: waits only for the keypoint count).
   virtual surf::SurfOnDevice enqueue(DeviceContext& device, const surf::SurfBatchInput& input) const = 0;
+
+  // A batch of prepared images through every stage on a queue of the extractor's, its features read
+  // back into that queue's pinned memory and returned in OpenCV's order (what extractFeaturesBatch
+  // gives for them, without the checks): the extraction route's device batches.
+  virtual std::vector<ImageFeatures> extract(const surf::SurfBatchInput& input) const = 0;
+
+  // A new queue on this extractor's device (for work beside its own, such as mapping pinned staging).
+  virtual std::unique_ptr<DeviceContext> newQueue() const = 0;
 
  protected:
   ~DeviceFeatures() = default;  // not owned through this interface

@@ -44,6 +44,13 @@ class OpenClSurf final : public SurfExtractor, public detail::DeviceFeatures {
   SurfOnDevice enqueue(detail::DeviceContext& device, const SurfBatchInput& input) const override {
     return enqueueSurf(device, input, params());
   }
+  std::vector<ImageFeatures> extract(const SurfBatchInput& input) const override {
+    SurfStageTimes ignored;
+    return runOnDevice(input, ignored);
+  }
+  std::unique_ptr<detail::DeviceContext> newQueue() const override {
+    return detail::withOpenCLErrors([&] { return std::make_unique<detail::DeviceContext>(device_spec_); });
+  }
 
  protected:
   void run(const cv::Mat& gray, const cv::Mat& mask, std::vector<cv::KeyPoint>& keypoints,
