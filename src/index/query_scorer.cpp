@@ -6,7 +6,7 @@
 // accumulators (phase 1), until the bounds of the words not yet visited sum to less than the k-th best
 // score so far, theta: an image none of the visited words holds can then not reach the top k. Phase 2
 // visits the remaining words for the candidates only (images whose score plus the remaining bounds
-// can still reach theta), by a galloping search in each list rather than a scan of it. Common words,
+// can still reach theta), by a galloping search in each list (a scan where they are dense). Common words,
 // long lists of low idf, have the smallest bounds: they are the lists phase 2 searches instead of
 // scanning. Last, the few images left that can be in the top k are scored again word by word in
 // ascending word order, the order the exhaustive path adds in, so that their scores are the
