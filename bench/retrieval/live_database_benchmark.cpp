@@ -8,7 +8,11 @@
 //     after loading (the normalisers), query p50 / p99;
 //   live database (LiveDatabase, LMDB): add rate in durable writes of 1,000 images and of 1 image,
 //     remove rate (writes of 1), bytes per image on disk, open, resident bytes per posting of the
-//     opened copy, query p50 / p99, and query p50 / p99 while another thread adds one image at a time.
+//     opened copy, query p50 / p99, and query p50 / p99 while another thread adds one image at a time;
+//   for both, the query p50 / p99 of the exhaustive search (the default: every posting of the query's
+//   words) and of the pruned one (MaxScore) on the same index, the queries on which
+//   the two answered differently (must be 0), and the posting lists' bytes per posting
+//   (InvertedIndex::postingBytes: their capacity and per-word overhead).
 // Timings are medians and percentiles of the individual calls after warm-up queries.
 //
 // Usage: bovw_live_database_bench [--images 10000,100000] [--queries 200] [--folder DIR] [--json FILE]
@@ -112,12 +116,14 @@ bovw::NamedImageWords namedWords(const std::string& name, const std::vector<std:
 }
 
 // Query latencies in milliseconds, after `warmup` untimed queries (the first builds the normalisers).
-std::vector<double> queryTimes(const bovw::InvertedIndex& index, const std::vector<Row>& queries, std::size_t warmup) {
-  for (std::size_t i = 0; i < warmup && i < queries.size(); ++i) index.query(queries[i], kTop);
+std::vector<double> queryTimes(const bovw::InvertedIndex& index, const std::vector<Row>& queries, std::size_t warmup,
+                               bovw::QueryStrategy strategy = bovw::QueryStrategy::Exhaustive) {
+  const bovw::ScoringOptions options;  // intersection, counts, alpha = 1
+  for (std::size_t i = 0; i < warmup && i < queries.size(); ++i) index.query(queries[i], kTop, options, strategy);
   std::vector<double> times;
   for (const Row& q : queries) {
     const auto start = Clock::now();
-    index.query(q, kTop);
+    index.query(q, kTop, options, strategy);
     times.push_back(1e3 * secondsSince(start));
   }
   return times;
@@ -125,6 +131,31 @@ std::vector<double> queryTimes(const bovw::InvertedIndex& index, const std::vect
 
 nlohmann::json latency(const std::vector<double>& ms) {
   return {{"p50_ms", percentile(ms, 0.5)}, {"p99_ms", percentile(ms, 0.99)}, {"count", ms.size()}};
+}
+
+// The queries that the pruned and the exhaustive search answer differently (ids, order or score bits):
+// 0, or the pruned search is wrong.
+std::size_t differingAnswers(const bovw::InvertedIndex& index, const std::vector<Row>& queries) {
+  const bovw::ScoringOptions options;
+  std::size_t differing = 0;
+  for (const Row& q : queries) {
+    const auto pruned = index.query(q, kTop, options, bovw::QueryStrategy::Pruned);
+    const auto exhaustive = index.query(q, kTop, options, bovw::QueryStrategy::Exhaustive);
+    bool same = pruned.size() == exhaustive.size();
+    for (std::size_t r = 0; same && r < pruned.size(); ++r)
+      same = pruned[r].id == exhaustive[r].id && pruned[r].score == exhaustive[r].score;
+    differing += same ? 0 : 1;
+  }
+  return differing;
+}
+
+// Query latencies of both strategies on one index, the exhaustive one being the path before pruning.
+void measureQueries(nlohmann::json& into, const bovw::InvertedIndex& index, const std::vector<Row>& queries,
+                    std::uint64_t postings) {
+  into["query"] = latency(queryTimes(index, queries, 3));
+  into["query_pruned"] = latency(queryTimes(index, queries, 3, bovw::QueryStrategy::Pruned));
+  into["query_answers_differing"] = differingAnswers(index, queries);
+  into["posting_bytes_per_posting"] = static_cast<double>(index.postingBytes()) / static_cast<double>(postings);
 }
 
 nlohmann::json measure(std::size_t n, std::size_t query_count, const std::string& folder, std::uint64_t seed) {
@@ -165,8 +196,8 @@ nlohmann::json measure(std::size_t n, std::size_t query_count, const std::string
                       {"file_bytes", std::filesystem::file_size(file)},
                       {"load_s", load},
                       {"resident_bytes_per_posting", resident / static_cast<double>(postings)},
-                      {"first_query_ms", 1e3 * first},
-                      {"query", latency(queryTimes(loaded.index(), queries, 3))}};
+                      {"first_query_ms", 1e3 * first}};
+    measureQueries(result["file"], loaded.index(), queries, postings);
     std::filesystem::remove(file);
   }
 
@@ -209,7 +240,7 @@ nlohmann::json measure(std::size_t n, std::size_t query_count, const std::string
         static_cast<double>(std::filesystem::file_size(path + "/data.mdb")) / static_cast<double>(n);
     result["live"]["open_s"] = open;
     result["live"]["resident_bytes_per_posting"] = resident / static_cast<double>(postings);
-    result["live"]["query"] = latency(queryTimes(live.database().index(), queries, 3));
+    measureQueries(result["live"], live.database().index(), queries, postings);
 
     // Searches while another thread adds one image at a time (new images of the same kind).
     std::atomic<bool> done{false};

@@ -68,6 +68,15 @@ struct SearchResult {
 // with the query score exactly 0 and are not returned, so a query may return fewer than top_k
 // results. Results are sorted by score descending, equal scores by id ascending.
 //
+// How a query finds its top k. Both give the same results, bit for bit (ids, order, scores).
+// Exhaustive visits every posting of every query word: the default, and the reference the tests
+// and the benchmarks compare Pruned with. Pruned (MaxScore, Turtle & Flood 1995) bounds what each
+// query word can still add to a score and skips the postings that cannot change the top k: mostly
+// the long lists of common words, whose idf is low. It skips about half the postings on the
+// benchmark's synthetic images but is not yet faster there (docs/PERFORMANCE.md, "Live databases"),
+// hence not the default.
+enum class QueryStrategy { Exhaustive, Pruned };
+
 // Thread safety: all const member functions (query, size, name, find, ids, save, ...) may run
 // concurrently with each other and with add()/remove() from other threads; every call sees the
 // index either before or after each add/remove, never half-way. Readers share a lock, add/remove
@@ -110,6 +119,10 @@ class InvertedIndex {
   // Ids ever assigned, removed ones included: the id the next add() gets.
   std::size_t idCount() const;
   std::uint64_t postingCount() const;  // (image, word) pairs with a positive count
+  // Bytes the posting lists take in memory: 6 a posting (a 32-bit id and a 16-bit count) times the
+  // lists' capacity (at most 1.5x their length while images are added one at a time, exactly their
+  // length after load() or read()), plus 56 bytes per word.
+  std::uint64_t postingBytes() const;
 
   // Top `top_k` images for a histogram of the same vocabulary. Throws InvalidInput if the index
   // has no image ("index is empty"), if the histogram's length is not K (naming both) or holds a
@@ -121,6 +134,9 @@ class InvertedIndex {
   // The images' normalisers are computed by the first query with each
   // option set after an add/remove, O(postings), and kept for the next ones.
   std::vector<SearchResult> query(HistogramRef histogram, std::size_t top_k, const ScoringOptions& options) const;
+  // The same with the strategy named (the others use Exhaustive).
+  std::vector<SearchResult> query(HistogramRef histogram, std::size_t top_k, const ScoringOptions& options,
+                                  QueryStrategy strategy) const;
   // The same, scoring this index's images (and the query) with the idf of `global` instead of the
   // index's own: the model merged from several indexes' model() (shards), so that each shard's
   // scores are those the union of the shards would give. The images' normalisers under a global
@@ -128,7 +144,7 @@ class InvertedIndex {
   // InvalidInput if `global` has another K, or counts fewer images, or fewer for some word, than
   // this index (it must include this index's own model).
   std::vector<SearchResult> query(HistogramRef histogram, std::size_t top_k, const ScoringOptions& options,
-                                  const TfIdfModel& global) const;
+                                  const TfIdfModel& global, QueryStrategy strategy = QueryStrategy::Exhaustive) const;
 
   // N (live images) and every word's document frequency n_w, from the posting lists: the model
   // query() uses, and what shards merge into a global one. O(K) after an add/remove, else a copy.
@@ -157,7 +173,7 @@ class InvertedIndex {
   static InvertedIndex read(const std::vector<char>& bytes, const std::string& source);
   // The same for an index that must have been built with `expected` (one stored beside its
   // vocabulary): another vocabulary is refused as checkVocabulary() refuses it, before the
-  // posting lists (24 bytes per word, even empty) are allocated.
+  // posting lists (56 bytes per word, even empty) are allocated.
   static InvertedIndex read(const std::vector<char>& bytes, const std::string& source,
                             const VocabularySignature& expected);
 
@@ -167,7 +183,7 @@ class InvertedIndex {
   explicit InvertedIndex(std::unique_ptr<Impl> impl);
   // `global`: null for the index's own model.
   std::vector<SearchResult> queryWith(HistogramRef histogram, std::size_t top_k, const ScoringOptions& options,
-                                      const TfIdfModel* global) const;
+                                      const TfIdfModel* global, QueryStrategy strategy) const;
   std::unique_ptr<Impl> impl_;
 };
 

@@ -23,9 +23,11 @@ IncrementalNorms::IncrementalNorms(const IndexData& data, const ScoringOptions& 
   for (std::size_t w = 0; w < data.postings.size(); ++w) {
     const std::int64_t l = fixedLog(model ? model->documentFrequency(w) : data.postings[w].size());
     log_frequency_[w] = l;
-    for (const Posting& p : data.postings[w]) {
-      a0_[p.image] += p.count;
-      a1_[p.image] += static_cast<__int128>(p.count) * l;
+    const PostingList& list = data.postings[w];
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const std::int32_t count = list.count(i);
+      a0_[list.image(i)] += count;
+      a1_[list.image(i)] += static_cast<__int128>(count) * l;
     }
   }
 }
@@ -38,12 +40,14 @@ void IncrementalNorms::update(const IndexData& data, const std::vector<std::uint
     const std::int64_t old_l = log_frequency_[w];
     const std::int64_t l = fixedLog(data.postings[w].size());
     log_frequency_[w] = l;
-    for (const Posting& p : data.postings[w]) {
-      if (p.image >= first_new) {  // a new image: its whole contribution
-        a0_[p.image] += p.count;
-        a1_[p.image] += static_cast<__int128>(p.count) * l;
+    const PostingList& list = data.postings[w];
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const ImageId image = list.image(i);
+      if (image >= first_new) {  // a new image: its whole contribution
+        a0_[image] += list.count(i);
+        a1_[image] += static_cast<__int128>(list.count(i)) * l;
       } else if (l != old_l) {
-        a1_[p.image] += static_cast<__int128>(p.count) * (l - old_l);
+        a1_[image] += static_cast<__int128>(list.count(i)) * (l - old_l);
       }
     }
   }

@@ -2,6 +2,8 @@
 // format (index_file.cpp). Everything derived from it (idf, norms) is recomputed, never stored.
 #pragma once
 
+#include "index/posting_list.hpp"
+
 #include <bovw/inverted_index.hpp>
 
 #include <cstdint>
@@ -11,23 +13,19 @@
 
 namespace bovw::index_detail {
 
-// Largest vocabulary: the posting lists cost 24 bytes per word even when empty, so this also
+// Largest vocabulary: the posting lists cost 56 bytes per word even when empty, so this also
 // bounds what a (crafted) index file can make the loader allocate before its lists are read.
 constexpr std::uint32_t kMaxWords = 1u << 24;
 // Ids are 32-bit and never reused; the last value is kept free as "no id".
 constexpr std::uint64_t kMaxIds = 0xffffffffull;
 constexpr std::size_t kMaxDescriptorTypeLength = 255;
 
-struct Posting {
-  ImageId image;
-  std::int32_t count;  // > 0
-};
 
 struct IndexData {
   VocabularySignature vocabulary;
   std::vector<std::string> names;                   // by id; "" marks a removed id
   std::unordered_map<std::string, ImageId> ids;     // live names
-  std::vector<std::vector<Posting>> postings;       // by word: images with count > 0, ascending id
+  std::vector<PostingList> postings;                // by word: images with count > 0, ascending id
 
   std::size_t live() const { return ids.size(); }
 };

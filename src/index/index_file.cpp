@@ -47,9 +47,9 @@ void writeIndex(std::ostream& out, const IndexData& data) {
     if (list.empty()) continue;
     e.u32(static_cast<std::uint32_t>(w));
     e.u32(static_cast<std::uint32_t>(list.size()));
-    for (const Posting& p : list) {
-      e.u32(p.image);
-      e.u32(static_cast<std::uint32_t>(p.count));
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      e.u32(list.image(i));
+      e.u32(static_cast<std::uint32_t>(list.count(i)));
     }
   }
   e.checksum();
@@ -144,7 +144,7 @@ IndexData decodeIndex(const char* file, std::size_t size, const std::string& pat
   } catch (const InvalidInput& e) {
     d.fail(e.problem());
   }
-  // Before a list is allocated per word: 2^24 of them cost 400 MB, which an index embedded beside
+  // Before a list is allocated per word: 2^24 of them cost 940 MB, which an index embedded beside
   // a vocabulary of another K must not cost before it is refused.
   if (expected) checkSameVocabulary(data.vocabulary, *expected);
 
@@ -193,7 +193,7 @@ IndexData decodeIndex(const char* file, std::size_t size, const std::string& pat
         d.fail("word " + std::to_string(word) + " has count " + std::to_string(count) + " for image " +
                std::to_string(image) + " (must be 1 .. 2^31-1)");
       previous_image = image;
-      list.push_back({image, static_cast<std::int32_t>(count)});
+      list.push_back(image, static_cast<std::int32_t>(count));
     }
   }
   if (seen != total)

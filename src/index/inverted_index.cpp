@@ -7,6 +7,7 @@
 #include "index/index_editor.hpp"
 #include "index/index_file.hpp"
 #include "index/incremental_norms.hpp"
+#include "index/query_scorer.hpp"
 #include "index/scoring_weights.hpp"
 
 #include <bovw/atomic_file.hpp>
@@ -24,7 +25,7 @@
 namespace bovw {
 
 using index_detail::IndexData;
-using index_detail::Posting;
+using index_detail::PostingList;
 using index_detail::ScoringWeights;
 
 namespace {
@@ -55,24 +56,6 @@ void checkHistogram(const HistogramRef& histogram, int words, const std::string&
                          std::to_string(w));
 }
 
-// Per-thread score accumulators, reused across queries so that a query costs the postings it
-// visits, not a pass over every image. Entries touched by a query are zeroed again on exit (also
-// on an exception), so the next query starts from zeros.
-struct Accumulator {
-  std::vector<double> score;  // by image id
-  std::vector<ImageId> touched;
-
-  struct Reset {
-    Accumulator& a;
-    ~Reset() {
-      for (ImageId id : a.touched) a.score[id] = 0.0;
-      a.touched.clear();
-    }
-  };
-};
-
-thread_local Accumulator t_accumulator;
-
 // Appends the postings of `images` (ids ascending) to their lists, calling touched(w) for each word
 // that gets any. The postings are first grouped by word with a stable radix sort (8 bits a pass, 256
 // buckets that stay in cache), so that each list is appended to once: scattered straight into tens of
@@ -82,14 +65,15 @@ template <typename Touched>
 void appendByWord(index_detail::IndexData& data, const std::vector<index_detail::SparseImage>& images, Touched&& touched) {
   struct Entry {
     std::uint32_t word;
-    Posting posting;
+    ImageId image;
+    std::int32_t count;
   };
   std::vector<Entry> entries, sorted;
   std::size_t total = 0;
   for (const auto& image : images) total += image.words.size();
   entries.reserve(total);
   for (const auto& image : images)
-    for (const auto& w : image.words) entries.push_back({w.word, {image.id, w.count}});
+    for (const auto& w : image.words) entries.push_back({w.word, image.id, w.count});
   sorted.resize(entries.size());
   for (std::uint32_t shift = 0; (data.postings.size() - 1) >> shift > 0; shift += 8) {
     std::size_t start[257] = {};
@@ -101,7 +85,7 @@ void appendByWord(index_detail::IndexData& data, const std::vector<index_detail:
   for (std::size_t i = 0; i < entries.size();) {
     const std::uint32_t w = entries[i].word;
     auto& list = data.postings[w];
-    for (; i < entries.size() && entries[i].word == w; ++i) list.push_back(entries[i].posting);
+    for (; i < entries.size() && entries[i].word == w; ++i) list.push_back(entries[i].image, entries[i].count);
     touched(w);
   }
 }
@@ -237,10 +221,9 @@ struct InvertedIndex::Impl {
   void removeLocked(ImageId id, const std::vector<std::uint32_t>& held, std::vector<std::uint32_t>& words) {
     auto takeOut = [&](std::size_t w) {
       auto& list = data.postings[w];
-      auto it = std::lower_bound(list.begin(), list.end(), id,
-                                 [](const Posting& p, ImageId image) { return p.image < image; });
-      if (it != list.end() && it->image == id) {
-        list.erase(it);
+      const std::size_t i = list.seek(id);
+      if (i < list.size() && list.image(i) == id) {
+        list.erase(i);
         words.push_back(static_cast<std::uint32_t>(w));
       }
     };
@@ -296,7 +279,7 @@ ImageId InvertedIndex::add(std::string name, HistogramRef histogram) {
   try {
     s.data.names.push_back(name);
     for (; done < histogram.size(); ++done)
-      if (histogram[done] > 0) s.data.postings[static_cast<std::size_t>(done)].push_back({id, histogram[done]});
+      if (histogram[done] > 0) s.data.postings[static_cast<std::size_t>(done)].push_back(id, histogram[done]);
     s.data.ids.emplace(std::move(name), id);
   } catch (...) {
     for (Eigen::Index w = 0; w < done; ++w)
@@ -367,6 +350,13 @@ std::uint64_t InvertedIndex::postingCount() const {
   return total;
 }
 
+std::uint64_t InvertedIndex::postingBytes() const {
+  auto lock = impl_->readLock();
+  std::uint64_t total = 0;
+  for (const auto& list : impl_->data.postings) total += sizeof(list) + list.heapBytes();
+  return total;
+}
+
 const VocabularySignature& InvertedIndex::vocabulary() const { return impl_->data.vocabulary; }
 
 void InvertedIndex::checkVocabulary(const VocabularySignature& other) const {
@@ -385,15 +375,20 @@ std::vector<SearchResult> InvertedIndex::query(HistogramRef histogram, std::size
 
 std::vector<SearchResult> InvertedIndex::query(HistogramRef histogram, std::size_t top_k,
                                                const ScoringOptions& options) const {
-  return queryWith(histogram, top_k, options, nullptr);
+  return queryWith(histogram, top_k, options, nullptr, QueryStrategy::Exhaustive);
 }
 
 std::vector<SearchResult> InvertedIndex::query(HistogramRef histogram, std::size_t top_k, const ScoringOptions& options,
-                                               const TfIdfModel& global) const {
+                                               QueryStrategy strategy) const {
+  return queryWith(histogram, top_k, options, nullptr, strategy);
+}
+
+std::vector<SearchResult> InvertedIndex::query(HistogramRef histogram, std::size_t top_k, const ScoringOptions& options,
+                                               const TfIdfModel& global, QueryStrategy strategy) const {
   if (global.words() != impl_->data.vocabulary.words)
     throw InvalidInput("inverted index: the global TF-IDF model has K = " + std::to_string(global.words()) +
                        " words but the index's vocabulary has " + std::to_string(impl_->data.vocabulary.words));
-  return queryWith(histogram, top_k, options, &global);
+  return queryWith(histogram, top_k, options, &global, strategy);
 }
 
 TfIdfModel InvertedIndex::model() const {
@@ -404,7 +399,8 @@ TfIdfModel InvertedIndex::model() const {
 }
 
 std::vector<SearchResult> InvertedIndex::queryWith(HistogramRef histogram, std::size_t top_k,
-                                                   const ScoringOptions& options, const TfIdfModel* global) const {
+                                                   const ScoringOptions& options, const TfIdfModel* global,
+                                                   QueryStrategy strategy) const {
   const Impl& s = *impl_;
   checkHistogram(histogram, s.data.vocabulary.words, "the query histogram");
   if (top_k == 0) throw InvalidInput("inverted index: top_k must be at least 1");
@@ -429,33 +425,21 @@ std::vector<SearchResult> InvertedIndex::queryWith(HistogramRef histogram, std::
   if (query_norm == 0.0) return {};  // an empty histogram scores 0 against everything
   if (cosine) query_norm = std::sqrt(query_norm);
 
-  Accumulator& a = t_accumulator;
-  if (a.score.size() < s.data.names.size()) a.score.resize(s.data.names.size(), 0.0);
-  Accumulator::Reset reset{a};
+  // The words to visit, ascending (the order every image's score is summed in), with their weights.
+  std::vector<index_detail::QueryWord> words;
   for (Eigen::Index w = 0; w < histogram.size(); ++w) {
-    if (histogram[w] == 0) continue;
     const auto word = static_cast<std::size_t>(w);
-    const double q = weights->weight(histogram[w], word) / query_norm;
-    for (const Posting& p : s.data.postings[word]) {
-      if (a.score[p.image] == 0.0) a.touched.push_back(p.image);  // every contribution is > 0
-      const double d = weights->weight(p.count, word) * weights->scale(p.image);
-      a.score[p.image] += cosine ? q * d : std::min(q, d);
-    }
+    if (histogram[w] == 0 || s.data.postings[word].empty()) continue;
+    words.push_back({static_cast<std::uint32_t>(word), weights->weight(histogram[w], word) / query_norm});
   }
 
-  std::vector<std::pair<double, ImageId>> ranked;
-  ranked.reserve(a.touched.size());
-  for (ImageId id : a.touched) ranked.emplace_back(a.score[id], id);
-  const auto better = [](const std::pair<double, ImageId>& x, const std::pair<double, ImageId>& y) {
-    return x.first != y.first ? x.first > y.first : x.second < y.second;
-  };
-  const std::size_t k = std::min(top_k, ranked.size());
-  std::partial_sort(ranked.begin(), ranked.begin() + static_cast<std::ptrdiff_t>(k), ranked.end(), better);
+  const index_detail::QueryScorer scorer{s.data, *weights, cosine};
+  const std::vector<std::pair<double, ImageId>> ranked =
+      strategy == QueryStrategy::Exhaustive ? scorer.exhaustive(words, top_k) : scorer.pruned(words, top_k);
 
   std::vector<SearchResult> results;
-  results.reserve(k);
-  for (std::size_t r = 0; r < k; ++r)
-    results.push_back({ranked[r].second, s.data.names[ranked[r].second], ranked[r].first});
+  results.reserve(ranked.size());
+  for (const auto& [score, id] : ranked) results.push_back({id, s.data.names[id], score});
   return results;
 }
 
@@ -532,10 +516,7 @@ void index_detail::IndexEditor::apply(InvertedIndex& index, const IndexChange& c
   std::vector<std::uint32_t> words;
   if (removed.size() > 16) {
     for (std::size_t w = 0; w < s.data.postings.size(); ++w) {
-      auto& list = s.data.postings[w];
-      const auto end = std::remove_if(list.begin(), list.end(), [&](const Posting& p) { return removed.count(p.image) > 0; });
-      if (end == list.end()) continue;
-      list.erase(end, list.end());
+      if (!s.data.postings[w].eraseIf([&](ImageId image) { return removed.count(image) > 0; })) continue;
       words.push_back(static_cast<std::uint32_t>(w));
     }
     for (ImageId id : change.removed) {
@@ -579,9 +560,11 @@ std::vector<index_detail::SparseImage> index_detail::IndexEditor::images(const I
   const InvertedIndex::Impl& s = *index.impl_;
   auto lock = s.readLock();
   std::vector<SparseImage> by_id(s.data.names.size());
-  for (std::size_t w = 0; w < s.data.postings.size(); ++w)
-    for (const Posting& p : s.data.postings[w])
-      by_id[p.image].words.push_back({static_cast<std::uint32_t>(w), p.count});
+  for (std::size_t w = 0; w < s.data.postings.size(); ++w) {
+    const PostingList& list = s.data.postings[w];
+    for (std::size_t i = 0; i < list.size(); ++i)
+      by_id[list.image(i)].words.push_back({static_cast<std::uint32_t>(w), list.count(i)});
+  }
   std::vector<SparseImage> images;
   images.reserve(s.data.live());
   for (std::size_t id = 0; id < by_id.size(); ++id) {

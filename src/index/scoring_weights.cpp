@@ -1,6 +1,7 @@
 // Per-option weights of an index: term weights, idf^alpha and the images' normalisers.
 #include "index/scoring_weights.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace bovw::index_detail {
@@ -30,14 +31,27 @@ ScoringWeights::ScoringWeights(const IndexData& data, const TfIdfModel& model, c
   const bool cosine = options.similarity == Scoring::Cosine;
   std::vector<double> norms(data.names.size(), 0.0);  // sum of squares (cosine) or of values (L1)
   for (std::size_t w = 0; w < data.postings.size(); ++w) {
-    for (const Posting& p : data.postings[w]) {
-      const double v = weight(p.count, w);
-      norms[p.image] += cosine ? v * v : v;
+    const PostingList& list = data.postings[w];
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const double v = weight(list.count(i), w);
+      norms[list.image(i)] += cosine ? v * v : v;
     }
   }
   scale_.assign(norms.size(), 0.0);
   for (std::size_t d = 0; d < norms.size(); ++d)
     if (norms[d] > 0.0) scale_[d] = 1.0 / (cosine ? std::sqrt(norms[d]) : norms[d]);
+
+  // Cosine's per-word bound (intersection's is the query's own weight, min(q, d) <= q): a second pass
+  // over the postings, paid once per option set like the first.
+  if (!cosine) return;
+  max_document_weight_.assign(data.postings.size(), 0.0);
+  for (std::size_t w = 0; w < data.postings.size(); ++w) {
+    const PostingList& list = data.postings[w];
+    double largest = 0.0;
+    for (std::size_t i = 0; i < list.size(); ++i)
+      largest = std::max(largest, weight(list.count(i), w) * scale_[list.image(i)]);
+    max_document_weight_[w] = largest;
+  }
 }
 
 void ScoringWeights::tabulateTermWeights() {

@@ -34,12 +34,22 @@ class ScoringWeights {
   // 1 / (L2 or L1 norm of the image's weights), 0 for an image with no words or a removed id.
   double scale(ImageId image) const { return scale_[image]; }
 
- private:
+  // The same factors as plain arrays for the query loops, which compute a posting's weight as
+  // (termWeight(c) * idfPower(w)) * scale(d), the same operations in the same order as
+  // weight(c, w) * scale(d), hence the same bits.
   static constexpr std::int32_t kTabledCounts = 256;  // larger counts are rare: computed when met
-
+  const double* termTable() const { return term_power_.data(); }  // f(c)^alpha for c < kTabledCounts
+  double idfPower(std::size_t word) const { return idf_power_[word]; }
+  const double* scales() const { return scale_.data(); }
   double termWeight(std::int32_t count) const {
     return count < kTabledCounts ? term_power_[static_cast<std::size_t>(count)] : computeTermWeight(count);
   }
+  // Cosine only (0 otherwise): the largest weight(c, w) * scale(d) over word w's postings, computed
+  // with the same operations, so that q * d <= q * maxDocumentWeight(w) holds for the rounded
+  // values too: the bound of a word's contribution the pruned query uses.
+  double maxDocumentWeight(std::size_t word) const { return max_document_weight_.empty() ? 0.0 : max_document_weight_[word]; }
+
+ private:
   double computeTermWeight(std::int32_t count) const;
   void tabulateTermWeights();  // term_power_
 
@@ -48,6 +58,7 @@ class ScoringWeights {
   std::vector<double> term_power_;  // f(c)^alpha by count c < kTabledCounts
   std::vector<double> idf_power_;   // idf_w^alpha by word
   std::vector<double> scale_;       // by id
+  std::vector<double> max_document_weight_;  // by word, cosine only
 };
 
 }  // namespace bovw::index_detail

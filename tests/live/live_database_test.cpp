@@ -240,6 +240,43 @@ TEST(LiveDatabase, KeepsKeypointsWithTheirImages) {
   EXPECT_FALSE(live.database().index().find("a.png"));
 }
 
+// A word seen 65,535 times or more in one image does not fit the in-memory lists' 16-bit counts: it
+// is kept exactly beside them (src/index/posting_list.hpp), through the store and a reopen.
+TEST(LiveDatabase, CountsBeyondSixteenBitsSurviveTheStore) {
+  BOVW_SEEDED_RNG(rng);
+  TempDir dir;
+  const int k = 23;
+  const Vocabulary vocabulary = randomVocabulary(rng, k);
+  ImageWords bursty = randomWords(rng, k, 40);
+  bursty.words.insert(bursty.words.end(), 70000, 5);
+  bursty.words.insert(bursty.words.end(), 65535, 9);
+  const ImageWords plain = randomWords(rng, k, 60), other = randomWords(rng, k, 30);
+  {
+    LiveDatabase live = LiveDatabase::create(dir.file("db"), vocabulary, kSurf);
+    live.add({{"bursty.png", bursty}, {"plain.png", plain}, {"other.png", other}});
+  }
+  const LiveDatabase live = LiveDatabase::open(dir.file("db"));
+  ImageDatabase fresh(vocabulary, kSurf);
+  fresh.add("bursty.png", bursty);
+  fresh.add("plain.png", plain);
+  fresh.add("other.png", other);
+  const auto id = live.database().index().find("bursty.png");
+  ASSERT_TRUE(id);
+  EXPECT_EQ(live.database().index().postingCount(), fresh.index().postingCount());
+  for (const ImageWords& query : {bursty, plain, randomWords(rng, k, 25)}) {
+    const auto h = histogramOf(query, k);
+    for (const ScoringOptions& scoring : {ScoringOptions{}, ScoringOptions{Scoring::Cosine, TermWeighting::Sqrt, 0.5}}) {
+      const auto got = live.database().index().query(h, 3, scoring, QueryStrategy::Pruned);
+      const auto expected = fresh.index().query(h, 3, scoring, QueryStrategy::Exhaustive);
+      ASSERT_EQ(got.size(), expected.size());
+      for (std::size_t r = 0; r < got.size(); ++r) {
+        EXPECT_EQ(got[r].name, expected[r].name);
+        EXPECT_NEAR(got[r].score, expected[r].score, 1e-9) << toString(scoring);
+      }
+    }
+  }
+}
+
 TEST(LiveDatabase, AWriteThatFailsChangesNothing) {
   BOVW_SEEDED_RNG(rng);
   TempDir dir;

@@ -1,0 +1,334 @@
+// Exhaustive and pruned (MaxScore) top-k queries over the posting lists, with the same arithmetic.
+//
+// Pruned, after Turtle & Flood, "Query evaluation: strategies and optimizations" (1995): a word w can
+// add at most u_w to any image's score, u_w = q_w for intersection (min(q, d) <= q) and
+// q_w max_d d_w for cosine. The words are visited by u_w descending, each whole list added to score
+// accumulators (phase 1), until the bounds of the words not yet visited sum to less than the k-th best
+// score so far, theta: an image none of the visited words holds can then not reach the top k. Phase 2
+// visits the remaining words for the candidates only (images whose score plus the remaining bounds
+// can still reach theta), by a galloping search in each list (a scan where they are dense). Common words,
+// long lists of low idf, have the smallest bounds: they are the lists phase 2 searches instead of
+// scanning. Last, the few images left that can be in the top k are scored again word by word in
+// ascending word order, the order the exhaustive path adds in, so that their scores are the
+// reference's bits, and ranked.
+#include "index/query_scorer.hpp"
+
+#include <algorithm>
+#include <functional>
+#include <numeric>
+
+namespace bovw::index_detail {
+
+namespace {
+
+// Comparisons with theta allow for rounding: the sums here add the same non-negative terms as the
+// reference but in another order, so each may differ from the reference's by a relative n 2^-53 for n
+// query words, at most 2^24 2^-53 < 2e-9 (K <= 2^24). A bound is only trusted to be below theta by
+// more than 1e-6 of theta: far more than rounding can account for, far less than the gaps pruning needs.
+constexpr double kSlack = 1e-6;
+
+bool below(double value, double theta) { return value < theta * (1.0 - kSlack); }
+
+// Per-thread score accumulators, reused across queries so that a query costs the postings it
+// visits, not a pass over every image. Entries touched by a query are zeroed again on exit (also
+// on an exception), so the next query starts from zeros.
+struct Accumulator {
+  std::vector<double> score;  // by image id
+  std::vector<ImageId> touched;
+
+  void clear() {
+    for (ImageId id : touched) score[id] = 0.0;
+    touched.clear();
+  }
+  struct Reset {
+    Accumulator& a;
+    ~Reset() { a.clear(); }
+  };
+};
+
+thread_local Accumulator t_accumulator;
+thread_local std::uint64_t t_visited = 0;
+
+template <bool kCosine>
+double contribution(double q, double d) {
+  return kCosine ? q * d : std::min(q, d);
+}
+
+// d_w of the posting at position i: the reference's weight(c, w) * scale(d), in the same order.
+inline double documentWeight(const PostingList& list, std::size_t i, double idf, const ScoringWeights& weights) {
+  const std::uint16_t c = list.counts()[i];
+  const double term = c < ScoringWeights::kTabledCounts ? weights.termTable()[c]
+                                                        : weights.termWeight(list.count(list.ids()[i], c));
+  return term * idf * weights.scales()[list.ids()[i]];
+}
+
+// Adds a whole list to the accumulators. The hot loop: plain arrays, no call per posting.
+template <bool kCosine>
+void accumulate(const PostingList& list, double q, double idf, const ScoringWeights& weights, Accumulator& a) {
+  const ImageId* ids = list.ids();
+  const std::uint16_t* counts = list.counts();
+  const double* table = weights.termTable();
+  const double* scale = weights.scales();
+  double* score = a.score.data();
+  const std::size_t n = list.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    const ImageId id = ids[i];
+    const std::uint16_t c = counts[i];
+    const double term = c < ScoringWeights::kTabledCounts ? table[c] : weights.termWeight(list.count(id, c));
+    const double d = term * idf * scale[id];
+    if (score[id] == 0.0) a.touched.push_back(id);  // every contribution is > 0
+    score[id] += contribution<kCosine>(q, d);
+  }
+}
+
+Ranked best(Ranked ranked, std::size_t top_k) {
+  const auto better = [](const std::pair<double, ImageId>& x, const std::pair<double, ImageId>& y) {
+    return x.first != y.first ? x.first > y.first : x.second < y.second;
+  };
+  const std::size_t k = std::min(top_k, ranked.size());
+  std::partial_sort(ranked.begin(), ranked.begin() + static_cast<std::ptrdiff_t>(k), ranked.end(), better);
+  ranked.resize(k);
+  return ranked;
+}
+
+// Theta, the k-th best score so far, is read from a few leading images: the k-th largest current score
+// of any k images is a lower bound of the final k-th best (scores only grow), so a small set that is
+// refreshed now and then gives a valid theta in O(k) per word instead of a pass over every image.
+class Leaders {
+ public:
+  explicit Leaders(std::size_t k) : k_(k) {}
+
+  // The k-th largest current score of the leaders; 0 while there are fewer than k.
+  double theta(const double* score) {
+    if (ids_.size() < k_) return 0.0;
+    values_.resize(ids_.size());
+    for (std::size_t i = 0; i < ids_.size(); ++i) values_[i] = score[ids_[i]];
+    std::nth_element(values_.begin(), values_.begin() + static_cast<std::ptrdiff_t>(k_ - 1), values_.end(),
+                     std::greater<double>());
+    return values_[k_ - 1];
+  }
+
+  // The leaders become the 4k best of `ids` (those at least `floor`: the others cannot be among them).
+  void refresh(const std::vector<ImageId>& ids, const double* score, double floor) {
+    pairs_.clear();
+    for (ImageId id : ids)
+      if (score[id] >= floor) pairs_.emplace_back(score[id], id);
+    const std::size_t m = std::min(pairs_.size(), 4 * k_);
+    std::nth_element(pairs_.begin(), pairs_.begin() + static_cast<std::ptrdiff_t>(m == 0 ? 0 : m - 1), pairs_.end(),
+                     std::greater<std::pair<double, ImageId>>());
+    ids_.clear();
+    for (std::size_t i = 0; i < m; ++i) ids_.push_back(pairs_[i].second);
+  }
+
+ private:
+  std::size_t k_;
+  std::vector<ImageId> ids_;
+  std::vector<double> values_;
+  std::vector<std::pair<double, ImageId>> pairs_;
+};
+
+Accumulator& accumulatorFor(const IndexData& data) {
+  Accumulator& a = t_accumulator;
+  if (a.score.size() < data.names.size()) a.score.resize(data.names.size(), 0.0);
+  return a;
+}
+
+}  // namespace
+
+std::uint64_t QueryScorer::lastVisited() { return t_visited; }
+
+Ranked QueryScorer::exhaustive(const std::vector<QueryWord>& words, std::size_t top_k) const {
+  Accumulator& a = accumulatorFor(data);
+  Accumulator::Reset reset{a};
+  t_visited = 0;
+  for (const QueryWord& w : words) {
+    const PostingList& list = data.postings[w.word];
+    t_visited += list.size();
+    if (cosine)
+      accumulate<true>(list, w.weight, weights.idfPower(w.word), weights, a);
+    else
+      accumulate<false>(list, w.weight, weights.idfPower(w.word), weights, a);
+  }
+  Ranked ranked;
+  ranked.reserve(a.touched.size());
+  for (ImageId id : a.touched) ranked.emplace_back(a.score[id], id);
+  return best(std::move(ranked), top_k);
+}
+
+Ranked QueryScorer::pruned(const std::vector<QueryWord>& words, std::size_t top_k) const {
+  const std::size_t n = words.size();
+  std::vector<double> bound(n);
+  for (std::size_t i = 0; i < n; ++i)
+    bound[i] = cosine ? words[i].weight * weights.maxDocumentWeight(words[i].word) : words[i].weight;
+  std::vector<std::size_t> order(n);
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return bound[x] > bound[y]; });
+  std::vector<double> rest(n + 1, 0.0);  // rest[j]: the bounds of order[j..] summed
+  for (std::size_t j = n; j-- > 0;) rest[j] = rest[j + 1] + bound[order[j]];
+
+  Accumulator& a = accumulatorFor(data);
+  Accumulator::Reset reset{a};
+  double* score = a.score.data();
+  Leaders leaders(top_k);
+
+  // done[j]: the postings of order[0..j) summed.
+  std::vector<std::size_t> done(n + 1, 0);
+  for (std::size_t j = 0; j < n; ++j) done[j + 1] = done[j] + data.postings[words[order[j]].word].size();
+  const std::size_t total = done[n];
+
+  // Phase 1: whole lists, until the words left cannot lift an image without a score into the top k.
+  // The leaders are refreshed (a pass over the touched images) after as many postings as twice the
+  // touched images, or, when the phase may be about to end (the bounds left below twice theta), as
+  // many as the touched images: at most about half what the lists cost, usually far less.
+  //
+  // Pruning pays only if phase 1 ends well before the long lists: when most images share common
+  // words with the query and theta stays low (synthetic images drawn from one word distribution),
+  // it would visit nearly every posting and then pay for phase 2 and the rescoring besides. So once
+  // an eighth of the postings are in, theta is compared with the bounds left after half of them: if
+  // the phase cannot plausibly end by then (those bounds above twice theta), the query is answered
+  // by the exhaustive path instead, for the cost of that eighth.
+  double theta = 0.0;
+  std::size_t since = 0;
+  bool judged = false;
+  std::size_t j = 0;
+  for (; j < n; ++j) {
+    if (a.touched.size() >= top_k) {
+      theta = std::max(theta, leaders.theta(score));
+      if (below(rest[j], theta)) break;
+      const bool judge = !judged && 8 * done[j] >= total;
+      if (judge || theta == 0.0 || since >= 2 * a.touched.size() ||
+          (rest[j] < 2.0 * theta && since >= a.touched.size())) {
+        leaders.refresh(a.touched, score, theta);
+        since = 0;
+        theta = std::max(theta, leaders.theta(score));
+        if (below(rest[j], theta)) break;
+      }
+      if (judge) {
+        judged = true;
+        const std::size_t half = static_cast<std::size_t>(
+            std::lower_bound(done.begin(), done.end(), (total + 1) / 2) - done.begin());
+        if (rest[std::min(half, n)] > 2.0 * theta) {
+          a.clear();
+          return exhaustive(words, top_k);
+        }
+      }
+    }
+    const QueryWord& w = words[order[j]];
+    const PostingList& list = data.postings[w.word];
+    if (cosine)
+      accumulate<true>(list, w.weight, weights.idfPower(w.word), weights, a);
+    else
+      accumulate<false>(list, w.weight, weights.idfPower(w.word), weights, a);
+    since += list.size();
+  }
+
+  t_visited = done[j];
+  // Phase 2: the remaining words for the candidates only. An image ruled out gets the score -1, so
+  // that a scan of a list skips it and every image it did not touch (score 0) with one comparison.
+  // The candidates are kept ascending, so that each list is searched forwards once: sorted, or, when
+  // most images are touched, collected by one pass over the scores in id order (a sort of a million
+  // ids costs far more).
+  std::vector<ImageId> candidates;
+  if (j == n) {
+    candidates = a.touched;
+    std::sort(candidates.begin(), candidates.end());
+  } else if (16 * a.touched.size() < data.names.size()) {
+    for (ImageId id : a.touched) {
+      if (below(score[id] + rest[j], theta))
+        score[id] = -1.0;
+      else
+        candidates.push_back(id);
+    }
+    std::sort(candidates.begin(), candidates.end());
+  } else {
+    const auto ids = static_cast<ImageId>(data.names.size());
+    for (ImageId id = 0; id < ids; ++id) {
+      if (score[id] == 0.0) continue;
+      if (below(score[id] + rest[j], theta))
+        score[id] = -1.0;
+      else
+        candidates.push_back(id);
+    }
+  }
+  // Hopeless candidates are dropped (score -1) before a list is searched, and otherwise after as many
+  // postings as there are candidates: a scan skips them anyway.
+  const auto prune = [&](std::size_t at_word) {
+    leaders.refresh(candidates, score, theta);
+    theta = std::max(theta, leaders.theta(score));
+    candidates.erase(std::remove_if(candidates.begin(), candidates.end(),
+                                    [&](ImageId id) {
+                                      if (!below(score[id] + rest[at_word], theta)) return false;
+                                      score[id] = -1.0;
+                                      return true;
+                                    }),
+                     candidates.end());
+    since = 0;
+  };
+  since = 0;
+  for (; j < n; ++j) {
+    const QueryWord& w = words[order[j]];
+    const PostingList& list = data.postings[w.word];
+    const double idf = weights.idfPower(w.word);
+    if (since >= candidates.size() || list.size() > 8 * candidates.size()) prune(j);
+    if (list.size() <= 8 * candidates.size()) {
+      // Dense: a scan costs less than a search per candidate.
+      since += list.size();
+      t_visited += list.size();
+      for (std::size_t at = 0; at < list.size(); ++at) {
+        const ImageId id = list.ids()[at];
+        if (score[id] <= 0.0) continue;
+        const double d = documentWeight(list, at, idf, weights);
+        score[id] += cosine ? contribution<true>(w.weight, d) : contribution<false>(w.weight, d);
+      }
+      continue;
+    }
+    since += candidates.size();
+    t_visited += candidates.size();
+    std::size_t at = 0;
+    for (ImageId id : candidates) {
+      at = list.seek(id, at);
+      if (at == list.size()) break;
+      if (list.image(at) != id) continue;
+      const double d = documentWeight(list, at, idf, weights);
+      score[id] += cosine ? contribution<true>(w.weight, d) : contribution<false>(w.weight, d);
+    }
+  }
+
+  // The candidates' scores are now complete but summed in another order than the reference's: those
+  // that may be in the top k are scored again in ascending word order.
+  prune(n);
+  std::vector<ImageId> finalists;
+  for (ImageId id : candidates)
+    if (!below(score[id], theta)) finalists.push_back(id);
+
+  // Looking each finalist up in every list costs about |finalists| n log(list); when that would exceed
+  // the lists themselves (top_k near the number of images that match), the exhaustive pass is cheaper.
+  std::size_t postings = 0;
+  for (const QueryWord& w : words) postings += data.postings[w.word].size();
+  if (finalists.size() * n * 16 > postings) {
+    a.clear();
+    return exhaustive(words, top_k);
+  }
+  // Word by word, so that each list is searched forwards once for the finalists (ascending); each
+  // finalist's sum still grows in ascending word order.
+  std::vector<double> exact(finalists.size(), 0.0);
+  for (const QueryWord& w : words) {
+    const PostingList& list = data.postings[w.word];
+    const double idf = weights.idfPower(w.word);
+    std::size_t at = 0;
+    for (std::size_t f = 0; f < finalists.size(); ++f) {
+      at = list.seek(finalists[f], at);
+      ++t_visited;
+      if (at == list.size()) break;
+      if (list.image(at) != finalists[f]) continue;
+      const double d = documentWeight(list, at, idf, weights);
+      exact[f] += cosine ? contribution<true>(w.weight, d) : contribution<false>(w.weight, d);
+    }
+  }
+  Ranked ranked;
+  ranked.reserve(finalists.size());
+  for (std::size_t f = 0; f < finalists.size(); ++f) ranked.emplace_back(exact[f], finalists[f]);
+  return best(std::move(ranked), top_k);
+}
+
+}  // namespace bovw::index_detail
