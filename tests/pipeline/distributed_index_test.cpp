@@ -225,11 +225,15 @@ TEST(DistributedIndex, StreamedIndexWritesTheOneProcessFile) {
         for (double seconds : {p.list_s, p.setup_wait_s, p.setup_s, p.work_s, p.gather_s, p.write_s, p.waiting_s})
           EXPECT_GE(seconds, 0) << "rank " << r;
         EXPECT_GT(p.setup_s, 0) << "rank " << r;
-        if (r == 0) EXPECT_GT(p.write_s, 0);  // rank 0 alone writes the file
+        if (r == 0) {
+          EXPECT_GT(p.write_s, 0);  // rank 0 alone writes the file
+        }
       }
       EXPECT_EQ(images, 6);
       EXPECT_EQ(profiles[0].bytes, sent);  // what the others sent is what rank 0 received
-      if (ranks == 1) EXPECT_EQ(sent, 0);
+      if (ranks == 1) {
+        EXPECT_EQ(sent, 0);
+      }
     }
   }
 }
