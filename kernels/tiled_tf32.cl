@@ -107,11 +107,11 @@ inline void bovw_mma_emulated(float c[4], global const float* descriptors, int n
 // n-tile) fits 8 bits, whatever K is; between blocks the lane files its block's best three, words
 // decoded, into its row's running top three. BOVW_NT and BOVW_STAGE divide it (the host checks).
 #define BOVW_BLOCK_TILES 128
-// n-tiles the warps walk between two copies into local memory (the whole block when not staged).
+// Where n-tile `tile` is in `frags`: the staged chunk, or all the words.
 #if BOVW_STAGE
-#define BOVW_CHUNK_TILES BOVW_STAGE
+#define BOVW_FRAG_TILE(tile) ((tile) - chunk_start)
 #else
-#define BOVW_CHUNK_TILES BOVW_BLOCK_TILES
+#define BOVW_FRAG_TILE(tile) ((size_t)(tile))
 #endif
 
 // One of the lane's running top three of a row: v goes in if it is larger than the third.
@@ -209,9 +209,9 @@ void histogram_tiled_tf32(global const float* restrict descriptors, const int n,
   for (int block = 0; block < n_tiles; block += BOVW_BLOCK_TILES) {
 #pragma unroll
     for (int r = 0; r < 2 * BOVW_MT; ++r) b1[r] = b2[r] = b3[r] = -INFINITY;
-    for (int chunk = block; chunk < min(block + BOVW_BLOCK_TILES, n_tiles); chunk += BOVW_CHUNK_TILES) {
-      const int chunk_end = min(chunk + BOVW_CHUNK_TILES, n_tiles);
 #if BOVW_STAGE
+    for (int chunk = block; chunk < min(block + BOVW_BLOCK_TILES, n_tiles); chunk += BOVW_STAGE) {
+      const int chunk_start = chunk, chunk_end = min(chunk + BOVW_STAGE, n_tiles);
       // The group copies the chunk (coalesced float4s) once all its warps are done with the last.
       barrier(CLK_LOCAL_MEM_FENCE);
       global const float4* from = (global const float4*)(words_frag + (size_t)chunk * BOVW_KS * 32);
@@ -219,9 +219,11 @@ void histogram_tiled_tf32(global const float* restrict descriptors, const int n,
       barrier(CLK_LOCAL_MEM_FENCE);
       local const float2* frags = (local const float2*)stage;
 #else
-      global const float2* frags = words_frag + (size_t)chunk * BOVW_KS * 32;
+    {  // the whole block straight from global memory
+      const int chunk_start = block, chunk_end = min(block + BOVW_BLOCK_TILES, n_tiles);
+      global const float2* frags = words_frag;
 #endif
-      for (int nt0 = chunk; nt0 < chunk_end; nt0 += BOVW_NT) {
+      for (int nt0 = chunk_start; nt0 < chunk_end; nt0 += BOVW_NT) {
         float c[BOVW_MT][BOVW_NT][4];
 #pragma unroll
         for (int u = 0; u < BOVW_NT; ++u) {
@@ -236,13 +238,13 @@ void histogram_tiled_tf32(global const float* restrict descriptors, const int n,
         for (int ks = 0; ks < BOVW_KS; ++ks)
 #pragma unroll
           for (int u = 0; u < BOVW_NT; ++u) {
-            const float2 b = frags[((nt0 - chunk + u) * BOVW_KS + ks) * 32 + lane];
+            const float2 b = frags[(BOVW_FRAG_TILE(nt0 + u) * BOVW_KS + ks) * 32 + lane];
 #pragma unroll
             for (int m = 0; m < BOVW_MT; ++m) {
 #if BOVW_PTX_MMA
               bovw_mma(c[m][u], a[m][ks], as_uint(b.x), as_uint(b.y));
 #else
-              bovw_mma_emulated(c[m][u], descriptors, n, warp_row0 + 16 * m, frags, nt0 - chunk + u, ks, lane);
+              bovw_mma_emulated(c[m][u], descriptors, n, warp_row0 + 16 * m, frags, BOVW_FRAG_TILE(nt0 + u), ks, lane);
 #endif
             }
           }

@@ -298,7 +298,7 @@ train_report() {  # train_report NAME: "median_iteration iterations seeding kmea
 }
 train_runs() {
   local args=(train "$work/train_set" --words "$train_k" --max-descriptors "$train_n" --iterations "$iterations"
-              --tolerance -1 --seed 1 "${surf[@]}")  # not --quiet: it silences the per-iteration log
+              --tolerance -1 --seed 1 --verbose "${surf[@]}")  # --verbose: the per-iteration log lines
   echo
   echo "== expected (written before the timed runs): K = $train_k, N = $train_n descriptors (D = 64), $iterations Lloyd iterations"
   awk -v k="$train_k" -v n="$train_n" -v r="$rb" -v it="$iterations" -v mode="$mode" 'BEGIN {
