@@ -34,8 +34,16 @@ bovw_copy_set() {
   [ -f "$set/GROUPS.csv" ] || { echo "$set/GROUPS.csv is missing" >&2; return 1; }
   rm -rf "$dest" && mkdir -p "$dest" || return 1
   head -1 "$set/GROUPS.csv" > "$dest/GROUPS.csv"
+  # The copies from one process: a cp per file took minutes at 150,000 files.
+  python3 - "$set" "$copies" "$dest" <<'PY' || return 1
+import glob, os, shutil, sys
+source, copies, dest = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+images = sorted(glob.glob(os.path.join(source, "*.jpg")))
+for r in range(1, copies + 1):
+    for image in images:
+        shutil.copyfile(image, os.path.join(dest, "r%d_%s" % (r, os.path.basename(image))))
+PY
   for r in $(seq 1 "$copies"); do
-    for f in "$set"/*.jpg; do cp "$f" "$dest/r${r}_$(basename "$f")" || return 1; done
     tail -n +2 "$set/GROUPS.csv" | sed "s/^/r${r}_/" >> "$dest/GROUPS.csv"
   done
 }
