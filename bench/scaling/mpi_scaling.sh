@@ -127,8 +127,10 @@ fi
 bovw_copy_set "$base" "$copies" "$work/index_set" || die "cannot copy the set"
 rm -rf "$work/train_set"; mkdir -p "$work/train_set"
 for r in $(seq 1 "$train_copies"); do ln "$work"/index_set/r${r}_*.jpg "$work/train_set/" || die "cannot link the training set"; done
-n_index=$(ls "$work"/index_set/*.jpg | wc -l)
-n_train=$(ls "$work"/train_set/*.jpg | wc -l)
+# find, not a glob: 150,000 names overflow an argument list
+jpegs() { find "$1" -maxdepth 1 -name '*.jpg' | wc -l; }
+n_index=$(jpegs "$work/index_set")
+n_train=$(jpegs "$work/train_set")
 mb_index=$(du -sm "$work/index_set" | cut -f1)
 echo "sets: $n_index images ($mb_index MB) indexed, $n_train of them trained on; base $(ls "$base"/*.jpg | wc -l) JPEGs"
 
