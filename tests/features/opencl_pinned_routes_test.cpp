@@ -11,6 +11,7 @@
 #include "pipeline/pinned_staging.hpp"
 #include "support/io_test_support.hpp"
 #include "support/test_support.hpp"
+#include "same_features.hpp"
 #include "surf_test_support.hpp"
 
 #include <bovw/error.hpp>
@@ -29,21 +30,6 @@
 
 namespace bovw {
 namespace {
-
-void expectSameFeatures(const ImageFeatures& expected, const ImageFeatures& got, const std::string& what) {
-  ASSERT_EQ(got.keypoints.size(), expected.keypoints.size()) << what;
-  for (std::size_t i = 0; i < expected.keypoints.size(); ++i) {
-    const cv::KeyPoint &c = expected.keypoints[i], &g = got.keypoints[i];
-    ASSERT_TRUE(c.pt == g.pt && c.size == g.size && c.angle == g.angle && c.response == g.response &&
-                c.octave == g.octave && c.class_id == g.class_id)
-        << what << ", keypoint " << i;
-  }
-  ASSERT_EQ(got.descriptors.rows, expected.descriptors.rows) << what;
-  if (expected.descriptors.rows > 0) {
-    ASSERT_EQ(got.descriptors.cols, expected.descriptors.cols) << what;
-    EXPECT_EQ(cv::norm(expected.descriptors, got.descriptors, cv::NORM_INF), 0) << what;
-  }
-}
 
 std::unique_ptr<FeatureExtractor> surfOn(SurfBackend backend) {
   ExtractorOptions options;
@@ -224,8 +210,8 @@ TEST_F(PinnedDeviceRoutes, EachImagesFeaturesEqualThePreviousAndTheCpuRoutes) {
     std::size_t keypoints = 0;
     for (const auto& [i, features] : reference) {
       ASSERT_EQ(pinned.count(i), 1u) << paths_[i];
-      expectSameFeatures(features, pinned.at(i), "cpu vs pinned, " + paths_[i]);
-      expectSameFeatures(previous.at(i), pinned.at(i), "previous vs pinned, " + paths_[i]);
+      test::expectSameFeatures(features, pinned.at(i), "cpu vs pinned, " + paths_[i]);
+      test::expectSameFeatures(previous.at(i), pinned.at(i), "previous vs pinned, " + paths_[i]);
       keypoints += features.keypoints.size();
     }
     EXPECT_GT(keypoints, 5000u);

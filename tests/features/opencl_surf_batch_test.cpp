@@ -10,6 +10,7 @@
 #include "opencl/resident_histograms.hpp"
 #include "support/io_test_support.hpp"
 #include "support/test_support.hpp"
+#include "same_features.hpp"
 #include "surf_test_support.hpp"
 
 #include <bovw/feature_registry.hpp>
@@ -37,20 +38,6 @@ std::vector<cv::Mat> mixedImages() {
                                  test::texturedImage(1000, 61, 3, 2.0),
                                  test::texturedImage(331, 257, 4, 2.0)};
   return images;
-}
-
-void expectSameFeatures(const ImageFeatures& cpu, const ImageFeatures& gpu, const std::string& what) {
-  ASSERT_EQ(gpu.keypoints.size(), cpu.keypoints.size()) << what;
-  for (std::size_t i = 0; i < cpu.keypoints.size(); ++i) {
-    const cv::KeyPoint &c = cpu.keypoints[i], &g = gpu.keypoints[i];
-    ASSERT_TRUE(c.pt == g.pt && c.size == g.size && c.angle == g.angle && c.response == g.response &&
-                c.octave == g.octave && c.class_id == g.class_id)
-        << what << ", keypoint " << i;
-  }
-  ASSERT_EQ(gpu.descriptors.rows, cpu.descriptors.rows) << what;
-  if (cpu.descriptors.rows > 0) {
-    EXPECT_EQ(cv::norm(cpu.descriptors, gpu.descriptors, cv::NORM_INF), 0) << what;
-  }
 }
 
 class OpenClSurfBatch : public test::ScratchDirTest {
@@ -99,7 +86,7 @@ TEST_F(OpenClSurfBatch, EachImageOfABatchGetsTheBuiltinSurfsFeatures) {
     for (std::size_t i = 0; i < grays.size(); ++i) {
       ImageFeatures cpu;
       builtin->detectAndCompute(grays[i], cv::noArray(), cpu.keypoints, cpu.descriptors);
-      expectSameFeatures(cpu, gpu[i], what + ", image " + std::to_string(i));
+      test::expectSameFeatures(cpu, gpu[i], what + ", image " + std::to_string(i));
       total += cpu.keypoints.size();
     }
     EXPECT_GT(total, 1000u) << "the batch should have keypoints to compare";
@@ -125,8 +112,8 @@ TEST_F(OpenClSurfBatch, TheRegistrysSurfBatchesAndMeetsTheHistogrammerOnTheDevic
   ASSERT_EQ(batch.size(), grays.size());
   ASSERT_EQ(one_by_one.size(), grays.size());
   for (std::size_t i = 0; i < grays.size(); ++i) {
-    expectSameFeatures(cpu->extractFeatures(grays[i]), batch[i], "batch, image " + std::to_string(i));
-    expectSameFeatures(cpu->extractFeatures(grays[i]), one_by_one[i], "loop, image " + std::to_string(i));
+    test::expectSameFeatures(cpu->extractFeatures(grays[i]), batch[i], "batch, image " + std::to_string(i));
+    test::expectSameFeatures(cpu->extractFeatures(grays[i]), one_by_one[i], "loop, image " + std::to_string(i));
   }
 
   EXPECT_EQ(detail::deviceFeaturesOf(*cpu), nullptr);
