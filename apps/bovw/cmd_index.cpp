@@ -54,7 +54,8 @@ CLI::App* addIndexCommand(CLI::App& app) {
                     "write a live database: a new folder at --output that bovw add and bovw remove change while "
                     "others search it (each change durable when the command returns)");
   command->add_flag("--keypoints", args.keypoints,
-                    "also store each image's keypoints, words and word signatures (16 bytes per keypoint), for search --verify");
+                    "also store each image's keypoints, words, word signatures, scales and angles (18 bytes per "
+                    "keypoint), for search --verify and --scoring hamming");
   args.features.addTo(command);
   args.histogrammer.addTo(command);
   return command;

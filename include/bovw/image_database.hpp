@@ -26,8 +26,9 @@ struct DatabaseEditor;
 }
 
 struct DatabaseOptions {
-  // Keep every image's keypoints, words and word signatures (16 bytes per keypoint) so that results
-  // can be verified geometrically (verify()); without them the database holds only the index.
+  // Keep every image's keypoints, words, word signatures and the keypoints' scale and angle (18 bytes
+  // per keypoint in the file) so that results can be verified geometrically (verify()) and scored by
+  // Hamming embedding; without them the database holds only the index.
   bool store_keypoints = false;
 };
 
@@ -50,6 +51,10 @@ class ImageDatabase {
   // their keypoints stay with them.
   const InvertedIndex& index() const { return index_; }
   bool storesKeypoints() const { return keypoints_ != nullptr; }
+  // Whether it stores keypoints and every image's have their scale and angle, which weak geometric
+  // consistency needs (ScoringOptions::weak_geometry): not for a database written before format
+  // version 5, nor for images added with ImageWords that lack sizes and angles.
+  bool storesScaleAndAngle() const;
 
   // Indexes an image by its histogram. Throws InvalidInput if the database stores keypoints (it
   // needs the image's words: the overload below), and as InvertedIndex::add.
@@ -66,7 +71,8 @@ class ImageDatabase {
   // scores every image that shares a word with the query by its features and their signatures
   // (scoring.hpp), which costs a merge of the query's features with each such image's keypoints.
   // Throws InvalidInput as index().query, naming a word outside the vocabulary, and for Hamming
-  // embedding when the database stores no keypoints or the query has no signatures.
+  // embedding when the database stores no keypoints or the query has no signatures, and for weak
+  // geometric consistency when the query or a stored image lacks keypoint sizes and angles.
   std::vector<SearchResult> query(const ImageWords& query, std::size_t top_k, const ScoringOptions& options) const;
   // The same with the idf of `global` (the model of several shards, InvertedIndex::query).
   std::vector<SearchResult> query(const ImageWords& query, std::size_t top_k, const ScoringOptions& options,
@@ -84,12 +90,13 @@ class ImageDatabase {
   // An extractor that makes descriptors this database's vocabulary accepts.
   std::unique_ptr<FeatureExtractor> makeExtractor(const ExtractorOptions& options = {}) const;
 
-  // File layout (little-endian; docs/FORMATS.md): magic "BOVWDB\0\0", u32 version 4, u32 byte-order
+  // File layout (little-endian; docs/FORMATS.md): magic "BOVWDB\0\0", u32 version 5, u32 byte-order
   // mark 0x01020304, u32 length + the feature spec's canonical text, u64 length + a .bovw
   // vocabulary, u64 length + an inverted index, u64 length + the keypoints (0: none stored), u64
   // checksum of every byte before it. Saving is atomic; loading checks the checksum and every
-  // length against the file, and still reads versions 1 to 3 (no keypoints; 1 and 2 with SURF or
-  // SIFT settings in fixed fields; 1 without a checksum). Throws IoError if the file cannot be read
+  // length against the file, and still reads versions 1 to 4 (4: keypoints without scale and
+  // angle; 1 to 3 no keypoints; 1 and 2 with SURF or SIFT settings in fixed fields; 1 without a
+  // checksum). Throws IoError if the file cannot be read
   // (or is not a regular file: a FIFO, a device) or written, InvalidInput naming the file if it is
   // damaged, from its header and block lengths before it is read whole, and if its index does not
   // fit its vocabulary or its keypoints its index.

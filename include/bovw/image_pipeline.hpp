@@ -74,6 +74,7 @@ struct ExtractedBatch {
   std::size_t first = 0;
   Descriptors descriptors;
   std::vector<cv::Point2f> points;     // the keypoint of each descriptor row
+  std::vector<float> sizes, angles;    // its cv::KeyPoint::size and angle
   std::vector<std::int64_t> offsets;
   std::vector<cv::Size> image_sizes;   // per image (0 x 0 for a failed one)
   std::vector<bool> failed;

@@ -22,6 +22,11 @@ struct ImageWords {
   // signatures[i]: wordSignature of that descriptor; empty when not known (pairs are then not
   // filtered by them).
   std::vector<std::uint64_t> signatures;
+  // sizes[i], angles[i]: the keypoint's diameter in pixels and its orientation in degrees [0, 360)
+  // (cv::KeyPoint::size and angle; -1: the detector gives none), what weak geometric consistency
+  // compares (Scoring::Hamming with weak_geometry, bovw/scoring.hpp). Both empty when not known.
+  std::vector<float> sizes;
+  std::vector<float> angles;
 };
 
 // Where a descriptor lies inside its word's cell, in 64 bits: bit j is set when the descriptor

@@ -19,11 +19,13 @@ constexpr std::array<std::pair<Scoring, std::string_view>, 3> kScoringNames{
 constexpr std::array<std::pair<TermWeighting, std::string_view>, 3> kTermNames{
     {{TermWeighting::Count, "count"}, {TermWeighting::Sqrt, "sqrt"}, {TermWeighting::Log, "log"}}};
 constexpr std::string_view kPowerPrefix = "power";
+constexpr std::string_view kWeakGeometry = "wgc";
 
 const std::string kValidForms =
-    "SIMILARITY[+TERM][+powerALPHA] with SIMILARITY cosine, intersection or hamming[BITS] (Hamming embedding, "
-    "BITS 0 to 64, no power), TERM sqrt or log (count, the default, is left out), ALPHA in (0, 1] (1, the default, "
-    "is left out); e.g. intersection, cosine+sqrt, intersection+power0.5, cosine+log+power0.3, hamming24+sqrt";
+    "SIMILARITY[+TERM][+wgc][+powerALPHA] with SIMILARITY cosine, intersection or hamming[BITS] (Hamming embedding, "
+    "BITS 0 to 64, no power), TERM sqrt or log (count, the default, is left out), wgc (weak geometric consistency, "
+    "hamming only), ALPHA in (0, 1] (1, the default, is left out); e.g. intersection, cosine+sqrt, "
+    "intersection+power0.5, cosine+log+power0.3, hamming24+sqrt, hamming20+log+wgc";
 
 // The shortest decimal that reads back as the same double, so that toString/parse round-trip.
 std::string shortest(double value) {
@@ -46,7 +48,8 @@ std::vector<std::string_view> splitAtPlus(std::string_view text) {
 
 bool operator==(const ScoringOptions& a, const ScoringOptions& b) {
   return a.similarity == b.similarity && a.term == b.term && a.power == b.power &&
-         (a.similarity != Scoring::Hamming || a.hamming_threshold == b.hamming_threshold);
+         (a.similarity != Scoring::Hamming ||
+          (a.hamming_threshold == b.hamming_threshold && a.weak_geometry == b.weak_geometry));
 }
 
 bool operator!=(const ScoringOptions& a, const ScoringOptions& b) { return !(a == b); }
@@ -55,7 +58,12 @@ void checkScoringOptions(const ScoringOptions& options) {
   if (!(options.power > 0.0 && options.power <= 1.0))  // also refuses NaN
     throw InvalidInput("power-law exponent alpha = " + shortest(options.power) +
                        " is not in (0, 1] (1: no power-law normalisation)");
-  if (options.similarity != Scoring::Hamming) return;
+  if (options.similarity != Scoring::Hamming) {
+    if (options.weak_geometry)
+      throw InvalidInput("weak geometric consistency weighs matched features, which only Hamming-embedding scoring "
+                         "has: use hamming[BITS][+TERM]+wgc, not " + std::string(toString(options.similarity)));
+    return;
+  }
   if (options.hamming_threshold < 0 || options.hamming_threshold > 64)
     throw InvalidInput("Hamming-embedding threshold " + std::to_string(options.hamming_threshold) +
                        " is not in [0, 64] (bits of a signature)");
@@ -89,6 +97,7 @@ std::string toString(const ScoringOptions& options) {
   std::string text(toString(options.similarity));
   if (options.similarity == Scoring::Hamming) text += std::to_string(options.hamming_threshold);
   if (options.term != TermWeighting::Count) text += "+" + std::string(toString(options.term));
+  if (options.similarity == Scoring::Hamming && options.weak_geometry) text += "+" + std::string(kWeakGeometry);
   if (options.power != 1.0) text += "+" + std::string(kPowerPrefix) + shortest(options.power);
   return text;
 }
@@ -124,6 +133,10 @@ ScoringOptions parseScoringOptions(std::string_view text) {
   // count is the default and has no spelling of its own: one text per option set.
   if (next < parts.size() && (parts[next] == "sqrt" || parts[next] == "log")) {
     options.term = parts[next] == "sqrt" ? TermWeighting::Sqrt : TermWeighting::Log;
+    ++next;
+  }
+  if (next < parts.size() && parts[next] == kWeakGeometry) {
+    options.weak_geometry = true;
     ++next;
   }
   if (next < parts.size() && parts[next].substr(0, kPowerPrefix.size()) == kPowerPrefix) {

@@ -81,6 +81,8 @@ ImageRecord decodeRecord(std::string_view bytes, int words, const std::string& s
               " (words ascending below K = " + std::to_string(words) + ", counts below 2^31)");
     record.words[i] = {static_cast<std::uint32_t>(word), static_cast<std::int32_t>(extra + 1)};
   }
+  // Bit 31 of the count marks keypoints with scale and angle (KeypointStore::kWithScaleAngle); records
+  // written before them lack it and read as keypoints without.
   const std::uint32_t keypoints = in.u32("the keypoint count");
   if (keypoints != kNoKeypoints)
     record.keypoints = retrieval_detail::KeypointStore::readImage(in, keypoints, words, "'" + record.name + "'");

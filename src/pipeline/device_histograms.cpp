@@ -206,6 +206,8 @@ class DeviceRoute {
         for (int k : surf::outputOrder(batch.records.data() + begin, end - begin, true, cv::Mat())) {
           const int row = begin + k;
           r.words.points.emplace_back(batch.records[row].x, batch.records[row].y);
+          r.words.sizes.push_back(batch.records[row].size);
+          r.words.angles.push_back(batch.records[row].angle);
           r.words.words.push_back(batch.assigned[row]);
           r.words.signatures.push_back(wordSignature(batch.rows.ptr<float>(row), vocabulary_, batch.assigned[row]));
         }

@@ -25,6 +25,8 @@ ExtractedBatch assemble(std::vector<ImageSlot>& slots, std::size_t first, std::s
     batch.offsets.push_back(batch.offsets.back() + slots[i].features.descriptors.rows);
   batch.descriptors.resize(batch.offsets.back(), width);
   batch.points.reserve(static_cast<std::size_t>(batch.offsets.back()));
+  batch.sizes.reserve(static_cast<std::size_t>(batch.offsets.back()));
+  batch.angles.reserve(static_cast<std::size_t>(batch.offsets.back()));
   for (std::size_t i = first; i < end; ++i) {
     ImageFeatures& f = slots[i].features;
     const cv::Mat& d = f.descriptors;
@@ -38,7 +40,11 @@ ExtractedBatch assemble(std::vector<ImageSlot>& slots, std::size_t first, std::s
                   std::to_string(f.keypoints.size()) + " keypoints");
     for (int r = 0; r < d.rows; ++r)
       std::copy(d.ptr<float>(r), d.ptr<float>(r) + width, batch.descriptors.row(batch.offsets[i - first] + r).data());
-    for (const cv::KeyPoint& k : f.keypoints) batch.points.push_back(k.pt);
+    for (const cv::KeyPoint& k : f.keypoints) {
+      batch.points.push_back(k.pt);
+      batch.sizes.push_back(k.size);
+      batch.angles.push_back(k.angle);
+    }
     f = ImageFeatures();  // the slot's memory is not needed any more
   }
   return batch;

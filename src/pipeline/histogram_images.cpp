@@ -24,6 +24,8 @@ ImageWords imageWords(const ExtractedBatch& batch, const std::vector<std::int32_
   ImageWords words;
   words.image_size = batch.image_sizes[i];
   words.points.assign(batch.points.begin() + begin, batch.points.begin() + end);
+  words.sizes.assign(batch.sizes.begin() + begin, batch.sizes.begin() + end);
+  words.angles.assign(batch.angles.begin() + begin, batch.angles.begin() + end);
   for (std::size_t row = begin; row < end; ++row) {
     words.words.push_back(assignments[row]);
     words.signatures.push_back(

@@ -220,6 +220,11 @@ std::vector<ShardedResult> DistributedShards::query(const ImageWords& query, std
     histogramOf(words, model_.words(), "the query");  // every rank checks it, whatever its shards hold
     for (std::size_t i = 0; i < shards_.size(); ++i) {
       if (shards_[i].index().empty()) continue;
+      if (options.weak_geometry && shards_[i].storesKeypoints() && !shards_[i].storesScaleAndAngle())
+        throw InvalidInput(sources_.at(indices_[i]),
+                           "keeps its keypoints without scale and angle (written before database format version "
+                           "5), so it cannot score by weak geometric consistency (+wgc); index the images again "
+                           "(bovw index --keypoints)");
       for (SearchResult& r : shards_[i].query(words, top_k, options, model_))
         mine.push_back({indices_[i], r.id, std::move(r.name), r.score});
     }

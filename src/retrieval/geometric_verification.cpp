@@ -16,11 +16,14 @@ namespace {
 constexpr int kMinimalSample = 4;  // a homography needs four pairs
 
 void checkImageWords(const ImageWords& image, const char* which) {
-  if (image.points.size() != image.words.size() ||
-      (!image.signatures.empty() && image.signatures.size() != image.points.size()))
+  const auto optional = [&](std::size_t n) { return n == 0 || n == image.points.size(); };
+  if (image.points.size() != image.words.size() || !optional(image.signatures.size()) ||
+      !optional(image.sizes.size()) || !optional(image.angles.size()))
     throw InvalidInput(std::string("geometric verification: the ") + which + " has " +
                        std::to_string(image.points.size()) + " points, " + std::to_string(image.words.size()) +
-                       " words and " + std::to_string(image.signatures.size()) + " signatures");
+                       " words, " + std::to_string(image.signatures.size()) + " signatures, " +
+                       std::to_string(image.sizes.size()) + " sizes and " + std::to_string(image.angles.size()) +
+                       " angles");
 }
 
 // Indices of the image's keypoints in word order (stable: equal words keep their order). Stored
@@ -42,6 +45,8 @@ ImageWords sortedByWord(const ImageWords& image) {
     sorted.points.push_back(image.points[i]);
     sorted.words.push_back(image.words[i]);
     if (!image.signatures.empty()) sorted.signatures.push_back(image.signatures[i]);
+    if (!image.sizes.empty()) sorted.sizes.push_back(image.sizes[i]);
+    if (!image.angles.empty()) sorted.angles.push_back(image.angles[i]);
   }
   return sorted;
 }

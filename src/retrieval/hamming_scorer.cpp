@@ -1,4 +1,5 @@
-// HammingScorer: one merge of the query's features and an image's stored keypoints, both in word order.
+// HammingScorer: one merge of the query's features and an image's stored keypoints, both in word order;
+// with weak geometric consistency the matched pairs also fill two histograms of their geometry.
 #include "retrieval/hamming_scorer.hpp"
 
 #include <bovw/error.hpp>
@@ -22,6 +23,19 @@ struct PairScratch {
 };
 thread_local PairScratch t_pairs;
 
+// The largest sum of three neighbouring bins (circular: the first and last bins are neighbours).
+double bestWindow(const std::vector<double>& bins, bool circular) {
+  const std::size_t n = bins.size();
+  double best = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    double window = bins[i];
+    if (i > 0 || circular) window += bins[(i + n - 1) % n];
+    if (i + 1 < n || circular) window += bins[(i + 1) % n];
+    best = std::max(best, window);
+  }
+  return best;
+}
+
 // f(c) of the term weighting (inverted_index.hpp).
 double weightOfCount(TermWeighting term, std::size_t count) {
   const double c = static_cast<double>(count);
@@ -35,8 +49,14 @@ double weightOfCount(TermWeighting term, std::size_t count) {
 
 }  // namespace
 
+// The pairs' terms by orientation difference and by log-scale difference, reused between images of
+// a thread.
+struct HammingScorer::Histograms {
+  std::vector<double> angle, log_scale;
+};
+
 HammingScorer::HammingScorer(const ImageWords& query, const TfIdfModel& model, const ScoringOptions& options)
-    : term_(options.term), threshold_(options.hamming_threshold) {
+    : term_(options.term), threshold_(options.hamming_threshold), weak_geometry_(options.weak_geometry) {
   checkScoringOptions(options);
   for (std::size_t c = 1; c < kTabled; ++c) {
     weight_of_count_[c] = weightOfCount(term_, c);
@@ -46,6 +66,10 @@ HammingScorer::HammingScorer(const ImageWords& query, const TfIdfModel& model, c
     throw InvalidInput("Hamming-embedding scoring needs the query's word signatures: it has " +
                        std::to_string(query.signatures.size()) + " for " + std::to_string(query.words.size()) +
                        " words");
+  if (weak_geometry_ && (query.sizes.size() != query.words.size() || query.angles.size() != query.words.size()))
+    throw InvalidInput("weak geometric consistency needs the query's keypoint sizes and angles: it has " +
+                       std::to_string(query.sizes.size()) + " sizes and " + std::to_string(query.angles.size()) +
+                       " angles for " + std::to_string(query.words.size()) + " words");
   const int words = model.words();
   idf_.resize(static_cast<std::size_t>(words));
   for (int w = 0; w < words; ++w) idf_[static_cast<std::size_t>(w)] = model.idf(static_cast<std::size_t>(w));
@@ -55,7 +79,10 @@ HammingScorer::HammingScorer(const ImageWords& query, const TfIdfModel& model, c
     if (w < 0 || w >= words)
       throw InvalidInput("the query's word " + std::to_string(w) + " is outside the vocabulary of " +
                          std::to_string(words) + " words");
-    query_.push_back({static_cast<std::uint32_t>(w), query.signatures[i]});
+    KeypointStore::ScaleAngle scale_angle{0, 0};
+    if (weak_geometry_)
+      scale_angle = {KeypointStore::quantiseLogScale(query.sizes[i]), KeypointStore::quantiseAngle(query.angles[i])};
+    query_.push_back({static_cast<std::uint32_t>(w), query.signatures[i], scale_angle});
   }
   std::stable_sort(query_.begin(), query_.end(), [](const Feature& a, const Feature& b) { return a.word < b.word; });
   for (std::size_t i = 0; i < query_.size();) {
@@ -78,8 +105,9 @@ double HammingScorer::termFactor(std::size_t count) const {
   return count < kTabled ? factor_of_count_[count] : termWeight(count) / std::sqrt(static_cast<double>(count));
 }
 
-double HammingScorer::pairSum(std::size_t query_begin, std::size_t query_end,
-                              const KeypointStore::Keypoint* image, std::size_t image_count) const {
+double HammingScorer::pairSum(std::size_t query_begin, std::size_t query_end, const KeypointStore::Keypoint* image,
+                              std::size_t image_count, const KeypointStore::ScaleAngle* scale_angles, double factor,
+                              Histograms* histograms) const {
   const std::size_t query_count = query_end - query_begin;
   PairScratch& s = t_pairs;
   s.distance.resize(query_count * image_count);
@@ -100,13 +128,33 @@ double HammingScorer::pairSum(std::size_t query_begin, std::size_t query_end,
   for (std::size_t a = 0; a < query_count; ++a)
     for (std::size_t b = 0; b < image_count; ++b) {
       const std::uint8_t h = s.distance[a * image_count + b];
-      if (h <= threshold_) sum += weight_[h] / std::sqrt(static_cast<double>(s.per_query[a]) * s.per_image[b]);
+      if (h > threshold_) continue;
+      const double term = weight_[h] / std::sqrt(static_cast<double>(s.per_query[a]) * s.per_image[b]);
+      sum += term;
+      if (histograms == nullptr) continue;
+      const KeypointStore::ScaleAngle q = query_[query_begin + a].scale_angle, d = scale_angles[b];
+      // Differences of the image's keypoint from the query's: the angle mod 256 (a byte's wrap-around),
+      // the log-scale from -255 to 255, shifted to 1 to 511.
+      const auto angle = static_cast<std::uint8_t>(d.angle - q.angle);
+      const int log_scale = int{d.log_scale} - int{q.log_scale} + 256;
+      histograms->angle[angle * histograms->angle.size() / 256] += factor * term;
+      histograms->log_scale[static_cast<std::size_t>(log_scale) * histograms->log_scale.size() / 512] += factor * term;
     }
   return sum;
 }
 
 double HammingScorer::score(const KeypointStore::StoredImage& image) const {
   const std::vector<KeypointStore::Keypoint>& keys = image.keypoints;
+  thread_local Histograms t_histograms;
+  Histograms* histograms = nullptr;
+  if (weak_geometry_) {
+    if (!image.hasScaleAngles())
+      throw InvalidInput("an image's keypoints have no scale and angle, so weak geometric consistency cannot score "
+                         "it (index the images again)");
+    histograms = &t_histograms;
+    histograms->angle.assign(kAngleBins, 0.0);
+    histograms->log_scale.assign(kLogScaleBins, 0.0);
+  }
   double matched = 0, image_norm = 0;
   std::size_t q = 0;
   for (std::size_t i = 0; i < keys.size();) {
@@ -119,10 +167,16 @@ double HammingScorer::score(const KeypointStore::StoredImage& image) const {
     while (q < query_.size() && query_[q].word < word) ++q;
     std::size_t q_end = q;
     while (q_end < query_.size() && query_[q_end].word == word) ++q_end;
-    if (q_end > q) matched += idf * idf * termFactor(q_end - q) * termFactor(end - i) * pairSum(q, q_end, &keys[i], end - i);
+    if (q_end > q) {
+      const double factor = idf * idf * termFactor(q_end - q) * termFactor(end - i);
+      matched += factor * pairSum(q, q_end, &keys[i], end - i, histograms ? &image.scale_angles[i] : nullptr, factor,
+                                  histograms);
+    }
     i = end;
   }
   if (matched == 0) return 0;
+  if (histograms)
+    matched = std::min(bestWindow(histograms->angle, true), bestWindow(histograms->log_scale, false));
   return matched / (query_norm_ * std::sqrt(image_norm));
 }
 

@@ -1,6 +1,7 @@
 // Hamming-embedding scores (Scoring::Hamming, bovw/scoring.hpp) of stored images against one query:
 // cosine over features rather than words, where a query feature and an image's feature of the same
-// word count as far as their signatures agree (Jégou, Douze, Schmid, ECCV 2008).
+// word count as far as their signatures agree, optionally kept to the pairs that agree on one change
+// of scale and orientation (weak geometric consistency; Jégou, Douze, Schmid, ECCV 2008).
 #pragma once
 
 #include "retrieval/keypoint_store.hpp"
@@ -25,29 +26,55 @@ namespace bovw::retrieval_detail {
 // Where every pair of one word matches at distance 0, the inner sum is sqrt(c_q c_d) and the score
 // is the cosine of the two TF-IDF vectors under f (inverted_index.hpp): the signatures only ever take
 // away chance pairs of a coarse word.
+//
+// Weak geometric consistency (options.weak_geometry): with c(x, y) the pair's term of the sum above
+// (idf_w^2 f(c_q) f(c_d) / sqrt(c_q c_d) g(h) / sqrt(m(x) m(y)) / (|q| |d|)), da(x, y) the image
+// keypoint's quantised angle less the query's (mod 256, KeypointStore::ScaleAngle) and ds(x, y) its
+// quantised log-scale less the query's:
+//   A[i] = sum of c over the pairs with da in angle bin i (kAngleBins equal bins of the circle),
+//   S[j] = sum of c over the pairs with ds in log-scale bin j (bins of kLogScaleBinWidth / 16 octave),
+//   score = min(max_i A[i-1] + A[i] + A[i+1] (circular), max_j S[j-1] + S[j] + S[j+1]).
+// Each window holds three different bins of one partition of the pairs, so it is at most their sum:
+// for every image the WGC score <= the Hamming score <= the cosine score (up to rounding), which a
+// later stage may rely on (cosine as an upper bound). No prior on the angle (Jégou et al. favour
+// upright pairs): a query may be any rotation of its target.
 class HammingScorer {
  public:
-  // Throws InvalidInput unless `query` has a signature per word, and as checkScoringOptions;
-  // the idf comes from `model` (the database's, with its K).
+  // Throws InvalidInput unless `query` has a signature per word (and with weak geometry a size and
+  // an angle), and as checkScoringOptions; the idf comes from `model` (the database's, with its K).
   HammingScorer(const ImageWords& query, const TfIdfModel& model, const ScoringOptions& options);
 
-  // In [0, 1]; 0 if no feature matches.
+  // In [0, 1]; 0 if no feature matches. With weak geometry throws InvalidInput if the image's
+  // keypoints have no scale and angle.
   double score(const KeypointStore::StoredImage& image) const;
+
+  // Bins of weak geometric consistency, chosen by measurement (docs/RETRIEVAL.md, 2026-11-27).
+  static constexpr int kAngleBins = 16;          // 22.5 degrees; divides 256
+  static constexpr int kLogScaleBinWidth = 8;    // in 1/16 octave: half an octave
+  static constexpr int kLogScaleBins = 512 / kLogScaleBinWidth;  // differences -255 to 255
+  static_assert(kAngleBins >= 3 && 256 % kAngleBins == 0 && 512 % kLogScaleBinWidth == 0,
+                "a window of three bins must hold three different bins");
 
  private:
   struct Feature {
     std::uint32_t word;
     std::uint64_t signature;
+    KeypointStore::ScaleAngle scale_angle;
   };
+  struct Histograms;
   static constexpr std::size_t kTabled = 64;  // counts below it take f(c) from a table (no log per word)
   double termWeight(std::size_t count) const;  // f(c)
   double termFactor(std::size_t count) const;  // f(c) / sqrt(c)
   // The inner sum over one word's pairs: query_[query_begin, query_end) against image[0, image_count).
+  // With `histograms`, each pair's term times `factor` also goes into them, by the difference of its
+  // keypoints' scale_angles (the image's, parallel to `image`).
   double pairSum(std::size_t query_begin, std::size_t query_end, const KeypointStore::Keypoint* image,
-                 std::size_t image_count) const;
+                 std::size_t image_count, const KeypointStore::ScaleAngle* scale_angles, double factor,
+                 Histograms* histograms) const;
 
   TermWeighting term_;
   int threshold_;
+  bool weak_geometry_;
   std::vector<Feature> query_;       // by word
   std::vector<double> idf_;          // by word
   double query_norm_ = 0;            // |q|

@@ -21,10 +21,12 @@ namespace {
 // Version 1 had no checksum (its feature settings were checked by nothing) and was written in the
 // host's byte order: little-endian on every machine that wrote one, so this reader reads it.
 // Version 2 stored SURF or SIFT settings in fixed fields; version 3 the feature spec's text, so that
-// any registered kind (ORB, ...) with all its parameters is stored. Version 4 adds the keypoints.
-constexpr detail::BinaryFormat kFormat{"bovw database", {'B', 'O', 'V', 'W', 'D', 'B', '\0', '\0'}, 4, 1, 2};
+// any registered kind (ORB, ...) with all its parameters is stored. Version 4 adds the keypoints;
+// version 5 their scale and angle (keypoint_store.hpp), for weak geometric consistency.
+constexpr detail::BinaryFormat kFormat{"bovw database", {'B', 'O', 'V', 'W', 'D', 'B', '\0', '\0'}, 5, 1, 2};
 constexpr std::uint32_t kFirstWithSpecText = 3;
 constexpr std::uint32_t kFirstWithKeypoints = 4;
+constexpr std::uint32_t kFirstWithScaleAngle = 5;
 constexpr std::uint32_t kMaxSpecLength = 4096;
 
 // Version 3, from offset 16:
@@ -158,6 +160,8 @@ void ImageDatabase::remove(const std::string& name) {
   if (keypoints_ && id) keypoints_->erase(*id);
 }
 
+bool ImageDatabase::storesScaleAndAngle() const { return keypoints_ && keypoints_->storesScaleAngles(); }
+
 std::optional<ImageWords> ImageDatabase::keypoints(ImageId id) const {
   if (!keypoints_) return std::nullopt;
   return keypoints_->get(id);
@@ -193,6 +197,10 @@ std::vector<SearchResult> ImageDatabase::queryWith(const ImageWords& query, std:
   if (global && global->words() != vocabulary_.size())
     throw InvalidInput("the TF-IDF model has " + std::to_string(global->words()) + " words but the database's "
                        "vocabulary has " + std::to_string(vocabulary_.size()));
+  if (options.weak_geometry && !keypoints_->storesScaleAngles())
+    throw InvalidInput("this database keeps its keypoints without scale and angle (written before database format "
+                       "version 5), so it cannot score by weak geometric consistency (index the images again: bovw "
+                       "index --keypoints)");
   const retrieval_detail::HammingScorer scorer(query, global ? *global : index_.model(), options);
   // The images that share a word with the query: every other one scores 0.
   std::vector<SearchResult> ranking = index_.query(histogram, std::max<std::size_t>(index_.size(), 1), Scoring::Cosine);
@@ -272,7 +280,8 @@ ImageDatabase ImageDatabase::load(const std::string& path) {
   std::unique_ptr<retrieval_detail::KeypointStore> keypoints;
   if (keypoints_length > 0) {
     detail::ByteReader block(keypoint_bytes, keypoints_length, path + " (keypoints)", kFormat.name);
-    keypoints = std::make_unique<retrieval_detail::KeypointStore>(retrieval_detail::KeypointStore::read(block, *index));
+    keypoints = std::make_unique<retrieval_detail::KeypointStore>(
+        retrieval_detail::KeypointStore::read(block, *index, version >= kFirstWithScaleAngle));
     if (block.remaining() != 0) block.fail("unexpected bytes after the keypoints");
   }
   try {

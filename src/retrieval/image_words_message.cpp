@@ -15,6 +15,10 @@ void writeImageWords(ByteWriter& out, const ImageWords& words) {
   out.array(words.words.data(), words.words.size());
   out.u64(words.signatures.size());
   out.array(words.signatures.data(), words.signatures.size());
+  out.u64(words.sizes.size());
+  out.array(words.sizes.data(), words.sizes.size());
+  out.u64(words.angles.size());
+  out.array(words.angles.data(), words.angles.size());
 }
 
 ImageWords readImageWords(ByteReader& in) {
@@ -30,6 +34,10 @@ ImageWords readImageWords(ByteReader& in) {
   in.array(words.words.data(), words.words.size(), "the words");
   words.signatures.resize(readCount(in, sizeof(std::uint64_t), "the signature count"));
   in.array(words.signatures.data(), words.signatures.size(), "the signatures");
+  words.sizes.resize(readCount(in, sizeof(float), "the keypoint size count"));
+  in.array(words.sizes.data(), words.sizes.size(), "the keypoint sizes");
+  words.angles.resize(readCount(in, sizeof(float), "the keypoint angle count"));
+  in.array(words.angles.data(), words.angles.size(), "the keypoint angles");
   return words;
 }
 

@@ -1,6 +1,6 @@
-// An image's words, keypoints and signatures (bovw/image_words.hpp) as fields of a rank message
-// (distributed/rank_message.hpp): a query's words that sharded search broadcasts, and the indexed
-// images' words that distributed indexing gathers.
+// An image's words, keypoints (with their sizes and angles) and signatures (bovw/image_words.hpp) as
+// fields of a rank message (distributed/rank_message.hpp): a query's words that sharded search
+// broadcasts, and the indexed images' words that distributed indexing gathers.
 #pragma once
 
 #include "distributed/rank_message.hpp"

@@ -13,20 +13,33 @@ namespace {
 
 constexpr std::uint32_t kNothingStored = 0xffffffffu;
 constexpr double kSteps = 65535.0;  // quantisation steps across the image
-constexpr std::size_t kKeypointBytes = 16;
+constexpr std::size_t kKeypointBytes = 16;  // without scale and angle; 18 with them
 
 std::uint16_t quantise(float coordinate, std::uint32_t extent) {
   return static_cast<std::uint16_t>(std::lround(std::clamp(coordinate / extent, 0.0f, 1.0f) * kSteps));
 }
 
+bool lacksScaleAngles(const KeypointStore::StoredImage& image) { return !image.hasScaleAngles(); }
+
 }  // namespace
 
+std::uint8_t KeypointStore::quantiseLogScale(float size) {
+  if (!(size > 1.0f)) return 0;  // also NaN
+  return static_cast<std::uint8_t>(std::min(255L, std::lround(kLogScaleSteps * std::log2(static_cast<double>(size)))));
+}
+
+std::uint8_t KeypointStore::quantiseAngle(float degrees) {
+  if (!(degrees >= 0.0f && degrees <= 360.0f)) return 0;  // -1: the detector gives no orientation
+  return static_cast<std::uint8_t>(std::lround(degrees * (256.0 / 360.0)) & 0xff);
+}
+
 KeypointStore::KeypointStore(KeypointStore&& other) noexcept
-    : words_(other.words_), images_(std::move(other.images_)) {}
+    : words_(other.words_), images_(std::move(other.images_)), without_scale_angles_(other.without_scale_angles_) {}
 
 KeypointStore& KeypointStore::operator=(KeypointStore&& other) noexcept {
   words_ = other.words_;
   images_ = std::move(other.images_);
+  without_scale_angles_ = other.without_scale_angles_;
   return *this;
 }
 
@@ -35,12 +48,17 @@ KeypointStore::StoredImage KeypointStore::prepare(const ImageWords& image, const
   if (image.points.size() != image.words.size() || image.points.size() != image.signatures.size())
     refuse(std::to_string(image.points.size()) + " points, " + std::to_string(image.words.size()) + " words and " +
            std::to_string(image.signatures.size()) + " signatures");
+  const bool with_scale_angles = !image.sizes.empty() || !image.angles.empty();
+  if (with_scale_angles && (image.sizes.size() != image.points.size() || image.angles.size() != image.points.size()))
+    refuse(std::to_string(image.points.size()) + " points, " + std::to_string(image.sizes.size()) + " sizes and " +
+           std::to_string(image.angles.size()) + " angles (both one per point, or both absent)");
   if (!image.points.empty() && (image.image_size.width < 1 || image.image_size.height < 1))
     refuse("image size " + std::to_string(image.image_size.width) + " x " + std::to_string(image.image_size.height));
   StoredImage stored;
   stored.width = static_cast<std::uint32_t>(std::max(0, image.image_size.width));
   stored.height = static_cast<std::uint32_t>(std::max(0, image.image_size.height));
   stored.keypoints.reserve(image.points.size());
+  std::vector<ScaleAngle> scale_angles;
   for (std::size_t i = 0; i < image.points.size(); ++i) {
     const cv::Point2f p = image.points[i];
     const std::int32_t w = image.words[i];
@@ -51,21 +69,40 @@ KeypointStore::StoredImage KeypointStore::prepare(const ImageWords& image, const
       refuse("point (" + std::to_string(p.x) + ", " + std::to_string(p.y) + ") outside the image");
     stored.keypoints.push_back({static_cast<std::uint32_t>(w), quantise(p.x, stored.width), quantise(p.y, stored.height),
                                 image.signatures[i]});
+    if (with_scale_angles) scale_angles.push_back({quantiseLogScale(image.sizes[i]), quantiseAngle(image.angles[i])});
   }
-  std::stable_sort(stored.keypoints.begin(), stored.keypoints.end(),
-                   [](const Keypoint& a, const Keypoint& b) { return a.word < b.word; });
+  std::vector<std::size_t> order(stored.keypoints.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return stored.keypoints[a].word < stored.keypoints[b].word;
+  });
+  std::vector<Keypoint> keypoints;
+  keypoints.reserve(order.size());
+  for (std::size_t i : order) keypoints.push_back(stored.keypoints[i]);
+  stored.keypoints = std::move(keypoints);
+  if (with_scale_angles)
+    for (std::size_t i : order) stored.scale_angles.push_back(scale_angles[i]);
   return stored;
 }
 
 void KeypointStore::put(ImageId id, StoredImage image) {
   std::unique_lock<std::shared_mutex> lock(mutex_);
   if (images_.size() <= id) images_.resize(static_cast<std::size_t>(id) + 1);
+  if (images_[id] && lacksScaleAngles(*images_[id])) --without_scale_angles_;
+  if (lacksScaleAngles(image)) ++without_scale_angles_;
   images_[id] = std::move(image);
 }
 
 void KeypointStore::erase(ImageId id) {
   std::unique_lock<std::shared_mutex> lock(mutex_);
-  if (id < images_.size()) images_[id].reset();
+  if (id >= images_.size() || !images_[id]) return;
+  if (lacksScaleAngles(*images_[id])) --without_scale_angles_;
+  images_[id].reset();
+}
+
+bool KeypointStore::storesScaleAngles() const {
+  std::shared_lock<std::shared_mutex> lock(mutex_);
+  return without_scale_angles_ == 0;
 }
 
 std::optional<ImageWords> KeypointStore::get(ImageId id) const {
@@ -83,6 +120,11 @@ std::optional<ImageWords> KeypointStore::get(ImageId id) const {
     image.words.push_back(static_cast<std::int32_t>(k.word));
     image.signatures.push_back(k.signature);
   }
+  if (!stored.keypoints.empty() && stored.hasScaleAngles())
+    for (const ScaleAngle& s : stored.scale_angles) {
+      image.sizes.push_back(static_cast<float>(std::exp2(s.log_scale / kLogScaleSteps)));
+      image.angles.push_back(static_cast<float>(s.angle * (360.0 / 256.0)));
+    }
   return image;
 }
 
@@ -105,34 +147,51 @@ void KeypointStore::write(detail::ByteWriter& out) const {
 }
 
 void KeypointStore::writeImage(detail::ByteWriter& out, const StoredImage& image) {
-  out.u32(static_cast<std::uint32_t>(image.keypoints.size()));
+  const bool scale_angles = !image.keypoints.empty() && image.hasScaleAngles();
+  out.u32(static_cast<std::uint32_t>(image.keypoints.size()) | (scale_angles ? kWithScaleAngle : 0));
   out.u32(image.width);
   out.u32(image.height);
-  for (const Keypoint& k : image.keypoints) {
+  for (std::size_t i = 0; i < image.keypoints.size(); ++i) {
+    const Keypoint& k = image.keypoints[i];
     out.u32(k.word);
     out.number(k.x);
     out.number(k.y);
     out.u64(k.signature);
+    if (scale_angles) {
+      out.number(image.scale_angles[i].log_scale);
+      out.number(image.scale_angles[i].angle);
+    }
   }
 }
 
 KeypointStore::StoredImage KeypointStore::readImage(detail::ByteReader& in, std::uint32_t count, int words,
-                                                    const std::string& id) {
+                                                    const std::string& id, bool scale_angles_allowed) {
   StoredImage image;
+  const bool scale_angles = (count & kWithScaleAngle) != 0;
+  if (scale_angles && !scale_angles_allowed)
+    in.fail("image " + id + " declares " + std::to_string(count) + " keypoints (bit 31: with scale and angle, which "
+            "this version does not have)");
+  count &= ~kWithScaleAngle;
   image.width = in.u32("an image's width");
   image.height = in.u32("an image's height");
-  if (count > in.remaining() / kKeypointBytes)
+  if (count > in.remaining() / (kKeypointBytes + (scale_angles ? 2 : 0)))
     in.fail("image " + id + " declares " + std::to_string(count) + " keypoints, more than the " +
             std::to_string(in.remaining()) + " bytes left hold");
   if (count > 0 && (image.width == 0 || image.height == 0 || image.width > INT32_MAX || image.height > INT32_MAX))
     in.fail("image " + id + " has keypoints but a size of " + std::to_string(image.width) + " x " +
             std::to_string(image.height));
   image.keypoints.resize(count);
-  for (Keypoint& k : image.keypoints) {
+  if (scale_angles) image.scale_angles.resize(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    Keypoint& k = image.keypoints[i];
     k.word = in.u32("a keypoint");
     k.x = in.number<std::uint16_t>("a keypoint");
     k.y = in.number<std::uint16_t>("a keypoint");
     k.signature = in.u64("a keypoint");
+    if (scale_angles) {
+      image.scale_angles[i].log_scale = in.number<std::uint8_t>("a keypoint");
+      image.scale_angles[i].angle = in.number<std::uint8_t>("a keypoint");
+    }
     if (k.word >= static_cast<std::uint32_t>(words))
       in.fail("image " + id + " has a keypoint of word " + std::to_string(k.word) + " (K = " + std::to_string(words) +
               ")");
@@ -143,7 +202,7 @@ KeypointStore::StoredImage KeypointStore::readImage(detail::ByteReader& in, std:
   return image;
 }
 
-KeypointStore KeypointStore::read(detail::ByteReader& in, const InvertedIndex& index) {
+KeypointStore KeypointStore::read(detail::ByteReader& in, const InvertedIndex& index, bool scale_angles_allowed) {
   const int words = index.vocabulary().words;
   KeypointStore store(words);
   const std::uint32_t slots = in.u32("the keypoints' image count");
@@ -161,7 +220,8 @@ KeypointStore KeypointStore::read(detail::ByteReader& in, const InvertedIndex& i
       in.fail("image id " + std::to_string(id) + (live[id] ? " is indexed but has no keypoints stored"
                                                            : " is not an indexed image but has keypoints stored"));
     if (count == kNothingStored) continue;
-    store.images_[id] = readImage(in, count, words, std::to_string(id));
+    store.images_[id] = readImage(in, count, words, std::to_string(id), scale_angles_allowed);
+    if (lacksScaleAngles(*store.images_[id])) ++store.without_scale_angles_;
   }
   return store;
 }

@@ -1,7 +1,8 @@
-// The keypoints a database keeps per indexed image for geometric verification, compactly: 16 bytes
-// per keypoint (a 32-bit word id, the position quantised to 16 bits per axis in 1/65535ths of the
-// image's width and height: better than 0.1 px for images up to 6,500 px, and the 64-bit word
-// signature), sorted by word so that two images' shared words are found by one merge. Its place in
+// The keypoints a database keeps per indexed image for geometric verification and Hamming-embedding
+// scoring, compactly: 18 bytes per keypoint on disk (a 32-bit word id, the position quantised to 16
+// bits per axis in 1/65535ths of the image's width and height: better than 0.1 px for images up to
+// 6,500 px, the 64-bit word signature, and the scale and angle in a byte each, for weak geometric
+// consistency), sorted by word so that two images' shared words are found by one merge. Its place in
 // the .bovwdb file is in docs/FORMATS.md.
 #pragma once
 
@@ -31,15 +32,30 @@ class KeypointStore {
     std::uint16_t x, y;
     std::uint64_t signature;
   };
+  // A keypoint's scale and orientation, a byte each: log_scale = round(16 log2(size)) clamped to
+  // [0, 255] (1/16 octave, sizes 1 to 61,000 px), angle = round(angle * 256 / 360) mod 256 (1.4
+  // degrees; a detector's -1, no orientation, is 0). Kept apart from Keypoint, which stays 16 bytes
+  // in memory (two more bytes in it would pad it to 24).
+  struct ScaleAngle {
+    std::uint8_t log_scale, angle;
+  };
+  static constexpr double kLogScaleSteps = 16.0;  // per octave
+  static std::uint8_t quantiseLogScale(float size);
+  static std::uint8_t quantiseAngle(float degrees);
   struct StoredImage {
     std::uint32_t width = 0, height = 0;
     std::vector<Keypoint> keypoints;
+    // scale_angles[i] belongs to keypoints[i]; empty when not known (an image from a database written
+    // before format version 5, or given without sizes and angles).
+    std::vector<ScaleAngle> scale_angles;
+    // Whether weak geometric consistency can score it: every keypoint has its scale and angle.
+    bool hasScaleAngles() const { return scale_angles.size() == keypoints.size(); }
   };
 
   // Checks and quantises `image` (first, so that a database refuses a bad image before its index
   // changes). Throws InvalidInput naming `name` if the points, words and signatures differ in
-  // count, a word is outside [0, K), a point lies outside the image, or the image size is not
-  // positive while there are points.
+  // count, the sizes and angles are not both absent or one per point, a word is outside [0, K), a
+  // point lies outside the image, or the image size is not positive while there are points.
   StoredImage prepare(const ImageWords& image, const std::string& name) const;
   // Keeps a prepared image's keypoints under `id`, replacing what it held.
   void put(ImageId id, StoredImage image);
@@ -58,24 +74,34 @@ class KeypointStore {
     return true;
   }
 
+  // Whether every stored image has its keypoints' scales and angles (hasScaleAngles).
+  bool storesScaleAngles() const;
+
   // Block layout: u32 S, image slots; then per slot u32 n (0xffffffff: nothing stored), and when
-  // stored u32 width, u32 height and n x (u32 word, u16 x, u16 y, u64 signature).
+  // stored u32 width, u32 height and n' x (u32 word, u16 x, u16 y, u64 signature[, u8 log_scale,
+  // u8 angle]): where bit 31 of n is set (kWithScaleAngle) the image has n' = n - 2^31 keypoints
+  // of 18 bytes with their scale and angle, else n of 16 bytes without (the only form before
+  // database format version 5, and in a live database's records before it).
+  static constexpr std::uint32_t kWithScaleAngle = 0x80000000u;
   void write(detail::ByteWriter& out) const;
   // One stored image in that layout (its count first), for a store that keeps images apart (a live
   // database's image records); readImage reads the rest after the count, with read()'s checks, and
-  // fails through `in` naming the image as `image`.
+  // fails through `in` naming the image as `image`; `scale_angles_allowed` false (a version-4 file)
+  // refuses bit 31.
   static void writeImage(detail::ByteWriter& out, const StoredImage& image);
-  static StoredImage readImage(detail::ByteReader& in, std::uint32_t count, int words, const std::string& image);
+  static StoredImage readImage(detail::ByteReader& in, std::uint32_t count, int words, const std::string& image,
+                               bool scale_angles_allowed = true);
   // Reads what write() wrote for `index` (the database's): one slot per id the index ever assigned,
   // keypoints stored exactly for its live images (else verification would silently skip an image),
   // every count checked against the bytes left before it is allocated, every word against K.
   // Fails through `in`.
-  static KeypointStore read(detail::ByteReader& in, const InvertedIndex& index);
+  static KeypointStore read(detail::ByteReader& in, const InvertedIndex& index, bool scale_angles_allowed);
 
  private:
   int words_;
   mutable std::shared_mutex mutex_;  // put/erase beside get from verifying threads
   std::vector<std::optional<StoredImage>> images_;  // by id
+  std::size_t without_scale_angles_ = 0;            // stored images that lack them
 };
 
 }  // namespace bovw::retrieval_detail

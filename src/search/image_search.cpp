@@ -124,6 +124,8 @@ struct ImageSearch::Impl {
     }
     for (std::size_t i = 0; i < words.words.size(); ++i) {
       words.points.push_back(found.keypoints[i].pt);
+      words.sizes.push_back(found.keypoints[i].size);
+      words.angles.push_back(found.keypoints[i].angle);
       words.signatures.push_back(
           wordSignature(descriptors.row(static_cast<Eigen::Index>(i)).data(), vocabulary, words.words[i]));
     }
@@ -144,6 +146,11 @@ struct ImageSearch::Impl {
       throw problem(std::string("stores no keypoints") + (shardCount() > 1 ? " (in every shard)" : "") +
                     ", so it cannot score by Hamming embedding; index the images again with their keypoints (bovw "
                     "index --keypoints, DatabaseOptions::store_keypoints)");
+    // A sharded database's shards are checked as they score, each naming its file.
+    if (options.scoring.weak_geometry && whole() && whole()->storesKeypoints() && !whole()->storesScaleAndAngle())
+      throw problem("keeps its keypoints without scale and angle (written before database format version 5), so it "
+                    "cannot score by weak geometric consistency (+wgc); index the images again (bovw index "
+                    "--keypoints)");
     if (options.verify > 0 && !(whole() ? whole()->storesKeypoints() : shards->storesKeypoints()))
       throw problem(std::string("stores no keypoints") + (shardCount() > 1 ? " (in every shard)" : "") +
                     ", so results cannot be verified; index the images again with their keypoints (bovw index "

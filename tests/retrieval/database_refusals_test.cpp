@@ -41,7 +41,7 @@ void append(std::vector<char>& bytes, T value) {
   poke(bytes, bytes.size() - sizeof(T), value);
 }
 
-// Where a version-4 file's blocks lie (docs/FORMATS.md): each a u64 length, then its bytes.
+// Where a version-4 or -5 file's blocks lie (docs/FORMATS.md): each a u64 length, then its bytes.
 struct Block {
   std::size_t length_at, begin, end;
 };

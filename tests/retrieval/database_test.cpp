@@ -69,7 +69,7 @@ std::uint32_t specLength(const std::vector<char>& bytes) {
   return length;
 }
 
-// A version-3/4 file with its spec text replaced by `text` (length field fixed, checksum resealed),
+// A version-3/4/5 file with its spec text replaced by `text` (length field fixed, checksum resealed),
 // so that the forged spec reaches the checks behind the checksum.
 std::vector<char> withSpecText(const std::vector<char>& bytes, const std::string& text) {
   std::vector<char> forged(bytes.begin(), bytes.begin() + kSpecLengthOffset);
@@ -290,8 +290,8 @@ TEST(ImageDatabaseFile, BadMagicVersionByteOrderAndKind) {
   bytes[0] = 'X';
   expectRefused(bytes, "magic");
   bytes = good;
-  poke<std::uint32_t>(bytes, 8, 5);
-  expectRefused(bytes, "version 5");
+  poke<std::uint32_t>(bytes, 8, 6);
+  expectRefused(bytes, "version 6");
   bytes = good;
   poke<std::uint32_t>(bytes, 8, 0);
   expectRefused(bytes, "version 0");
@@ -310,7 +310,7 @@ TEST(ImageDatabaseFile, ForgedFeatureSpecsAreRefused) {
   BOVW_SEEDED_RNG(rng);
   TempDir dir;
   const std::vector<char> good = smallDatabase(rng, dir.file("good.db"));  // SURF-64 words
-  ASSERT_EQ(versionOf(good), 4u);
+  ASSERT_EQ(versionOf(good), 5u);
   ASSERT_EQ(std::string(good.data() + kSpecOffset, specLength(good)), normalizeFeatureSpec(FeatureSpec()).toString());
   const std::string path = dir.file("bad.db");
   // Valid text that is not canonical still loads (normalised); each forged spec is refused.
@@ -430,7 +430,7 @@ TEST(ImageDatabaseFile, AChangedVocabularyWordDoesNotMatchTheIndex) {
 
 // Databases written by earlier bovw (tests/data/formats/README.md): version 1 (before the format
 // toolkit) and version 2 (fixed SURF/SIFT fields): their settings, vocabulary and index load as they
-// were saved, and saving again writes the current version (4) with the same settings.
+// were saved, and saving again writes the current version (5) with the same settings.
 void expectFixtureContent(const ImageDatabase& loaded) {
   expectTestSettings(loaded.features());
   ASSERT_EQ(loaded.vocabulary().size(), 5);
@@ -443,9 +443,9 @@ void expectFixtureContent(const ImageDatabase& loaded) {
   EXPECT_EQ(loaded.index().query(view(query), 1).front().name, "image_0.png");
 
   TempDir dir;
-  loaded.save(dir.file("v4.bovwdb"));
-  EXPECT_EQ(versionOf(readBytes(dir.file("v4.bovwdb"))), 4u);
-  const ImageDatabase again = ImageDatabase::load(dir.file("v4.bovwdb"));
+  loaded.save(dir.file("v5.bovwdb"));
+  EXPECT_EQ(versionOf(readBytes(dir.file("v5.bovwdb"))), 5u);
+  const ImageDatabase again = ImageDatabase::load(dir.file("v5.bovwdb"));
   EXPECT_EQ(again.index().ids(), loaded.index().ids());
   EXPECT_EQ(again.features(), loaded.features());
   EXPECT_EQ(again.vocabulary().fingerprint(), loaded.vocabulary().fingerprint());

@@ -65,7 +65,7 @@ World randomWorld(std::mt19937_64& rng) {
   std::vector<ImageWords> scenes(3);
   for (ImageWords& scene : scenes) clutter(scene, 40);
   auto viewOf = [&](const ImageWords& scene) {
-    ImageWords image{{kImageSide, kImageSide}, {}, {}, {}};
+    ImageWords image{{kImageSide, kImageSide}, {}, {}, {}, {}, {}};
     const cv::Point2f offset(shift(rng), shift(rng));
     for (std::size_t i = 0; i < scene.points.size(); ++i) {
       if (rng() % 4 == 0) continue;
@@ -79,7 +79,7 @@ World randomWorld(std::mt19937_64& rng) {
   };
   const std::size_t count = 14 + rng() % 16;
   for (std::size_t i = 0; i < count; ++i) {
-    ImageWords image{{kImageSide, kImageSide}, {}, {}, {}};
+    ImageWords image{{kImageSide, kImageSide}, {}, {}, {}, {}, {}};
     switch (rng() % 4) {
       case 0:
         clutter(image, 5 + static_cast<int>(rng() % 60));
@@ -96,7 +96,7 @@ World randomWorld(std::mt19937_64& rng) {
                                      : "img" + std::to_string(i));
   }
   for (const ImageWords& scene : scenes) world.queries.push_back(viewOf(scene));
-  ImageWords noise{{kImageSide, kImageSide}, {}, {}, {}};
+  ImageWords noise{{kImageSide, kImageSide}, {}, {}, {}, {}, {}};
   clutter(noise, 25);
   world.queries.push_back(std::move(noise));
   return world;

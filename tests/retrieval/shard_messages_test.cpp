@@ -31,7 +31,7 @@ struct Sample {
   std::vector<ShardedResult> results{{2, 7, "x, y", 0.1 + 0.2},
                                      {0, 0, "", -0.0},
                                      {1u << 20, 0xffffffffu, "z", std::numeric_limits<double>::denorm_min()}};
-  ImageWords words{{640, 480}, {{1.5f, 2.25f}, {639.9f, 0.0f}}, {5, -1}, {~0ull, 1}};
+  ImageWords words{{640, 480}, {{1.5f, 2.25f}, {639.9f, 0.0f}}, {5, -1}, {~0ull, 1}, {2.5f, 1e6f}, {-1.0f, 359.5f}};
   std::vector<ShortlistEntry> shortlist{{4, 9}, {0, 0}};
   // A match with a homography (elements with every bit significant) and one without.
   std::vector<ShortlistMatch> matches{
@@ -91,6 +91,8 @@ TEST(ShardMessages, ReadBackExactlyWhatWasWritten) {
   EXPECT_EQ(got.words.points, sent.words.points);
   EXPECT_EQ(got.words.words, sent.words.words);
   EXPECT_EQ(got.words.signatures, sent.words.signatures);
+  EXPECT_EQ(got.words.sizes, sent.words.sizes);
+  EXPECT_EQ(got.words.angles, sent.words.angles);
   ASSERT_EQ(got.shortlist.size(), 2u);
   EXPECT_EQ(got.shortlist[0].shard, 4u);
   EXPECT_EQ(got.shortlist[0].id, 9u);

@@ -112,8 +112,8 @@ TEST(MatchWords, PairsExactlyTheKeypointsOfSharedWordsWithCloseSignaturesOutside
 }
 
 TEST(MatchWords, WithoutSignaturesEverySharedWordPairs) {
-  ImageWords a{{10, 10}, {{1, 1}, {2, 2}, {3, 3}}, {4, 7, 4}, {}};
-  ImageWords b{{10, 10}, {{5, 5}, {6, 6}}, {4, 9}, {}};
+  ImageWords a{{10, 10}, {{1, 1}, {2, 2}, {3, 3}}, {4, 7, 4}, {}, {}, {}};
+  ImageWords b{{10, 10}, {{5, 5}, {6, 6}}, {4, 9}, {}, {}, {}};
   VerificationOptions options;
   options.max_signature_distance = 0;
   EXPECT_EQ(matchWords(a, b, options).query_points.size(), 2u);  // both word-4 keypoints of a with b's one
@@ -217,7 +217,7 @@ TEST(VerifyRanking, ReordersOnlyTheShortlistAndKeepsTheRestInOrder) {
   // 2 (3rd) can move up.
   std::mt19937_64 rng(5);
   std::uniform_real_distribution<float> coordinate(0.0f, 400.0f);
-  ImageWords query{{500, 500}, {}, {}, {}};
+  ImageWords query{{500, 500}, {}, {}, {}, {}, {}};
   for (int i = 0; i < 60; ++i) {
     query.points.emplace_back(coordinate(rng), coordinate(rng));
     query.words.push_back(i);
@@ -225,7 +225,7 @@ TEST(VerifyRanking, ReordersOnlyTheShortlistAndKeepsTheRestInOrder) {
   }
   ImageWords copy = query;
   for (auto& p : copy.points) p += cv::Point2f(50, 20);
-  const ImageWords unrelated{{500, 500}, {{1, 1}}, {99}, {0}};
+  const ImageWords unrelated{{500, 500}, {{1, 1}}, {99}, {0}, {}, {}};
   auto lookup = [&](ImageId id) -> std::optional<ImageWords> {
     if (id == 4) return std::nullopt;  // no keypoints stored for it
     return id == 2 || id == 3 ? copy : unrelated;
