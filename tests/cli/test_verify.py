@@ -184,6 +184,34 @@ class Verify(unittest.TestCase):
         self.assertIn(STATE.plain, result.stderr)
         self.assertIn("--keypoints", result.stderr)
 
+    def test_weak_geometry_scores_every_image_at_most_its_hamming_score(self):
+        query = image("box_in_scene.png")
+        scores = {}
+        for scoring in ("hamming20+log", "hamming20+log+wgc"):
+            results = rows(self.search("--index", STATE.index, "--top", 12, "--scoring", scoring, query).stdout)
+            scores[scoring] = {os.path.basename(r["image"]): float(r["score"]) for r in results}
+            self.assertEqual(os.path.basename(results[0]["image"]), "box_in_scene.png", results)
+        wgc, hamming = scores["hamming20+log+wgc"], scores["hamming20+log"]
+        self.assertIn("box.png", wgc)
+        self.assertLessEqual(set(wgc), set(hamming))  # an image without consistent pairs drops out
+        for name, score in wgc.items():
+            self.assertLessEqual(score, hamming[name] * (1 + 1e-9), name)
+        # Some image loses pairs of inconsistent geometry.
+        self.assertTrue(any(score < hamming[name] * 0.999 for name, score in wgc.items()), (wgc, hamming))
+
+    def test_weak_geometry_refuses_a_version_4_database_and_other_similarities(self):
+        old = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "formats", "v4_keypoints.bovwdb")
+        result = run("search", "--index", old, "--scoring", "hamming20+log+wgc", image("box.png"))
+        self.assertEqual(result.returncode, 1, describe(result))
+        self.assertEqual(len(result.stderr.strip().splitlines()), 1, result.stderr)
+        self.assertIn("v4_keypoints.bovwdb", result.stderr)
+        self.assertIn("index the images again", result.stderr)
+        result = run("search", "--index", old, "--scoring", "hamming20+log", "--top", 1, image("box.png"))
+        self.assertEqual(result.returncode, 0, describe(result))  # Hamming embedding alone still works
+        result = run("search", "--index", STATE.index, "--scoring", "cosine+wgc", image("box.png"))
+        self.assertNotEqual(result.returncode, 0, describe(result))
+        self.assertIn("hamming[BITS][+TERM]+wgc", result.stderr)
+
     def test_usage_errors(self):
         for args in (("--verify", 0), ("--min-inliers", 20), ("--verify", 5, "--min-inliers", 2),
                      ("--verify", 5, "--max-error", -1)):
