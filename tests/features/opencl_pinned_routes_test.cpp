@@ -163,6 +163,8 @@ TEST_F(PinnedDeviceRoutes, HistogramsAndWordsEqualThePreviousAndTheCpuRoutes) {
         EXPECT_EQ(pinned.words[i].points, other->words[i].points) << i;
         EXPECT_EQ(pinned.words[i].words, other->words[i].words) << i;
         EXPECT_EQ(pinned.words[i].signatures, other->words[i].signatures) << i;
+        EXPECT_EQ(pinned.words[i].sizes, other->words[i].sizes) << i;
+        EXPECT_EQ(pinned.words[i].angles, other->words[i].angles) << i;
       }
     }
     ASSERT_EQ(pinned.failures.size(), 1u);

@@ -216,6 +216,8 @@ TEST_F(OpenClSurfBatch, FusedRouteGivesThePipelinesHistogramsAndWords) {
       EXPECT_EQ(fused.words[i].points, other->words[i].points) << i;
       EXPECT_EQ(fused.words[i].words, other->words[i].words) << i;
       EXPECT_EQ(fused.words[i].signatures, other->words[i].signatures) << i;
+      EXPECT_EQ(fused.words[i].sizes, other->words[i].sizes) << i;
+      EXPECT_EQ(fused.words[i].angles, other->words[i].angles) << i;
     }
     ASSERT_EQ(other->failures.size(), 1u);
   }

@@ -155,6 +155,8 @@ TEST(HistogramExchange, EncodingKeepsEveryField) {
     EXPECT_EQ(decoded.words[i].points, oneProcess().words[i].points);
     EXPECT_EQ(decoded.words[i].words, oneProcess().words[i].words);
     EXPECT_EQ(decoded.words[i].signatures, oneProcess().words[i].signatures);
+    EXPECT_EQ(decoded.words[i].sizes, oneProcess().words[i].sizes);
+    EXPECT_EQ(decoded.words[i].angles, oneProcess().words[i].angles);
   }
   ASSERT_EQ(decoded.failures.size(), oneProcess().failures.size());
   for (std::size_t f = 0; f < decoded.failures.size(); ++f) {
