@@ -85,7 +85,9 @@ double termWeight(TermWeighting term, double count) {
 }
 
 // The quantisation of keypoint_store.hpp, written again: 1/16 octave, 256 steps of the circle.
-int logScaleStep(float size) { return size <= 1.0f ? 0 : std::min(255, static_cast<int>(std::lround(16 * std::log2(size)))); }
+int logScaleStep(float size) {
+  return size <= 1.0f ? 0 : std::min(255, static_cast<int>(std::lround(16 * std::log2(size))));
+}
 int angleStep(float degrees) { return degrees < 0 ? 0 : static_cast<int>(std::lround(degrees * 256.0 / 360.0)) % 256; }
 
 // The definition (scoring.hpp, hamming_scorer.hpp) straight from the features: every pair's term
@@ -300,7 +302,8 @@ TEST(WeakGeometry, AVersion4FileLoadsAndIsRefusedForWeakGeometryNamingIt) {
   EXPECT_FALSE(loaded.storesScaleAndAngle());
   ASSERT_EQ(loaded.index().size(), 3u);
   for (int i = 0; i < 3; ++i) {
-    const std::optional<ImageWords> words = loaded.keypoints(*loaded.index().find("image_" + std::to_string(i) + ".png"));
+    const std::string name = "image_" + std::to_string(i) + ".png";
+    const std::optional<ImageWords> words = loaded.keypoints(*loaded.index().find(name));
     ASSERT_TRUE(words.has_value());
     ASSERT_EQ(words->words.size(), 6u);
     EXPECT_TRUE(words->sizes.empty() && words->angles.empty());
@@ -338,8 +341,8 @@ TEST(WeakGeometry, AVersion4FileLoadsAndIsRefusedForWeakGeometryNamingIt) {
     FAIL() << "no exception";
   } catch (const InvalidInput& e) {
     const std::string message = e.what();
-    EXPECT_TRUE(contains(message, path) && contains(message, "version 5") && contains(message, "index the images "
-                                                                                                "again"))
+    EXPECT_TRUE(contains(message, path) && contains(message, "version 5") &&
+                contains(message, "index the images again"))
         << message;
     EXPECT_EQ(message.find('\n'), std::string::npos) << message;
   }
