@@ -73,7 +73,9 @@ void QueryOptions::addTo(CLI::App* command, ScoringChoice choice) {
   std::string help =
       "TF-IDF scoring: intersection (L1) or cosine (L2), then optionally +sqrt or +log (damp words repeated "
       "in one image: burstiness), then optionally +powerALPHA (power-law normalisation, 0 < ALPHA <= 1); "
-      "e.g. cosine+sqrt+power0.5";
+      "e.g. cosine+sqrt+power0.5; or Hamming embedding over an index built with --keypoints: hamming[BITS][+TERM]"
+      "[+wgc] (BITS: how many of 64 signature bits may differ, 20 by default; +wgc: weak geometric consistency, "
+      "version-5 databases), e.g. hamming20+log+wgc";
   if (choice == ScoringChoice::List)
     help += ". Several, comma-separated, or all (" + joined(allScorings()) + ") are compared side by side";
   command->add_option("--scoring", scoring, help)->check(scoringValidator(choice))->capture_default_str();
