@@ -3,7 +3,7 @@
 // word count as far as their signatures agree (Jégou, Douze, Schmid, ECCV 2008).
 #pragma once
 
-#include "retrieval/keypoint_store.hpp"
+#include "retrieval/signature_postings.hpp"
 
 #include <bovw/image_words.hpp>
 #include <bovw/scoring.hpp>
@@ -11,6 +11,7 @@
 
 #include <array>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace bovw::retrieval_detail {
@@ -31,25 +32,29 @@ class HammingScorer {
   // the idf comes from `model` (the database's, with its K).
   HammingScorer(const ImageWords& query, const TfIdfModel& model, const ScoringOptions& options);
 
-  // In [0, 1]; 0 if no feature matches.
-  double score(const KeypointStore::StoredImage& image) const;
+  // For every image with a feature that matches one of the query's (by id, in no order): the double
+  // sum over words above, the score before its division by |q| |d|. `ids`: the ids ever assigned.
+  // Visits the signature lists of the query's words only.
+  std::vector<std::pair<ImageId, double>> matchSums(const SignaturePostings& postings, std::size_t ids) const;
+  double queryNorm() const { return query_norm_; }  // |q|
 
  private:
   struct Feature {
     std::uint32_t word;
     std::uint64_t signature;
+    double idf;  // of its word
   };
   static constexpr std::size_t kTabled = 64;  // counts below it take f(c) from a table (no log per word)
   double termWeight(std::size_t count) const;  // f(c)
   double termFactor(std::size_t count) const;  // f(c) / sqrt(c)
-  // The inner sum over one word's pairs: query_[query_begin, query_end) against image[0, image_count).
-  double pairSum(std::size_t query_begin, std::size_t query_end, const KeypointStore::Keypoint* image,
+  // The inner sum over one word's pairs: query_[query_begin, query_end) against `image_count`
+  // signatures of one image.
+  double pairSum(std::size_t query_begin, std::size_t query_end, const std::uint64_t* image,
                  std::size_t image_count) const;
 
   TermWeighting term_;
   int threshold_;
   std::vector<Feature> query_;       // by word
-  std::vector<double> idf_;          // by word
   double query_norm_ = 0;            // |q|
   std::array<double, 65> weight_{};  // g(h) by Hamming distance h
   std::array<double, kTabled> weight_of_count_{}, factor_of_count_{};  // f(c), f(c) / sqrt(c) by count c

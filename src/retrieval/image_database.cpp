@@ -194,19 +194,29 @@ std::vector<SearchResult> ImageDatabase::queryWith(const ImageWords& query, std:
     throw InvalidInput("the TF-IDF model has " + std::to_string(global->words()) + " words but the database's "
                        "vocabulary has " + std::to_string(vocabulary_.size()));
   const retrieval_detail::HammingScorer scorer(query, global ? *global : index_.model(), options);
-  // The images that share a word with the query: every other one scores 0.
-  std::vector<SearchResult> ranking = index_.query(histogram, std::max<std::size_t>(index_.size(), 1), Scoring::Cosine);
-  for (SearchResult& result : ranking)
-    // An image removed since, or added but without its keypoints yet, scores 0 and drops out.
-    if (!keypoints_->visit(result.id, [&](const auto& image) { result.score = scorer.score(image); })) result.score = 0;
-  ranking.erase(std::remove_if(ranking.begin(), ranking.end(), [](const SearchResult& r) { return !(r.score > 0); }),
-                ranking.end());
-  const auto better = [](const SearchResult& a, const SearchResult& b) {
-    return a.score > b.score || (a.score == b.score && a.id < b.id);
-  };
-  const std::size_t kept = std::min(top_k, ranking.size());
-  std::partial_sort(ranking.begin(), ranking.begin() + static_cast<std::ptrdiff_t>(kept), ranking.end(), better);
-  ranking.resize(kept);
+  std::vector<std::pair<ImageId, double>> found;
+  keypoints_->visitPostings([&](const auto& postings) { found = scorer.matchSums(postings, index_.idCount()); });
+  // |d|: the norm of the image's vector under the same weighting and idf, as the index keeps it.
+  std::vector<ImageId> ids;
+  ids.reserve(found.size());
+  for (const auto& f : found) ids.push_back(f.first);
+  const ScoringOptions cosine{Scoring::Cosine, options.term, 1.0};
+  const std::vector<double> norms = global ? index_.norms(ids, cosine, *global) : index_.norms(ids, cosine);
+  std::vector<std::pair<double, ImageId>> scored;
+  for (std::size_t i = 0; i < found.size(); ++i)
+    if (norms[i] > 0) scored.emplace_back(found[i].second / (scorer.queryNorm() * norms[i]), found[i].first);
+  std::sort(scored.begin(), scored.end(), [](const auto& a, const auto& b) {
+    return a.first > b.first || (a.first == b.first && a.second < b.second);
+  });
+  std::vector<SearchResult> ranking;
+  for (const auto& [score, id] : scored) {
+    if (ranking.size() == top_k) break;
+    try {
+      ranking.push_back({id, index_.name(id), score});
+    } catch (const InvalidInput&) {
+      // Removed by another thread since its norm was read: it drops out, as it would a moment later.
+    }
+  }
   return ranking;
 }
 

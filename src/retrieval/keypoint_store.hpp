@@ -10,6 +10,7 @@
 
 #include "io/byte_reader.hpp"
 #include "io/byte_writer.hpp"
+#include "retrieval/signature_postings.hpp"
 
 #include <cstdint>
 #include <mutex>
@@ -21,7 +22,7 @@ namespace bovw::retrieval_detail {
 
 class KeypointStore {
  public:
-  explicit KeypointStore(int words) : words_(words) {}
+  explicit KeypointStore(int words) : words_(words), postings_(words) {}
   KeypointStore(KeypointStore&& other) noexcept;
   KeypointStore& operator=(KeypointStore&& other) noexcept;
 
@@ -58,6 +59,14 @@ class KeypointStore {
     return true;
   }
 
+  // Calls visit(const SignaturePostings&) with every stored keypoint's signature filed by word, under
+  // the store's read lock.
+  template <class Visit>
+  void visitPostings(Visit&& visit) const {
+    std::shared_lock<std::shared_mutex> lock(mutex_);
+    visit(postings_);
+  }
+
   // Block layout: u32 S, image slots; then per slot u32 n (0xffffffff: nothing stored), and when
   // stored u32 width, u32 height and n x (u32 word, u16 x, u16 y, u64 signature).
   void write(detail::ByteWriter& out) const;
@@ -73,9 +82,14 @@ class KeypointStore {
   static KeypointStore read(detail::ByteReader& in, const InvertedIndex& index);
 
  private:
+  // Files image `id`'s keypoints into postings_, or takes them out; under the write lock.
+  void file(ImageId id, const StoredImage& image);
+  void unfile(ImageId id, const StoredImage& image);
+
   int words_;
   mutable std::shared_mutex mutex_;  // put/erase beside get from verifying threads
   std::vector<std::optional<StoredImage>> images_;  // by id
+  SignaturePostings postings_;                      // the same signatures by word, for scoring
 };
 
 }  // namespace bovw::retrieval_detail
