@@ -103,7 +103,7 @@ ScoringRow evaluateScoring(const ImageSearch& database, const ImageHistograms& q
     const auto start = std::chrono::steady_clock::now();
     for (std::size_t q = 0; q < count; ++q) {
       const std::vector<SearchHit> hits =
-          needsWords(search) ? database.search(queries.words[q], search)
+          needsWords(search) ? database.search(queries.words[q], search, queries.names[q])
                              : database.search(queries.histograms.row(static_cast<Eigen::Index>(q)), search);
       rankings[q].clear();
       for (const SearchHit& hit : hits) {

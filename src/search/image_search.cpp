@@ -173,6 +173,7 @@ struct ImageSearch::Impl {
       std::vector<VerifiedView> views;
       for (const SearchHit& hit : hits) {
         if (views.size() == options.expand || !hit.verified) break;  // verified results come first
+        if (is_query(hit.name)) continue;  // the query's own image, indexed too: its features again
         if (std::optional<ImageWords> stored = storedFeatures(hit)) views.push_back({std::move(*stored), *hit.homography});
       }
       if (!views.empty()) {

@@ -321,6 +321,22 @@ TEST(QueryExpansion, WithNoVerifiedResultIsNoExpansion) {
   }
 }
 
+// The query's own image, indexed too, verifies first; expansion passes it over when it is named
+// (expanding with it would add the query's features again, and only 1 is asked for here).
+TEST(QueryExpansion, PassesTheQuerysOwnImageOver) {
+  Collection c = constructed();
+  c.images.push_back({"Q", c.query});
+  const ImageSearch search = searchOf(c);
+  const std::vector<SearchHit> named = search.search(c.query, expandOptions("intersection", 1), "Q");
+  ASSERT_GE(named.size(), 3u);
+  EXPECT_EQ(named[0].name, "Q");
+  EXPECT_EQ(named[1].name, "B");
+  EXPECT_EQ(named[2].name, "C");
+  const std::vector<SearchHit> unnamed = search.search(c.query, expandOptions("intersection", 1));
+  EXPECT_EQ(unnamed[0].name, "Q");
+  EXPECT_GT(rankOf(unnamed, "C"), 2u);  // expanded with Q itself: nothing new to find C by
+}
+
 TEST(QueryExpansion, IsRefusedWithoutVerification) {
   const Collection c = constructed();
   const ImageSearch search = searchOf(c);
