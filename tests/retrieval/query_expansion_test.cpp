@@ -3,8 +3,10 @@
 // by a homography (cv::perspectiveTransform of the corners, cv::pointPolygonTest), the expanded
 // query's histogram and ranking from a database queried directly; a constructed collection where an
 // image reachable only through a verified partner rises; no verified result = no expansion; the
-// refusals; and shards and a live database answering as one file.
+// refusals (without verification, over the ranks of a job); and shards and a live database answering
+// as one file.
 #include "support/retrieval_test_support.hpp"
+#include "support/thread_communicator.hpp"
 
 #include <bovw/error.hpp>
 #include <bovw/image_database.hpp>
@@ -15,6 +17,7 @@
 #include <opencv2/imgproc.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -390,6 +393,23 @@ TEST(QueryExpansion, ShardsAndALiveDatabaseAnswerAsOneFile) {
       }
     }
   }
+  // Over the ranks of a job, a result's keypoints may lie on another rank: refused on every rank, by
+  // name, before any ranking.
+  std::atomic<int> refused{0};
+  runOnRanks(2, [&](Communicator& ranks) {
+    const ImageSearch spread = ImageSearch::open(ranks, dir.file("all.bovwshards"));
+    try {
+      spread.search(c.query, expandOptions("intersection", 3));
+      ADD_FAILURE() << "expansion over 2 ranks was accepted";
+    } catch (const Error& e) {
+      EXPECT_TRUE(contains(e.what(), "spread over 2 ranks")) << e.what();
+      ++refused;
+    }
+    SearchOptions plain = expandOptions("intersection", 0);
+    const std::vector<SearchHit> hits = spread.search(c.query, plain);  // without expansion it answers
+    if (ranks.rank() == 0) EXPECT_EQ(hits.front().name, "B");
+  });
+  EXPECT_EQ(refused.load(), 2);
 }
 
 }  // namespace
