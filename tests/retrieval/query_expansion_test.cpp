@@ -407,7 +407,9 @@ TEST(QueryExpansion, ShardsAndALiveDatabaseAnswerAsOneFile) {
     }
     SearchOptions plain = expandOptions("intersection", 0);
     const std::vector<SearchHit> hits = spread.search(c.query, plain);  // without expansion it answers
-    if (ranks.rank() == 0) EXPECT_EQ(hits.front().name, "B");
+    if (ranks.rank() == 0) {
+      EXPECT_EQ(hits.front().name, "B");
+    }
   });
   EXPECT_EQ(refused.load(), 2);
 }
