@@ -51,6 +51,7 @@ std::map<std::string, IndexedImage> indexedByName(const ImageSearch& database) {
 struct ScoringRow {
   ScoringOptions options;
   std::size_t verified_top = 0;  // 0: the bag-of-words ranking itself
+  std::size_t expand = 0;        // query expansion from up to this many verified results; 0: none
   RetrievalScores scores;
   double ms_per_query;  // ranking (and verification): the queries' features are extracted once, before
   // With verification: the verified results of every query, and those outside the query's group
@@ -59,7 +60,8 @@ struct ScoringRow {
   std::size_t falsely_verified = 0;
 
   std::string label() const {
-    return toString(options) + (verified_top ? " verify" + std::to_string(verified_top) : "");
+    return toString(options) + (verified_top ? " verify" + std::to_string(verified_top) : "") +
+           (expand ? " expand" + std::to_string(expand) : "");
   }
 };
 
@@ -92,6 +94,7 @@ ScoringRow evaluateScoring(const ImageSearch& database, const ImageHistograms& q
   search.top = database.size();  // the whole ranking
   search.verify = verify.shortlist;
   search.verification = verify.settings;
+  search.expand = verify.expand;
   std::vector<std::vector<std::size_t>> rankings(count);
   std::size_t verified = 0, falsely_verified = 0;  // of the last pass
   std::vector<double> pass_ms;
@@ -100,7 +103,7 @@ ScoringRow evaluateScoring(const ImageSearch& database, const ImageHistograms& q
     const auto start = std::chrono::steady_clock::now();
     for (std::size_t q = 0; q < count; ++q) {
       const std::vector<SearchHit> hits =
-          needsWords(search) ? database.search(queries.words[q], search)
+          needsWords(search) ? database.search(queries.words[q], search, queries.names[q])
                              : database.search(queries.histograms.row(static_cast<Eigen::Index>(q)), search);
       rankings[q].clear();
       for (const SearchHit& hit : hits) {
@@ -116,7 +119,7 @@ ScoringRow evaluateScoring(const ImageSearch& database, const ImageHistograms& q
   }
   std::nth_element(pass_ms.begin(), pass_ms.begin() + passes / 2, pass_ms.end());
   const double median_ms = pass_ms[static_cast<std::size_t>(passes / 2)];
-  return {options, verify.shortlist, scoreRankings(rankings, groups),
+  return {options, verify.shortlist, verify.expand, scoreRankings(rankings, groups),
           median_ms / static_cast<double>(std::max<std::size_t>(count, 1)), verified, falsely_verified};
 }
 
@@ -144,7 +147,7 @@ CLI::App* addEvaluateCommand(CLI::App& app) {
       "evaluate",
       "N-S score (relevant images in the top 4; 4 is perfect), mAP and ranking time per query (median of 5 "
       "passes) of an index on a grouped set, for each --scoring side by side; with --verify N each also with its "
-      "top N verified geometrically (one timed pass)");
+      "top N verified geometrically (one timed pass), and with --expand M also expanded from M verified results");
   command->add_option("--index", args.index,
                       "database written by bovw index, or the manifest of its shards (index --shards)")->required();
   command->add_option("--groups", args.groups, "CSV with header image,group: the views of each object or scene")
@@ -190,11 +193,16 @@ int runEvaluateCommand() {
   for (std::size_t q = 0; q < histograms.names.size(); ++q)
     warnIfFeatureless(histograms.names[q], histograms.descriptor_counts[q]);
   const double extraction_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  // With --verify, each scoring is reported plain and verified, side by side.
+  // With --verify, each scoring is reported plain and verified, side by side; with --expand too, also
+  // verified and expanded.
   std::vector<ScoringRow> rows;
+  VerifyOptions unexpanded = args.verify;
+  unexpanded.expand = 0;
   for (const ScoringOptions& options : scorings) {
     rows.push_back(evaluateScoring(database, histograms, position, groups, options, VerifyOptions()));
     if (args.verify.enabled())
+      rows.push_back(evaluateScoring(database, histograms, position, groups, options, unexpanded));
+    if (args.verify.expand > 0)
       rows.push_back(evaluateScoring(database, histograms, position, groups, options, args.verify));
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -207,6 +215,7 @@ int runEvaluateCommand() {
     for (const auto& row : rows) {
       table.push_back({{"scoring", toString(row.options)},
                        {"verified_top", row.verified_top},
+                       {"expand", row.expand},
                        {"ns_score", row.scores.ns_score},
                        {"mean_ap", row.scores.mean_ap},
                        {"ms_per_query", row.ms_per_query}});

@@ -103,6 +103,7 @@ int runSearchCommand() {
   options.scoring = args.query.parsedScoring();
   options.verify = args.verify.enabled() ? args.verify.shortlist : 0;
   options.verification = args.verify.options();
+  options.expand = args.verify.expand;
   options.exclude_query = args.exclude_query;
   // Rank 0 reads the queries; every rank takes part in each query's collective ranking and verification.
   const std::vector<std::string> images =
@@ -118,8 +119,10 @@ int runSearchCommand() {
   for (const QueryResults& query : results) {
     warnIfFeatureless(query.query, query.features);
     if (query.verification)
-      spdlog::info("{}: {} of {} results verified, {:.2f} ms", query.query, query.verification->verified,
-                   query.verification->checked, query.verification->milliseconds);
+      spdlog::info("{}: {} of {} results verified{}, {:.2f} ms", query.query, query.verification->verified,
+                   query.verification->checked,
+                   options.expand > 0 ? " (expanded with " + std::to_string(query.expanded) + ")" : std::string(),
+                   query.verification->milliseconds);
   }
   if (!printsResults()) return 0;
   // Each output in its format: one search, several reports (the quick start writes csv and html).

@@ -208,7 +208,8 @@ void writeJson(std::ostream& out, const std::vector<QueryResults>& queries) {
     if (q.verification)
       entry["verification"] = {{"checked", q.verification->checked},
                                {"verified", q.verification->verified},
-                               {"milliseconds", q.verification->milliseconds}};
+                               {"milliseconds", q.verification->milliseconds},
+                               {"expanded", q.expanded}};
     j.push_back(entry);
   }
   out << j.dump(2) << "\n";

@@ -22,6 +22,12 @@ void VerifyOptions::addTo(CLI::App* command) {
       ->check(CLI::Range(1e-3, 1e6))
       ->capture_default_str()
       ->needs(verify);
+  command->add_option("--expand", expand,
+                      "query expansion: add the features of up to N verified results (best first) that lie inside "
+                      "the query's outline as their homography maps it, rank again and verify again (0: none)")
+      ->check(CLI::Range(0, 1 << 20))
+      ->capture_default_str()
+      ->needs(verify);
   command->add_option("--max-false-alarms", settings.max_log10_false_alarms,
                       "log10 of the homographies that chance would give with as many inliers among the tentative "
                       "pairs (a-contrario); a result verifies only below it (0: fewer than one expected)")

@@ -13,6 +13,7 @@ namespace bovw::cli {
 
 struct VerifyOptions {
   std::size_t shortlist = 0;  // --verify N; 0: no verification
+  std::size_t expand = 0;     // --expand N: query expansion from up to N verified results; 0: none
   VerificationOptions settings;
 
   void addTo(CLI::App* command);

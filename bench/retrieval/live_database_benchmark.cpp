@@ -21,6 +21,8 @@
 #include <bovw/image_database.hpp>
 #include <bovw/live_database.hpp>
 
+#include "synthetic_images.hpp"
+
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
@@ -44,7 +46,6 @@ using Clock = std::chrono::steady_clock;
 using Row = Eigen::Matrix<std::int32_t, 1, Eigen::Dynamic>;
 
 constexpr int kWords = 65536;
-constexpr int kWordsPerImage = 500;
 constexpr std::size_t kTop = 10;
 
 double secondsSince(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
@@ -61,47 +62,6 @@ double residentBytes() {
   statm >> size >> resident;
   return resident * static_cast<double>(::sysconf(_SC_PAGESIZE));
 }
-
-// Sparse synthetic images: (word, count) pairs, words distinct.
-class SyntheticImages {
- public:
-  explicit SyntheticImages(std::uint64_t seed) : rng_(seed) {
-    std::vector<double> popularity(kWords);
-    for (int r = 0; r < kWords; ++r) popularity[static_cast<std::size_t>(r)] = std::pow(r + 1.0, -0.8);
-    word_ = std::discrete_distribution<int>(popularity.begin(), popularity.end());
-    // Which word has which popularity rank: a fixed shuffle, so popular words are spread over K.
-    rank_to_word_.resize(kWords);
-    for (int w = 0; w < kWords; ++w) rank_to_word_[static_cast<std::size_t>(w)] = w;
-    std::shuffle(rank_to_word_.begin(), rank_to_word_.end(), rng_);
-  }
-
-  std::vector<std::pair<int, int>> next() {
-    std::vector<char> taken(kWords, 0);
-    std::vector<std::pair<int, int>> image;
-    std::geometric_distribution<int> extra(0.6);
-    while (image.size() < static_cast<std::size_t>(kWordsPerImage)) {
-      const int w = rank_to_word_[static_cast<std::size_t>(word_(rng_))];
-      if (taken[static_cast<std::size_t>(w)]) continue;
-      taken[static_cast<std::size_t>(w)] = 1;
-      image.emplace_back(w, 1 + extra(rng_));
-    }
-    return image;
-  }
-
-  // The image with 30% of its words dropped, as a dense query row.
-  Row query(const std::vector<std::pair<int, int>>& image) {
-    Row row = Row::Zero(kWords);
-    std::bernoulli_distribution keep(0.7);
-    for (const auto& [w, c] : image)
-      if (keep(rng_)) row[w] = c;
-    return row;
-  }
-
- private:
-  std::mt19937_64 rng_;
-  std::discrete_distribution<int> word_;
-  std::vector<int> rank_to_word_;
-};
 
 Row denseRow(const std::vector<std::pair<int, int>>& image) {
   Row row = Row::Zero(kWords);
@@ -159,7 +119,7 @@ void measureQueries(nlohmann::json& into, const bovw::InvertedIndex& index, cons
 }
 
 nlohmann::json measure(std::size_t n, std::size_t query_count, const std::string& folder, std::uint64_t seed) {
-  SyntheticImages synthetic(seed);
+  SyntheticImages synthetic(kWords, seed);
   std::vector<std::vector<std::pair<int, int>>> images(n);
   for (auto& image : images) image = synthetic.next();
   std::vector<Row> queries;
@@ -246,7 +206,7 @@ nlohmann::json measure(std::size_t n, std::size_t query_count, const std::string
     std::atomic<bool> done{false};
     std::size_t written = 0;
     std::thread writer([&] {
-      SyntheticImages more(seed + 2);
+      SyntheticImages more(kWords, seed + 2);
       while (!done) live.add({namedWords("more/" + std::to_string(written++) + ".jpg", more.next())});
     });
     std::vector<double> during;

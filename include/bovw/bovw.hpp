@@ -34,6 +34,7 @@
 #include <bovw/image_search.hpp>
 #include <bovw/image_words.hpp>
 #include <bovw/live_database.hpp>
+#include <bovw/query_expansion.hpp>
 #include <bovw/sharded_database.hpp>
 #include <bovw/surf.hpp>
 #endif

@@ -46,6 +46,15 @@ struct SearchOptions {
   // come first whatever `top` is: `top` counts after re-ranking.
   std::size_t verify = 0;
   VerificationOptions verification;  // thresholds of the verification; its `shortlist` is ignored (`verify`)
+  // Query expansion (bovw/query_expansion.hpp): the features of up to `expand` verified results
+  // (best first) inside the query's mapped outline are added to the query's, the database is ranked
+  // again with them under the same scoring, and that shortlist verified again against the query
+  // itself (so inliers and homographies still map the query). The query's own image, when it is
+  // indexed (told as exclude_query tells it, whether or not it is left out), adds nothing and is
+  // passed over. Needs verify > 0; 0: no expansion.
+  // With no verified result the answer is the unexpanded one. Not over the ranks of a job (the
+  // verified results' keypoints lie on other ranks).
+  std::size_t expand = 0;
   // Leave the query image itself out of its results: an indexed image that is the same file (by any
   // path) for a query given by path, or of the same name for a query given as features.
   bool exclude_query = false;
@@ -77,7 +86,10 @@ struct QueryResults {
   std::string query;                               // the query's name (its path)
   std::int64_t features = 0;                       // features found in it (0: it can match nothing)
   std::vector<SearchHit> hits;                     // best first, at most SearchOptions::top
-  std::optional<VerificationReport> verification;  // when SearchOptions::verify > 0
+  // When SearchOptions::verify > 0; with expansion, checked and verified are the final ranking's and
+  // milliseconds those of both verifications.
+  std::optional<VerificationReport> verification;
+  std::size_t expanded = 0;  // verified results whose features were added to the query (SearchOptions::expand)
 };
 
 // How images are turned into histograms: where SURF and the nearest-word search run, how many
@@ -162,7 +174,8 @@ class ImageSearch {
   // that stores no keypoints; IoError or InvalidInput naming an image that cannot be read.
   std::vector<SearchHit> search(const std::string& image_path, const SearchOptions& options = {}) const;
   std::vector<SearchHit> search(const cv::Mat& image, const SearchOptions& options = {}) const;
-  // A query already assigned to words; with exclude_query, `name` is the query's name.
+  // A query already assigned to words; `name` is the query's name (for exclude_query, and so that
+  // expansion passes the query's own indexed image over).
   std::vector<SearchHit> search(const ImageWords& words, const SearchOptions& options = {},
                                 const std::string& name = "") const;
   // A query already counted as a histogram of K words. It has no keypoints: SearchOptions::verify

@@ -146,6 +146,14 @@ class InvertedIndex {
   std::vector<SearchResult> query(HistogramRef histogram, std::size_t top_k, const ScoringOptions& options,
                                   const TfIdfModel& global, QueryStrategy strategy = QueryStrategy::Exhaustive) const;
 
+  // The norm of each image's weighted vector under `options`, (f(c_w) idf_w)^alpha over its words,
+  // L2 for cosine and L1 for intersection: what query() divides that image's score by; 0 for a removed id, one never assigned, or an image
+  // without words. For scores that weigh the same vectors otherwise (Hamming embedding,
+  // ImageDatabase::query). Throws InvalidInput as query() for bad options or a bad `global`.
+  std::vector<double> norms(const std::vector<ImageId>& images, const ScoringOptions& options) const;
+  std::vector<double> norms(const std::vector<ImageId>& images, const ScoringOptions& options,
+                            const TfIdfModel& global) const;
+
   // N (live images) and every word's document frequency n_w, from the posting lists: the model
   // query() uses, and what shards merge into a global one. O(K) after an add/remove, else a copy.
   TfIdfModel model() const;
@@ -182,6 +190,8 @@ class InvertedIndex {
   struct Impl;
   explicit InvertedIndex(std::unique_ptr<Impl> impl);
   // `global`: null for the index's own model.
+  std::vector<double> normsWith(const std::vector<ImageId>& images, const ScoringOptions& options,
+                                const TfIdfModel* global) const;
   std::vector<SearchResult> queryWith(HistogramRef histogram, std::size_t top_k, const ScoringOptions& options,
                                       const TfIdfModel* global, QueryStrategy strategy) const;
   std::unique_ptr<Impl> impl_;

@@ -82,10 +82,12 @@ ExtractorOptions runOptions(py::dict& options, const char* call) {
   return featureArguments("surf", run).extractor;
 }
 
-SearchOptions queryOptions(std::size_t top, std::size_t verify, const std::string& scoring, bool exclude_query) {
+SearchOptions queryOptions(std::size_t top, std::size_t verify, std::size_t expand, const std::string& scoring,
+                           bool exclude_query) {
   SearchOptions options;
   options.top = top;
   options.verify = verify;
+  options.expand = expand;
   options.scoring = parseScoringOptions(scoring);
   options.exclude_query = exclude_query;
   return options;
@@ -223,9 +225,9 @@ void bindDatabase(py::module_& module) {
           "first name no image has.")
       .def(
           "search",
-          [](PyDatabase& self, const py::handle& image, std::size_t top, std::size_t verify, const std::string& scoring,
-             bool exclude_query) {
-            const SearchOptions options = queryOptions(top, verify, scoring, exclude_query);
+          [](PyDatabase& self, const py::handle& image, std::size_t top, std::size_t verify, std::size_t expand,
+             const std::string& scoring, bool exclude_query) {
+            const SearchOptions options = queryOptions(top, verify, expand, scoring, exclude_query);
             if (py::isinstance<py::array>(image)) {
               const auto array = py::reinterpret_borrow<py::array>(image);
               if (array.ndim() == 1) {  // a histogram of K counts
@@ -241,12 +243,13 @@ void bindDatabase(py::module_& module) {
             const std::string path = pathFrom(image);
             return self.reading([&](ImageSearch& s) { return s.search(path, options); });
           },
-          py::arg("image"), py::kw_only(), py::arg("top") = 10, py::arg("verify") = 0,
+          py::arg("image"), py::kw_only(), py::arg("top") = 10, py::arg("verify") = 0, py::arg("expand") = 0,
           py::arg("scoring") = "intersection", py::arg("exclude_query") = false,
           "The `top` best matches of a query, best first, as `bovw search` ranks them: `image` is a path, a "
           "uint8/uint16 image array, or a 1-D int32 histogram of K counts (then verify must be 0). verify: re-rank "
-          "the best `verify` by geometry (the database must store keypoints); verified results come first. "
-          "scoring: \"intersection\" (default), \"cosine\", with \"+sqrt\"/\"+log\" and \"+power<alpha>\" (e.g. "
+          "the best `verify` by geometry (the database must store keypoints); verified results come first. expand: "
+          "add the features of up to `expand` verified results inside the query's mapped outline and search again "
+          "(query expansion; needs verify > 0). scoring: \"intersection\" (default), \"cosine\", with \"+sqrt\"/\"+log\" and \"+power<alpha>\" (e.g. "
           "\"cosine+sqrt+power0.5\"), or \"hamming20+log\" (Hamming embedding: needs stored keypoints and an image "
           "query). exclude_query: leave the query's own file out. Returns a list of "
           "SearchResult. Raises InvalidInput for an empty database. The GIL is released.")

@@ -398,6 +398,29 @@ TfIdfModel InvertedIndex::model() const {
   return impl_->model;
 }
 
+std::vector<double> InvertedIndex::norms(const std::vector<ImageId>& images, const ScoringOptions& options) const {
+  return normsWith(images, options, nullptr);
+}
+
+std::vector<double> InvertedIndex::norms(const std::vector<ImageId>& images, const ScoringOptions& options,
+                                         const TfIdfModel& global) const {
+  return normsWith(images, options, &global);
+}
+
+std::vector<double> InvertedIndex::normsWith(const std::vector<ImageId>& images, const ScoringOptions& options,
+                                             const TfIdfModel* global) const {
+  checkScoringOptions(options);
+  if (options.similarity == Scoring::Hamming)
+    throw InvalidInput("inverted index: Hamming embedding weighs features, not the index's vectors");
+  const Impl& s = *impl_;
+  auto lock = s.readLock();
+  const std::shared_ptr<const ScoringWeights> weights = s.weightsFor(options, global);
+  std::vector<double> norms(images.size(), 0.0);
+  for (std::size_t i = 0; i < images.size(); ++i)
+    if (images[i] < s.data.names.size() && weights->scale(images[i]) > 0) norms[i] = 1.0 / weights->scale(images[i]);
+  return norms;
+}
+
 std::vector<SearchResult> InvertedIndex::queryWith(HistogramRef histogram, std::size_t top_k,
                                                    const ScoringOptions& options, const TfIdfModel* global,
                                                    QueryStrategy strategy) const {

@@ -1,10 +1,12 @@
-// HammingScorer: one merge of the query's features and an image's stored keypoints, both in word order;
-// with weak geometric consistency the matched pairs also fill two histograms of their geometry.
+// HammingScorer: the query's features against the signature lists of its words, one image at a time;
+// with weak geometric consistency, one merge with an image's stored keypoints that also fills two
+// histograms of the matched pairs' geometry.
 #include "retrieval/hamming_scorer.hpp"
 
 #include <bovw/error.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 namespace bovw::retrieval_detail {
@@ -16,12 +18,21 @@ namespace {
 // ones less sharply, and 8 ranked better on the quick start's box_in_scene.png (docs/RETRIEVAL.md).
 constexpr double kSigma = 8.0;
 
-// Scratch space of one word's pairs, reused between words and images of a thread.
-struct PairScratch {
-  std::vector<std::uint8_t> distance;  // query feature a, image feature b: [a * image_count + b]
-  std::vector<std::uint32_t> per_query, per_image;  // matches of each feature
-};
-thread_local PairScratch t_pairs;
+// The bits in which two signatures differ, inline: std::bitset's count() is a call into libgcc
+// (the build assumes no POPCNT instruction), and pairs are the inner loop of scoring.
+inline int differingBits(std::uint64_t a, std::uint64_t b) {
+  std::uint64_t x = a ^ b;
+  x = x - ((x >> 1) & 0x5555555555555555ull);
+  x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+  x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+  return static_cast<int>((x * 0x0101010101010101ull) >> 56);
+}
+
+// Room for one word's pairs between a query and an image: on the stack for the few features a word
+// has in most images (kSmall per side), else in vectors reused between the words and images of a thread.
+constexpr std::size_t kSmall = 8;
+thread_local std::vector<std::uint8_t> t_distance;
+thread_local std::vector<std::uint32_t> t_per_query, t_per_image;
 
 // The largest sum of three neighbouring bins (circular: the first and last bins are neighbours).
 double bestWindow(const std::vector<double>& bins, bool circular) {
@@ -71,8 +82,6 @@ HammingScorer::HammingScorer(const ImageWords& query, const TfIdfModel& model, c
                        std::to_string(query.sizes.size()) + " sizes and " + std::to_string(query.angles.size()) +
                        " angles for " + std::to_string(query.words.size()) + " words");
   const int words = model.words();
-  idf_.resize(static_cast<std::size_t>(words));
-  for (int w = 0; w < words; ++w) idf_[static_cast<std::size_t>(w)] = model.idf(static_cast<std::size_t>(w));
   query_.reserve(query.words.size());
   for (std::size_t i = 0; i < query.words.size(); ++i) {
     const std::int32_t w = query.words[i];
@@ -82,14 +91,15 @@ HammingScorer::HammingScorer(const ImageWords& query, const TfIdfModel& model, c
     KeypointStore::ScaleAngle scale_angle{0, 0};
     if (weak_geometry_)
       scale_angle = {KeypointStore::quantiseLogScale(query.sizes[i]), KeypointStore::quantiseAngle(query.angles[i])};
-    query_.push_back({static_cast<std::uint32_t>(w), query.signatures[i], scale_angle});
+    query_.push_back({static_cast<std::uint32_t>(w), scale_angle, query.signatures[i], 0.0});
   }
   std::stable_sort(query_.begin(), query_.end(), [](const Feature& a, const Feature& b) { return a.word < b.word; });
-  for (std::size_t i = 0; i < query_.size();) {
+  for (std::size_t i = 0; i < query_.size();) {  // the idf of the query's words only (a logarithm each)
     std::size_t end = i;
     while (end < query_.size() && query_[end].word == query_[i].word) ++end;
-    const double v = termWeight(end - i) * idf_[query_[i].word];
-    query_norm_ += v * v;
+    const double idf = model.idf(query_[i].word);
+    for (std::size_t j = i; j < end; ++j) query_[j].idf = idf;
+    query_norm_ += std::pow(termWeight(end - i) * idf, 2);
     i = end;
   }
   query_norm_ = std::sqrt(query_norm_);
@@ -105,31 +115,40 @@ double HammingScorer::termFactor(std::size_t count) const {
   return count < kTabled ? factor_of_count_[count] : termWeight(count) / std::sqrt(static_cast<double>(count));
 }
 
-double HammingScorer::pairSum(std::size_t query_begin, std::size_t query_end, const KeypointStore::Keypoint* image,
+double HammingScorer::pairSum(std::size_t query_begin, std::size_t query_end, const std::uint64_t* image,
                               std::size_t image_count, const KeypointStore::ScaleAngle* scale_angles, double factor,
                               Histograms* histograms) const {
   const std::size_t query_count = query_end - query_begin;
-  PairScratch& s = t_pairs;
-  s.distance.resize(query_count * image_count);
-  s.per_query.assign(query_count, 0);
-  s.per_image.assign(image_count, 0);
+  std::array<std::uint8_t, kSmall * kSmall> small_distance;
+  std::array<std::uint32_t, kSmall> small_per_query{}, small_per_image{};
+  std::uint8_t* distance = small_distance.data();
+  std::uint32_t* per_query = small_per_query.data();  // matches of each feature
+  std::uint32_t* per_image = small_per_image.data();
+  if (query_count > kSmall || image_count > kSmall) {
+    t_distance.resize(query_count * image_count);
+    t_per_query.assign(query_count, 0);
+    t_per_image.assign(image_count, 0);
+    distance = t_distance.data();
+    per_query = t_per_query.data();
+    per_image = t_per_image.data();
+  }
   bool any = false;
   for (std::size_t a = 0; a < query_count; ++a)
     for (std::size_t b = 0; b < image_count; ++b) {
-      const int h = signatureDistance(query_[query_begin + a].signature, image[b].signature);
-      s.distance[a * image_count + b] = static_cast<std::uint8_t>(h);
+      const int h = differingBits(query_[query_begin + a].signature, image[b]);
+      distance[a * image_count + b] = static_cast<std::uint8_t>(h);
       if (h > threshold_) continue;
-      ++s.per_query[a];
-      ++s.per_image[b];
+      ++per_query[a];
+      ++per_image[b];
       any = true;
     }
   if (!any) return 0;
   double sum = 0;
   for (std::size_t a = 0; a < query_count; ++a)
     for (std::size_t b = 0; b < image_count; ++b) {
-      const std::uint8_t h = s.distance[a * image_count + b];
+      const std::uint8_t h = distance[a * image_count + b];
       if (h > threshold_) continue;
-      const double term = weight_[h] / std::sqrt(static_cast<double>(s.per_query[a]) * s.per_image[b]);
+      const double term = weight_[h] / std::sqrt(static_cast<double>(per_query[a]) * per_image[b]);
       sum += term;
       if (histograms == nullptr) continue;
       const KeypointStore::ScaleAngle q = query_[query_begin + a].scale_angle, d = scale_angles[b];
@@ -143,41 +162,78 @@ double HammingScorer::pairSum(std::size_t query_begin, std::size_t query_end, co
   return sum;
 }
 
-double HammingScorer::score(const KeypointStore::StoredImage& image) const {
-  const std::vector<KeypointStore::Keypoint>& keys = image.keypoints;
-  thread_local Histograms t_histograms;
-  Histograms* histograms = nullptr;
-  if (weak_geometry_) {
-    if (!image.hasScaleAngles())
-      throw InvalidInput("an image's keypoints have no scale and angle, so weak geometric consistency cannot score "
-                         "it (index the images again)");
-    histograms = &t_histograms;
-    histograms->angle.assign(kAngleBins, 0.0);
-    histograms->log_scale.assign(kLogScaleBins, 0.0);
+std::vector<std::pair<ImageId, double>> HammingScorer::matchSums(const SignaturePostings& postings,
+                                                                 std::size_t ids) const {
+  // Dense sums by id, reused between the queries of a thread; `touched` lists the ids to read and reset.
+  thread_local std::vector<double> sums;
+  thread_local std::vector<ImageId> touched;
+  if (sums.size() < ids) sums.resize(ids, 0.0);
+  touched.clear();
+  for (std::size_t q = 0; q < query_.size();) {
+    const std::uint32_t word = query_[q].word;
+    std::size_t q_end = q;
+    while (q_end < query_.size() && query_[q_end].word == word) ++q_end;
+    const double query_factor = query_[q].idf * query_[q].idf * termFactor(q_end - q);
+    const std::vector<ImageId>& image_of = postings.ids(word);
+    const std::uint64_t* signatures = postings.signatures(word).data();
+    for (std::size_t i = 0; i < image_of.size();) {  // one image's features of this word at a time
+      const ImageId id = image_of[i];
+      std::size_t end = i;
+      while (end < image_of.size() && image_of[end] == id) ++end;
+      // Most images' features of a word match none of the query's: found by a scan of their distances,
+      // before pairSum counts every feature's matches.
+      bool any = false;
+      for (std::size_t a = q; a < q_end && !any; ++a)
+        for (std::size_t b = i; b < end && !any; ++b) any = differingBits(query_[a].signature, signatures[b]) <= threshold_;
+      const double pairs = any && id < ids ? pairSum(q, q_end, signatures + i, end - i) : 0.0;  // ids: see the header
+      if (pairs > 0) {
+        if (sums[id] == 0.0) touched.push_back(id);
+        sums[id] += query_factor * termFactor(end - i) * pairs;
+      }
+      i = end;
+    }
+    q = q_end;
   }
-  double matched = 0, image_norm = 0;
+  std::vector<std::pair<ImageId, double>> found;
+  found.reserve(touched.size());
+  for (const ImageId id : touched) {
+    found.emplace_back(id, sums[id]);
+    sums[id] = 0.0;
+  }
+  return found;
+}
+
+double HammingScorer::weakGeometrySum(const KeypointStore::StoredImage& image) const {
+  if (!weak_geometry_) throw InvalidInput("this Hamming scorer was made without weak geometric consistency");
+  if (!image.hasScaleAngles())
+    throw InvalidInput("an image's keypoints have no scale and angle, so weak geometric consistency cannot score "
+                       "it (index the images again)");
+  thread_local Histograms t_histograms;
+  thread_local std::vector<std::uint64_t> t_signatures;  // one word's, contiguous for pairSum
+  Histograms& histograms = t_histograms;
+  histograms.angle.assign(kAngleBins, 0.0);
+  histograms.log_scale.assign(kLogScaleBins, 0.0);
+  const std::vector<KeypointStore::Keypoint>& keys = image.keypoints;
+  bool matched = false;
   std::size_t q = 0;
-  for (std::size_t i = 0; i < keys.size();) {
+  for (std::size_t i = 0; i < keys.size() && q < query_.size();) {
     const std::uint32_t word = keys[i].word;
     std::size_t end = i;
     while (end < keys.size() && keys[end].word == word) ++end;
-    const double idf = idf_[word];
-    const double v = termWeight(end - i) * idf;
-    image_norm += v * v;
     while (q < query_.size() && query_[q].word < word) ++q;
     std::size_t q_end = q;
     while (q_end < query_.size() && query_[q_end].word == word) ++q_end;
     if (q_end > q) {
-      const double factor = idf * idf * termFactor(q_end - q) * termFactor(end - i);
-      matched += factor * pairSum(q, q_end, &keys[i], end - i, histograms ? &image.scale_angles[i] : nullptr, factor,
-                                  histograms);
+      // The factor as matchSums forms it, so that the pairs' terms are the Hamming sum's.
+      const double factor = query_[q].idf * query_[q].idf * termFactor(q_end - q) * termFactor(end - i);
+      t_signatures.clear();
+      for (std::size_t k = i; k < end; ++k) t_signatures.push_back(keys[k].signature);
+      matched |= pairSum(q, q_end, t_signatures.data(), end - i, &image.scale_angles[i], factor, &histograms) > 0;
     }
     i = end;
   }
-  if (matched == 0) return 0;
-  if (histograms)
-    matched = std::min(bestWindow(histograms->angle, true), bestWindow(histograms->log_scale, false));
-  return matched / (query_norm_ * std::sqrt(image_norm));
+  if (!matched) return 0;
+  return std::min(bestWindow(histograms.angle, true), bestWindow(histograms.log_scale, false));
 }
 
 }  // namespace bovw::retrieval_detail

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "retrieval/keypoint_store.hpp"
+#include "retrieval/signature_postings.hpp"
 
 #include <bovw/image_words.hpp>
 #include <bovw/scoring.hpp>
@@ -12,6 +13,7 @@
 
 #include <array>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace bovw::retrieval_detail {
@@ -35,18 +37,26 @@ namespace bovw::retrieval_detail {
 //   S[j] = sum of c over the pairs with ds in log-scale bin j (bins of kLogScaleBinWidth / 16 octave),
 //   score = min(max_i A[i-1] + A[i] + A[i+1] (circular), max_j S[j-1] + S[j] + S[j+1]).
 // Each window holds three different bins of one partition of the pairs, so it is at most their sum:
-// for every image the WGC score <= the Hamming score <= the cosine score (up to rounding), which a
-// later stage may rely on (cosine as an upper bound). No prior on the angle (Jégou et al. favour
-// upright pairs): a query may be any rotation of its target.
+// for every image the WGC score <= the Hamming score <= the cosine score (up to rounding), which
+// ImageDatabase::query relies on (it computes WGC only for the images whose Hamming score can still
+// reach its top k). No prior on the angle (Jégou et al. favour upright pairs): a query may be any
+// rotation of its target.
 class HammingScorer {
  public:
   // Throws InvalidInput unless `query` has a signature per word (and with weak geometry a size and
   // an angle), and as checkScoringOptions; the idf comes from `model` (the database's, with its K).
   HammingScorer(const ImageWords& query, const TfIdfModel& model, const ScoringOptions& options);
 
-  // In [0, 1]; 0 if no feature matches. With weak geometry throws InvalidInput if the image's
-  // keypoints have no scale and angle.
-  double score(const KeypointStore::StoredImage& image) const;
+  // For every image with a feature that matches one of the query's (by id, in no order): the double
+  // sum over words above, the score before its division by |q| |d|. `ids`: the ids ever assigned.
+  // Visits the signature lists of the query's words only.
+  std::vector<std::pair<ImageId, double>> matchSums(const SignaturePostings& postings, std::size_t ids) const;
+  double queryNorm() const { return query_norm_; }  // |q|
+  // With weak geometry: the WGC score of one image before its division by |q| |d| (as matchSums),
+  // from one merge of the query's features with the image's keypoints; 0 if no feature matches.
+  // Throws InvalidInput if the image's keypoints have no scale and angle, or the scorer was made
+  // without weak geometry.
+  double weakGeometrySum(const KeypointStore::StoredImage& image) const;
 
   // Bins of weak geometric consistency, chosen by measurement (docs/RETRIEVAL.md, 2026-11-27).
   static constexpr int kAngleBins = 16;          // 22.5 degrees; divides 256
@@ -58,25 +68,25 @@ class HammingScorer {
  private:
   struct Feature {
     std::uint32_t word;
+    KeypointStore::ScaleAngle scale_angle;  // {0, 0} without weak geometry; in word's padding (24 bytes)
     std::uint64_t signature;
-    KeypointStore::ScaleAngle scale_angle;
+    double idf;  // of its word
   };
   struct Histograms;
   static constexpr std::size_t kTabled = 64;  // counts below it take f(c) from a table (no log per word)
   double termWeight(std::size_t count) const;  // f(c)
   double termFactor(std::size_t count) const;  // f(c) / sqrt(c)
-  // The inner sum over one word's pairs: query_[query_begin, query_end) against image[0, image_count).
-  // With `histograms`, each pair's term times `factor` also goes into them, by the difference of its
-  // keypoints' scale_angles (the image's, parallel to `image`).
-  double pairSum(std::size_t query_begin, std::size_t query_end, const KeypointStore::Keypoint* image,
-                 std::size_t image_count, const KeypointStore::ScaleAngle* scale_angles, double factor,
-                 Histograms* histograms) const;
+  // The inner sum over one word's pairs: query_[query_begin, query_end) against `image_count`
+  // signatures of one image. With `histograms`, each pair's term times `factor` also goes into them,
+  // by the difference of its keypoints' scale_angles (the image's, parallel to `image`).
+  double pairSum(std::size_t query_begin, std::size_t query_end, const std::uint64_t* image,
+                 std::size_t image_count, const KeypointStore::ScaleAngle* scale_angles = nullptr,
+                 double factor = 0, Histograms* histograms = nullptr) const;
 
   TermWeighting term_;
   int threshold_;
   bool weak_geometry_;
   std::vector<Feature> query_;       // by word
-  std::vector<double> idf_;          // by word
   double query_norm_ = 0;            // |q|
   std::array<double, 65> weight_{};  // g(h) by Hamming distance h
   std::array<double, kTabled> weight_of_count_{}, factor_of_count_{};  // f(c), f(c) / sqrt(c) by count c

@@ -202,19 +202,61 @@ std::vector<SearchResult> ImageDatabase::queryWith(const ImageWords& query, std:
                        "version 5), so it cannot score by weak geometric consistency (index the images again: bovw "
                        "index --keypoints)");
   const retrieval_detail::HammingScorer scorer(query, global ? *global : index_.model(), options);
-  // The images that share a word with the query: every other one scores 0.
-  std::vector<SearchResult> ranking = index_.query(histogram, std::max<std::size_t>(index_.size(), 1), Scoring::Cosine);
-  for (SearchResult& result : ranking)
-    // An image removed since, or added but without its keypoints yet, scores 0 and drops out.
-    if (!keypoints_->visit(result.id, [&](const auto& image) { result.score = scorer.score(image); })) result.score = 0;
-  ranking.erase(std::remove_if(ranking.begin(), ranking.end(), [](const SearchResult& r) { return !(r.score > 0); }),
-                ranking.end());
-  const auto better = [](const SearchResult& a, const SearchResult& b) {
-    return a.score > b.score || (a.score == b.score && a.id < b.id);
+  std::vector<std::pair<ImageId, double>> found;
+  keypoints_->visitPostings([&](const auto& postings) { found = scorer.matchSums(postings, index_.idCount()); });
+  // |d|: the norm of the image's vector under the same weighting and idf, as the index keeps it.
+  std::vector<ImageId> ids;
+  ids.reserve(found.size());
+  for (const auto& f : found) ids.push_back(f.first);
+  const ScoringOptions cosine{Scoring::Cosine, options.term, 1.0};
+  const std::vector<double> norms = global ? index_.norms(ids, cosine, *global) : index_.norms(ids, cosine);
+  std::vector<std::pair<double, ImageId>> scored;
+  std::vector<double> scored_norms;  // |d| of scored[i]
+  for (std::size_t i = 0; i < found.size(); ++i)
+    if (norms[i] > 0) {
+      scored.emplace_back(found[i].second / (scorer.queryNorm() * norms[i]), found[i].first);
+      scored_norms.push_back(norms[i]);
+    }
+  const auto better = [](const auto& a, const auto& b) {
+    return a.first > b.first || (a.first == b.first && a.second < b.second);
   };
-  const std::size_t kept = std::min(top_k, ranking.size());
-  std::partial_sort(ranking.begin(), ranking.begin() + static_cast<std::ptrdiff_t>(kept), ranking.end(), better);
-  ranking.resize(kept);
+  if (options.weak_geometry) {
+    std::vector<std::size_t> order(scored.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return better(scored[a], scored[b]); });
+    // Phase 2: the WGC score of the candidates in decreasing Hamming score, each at most its Hamming
+    // score (hamming_scorer.hpp), until the k-th best WGC score so far beats every candidate left
+    // (strictly: equal scores rank by id; 1e-9 covers the sums' rounding): the top k of scoring them all.
+    std::vector<std::pair<double, ImageId>> best;  // a heap under `better`: the worst of the best k first
+    for (const std::size_t i : order) {
+      if (best.size() == top_k && best.front().first > scored[i].first * (1 + 1e-9)) break;
+      const ImageId id = scored[i].second;
+      double sum = 0;
+      // An image removed since phase 1 drops out, as it would a moment later.
+      if (!keypoints_->visit(id, [&](const auto& image) { sum = scorer.weakGeometrySum(image); })) continue;
+      const std::pair<double, ImageId> candidate{sum / (scorer.queryNorm() * scored_norms[i]), id};
+      if (!(candidate.first > 0)) continue;
+      if (best.size() < top_k) {
+        best.push_back(candidate);
+        std::push_heap(best.begin(), best.end(), better);
+      } else if (better(candidate, best.front())) {
+        std::pop_heap(best.begin(), best.end(), better);
+        best.back() = candidate;
+        std::push_heap(best.begin(), best.end(), better);
+      }
+    }
+    scored = std::move(best);
+  }
+  std::sort(scored.begin(), scored.end(), better);
+  std::vector<SearchResult> ranking;
+  for (const auto& [score, id] : scored) {
+    if (ranking.size() == top_k) break;
+    try {
+      ranking.push_back({id, index_.name(id), score});
+    } catch (const InvalidInput&) {
+      // Removed by another thread since its norm was read: it drops out, as it would a moment later.
+    }
+  }
   return ranking;
 }
 

@@ -34,12 +34,16 @@ std::uint8_t KeypointStore::quantiseAngle(float degrees) {
 }
 
 KeypointStore::KeypointStore(KeypointStore&& other) noexcept
-    : words_(other.words_), images_(std::move(other.images_)), without_scale_angles_(other.without_scale_angles_) {}
+    : words_(other.words_),
+      images_(std::move(other.images_)),
+      without_scale_angles_(other.without_scale_angles_),
+      postings_(std::move(other.postings_)) {}
 
 KeypointStore& KeypointStore::operator=(KeypointStore&& other) noexcept {
   words_ = other.words_;
   images_ = std::move(other.images_);
   without_scale_angles_ = other.without_scale_angles_;
+  postings_ = std::move(other.postings_);
   return *this;
 }
 
@@ -88,8 +92,12 @@ KeypointStore::StoredImage KeypointStore::prepare(const ImageWords& image, const
 void KeypointStore::put(ImageId id, StoredImage image) {
   std::unique_lock<std::shared_mutex> lock(mutex_);
   if (images_.size() <= id) images_.resize(static_cast<std::size_t>(id) + 1);
-  if (images_[id] && lacksScaleAngles(*images_[id])) --without_scale_angles_;
+  if (images_[id]) {
+    if (lacksScaleAngles(*images_[id])) --without_scale_angles_;
+    unfile(id, *images_[id]);
+  }
   if (lacksScaleAngles(image)) ++without_scale_angles_;
+  file(id, image);
   images_[id] = std::move(image);
 }
 
@@ -97,12 +105,31 @@ void KeypointStore::erase(ImageId id) {
   std::unique_lock<std::shared_mutex> lock(mutex_);
   if (id >= images_.size() || !images_[id]) return;
   if (lacksScaleAngles(*images_[id])) --without_scale_angles_;
+  unfile(id, *images_[id]);
   images_[id].reset();
 }
 
 bool KeypointStore::storesScaleAngles() const {
   std::shared_lock<std::shared_mutex> lock(mutex_);
   return without_scale_angles_ == 0;
+}
+
+void KeypointStore::file(ImageId id, const StoredImage& image) {
+  std::vector<std::uint64_t> signatures;
+  const std::vector<Keypoint>& keys = image.keypoints;
+  for (std::size_t i = 0; i < keys.size();) {  // one word's keypoints at a time (they are in word order)
+    signatures.clear();
+    std::size_t end = i;
+    for (; end < keys.size() && keys[end].word == keys[i].word; ++end) signatures.push_back(keys[end].signature);
+    postings_.insert(id, keys[i].word, signatures.data(), signatures.size());
+    i = end;
+  }
+}
+
+void KeypointStore::unfile(ImageId id, const StoredImage& image) {
+  const std::vector<Keypoint>& keys = image.keypoints;
+  for (std::size_t i = 0; i < keys.size(); ++i)
+    if (i == 0 || keys[i].word != keys[i - 1].word) postings_.erase(id, keys[i].word);
 }
 
 std::optional<ImageWords> KeypointStore::get(ImageId id) const {
@@ -222,6 +249,7 @@ KeypointStore KeypointStore::read(detail::ByteReader& in, const InvertedIndex& i
     if (count == kNothingStored) continue;
     store.images_[id] = readImage(in, count, words, std::to_string(id), scale_angles_allowed);
     if (lacksScaleAngles(*store.images_[id])) ++store.without_scale_angles_;
+    store.file(id, *store.images_[id]);
   }
   return store;
 }

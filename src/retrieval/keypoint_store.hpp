@@ -11,6 +11,7 @@
 
 #include "io/byte_reader.hpp"
 #include "io/byte_writer.hpp"
+#include "retrieval/signature_postings.hpp"
 
 #include <cstdint>
 #include <mutex>
@@ -22,7 +23,7 @@ namespace bovw::retrieval_detail {
 
 class KeypointStore {
  public:
-  explicit KeypointStore(int words) : words_(words) {}
+  explicit KeypointStore(int words) : words_(words), postings_(words) {}
   KeypointStore(KeypointStore&& other) noexcept;
   KeypointStore& operator=(KeypointStore&& other) noexcept;
 
@@ -77,6 +78,14 @@ class KeypointStore {
   // Whether every stored image has its keypoints' scales and angles (hasScaleAngles).
   bool storesScaleAngles() const;
 
+  // Calls visit(const SignaturePostings&) with every stored keypoint's signature filed by word, under
+  // the store's read lock.
+  template <class Visit>
+  void visitPostings(Visit&& visit) const {
+    std::shared_lock<std::shared_mutex> lock(mutex_);
+    visit(postings_);
+  }
+
   // Block layout: u32 S, image slots; then per slot u32 n (0xffffffff: nothing stored), and when
   // stored u32 width, u32 height and n' x (u32 word, u16 x, u16 y, u64 signature[, u8 log_scale,
   // u8 angle]): where bit 31 of n is set (kWithScaleAngle) the image has n' = n - 2^31 keypoints
@@ -98,10 +107,15 @@ class KeypointStore {
   static KeypointStore read(detail::ByteReader& in, const InvertedIndex& index, bool scale_angles_allowed);
 
  private:
+  // Files image `id`'s keypoints into postings_, or takes them out; under the write lock.
+  void file(ImageId id, const StoredImage& image);
+  void unfile(ImageId id, const StoredImage& image);
+
   int words_;
   mutable std::shared_mutex mutex_;  // put/erase beside get from verifying threads
   std::vector<std::optional<StoredImage>> images_;  // by id
   std::size_t without_scale_angles_ = 0;            // stored images that lack them
+  SignaturePostings postings_;                      // the same signatures by word, for scoring
 };
 
 }  // namespace bovw::retrieval_detail

@@ -1,11 +1,13 @@
 // ImageSearch: a database of one file (which can change) or the shards of a manifest, maybe spread
 // over ranks (read-only), behind one search. Every entry point ends in answer(): rank the images by
-// the query's histogram, leave the query itself out, verify the shortlist, keep the top.
+// the query's histogram, leave the query itself out, verify the shortlist (and, with expansion, rank
+// and verify again with the verified results' features added), keep the top.
 #include <bovw/image_search.hpp>
 
 #include <bovw/distributed_shards.hpp>
 #include <bovw/error.hpp>
 #include <bovw/live_database.hpp>
+#include <bovw/query_expansion.hpp>
 #include <bovw/rank_agreement.hpp>
 #include <bovw/shard_manifest.hpp>
 
@@ -151,6 +153,12 @@ struct ImageSearch::Impl {
       throw problem("keeps its keypoints without scale and angle (written before database format version 5), so it "
                     "cannot score by weak geometric consistency (+wgc); index the images again (bovw index "
                     "--keypoints)");
+    if (options.expand > 0 && options.verify == 0)
+      throw InvalidInput("SearchOptions::expand needs verify > 0: a query is expanded with its verified results only");
+    if (options.expand > 0 && ranks().size() > 1)
+      throw problem("is spread over " + std::to_string(ranks().size()) +
+                    " ranks: a query cannot be expanded there, as its verified results' keypoints lie on other "
+                    "ranks (search it in one process, or without SearchOptions::expand)");
     if (options.verify > 0 && !(whole() ? whole()->storesKeypoints() : shards->storesKeypoints()))
       throw problem(std::string("stores no keypoints") + (shardCount() > 1 ? " (in every shard)" : "") +
                     ", so results cannot be verified; index the images again with their keypoints (bovw index "
@@ -159,10 +167,44 @@ struct ImageSearch::Impl {
   std::size_t shardCount() const { return shards ? shards->shardCount() : 1; }
 
   // The answer to one query (collective over ranks: rank 0's histogram and words are the query's, and
-  // only rank 0's answer is filled). `is_query` tells the query itself among the results.
+  // only rank 0's answer is filled). `is_query` tells the query itself among the results; `expanded`,
+  // when given, is set to the number of verified results that expanded the query.
   std::vector<SearchHit> answer(HistogramRef histogram, const ImageWords& words, const SearchOptions& options,
-                                const std::function<bool(const std::string&)>& is_query,
-                                VerificationReport* report) const {
+                                const std::function<bool(const std::string&)>& is_query, VerificationReport* report,
+                                std::size_t* expanded = nullptr) const {
+    std::vector<SearchHit> hits = rankAndVerify(histogram, words, words, options, is_query, report);
+    if (expanded) *expanded = 0;
+    if (options.expand > 0) {
+      // Over one process only (checkSearchable): every shard is this process's, and so is every
+      // verified result's keypoints.
+      std::vector<VerifiedView> views;
+      for (const SearchHit& hit : hits) {
+        if (views.size() == options.expand || !hit.verified) break;  // verified results come first
+        if (is_query(hit.name)) continue;  // the query's own image, indexed too: its features again
+        if (std::optional<ImageWords> stored = storedFeatures(hit)) views.push_back({std::move(*stored), *hit.homography});
+      }
+      if (!views.empty()) {
+        const ImageWords query = expandQuery(words, views);
+        const QueryHistogram counts = histogramOf(query, reference().vocabulary().size(), "the expanded query");
+        VerificationReport again;
+        hits = rankAndVerify(counts, query, words, options, is_query, report ? &again : nullptr);
+        if (report) {
+          again.milliseconds += report->milliseconds;
+          *report = again;
+        }
+        if (expanded) *expanded = views.size();
+      }
+    }
+    if (hits.size() > options.top) hits.resize(options.top);
+    return hits;
+  }
+
+  // The database ranked for `histogram` (or `ranked_words`, for Hamming embedding), the query itself
+  // left out, the shortlist verified against `query`'s words; every result ranked, not only the top.
+  std::vector<SearchHit> rankAndVerify(HistogramRef histogram, const ImageWords& ranked_words, const ImageWords& query,
+                                       const SearchOptions& options,
+                                       const std::function<bool(const std::string&)>& is_query,
+                                       VerificationReport* report) const {
     // One more result when the query itself is to be left out of them.
     const std::size_t ranked = std::max(options.top, options.verify) + (options.exclude_query ? 1 : 0);
     VerificationOptions verification = options.verification;
@@ -176,28 +218,36 @@ struct ImageSearch::Impl {
     };
     if (const ImageDatabase* database = whole()) {
       std::vector<SearchResult> ranking = options.scoring.similarity == Scoring::Hamming
-                                              ? database->query(words, ranked, options.scoring)
+                                              ? database->query(ranked_words, ranked, options.scoring)
                                               : database->index().query(histogram, ranked, options.scoring);
       leaveOutQuery(ranking);
       if (options.verify > 0) {
-        for (const VerifiedResult& r : database->verify(words, ranking, verification, report)) hits.push_back(hitOf(0, r));
+        for (const VerifiedResult& r : database->verify(query, ranking, verification, report)) hits.push_back(hitOf(0, r));
       } else {
         for (const SearchResult& r : ranking) hits.push_back(hitOf(0, r));
       }
     } else {
       std::vector<ShardedResult> ranking = options.scoring.similarity == Scoring::Hamming
-                                               ? shards->query(words, ranked, options.scoring)
+                                               ? shards->query(ranked_words, ranked, options.scoring)
                                                : shards->query(histogram, ranked, options.scoring);
       if (root()) leaveOutQuery(ranking);  // the others' lists are empty: rank 0's is the one verified
       if (options.verify > 0) {
-        for (const ShardedVerifiedResult& r : shards->verify(words, ranking, verification, report))
+        for (const ShardedVerifiedResult& r : shards->verify(query, ranking, verification, report))
           hits.push_back(hitOf(r.shard, r.result));
       } else {
         for (const ShardedResult& r : ranking) hits.push_back(hitOf(r.shard, SearchResult{r.id, r.name, r.score}));
       }
     }
-    if (hits.size() > options.top) hits.resize(options.top);
     return hits;
+  }
+
+  // The stored keypoints of a result, from this process's database or shard; nullopt if it is gone
+  // (a live database changed by another process since the ranking).
+  std::optional<ImageWords> storedFeatures(const SearchHit& hit) const {
+    if (const ImageDatabase* database = whole()) return database->keypoints(hit.id);
+    for (std::size_t i = 0; i < shards->localShardCount(); ++i)
+      if (shards->localIndex(i) == hit.shard) return shards->localShard(i).keypoints(hit.id);
+    return std::nullopt;
   }
 
   std::vector<QueryResults> searchPaths(const std::vector<std::string>& paths, const SearchOptions& options,
@@ -217,11 +267,12 @@ struct ImageSearch::Impl {
     for (std::size_t q = 0; q < count; ++q) {
       const bool mine = root();
       QueryResults result{mine ? queries.names[q] : std::string(), mine ? queries.descriptor_counts[q] : 0, {},
-                          std::nullopt};
+                          std::nullopt, 0};
       VerificationReport report;
       result.hits = answer(mine ? HistogramRef(queries.histograms.row(static_cast<Eigen::Index>(q))) : HistogramRef(none),
                            mine && needsWords(options) ? queries.words[q] : no_words, options,
-                           [&](const std::string& name) { return sameFile(name, result.query); }, &report);
+                           [&](const std::string& name) { return sameFile(name, result.query); }, &report,
+                           &result.expanded);
       if (options.verify > 0) result.verification = report;
       if (mine) results.push_back(std::move(result));
     }

@@ -248,10 +248,11 @@ struct ImageService::Impl {
   void search(const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& content) {
     bool read = false;
     answer(req, res, &read, [&] {
-      refuseUnknownParameters(req, {"top", "verify", "scoring"});
+      refuseUnknownParameters(req, {"top", "verify", "expand", "scoring"});
       SearchOptions how;
       how.top = numberParameter(req, "top", 10, 1, options.max_top);
       how.verify = numberParameter(req, "verify", 0, 0, options.max_top);
+      how.expand = numberParameter(req, "expand", 0, 0, options.max_top);
       if (req.has_param("scoring")) how.scoring = parseScoringOptions(req.get_param_value("scoring"));
       how.verification = options.verification;
       const std::string body = readBody(req, content, options, read);

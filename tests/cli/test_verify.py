@@ -4,7 +4,8 @@
 that the bag of words alone ranks low) and graf3.png must find graf1.png, verified; the output's
 scores are the inliers plus the plain search's bag-of-words score; the re-ranked order follows them;
 JSON reports what was verified; and the errors: --verify on a database without keypoints (exit 1,
-naming the file and the fix), --verify 0 and --min-inliers without --verify (usage errors, exit 2).
+naming the file and the fix), --verify 0 and --min-inliers without --verify (usage errors, exit 2);
+--expand N (query expansion) in search's JSON and evaluate's rows, and without --verify (exit 2).
 
 Usage: test_verify.py --bovw PATH/TO/bovw --images /usr/share/doc/opencv-doc/examples/data [unittest options]
 
@@ -214,9 +215,34 @@ class Verify(unittest.TestCase):
 
     def test_usage_errors(self):
         for args in (("--verify", 0), ("--min-inliers", 20), ("--verify", 5, "--min-inliers", 2),
-                     ("--verify", 5, "--max-error", -1)):
+                     ("--verify", 5, "--max-error", -1), ("--expand", 3), ("--verify", 5, "--expand", -1)):
             result = run("search", "--index", STATE.index, *args, image("box.png"))
             self.assertEqual(result.returncode, 2, describe(result))
+        result = run("evaluate", "--index", STATE.index, "--groups", "GROUPS.csv", "--expand", 3)
+        self.assertEqual(result.returncode, 2, describe(result))
+        self.assertIn("--expand requires --verify", result.stderr)
+
+    def test_expand_searches_again_with_the_verified_results(self):
+        """--expand N: the JSON says how many verified results expanded the query (the query's own
+        indexed file is passed over: box_in_scene.png expands with box.png only); verified results stay
+        first and verified against the query (its partner keeps its place); --expand 0 is the search
+        without it, exactly."""
+        query = image("box_in_scene.png")
+        args = ("--index", STATE.index, "--top", 12, "--verify", 12, "--format", "json", query)
+        plain = json.loads(self.search(*args).stdout)[0]
+        expanded = self.search("--expand", 3, *args)
+        report = json.loads(expanded.stdout)[0]
+        self.assertEqual(plain["verification"]["expanded"], 0)
+        self.assertEqual(report["verification"]["expanded"], 1, report["verification"])
+        self.assertIn("expanded with 1", expanded.stderr)
+        ranked = [os.path.basename(r["image"]) for r in report["results"]]
+        self.assertEqual(ranked[:2], ["box_in_scene.png", "box.png"], ranked)
+        self.assertEqual([r["verified"] for r in report["results"]][:2], [True, True])
+        self.assertEqual(set(ranked), set(os.path.basename(r["image"]) for r in plain["results"]))
+        zero = json.loads(self.search("--expand", 0, *args).stdout)[0]
+        zero["verification"].pop("milliseconds")
+        plain["verification"].pop("milliseconds")
+        self.assertEqual(zero, plain)
 
     def test_evaluate_reports_each_scoring_plain_and_verified(self):
         groups = os.path.join(STATE.root, "groups.csv")
@@ -243,6 +269,16 @@ class Verify(unittest.TestCase):
             self.assertEqual((verified["verified"], verified["falsely_verified"]), (18, 0), verified)
             self.assertNotIn("verified", plain)
         self.assertIn("verified (outside the group)", result.stdout)
+        # --expand M adds a third row per scoring: verified and expanded.
+        result = run("evaluate", "--index", STATE.index, "--groups", groups, "--scoring", "intersection",
+                     "--verify", 12, "--expand", 2, "--quiet", "--json", report)
+        self.assertEqual(result.returncode, 0, describe(result))
+        self.assertIn("intersection verify12 expand2", result.stdout)
+        with open(report) as f:
+            expanded_rows = json.load(f)["scorings"]
+        self.assertEqual([(r["verified_top"], r["expand"]) for r in expanded_rows], [(0, 0), (12, 0), (12, 2)])
+        self.assertEqual(expanded_rows[1]["mean_ap"], rows[1]["mean_ap"])  # the verified row as without --expand
+        self.assertGreaterEqual(expanded_rows[2]["verified"], 12)  # each query verifies itself at least
         # The same views put in different groups: their two verified matches count as outside.
         with open(groups, "w") as f:
             f.write("image,group\n")

@@ -162,6 +162,36 @@ TEST(ScoringOptions, EveryOptionMatchesTheDenseDefinition) {
   }
 }
 
+// norms(): every image's norm of (f(c_w) idf_w)^alpha over its words, L2 for cosine and L1 for
+// intersection, recomputed here; 0 for removed ids and ids never assigned; after removals and adds.
+TEST(ScoringOptions, NormsAreThoseOfTheImagesWeightedVectors) {
+  BOVW_SEEDED_RNG(rng);
+  const auto sets = optionSets(rng);
+  RandomIndex r(rng, 41, 37);
+  for (ImageId id = 0; id < 37; id += 5) r.remove(id);
+  r.add(burstyCounts(rng, 41));
+  std::vector<ImageId> ids;
+  for (ImageId id = 0; id < r.index.idCount() + 2; ++id) ids.push_back(id);
+  const std::vector<double> idf = smoothedIdf(r.images, 41);
+  for (const ScoringOptions& options : sets) {
+    SCOPED_TRACE(describe(options));
+    const std::vector<double> norms = r.index.norms(ids, options);
+    ASSERT_EQ(norms.size(), ids.size());
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+      double expected = 0;
+      if (r.images.count(ids[i])) {
+        for (std::size_t w = 0; w < 41; ++w) {
+          const double v = std::pow(termWeight(options.term, r.images.at(ids[i])[w]) * idf[w], options.power);
+          expected += options.similarity == Scoring::Cosine ? v * v : v;
+        }
+        if (options.similarity == Scoring::Cosine) expected = std::sqrt(expected);
+      }
+      EXPECT_NEAR(norms[i], expected, 1e-12 * expected) << "id " << ids[i];
+    }
+  }
+  EXPECT_THROW(r.index.norms(ids, ScoringOptions{Scoring::Hamming}), InvalidInput);
+}
+
 // Each option set's cached weights must follow N and the idf through removals and additions.
 TEST(ScoringOptions, EveryOptionFollowsRemovalsAndAdditions) {
   BOVW_SEEDED_RNG(rng);

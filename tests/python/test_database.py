@@ -106,6 +106,10 @@ def test_live_database_keeps_its_changes(images, vocabulary, tmp_path):
     assert results[0].name == paths[2] and results[0].verified and results[0].inliers > 12
     assert results[0].homography.shape == (3, 3)
     np.testing.assert_allclose(results[0].homography, np.eye(3), atol=0.05)  # the image itself: within a twentieth of a pixel
+    # Query expansion (with the verified results other than the query itself): the query still first, verified.
+    expanded = reopened.search(paths[2], verify=3, expand=2)
+    assert expanded[0].name == paths[2] and expanded[0].verified and expanded[0].inliers == results[0].inliers
+    assert sorted(r.name for r in expanded) == sorted(r.name for r in results)
 
 
 def test_sharded_database(cli, images, vocabulary, tmp_path):
@@ -127,6 +131,8 @@ def test_errors(images, vocabulary, tmp_path):
     database.add(paths[0])
     with pytest.raises(bovw.InvalidInput, match="keypoints"):
         database.search(paths[0], verify=5)
+    with pytest.raises(bovw.InvalidInput, match="expand needs verify"):
+        database.search(paths[0], expand=2)
     with pytest.raises(bovw.InvalidInput, match="nosuch"):
         database.search(paths[0], scoring="nosuch")
     with pytest.raises(TypeError, match="int32"):

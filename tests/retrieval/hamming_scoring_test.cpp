@@ -180,6 +180,44 @@ TEST(HammingScoring, SignaturesThatDisagreeTakeAwayAWordsMatch) {
   EXPECT_DOUBLE_EQ(words[0].score, words[1].score);
 }
 
+// The signatures filed by word follow every add, remove and replacement, and are rebuilt on load:
+// after any sequence of them the database ranks as one built afresh from the final images.
+TEST(HammingScoring, AfterAddsAndRemovesRanksAsADatabaseBuiltAfresh) {
+  BOVW_SEEDED_RNG(rng);
+  const Collection c = randomCollection(rng, 12, 40);
+  const Collection others = randomCollection(rng, 12, 10);  // same words, other features
+  ImageDatabase changed(c.vocabulary, FeatureSpec("surf"), DatabaseOptions{true});
+  std::map<std::string, const ImageWords*> final_set;
+  for (std::size_t n = 0; n < c.images.size(); ++n) {
+    changed.add("image" + std::to_string(n), c.images[n]);
+    final_set["image" + std::to_string(n)] = &c.images[n];
+  }
+  for (std::size_t n = 0; n < c.images.size(); n += 3) {  // every third image removed, some replaced
+    changed.remove("image" + std::to_string(n));
+    final_set.erase("image" + std::to_string(n));
+    if (n % 2 == 0) continue;
+    changed.add("image" + std::to_string(n), others.images[n % others.images.size()]);
+    final_set["image" + std::to_string(n)] = &others.images[n % others.images.size()];
+  }
+  ImageDatabase fresh(c.vocabulary, FeatureSpec("surf"), DatabaseOptions{true});
+  for (const auto& [name, image] : final_set) fresh.add(name, *image);
+  TempDir dir;
+  changed.save(dir.file("changed.bovwdb"));
+  const ImageDatabase loaded = ImageDatabase::load(dir.file("changed.bovwdb"));
+  for (const ScoringOptions& options : {parseScoringOptions("hamming20+log"), parseScoringOptions("hamming8")}) {
+    SCOPED_TRACE(toString(options));
+    const auto expected = fresh.query(c.query, 100, options);
+    ASSERT_FALSE(expected.empty());
+    for (const ImageDatabase* database : {static_cast<const ImageDatabase*>(&changed), &loaded}) {
+      const auto ranking = database->query(c.query, 100, options);
+      ASSERT_EQ(ranking.size(), expected.size());
+      std::map<std::string, double> scores;
+      for (const SearchResult& r : ranking) scores[r.name] = r.score;
+      for (const SearchResult& r : expected) EXPECT_NEAR(scores[r.name], r.score, 1e-12 * r.score) << r.name;
+    }
+  }
+}
+
 TEST(HammingScoring, TextFormsRoundTripAndBadOnesAreRefused) {
   EXPECT_EQ(parseScoringOptions("hamming"), (ScoringOptions{Scoring::Hamming, TermWeighting::Count, 1.0,
                                                             ScoringOptions::kDefaultHammingThreshold}));

@@ -196,6 +196,17 @@ TEST(WeakGeometry, ScoresAsTheDefinitionComputedOverEveryPairAndStaysBelowHammin
           positive += expected.wgc > 0 ? 1 : 0;
         }
         EXPECT_EQ(wgc.size(), positive);
+        // Fewer results: ImageDatabase::query stops scoring WGC once the k-th best beats every Hamming
+        // score left, and must give exactly the first k of the whole ranking, ties by id included.
+        const std::vector<SearchResult> all = database.query(c.query, 100, options);
+        for (const std::size_t k : {std::size_t{1}, std::size_t{2}, std::size_t{5}, c.images.size()}) {
+          const std::vector<SearchResult> top = database.query(c.query, k, options);
+          ASSERT_EQ(top.size(), std::min(k, all.size())) << "top " << k;
+          for (std::size_t i = 0; i < top.size(); ++i) {
+            EXPECT_EQ(top[i].name, all[i].name) << "top " << k << ", result " << i;
+            EXPECT_EQ(top[i].score, all[i].score) << "top " << k << ", result " << i;
+          }
+        }
         if (threshold >= 16) {
           EXPECT_GT(positive, 3u);  // the data exercises the histograms
         }
