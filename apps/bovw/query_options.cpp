@@ -19,8 +19,8 @@ CLI::Validator scoringValidator(ScoringChoice choice) {
   return CLI::Validator(
       [choice](std::string& value) -> std::string {
         try {
-          if (choice == ScoringChoice::One) parseScoringOptions(value);
-          else parseScoringList(value);
+          if (choice == ScoringChoice::One && value != kAutoScoring) parseScoringOptions(value);
+          else if (choice == ScoringChoice::List) parseScoringList(value, ScoringOptions());
         } catch (const InvalidInput& e) {
           return e.what();
         }
@@ -50,16 +50,17 @@ const std::vector<ScoringOptions>& allScorings() {
   return sets;
 }
 
-std::vector<ScoringOptions> parseScoringList(const std::string& text) {
+std::vector<ScoringOptions> parseScoringList(const std::string& text, const ScoringOptions& automatic) {
   if (text == "all") return allScorings();
   std::vector<ScoringOptions> sets;
   for (std::size_t start = 0;;) {
     const std::size_t comma = text.find(',', start);
-    ScoringOptions options;
+    const std::string item = text.substr(start, comma == std::string::npos ? comma : comma - start);
+    ScoringOptions options = automatic;
     try {
-      options = parseScoringOptions(text.substr(start, comma == std::string::npos ? comma : comma - start));
+      if (item != kAutoScoring) options = parseScoringOptions(item);
     } catch (const InvalidInput& e) {
-      throw InvalidInput(e.problem() + "; or several of them, comma-separated, or all");
+      throw InvalidInput(e.problem() + "; or auto, or several of them, comma-separated, or all");
     }
     if (std::find(sets.begin(), sets.end(), options) != sets.end())
       throw InvalidInput("scoring '" + toString(options) + "' is listed twice in '" + text + "'");
@@ -71,9 +72,11 @@ std::vector<ScoringOptions> parseScoringList(const std::string& text) {
 
 void QueryOptions::addTo(CLI::App* command, ScoringChoice choice) {
   std::string help =
-      "TF-IDF scoring: intersection (L1) or cosine (L2), then optionally +sqrt or +log (damp words repeated "
-      "in one image: burstiness), then optionally +powerALPHA (power-law normalisation, 0 < ALPHA <= 1); "
-      "e.g. cosine+sqrt+power0.5";
+      "auto (the default): hammingBITS+log where the database stores keypoints, else intersection. TF-IDF "
+      "scoring: intersection (L1) or cosine (L2), then optionally +sqrt or +log (damp words repeated in one "
+      "image: burstiness), then optionally +powerALPHA (power-law normalisation, 0 < ALPHA <= 1), e.g. "
+      "cosine+sqrt+power0.5; or hammingBITS[+sqrt|+log]: features of a word count when their signatures differ "
+      "in at most BITS bits (needs a database with keypoints)";
   if (choice == ScoringChoice::List)
     help += ". Several, comma-separated, or all (" + joined(allScorings()) + ") are compared side by side";
   command->add_option("--scoring", scoring, help)->check(scoringValidator(choice))->capture_default_str();
