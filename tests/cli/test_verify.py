@@ -99,7 +99,8 @@ class Verify(unittest.TestCase):
     def test_scores_are_inliers_plus_the_plain_bag_of_words_score_and_give_the_order(self):
         query = image("box_in_scene.png")
         plain = {r["image"]: float(r["score"]) for r in rows(self.search("--index", STATE.plain, "--top", 12, query).stdout)}
-        verified = rows(self.search("--index", STATE.index, "--top", 12, "--verify", 12, query).stdout)
+        verified = rows(self.search("--index", STATE.index, "--top", 12, "--verify", 12, "--scoring", "intersection",
+                                    query).stdout)
         self.assertEqual(set(r["image"] for r in verified), set(plain))
         for r in verified:
             self.assertAlmostEqual(float(r["bow_score"]), plain[r["image"]], places=6)
@@ -108,11 +109,19 @@ class Verify(unittest.TestCase):
             self.assertAlmostEqual(float(r["score"]), expected, places=5)
         scores = [float(r["score"]) for r in verified]
         self.assertEqual(scores, sorted(scores, reverse=True))
-        # Without --verify the keypoint database ranks exactly as the plain one.
-        again = rows(self.search("--index", STATE.index, "--top", 12, query).stdout)
+        # Without --verify and by words, the keypoint database ranks exactly as the plain one.
+        again = rows(self.search("--index", STATE.index, "--top", 12, "--scoring", "intersection", query).stdout)
         self.assertEqual([(r["image"], r["score"]) for r in again],
                          [(r["image"], r["score"]) for r in rows(self.search("--index", STATE.plain, "--top", 12, query).stdout)])
         self.assertNotIn("inliers", again[0])
+        # By default a database with keypoints ranks by Hamming embedding (hamming20+log), one without by
+        # intersection: `auto` is each of them, spelt out.
+        by_default = rows(self.search("--index", STATE.index, "--top", 12, query).stdout)
+        spelt_out = rows(self.search("--index", STATE.index, "--top", 12, "--scoring", "hamming20+log", query).stdout)
+        self.assertEqual([(r["image"], r["score"]) for r in by_default], [(r["image"], r["score"]) for r in spelt_out])
+        self.assertNotEqual([r["score"] for r in by_default], [r["score"] for r in again])
+        self.assertEqual(rows(self.search("--index", STATE.plain, "--top", 12, query).stdout),
+                         rows(self.search("--index", STATE.plain, "--top", 12, "--scoring", "intersection", query).stdout))
 
     def test_csv_and_html_show_what_was_verified(self):
         """csv has a verified column (1/0), consistent with the inliers and the order; html draws the
