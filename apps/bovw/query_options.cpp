@@ -20,7 +20,7 @@ CLI::Validator scoringValidator(ScoringChoice choice) {
       [choice](std::string& value) -> std::string {
         try {
           if (choice == ScoringChoice::One && value != kAutoScoring) parseScoringOptions(value);
-          else if (choice == ScoringChoice::List) parseScoringList(value, ScoringOptions());
+          else if (choice == ScoringChoice::List) parseScoringList(value, std::nullopt);  // the database is not open yet
         } catch (const InvalidInput& e) {
           return e.what();
         }
@@ -50,21 +50,25 @@ const std::vector<ScoringOptions>& allScorings() {
   return sets;
 }
 
-std::vector<ScoringOptions> parseScoringList(const std::string& text, const ScoringOptions& automatic) {
+std::vector<ScoringOptions> parseScoringList(const std::string& text, const std::optional<ScoringOptions>& automatic) {
   if (text == "all") return allScorings();
   std::vector<ScoringOptions> sets;
   for (std::size_t start = 0;;) {
     const std::size_t comma = text.find(',', start);
     const std::string item = text.substr(start, comma == std::string::npos ? comma : comma - start);
-    ScoringOptions options = automatic;
+    ScoringOptions options;
     try {
       if (item != kAutoScoring) options = parseScoringOptions(item);
+      else if (automatic) options = *automatic;
     } catch (const InvalidInput& e) {
       throw InvalidInput(e.problem() + "; or auto, or several of them, comma-separated, or all");
     }
-    if (std::find(sets.begin(), sets.end(), options) != sets.end())
-      throw InvalidInput("scoring '" + toString(options) + "' is listed twice in '" + text + "'");
-    sets.push_back(options);
+    // Checking the text alone (no database yet), auto is valid but stands for nothing known.
+    if (item != kAutoScoring || automatic) {
+      if (std::find(sets.begin(), sets.end(), options) != sets.end())
+        throw InvalidInput("scoring '" + toString(options) + "' is listed twice in '" + text + "'");
+      sets.push_back(options);
+    }
     if (comma == std::string::npos) return sets;
     start = comma + 1;
   }

@@ -31,8 +31,9 @@ const std::vector<ScoringOptions>& allScorings();
 inline constexpr const char* kAutoScoring = "auto";
 
 // Throws InvalidInput naming the bad item, or an option set listed twice (its rows would repeat).
-// "auto" stands for `automatic`.
-std::vector<ScoringOptions> parseScoringList(const std::string& text, const ScoringOptions& automatic);
+// "auto" stands for `automatic`; without it (the text checked before the database is open), auto is
+// accepted and left out of the list.
+std::vector<ScoringOptions> parseScoringList(const std::string& text, const std::optional<ScoringOptions>& automatic);
 
 struct QueryOptions {
   // The database's default: Hamming embedding where it stores keypoints, histogram intersection (L1,

@@ -259,6 +259,19 @@ class Verify(unittest.TestCase):
             expanded_rows = json.load(f)["scorings"]
         self.assertEqual([(r["verified_top"], r["expand"]) for r in expanded_rows], [(0, 0), (12, 0), (12, 2)])
         self.assertEqual(expanded_rows[1]["mean_ap"], rows[1]["mean_ap"])  # the verified row as without --expand
+        # auto names the database's default, here Hamming embedding: listed beside intersection, it is a
+        # row of its own; its rows are those of hamming20+log spelt out.
+        result = run("evaluate", "--index", STATE.index, "--groups", groups, "--scoring", "auto,intersection",
+                     "--quiet", "--json", report)
+        self.assertEqual(result.returncode, 0, describe(result))
+        with open(report) as f:
+            auto_rows = json.load(f)["scorings"]
+        self.assertEqual([r["scoring"] for r in auto_rows], ["hamming20+log", "intersection"])
+        run("evaluate", "--index", STATE.index, "--groups", groups, "--scoring", "hamming20+log", "--quiet",
+            "--json", report)
+        with open(report) as f:
+            self.assertEqual(json.load(f)["scorings"][0]["mean_ap"], auto_rows[0]["mean_ap"])
+        self.assertEqual(run("evaluate", "--index", STATE.index, "--groups", groups, "--scoring", "auto,bad").returncode, 2)
         self.assertGreaterEqual(expanded_rows[2]["verified"], 12)  # each query verifies itself at least
         # The same views put in different groups: their two verified matches count as outside.
         with open(groups, "w") as f:
