@@ -68,7 +68,7 @@ struct ScoringRow {
 // Whether the queries' words are needed (their histograms are not enough): to verify, or to score by
 // Hamming embedding.
 bool needsWords(const SearchOptions& search) {
-  return search.verify > 0 || search.scoring.similarity == Scoring::Hamming;
+  return search.verify > 0 || (search.scoring && search.scoring->similarity == Scoring::Hamming);
 }
 
 // Ranking passes timed per option set. The median pass is reported: the rankings are the same in
@@ -183,7 +183,7 @@ int runEvaluateCommand() {
     paths.push_back(image.name);
     groups.push_back(entry.group);
   }
-  const std::vector<ScoringOptions> scorings = args.query.parsedScoringList();
+  const std::vector<ScoringOptions> scorings = args.query.parsedScoringList(database);
   if (args.verify.enabled()) VerifyOptions::checkVerifiable(database, args.index);
   const auto start = std::chrono::steady_clock::now();
   const bool hamming = std::any_of(scorings.begin(), scorings.end(),

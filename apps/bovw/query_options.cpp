@@ -19,8 +19,8 @@ CLI::Validator scoringValidator(ScoringChoice choice) {
   return CLI::Validator(
       [choice](std::string& value) -> std::string {
         try {
-          if (choice == ScoringChoice::One) parseScoringOptions(value);
-          else parseScoringList(value);
+          if (choice == ScoringChoice::One && value != kAutoScoring) parseScoringOptions(value);
+          else if (choice == ScoringChoice::List) parseScoringList(value, std::nullopt);  // the database is not open yet
         } catch (const InvalidInput& e) {
           return e.what();
         }
@@ -50,20 +50,25 @@ const std::vector<ScoringOptions>& allScorings() {
   return sets;
 }
 
-std::vector<ScoringOptions> parseScoringList(const std::string& text) {
+std::vector<ScoringOptions> parseScoringList(const std::string& text, const std::optional<ScoringOptions>& automatic) {
   if (text == "all") return allScorings();
   std::vector<ScoringOptions> sets;
   for (std::size_t start = 0;;) {
     const std::size_t comma = text.find(',', start);
+    const std::string item = text.substr(start, comma == std::string::npos ? comma : comma - start);
     ScoringOptions options;
     try {
-      options = parseScoringOptions(text.substr(start, comma == std::string::npos ? comma : comma - start));
+      if (item != kAutoScoring) options = parseScoringOptions(item);
+      else if (automatic) options = *automatic;
     } catch (const InvalidInput& e) {
-      throw InvalidInput(e.problem() + "; or several of them, comma-separated, or all");
+      throw InvalidInput(e.problem() + "; or auto, or several of them, comma-separated, or all");
     }
-    if (std::find(sets.begin(), sets.end(), options) != sets.end())
-      throw InvalidInput("scoring '" + toString(options) + "' is listed twice in '" + text + "'");
-    sets.push_back(options);
+    // Checking the text alone (no database yet), auto is valid but stands for nothing known.
+    if (item != kAutoScoring || automatic) {
+      if (std::find(sets.begin(), sets.end(), options) != sets.end())
+        throw InvalidInput("scoring '" + toString(options) + "' is listed twice in '" + text + "'");
+      sets.push_back(options);
+    }
     if (comma == std::string::npos) return sets;
     start = comma + 1;
   }
@@ -71,9 +76,10 @@ std::vector<ScoringOptions> parseScoringList(const std::string& text) {
 
 void QueryOptions::addTo(CLI::App* command, ScoringChoice choice) {
   std::string help =
-      "TF-IDF scoring: intersection (L1) or cosine (L2), then optionally +sqrt or +log (damp words repeated "
-      "in one image: burstiness), then optionally +powerALPHA (power-law normalisation, 0 < ALPHA <= 1); "
-      "e.g. cosine+sqrt+power0.5; or Hamming embedding over an index built with --keypoints: hamming[BITS][+TERM]"
+      "auto (the default): hammingBITS+log where the database stores keypoints, else intersection. TF-IDF "
+      "scoring: intersection (L1) or cosine (L2), then optionally +sqrt or +log (damp words repeated in one "
+      "image: burstiness), then optionally +powerALPHA (power-law normalisation, 0 < ALPHA <= 1), e.g. "
+      "cosine+sqrt+power0.5; or Hamming embedding over an index built with --keypoints: hamming[BITS][+TERM]"
       "[+wgc] (BITS: how many of 64 signature bits may differ, 20 by default; +wgc: weak geometric consistency, "
       "version-5 databases), e.g. hamming20+log+wgc";
   if (choice == ScoringChoice::List)

@@ -11,6 +11,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,19 +27,29 @@ enum class ScoringChoice {
 // and power-law normalisation (alpha = 0.5, the usual choice) on the plain TF-IDF of each.
 const std::vector<ScoringOptions>& allScorings();
 
+// "auto" in --scoring: the database's default (ImageSearch::defaultScoring).
+inline constexpr const char* kAutoScoring = "auto";
+
 // Throws InvalidInput naming the bad item, or an option set listed twice (its rows would repeat).
-std::vector<ScoringOptions> parseScoringList(const std::string& text);
+// "auto" stands for `automatic`; without it (the text checked before the database is open), auto is
+// accepted and left out of the list.
+std::vector<ScoringOptions> parseScoringList(const std::string& text, const std::optional<ScoringOptions>& automatic);
 
 struct QueryOptions {
-  // L1 (histogram intersection) by default: Nistér & Stewénius (CVPR 2006) found L1 scoring better
-  // than L2 on UKBench, and so do our measurements (docs/RETRIEVAL.md).
-  std::string scoring = "intersection";
+  // The database's default: Hamming embedding where it stores keypoints, histogram intersection (L1,
+  // better than cosine on UKBench-style sets) otherwise (docs/RETRIEVAL.md).
+  std::string scoring = kAutoScoring;
   bool quiet = false;
   HistogrammerOptions histogrammer;
 
   void addTo(CLI::App* command, ScoringChoice choice);
-  ScoringOptions parsedScoring() const { return parseScoringOptions(scoring); }
-  std::vector<ScoringOptions> parsedScoringList() const { return parseScoringList(scoring); }
+  // Unset for "auto".
+  std::optional<ScoringOptions> parsedScoring() const {
+    return scoring == kAutoScoring ? std::nullopt : std::optional<ScoringOptions>(parseScoringOptions(scoring));
+  }
+  std::vector<ScoringOptions> parsedScoringList(const ImageSearch& database) const {
+    return parseScoringList(scoring, database.defaultScoring());
+  }
 
   // How ImageSearch reads the queries: these options' histogrammer, workers and strictness, and
   // `bar` for progress.

@@ -169,7 +169,7 @@ class Database:
     def remove(self, names: Union[_Path, _Paths]) -> None:
         """Removes one image by name, or all of a list (all or none)."""
     def search(self, image: Union[_Path, _Image, npt.NDArray[np.int32]], *, top: int = 10, verify: int = 0,
-               expand: int = 0, scoring: str = "intersection", exclude_query: bool = False) -> list[SearchResult]:
+               expand: int = 0, scoring: str = "auto", exclude_query: bool = False) -> list[SearchResult]:
         """The `top` best matches of a query image (path or array) or histogram, best first."""
     def save(self, path: _Path) -> None:
         """Writes the database as one .bovwdb file, atomically."""

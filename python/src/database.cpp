@@ -88,7 +88,7 @@ SearchOptions queryOptions(std::size_t top, std::size_t verify, std::size_t expa
   options.top = top;
   options.verify = verify;
   options.expand = expand;
-  options.scoring = parseScoringOptions(scoring);
+  if (scoring != "auto") options.scoring = parseScoringOptions(scoring);  // auto: the database's default
   options.exclude_query = exclude_query;
   return options;
 }
@@ -244,14 +244,15 @@ void bindDatabase(py::module_& module) {
             return self.reading([&](ImageSearch& s) { return s.search(path, options); });
           },
           py::arg("image"), py::kw_only(), py::arg("top") = 10, py::arg("verify") = 0, py::arg("expand") = 0,
-          py::arg("scoring") = "intersection", py::arg("exclude_query") = false,
+          py::arg("scoring") = "auto", py::arg("exclude_query") = false,
           "The `top` best matches of a query, best first, as `bovw search` ranks them: `image` is a path, a "
           "uint8/uint16 image array, or a 1-D int32 histogram of K counts (then verify must be 0). verify: re-rank "
           "the best `verify` by geometry (the database must store keypoints); verified results come first. expand: "
           "add the features of up to `expand` verified results inside the query's mapped outline and search again "
-          "(query expansion; needs verify > 0). scoring: \"intersection\" (default), \"cosine\", with \"+sqrt\"/\"+log\" and \"+power<alpha>\" (e.g. "
-          "\"cosine+sqrt+power0.5\"), or \"hamming20+log\" (Hamming embedding: needs stored keypoints and an image "
-          "query). exclude_query: leave the query's own file out. Returns a list of "
+          "(query expansion; needs verify > 0). scoring: \"auto\" (default: \"hamming20+log\" where the database stores keypoints and the query is "
+          "an image, else \"intersection\"), \"intersection\", \"cosine\", with \"+sqrt\"/\"+log\" and "
+          "\"+power<alpha>\" (e.g. \"cosine+sqrt+power0.5\"), or \"hammingBITS[+log]\" (Hamming embedding: needs "
+          "stored keypoints and an image query). exclude_query: leave the query's own file out. Returns a list of "
           "SearchResult. Raises InvalidInput for an empty database. The GIL is released.")
       .def(
           "save",

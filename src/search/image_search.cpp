@@ -30,9 +30,10 @@ bool sameFile(const std::string& name, const std::string& path) {
   return std::filesystem::equivalent(name, path, error) && !error;
 }
 
-// Whether answering needs the query's keypoints and signatures, not only its histogram.
+// Whether answering needs the query's keypoints and signatures, not only its histogram (`options`
+// with its scoring resolved).
 bool needsWords(const SearchOptions& options) {
-  return options.verify > 0 || options.scoring.similarity == Scoring::Hamming;
+  return options.verify > 0 || options.scoring->similarity == Scoring::Hamming;
 }
 
 SearchHit hitOf(std::size_t shard, const VerifiedResult& r) {
@@ -134,6 +135,19 @@ struct ImageSearch::Impl {
     return words;
   }
 
+  bool storesKeypoints() const { return whole() ? whole()->storesKeypoints() : shards->storesKeypoints(); }
+
+  // `options` with its scoring set: the default (ImageSearch::defaultScoring) where it was left unset,
+  // or histogram intersection for a query given as a histogram, which has no features.
+  SearchOptions resolved(SearchOptions options, bool features) const {
+    if (!options.scoring) options.scoring = features ? defaultScoring() : ScoringOptions{Scoring::Intersection};
+    return options;
+  }
+  ScoringOptions defaultScoring() const {
+    return storesKeypoints() ? ScoringOptions{Scoring::Hamming, TermWeighting::Log, 1.0, 20}
+                             : ScoringOptions{Scoring::Intersection};
+  }
+
   // A problem of the database, naming its file when it has one.
   InvalidInput problem(const std::string& what) const {
     return source.empty() ? InvalidInput("the database " + what) : InvalidInput(source, what);
@@ -143,13 +157,13 @@ struct ImageSearch::Impl {
     if (live) live->refresh();
     if ((whole() ? whole()->index().size() : shards->size()) == 0) throw problem("holds no image yet");
     if (options.top == 0) throw InvalidInput("SearchOptions::top must be at least 1");
-    checkScoringOptions(options.scoring);
-    if (options.scoring.similarity == Scoring::Hamming && !(whole() ? whole()->storesKeypoints() : shards->storesKeypoints()))
+    checkScoringOptions(*options.scoring);
+    if (options.scoring->similarity == Scoring::Hamming && !storesKeypoints())
       throw problem(std::string("stores no keypoints") + (shardCount() > 1 ? " (in every shard)" : "") +
                     ", so it cannot score by Hamming embedding; index the images again with their keypoints (bovw "
                     "index --keypoints, DatabaseOptions::store_keypoints)");
     // A sharded database's shards are checked as they score, each naming its file.
-    if (options.scoring.weak_geometry && whole() && whole()->storesKeypoints() && !whole()->storesScaleAndAngle())
+    if (options.scoring->weak_geometry && whole() && whole()->storesKeypoints() && !whole()->storesScaleAndAngle())
       throw problem("keeps its keypoints without scale and angle (written before database format version 5), so it "
                     "cannot score by weak geometric consistency (+wgc); index the images again (bovw index "
                     "--keypoints)");
@@ -159,7 +173,7 @@ struct ImageSearch::Impl {
       throw problem("is spread over " + std::to_string(ranks().size()) +
                     " ranks: a query cannot be expanded there, as its verified results' keypoints lie on other "
                     "ranks (search it in one process, or without SearchOptions::expand)");
-    if (options.verify > 0 && !(whole() ? whole()->storesKeypoints() : shards->storesKeypoints()))
+    if (options.verify > 0 && !storesKeypoints())
       throw problem(std::string("stores no keypoints") + (shardCount() > 1 ? " (in every shard)" : "") +
                     ", so results cannot be verified; index the images again with their keypoints (bovw index "
                     "--keypoints, DatabaseOptions::store_keypoints)");
@@ -217,9 +231,9 @@ struct ImageSearch::Impl {
       if (ranking.size() == ranked) ranking.pop_back();
     };
     if (const ImageDatabase* database = whole()) {
-      std::vector<SearchResult> ranking = options.scoring.similarity == Scoring::Hamming
-                                              ? database->query(ranked_words, ranked, options.scoring)
-                                              : database->index().query(histogram, ranked, options.scoring);
+      std::vector<SearchResult> ranking = options.scoring->similarity == Scoring::Hamming
+                                              ? database->query(ranked_words, ranked, *options.scoring)
+                                              : database->index().query(histogram, ranked, *options.scoring);
       leaveOutQuery(ranking);
       if (options.verify > 0) {
         for (const VerifiedResult& r : database->verify(query, ranking, verification, report)) hits.push_back(hitOf(0, r));
@@ -227,9 +241,9 @@ struct ImageSearch::Impl {
         for (const SearchResult& r : ranking) hits.push_back(hitOf(0, r));
       }
     } else {
-      std::vector<ShardedResult> ranking = options.scoring.similarity == Scoring::Hamming
-                                               ? shards->query(ranked_words, ranked, options.scoring)
-                                               : shards->query(histogram, ranked, options.scoring);
+      std::vector<ShardedResult> ranking = options.scoring->similarity == Scoring::Hamming
+                                               ? shards->query(ranked_words, ranked, *options.scoring)
+                                               : shards->query(histogram, ranked, *options.scoring);
       if (root()) leaveOutQuery(ranking);  // the others' lists are empty: rank 0's is the one verified
       if (options.verify > 0) {
         for (const ShardedVerifiedResult& r : shards->verify(query, ranking, verification, report))
@@ -250,8 +264,9 @@ struct ImageSearch::Impl {
     return std::nullopt;
   }
 
-  std::vector<QueryResults> searchPaths(const std::vector<std::string>& paths, const SearchOptions& options,
+  std::vector<QueryResults> searchPaths(const std::vector<std::string>& paths, const SearchOptions& given,
                                         std::vector<ImageFailure>* failures, bool strict) const {
+    const SearchOptions options = resolved(given, true);
     ImageHistograms queries;
     // The checks fail on every rank alike; rank 0 reads the queries: one agreement for both, so that
     // every rank ends with the same error.
@@ -332,9 +347,8 @@ std::size_t ImageSearch::size() const {
   return impl_->whole() ? impl_->whole()->index().size() : impl_->shards->size();
 }
 std::size_t ImageSearch::shardCount() const { return impl_->shardCount(); }
-bool ImageSearch::storesKeypoints() const {
-  return impl_->whole() ? impl_->whole()->storesKeypoints() : impl_->shards->storesKeypoints();
-}
+bool ImageSearch::storesKeypoints() const { return impl_->storesKeypoints(); }
+ScoringOptions ImageSearch::defaultScoring() const { return impl_->defaultScoring(); }
 
 bool ImageSearch::isLive() const { return impl_->live.has_value(); }
 
@@ -427,25 +441,32 @@ std::vector<SearchHit> ImageSearch::search(const cv::Mat& image, const SearchOpt
   return search(impl_->root() ? impl_->wordsOf(image) : ImageWords(), options, "");
 }
 
-std::vector<SearchHit> ImageSearch::search(const ImageWords& words, const SearchOptions& options,
+std::vector<SearchHit> ImageSearch::search(const ImageWords& words, const SearchOptions& given,
                                            const std::string& name) const {
+  const SearchOptions options = impl_->resolved(given, true);
   QueryHistogram histogram;
   everyRankOrNone(impl_->ranks(), [&] {
     impl_->checkSearchable(options);
+    if (!given.scoring && options.scoring->similarity == Scoring::Hamming && impl_->root() &&
+        words.signatures.size() != words.words.size())
+      throw InvalidInput("the query's words have no signatures, which the default scoring of a database with "
+                         "keypoints (Hamming embedding) needs: give them (wordSignature), or rank by words alone "
+                         "(SearchOptions::scoring = intersection)");
     if (impl_->root()) histogram = histogramOf(words, impl_->reference().vocabulary().size(), "the query");
   });
   return impl_->answer(histogram, words, options, [&](const std::string& indexed) { return indexed == name; },
                        nullptr);
 }
 
-std::vector<SearchHit> ImageSearch::search(HistogramRef histogram, const SearchOptions& options,
+std::vector<SearchHit> ImageSearch::search(HistogramRef histogram, const SearchOptions& given,
                                            const std::string& name) const {
+  const SearchOptions options = impl_->resolved(given, false);
   everyRankOrNone(impl_->ranks(), [&] {
     impl_->checkSearchable(options);
     if (options.verify > 0)
       throw InvalidInput("a query given as a histogram has no keypoints, so its results cannot be verified "
                          "(SearchOptions::verify must be 0)");
-    if (options.scoring.similarity == Scoring::Hamming)
+    if (options.scoring->similarity == Scoring::Hamming)
       throw InvalidInput("a query given as a histogram has no signatures, so it cannot be scored by Hamming "
                          "embedding (give its words, or another SearchOptions::scoring)");
     if (!impl_->root()) return;  // rank 0's query is the one answered

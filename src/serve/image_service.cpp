@@ -253,7 +253,8 @@ struct ImageService::Impl {
       how.top = numberParameter(req, "top", 10, 1, options.max_top);
       how.verify = numberParameter(req, "verify", 0, 0, options.max_top);
       how.expand = numberParameter(req, "expand", 0, 0, options.max_top);
-      if (req.has_param("scoring")) how.scoring = parseScoringOptions(req.get_param_value("scoring"));
+      if (req.has_param("scoring") && req.get_param_value("scoring") != "auto")  // auto: the database's default
+        how.scoring = parseScoringOptions(req.get_param_value("scoring"));
       how.verification = options.verification;
       const std::string body = readBody(req, content, options, read);
       const Admission::Ticket ticket = turn();

@@ -584,8 +584,9 @@ class Evaluate(RetrievalTestCase):
         self.assertEqual(data["scoring"], "intersection")
         self.assertAlmostEqual(data["ns_score"], ns, delta=0.0005 + 1e-9)
         self.assertAlmostEqual(data["mean_ap"], mean_ap, delta=0.0005 + 1e-9)
-        self.assertEqual(data["scorings"], [{"scoring": "intersection", "verified_top": 0, "ns_score": data["ns_score"],
-                                             "mean_ap": data["mean_ap"], "ms_per_query": data["scorings"][0]["ms_per_query"]}])
+        self.assertEqual(data["scorings"], [{"scoring": "intersection", "verified_top": 0, "expand": 0,
+                                             "ns_score": data["ns_score"], "mean_ap": data["mean_ap"],
+                                             "ms_per_query": data["scorings"][0]["ms_per_query"]}])
         self.assertAlmostEqual(data["scorings"][0]["ms_per_query"], ms, delta=0.00005 + 1e-9)
         self.assertGreater(ms, 0.0)
         self.assertLess(data["extraction_seconds"], data["seconds"])

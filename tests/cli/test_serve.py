@@ -182,9 +182,11 @@ class RoundTrips(ServeTestCase):
         self.assertGreater(answer["keypoints"], 0)
         # Durable and visible to another process as soon as the answer came.
         self.assertIn(odd, self.names(live))
-        status, _, answer = server.search(SET.new_view, "?top=1")
+        status, _, answer = server.search(SET.new_view, "?top=1&scoring=intersection")
         self.assertEqual(answer["results"][0]["name"], odd)
-        self.assertAlmostEqual(answer["results"][0]["score"], 1.0, delta=1e-9)
+        self.assertAlmostEqual(answer["results"][0]["score"], 1.0, delta=1e-9)  # by words, an image is itself
+        status, _, answer = server.search(SET.new_view, "?top=1")  # the default: Hamming embedding (keypoints)
+        self.assertEqual(answer["results"][0]["name"], odd)
         # Listed, page by page, exactly as `bovw list` lists them.
         listed, offset = [], 0
         while offset is not None:

@@ -99,7 +99,8 @@ class Verify(unittest.TestCase):
     def test_scores_are_inliers_plus_the_plain_bag_of_words_score_and_give_the_order(self):
         query = image("box_in_scene.png")
         plain = {r["image"]: float(r["score"]) for r in rows(self.search("--index", STATE.plain, "--top", 12, query).stdout)}
-        verified = rows(self.search("--index", STATE.index, "--top", 12, "--verify", 12, query).stdout)
+        verified = rows(self.search("--index", STATE.index, "--top", 12, "--verify", 12, "--scoring", "intersection",
+                                    query).stdout)
         self.assertEqual(set(r["image"] for r in verified), set(plain))
         for r in verified:
             self.assertAlmostEqual(float(r["bow_score"]), plain[r["image"]], places=6)
@@ -108,11 +109,19 @@ class Verify(unittest.TestCase):
             self.assertAlmostEqual(float(r["score"]), expected, places=5)
         scores = [float(r["score"]) for r in verified]
         self.assertEqual(scores, sorted(scores, reverse=True))
-        # Without --verify the keypoint database ranks exactly as the plain one.
-        again = rows(self.search("--index", STATE.index, "--top", 12, query).stdout)
+        # Without --verify and by words, the keypoint database ranks exactly as the plain one.
+        again = rows(self.search("--index", STATE.index, "--top", 12, "--scoring", "intersection", query).stdout)
         self.assertEqual([(r["image"], r["score"]) for r in again],
                          [(r["image"], r["score"]) for r in rows(self.search("--index", STATE.plain, "--top", 12, query).stdout)])
         self.assertNotIn("inliers", again[0])
+        # By default a database with keypoints ranks by Hamming embedding (hamming20+log), one without by
+        # intersection: `auto` is each of them, spelt out.
+        by_default = rows(self.search("--index", STATE.index, "--top", 12, query).stdout)
+        spelt_out = rows(self.search("--index", STATE.index, "--top", 12, "--scoring", "hamming20+log", query).stdout)
+        self.assertEqual([(r["image"], r["score"]) for r in by_default], [(r["image"], r["score"]) for r in spelt_out])
+        self.assertNotEqual([r["score"] for r in by_default], [r["score"] for r in again])
+        self.assertEqual(rows(self.search("--index", STATE.plain, "--top", 12, query).stdout),
+                         rows(self.search("--index", STATE.plain, "--top", 12, "--scoring", "intersection", query).stdout))
 
     def test_csv_and_html_show_what_was_verified(self):
         """csv has a verified column (1/0), consistent with the inliers and the order; html draws the
@@ -278,6 +287,19 @@ class Verify(unittest.TestCase):
             expanded_rows = json.load(f)["scorings"]
         self.assertEqual([(r["verified_top"], r["expand"]) for r in expanded_rows], [(0, 0), (12, 0), (12, 2)])
         self.assertEqual(expanded_rows[1]["mean_ap"], rows[1]["mean_ap"])  # the verified row as without --expand
+        # auto names the database's default, here Hamming embedding: listed beside intersection, it is a
+        # row of its own; its rows are those of hamming20+log spelt out.
+        result = run("evaluate", "--index", STATE.index, "--groups", groups, "--scoring", "auto,intersection",
+                     "--quiet", "--json", report)
+        self.assertEqual(result.returncode, 0, describe(result))
+        with open(report) as f:
+            auto_rows = json.load(f)["scorings"]
+        self.assertEqual([r["scoring"] for r in auto_rows], ["hamming20+log", "intersection"])
+        run("evaluate", "--index", STATE.index, "--groups", groups, "--scoring", "hamming20+log", "--quiet",
+            "--json", report)
+        with open(report) as f:
+            self.assertEqual(json.load(f)["scorings"][0]["mean_ap"], auto_rows[0]["mean_ap"])
+        self.assertEqual(run("evaluate", "--index", STATE.index, "--groups", groups, "--scoring", "auto,bad").returncode, 2)
         self.assertGreaterEqual(expanded_rows[2]["verified"], 12)  # each query verifies itself at least
         # The same views put in different groups: their two verified matches count as outside.
         with open(groups, "w") as f:

@@ -306,7 +306,7 @@ TEST(HammingScoring, ShardsRankAsTheWholeDatabase) {
   options.scoring = ScoringOptions{Scoring::Hamming, TermWeighting::Sqrt, 1.0, 20};
   options.top = 6;
   const auto hits = ImageSearch::open(manifest).search(c.query, options);
-  const auto expected = whole.query(c.query, 6, options.scoring);
+  const auto expected = whole.query(c.query, 6, *options.scoring);
   ASSERT_EQ(hits.size(), expected.size());
   for (std::size_t r = 0; r < hits.size(); ++r) {
     EXPECT_EQ(hits[r].name, expected[r].name);

@@ -52,13 +52,12 @@ struct Reference {
     for (std::size_t i = 0; i < h.names.size(); ++i) database.add(h.names[i], h.words[i]);
   }
 
-  std::vector<VerifiedResult> search(const std::string& query, std::size_t top, std::size_t verify) const {
+  std::vector<VerifiedResult> search(const std::string& query, std::size_t top, std::size_t verify,
+                                     const ScoringOptions& scoring) const {
     PipelineOptions keep;
     keep.keep_words = true;
     const ImageHistograms q = histogramImages({query}, *database.makeExtractor(), vocabulary(), *histogrammer, keep);
-    ScoringOptions intersection;
-    intersection.similarity = Scoring::Intersection;
-    const auto ranking = database.index().query(q.histograms.row(0), std::max(top, verify), intersection);
+    const auto ranking = database.query(q.words[0], std::max(top, verify), scoring);
     std::vector<VerifiedResult> results;
     if (verify > 0) {
       VerificationOptions options;
@@ -107,13 +106,20 @@ TEST(ImageSearch, AnswersAsTheLayersUnderneath) {
   const Reference reference(set.good());
   const ImageSearch search = indexed(set.good());
   EXPECT_EQ(search.size(), set.good().size());
+  // A database with keypoints ranks by Hamming embedding unless told otherwise.
+  const ScoringOptions hamming{Scoring::Hamming, TermWeighting::Log, 1.0, 20};
+  EXPECT_EQ(search.defaultScoring(), hamming);
   for (const std::string& query : {set.box, set.graf_crop}) {
     for (std::size_t verify : {std::size_t{0}, std::size_t{4}}) {
-      SCOPED_TRACE(query + " verify " + std::to_string(verify));
-      SearchOptions options;
-      options.top = 3;
-      options.verify = verify;
-      expectSame(search.search(query, options), reference.search(query, 3, verify));
+      for (const std::optional<ScoringOptions>& scoring :
+           {std::optional<ScoringOptions>(), std::optional<ScoringOptions>(ScoringOptions{Scoring::Intersection})}) {
+        SCOPED_TRACE(query + " verify " + std::to_string(verify) + (scoring ? " intersection" : " default"));
+        SearchOptions options;
+        options.top = 3;
+        options.verify = verify;
+        options.scoring = scoring;
+        expectSame(search.search(query, options), reference.search(query, 3, verify, scoring.value_or(hamming)));
+      }
     }
   }
   // The box's views verify against the box: a real geometric match, not a count.
@@ -273,10 +279,14 @@ TEST(ImageSearch, ListsItsImagesAndAnswersHistograms) {
       Eigen::Matrix<std::int32_t, 1, Eigen::Dynamic>::Zero(vocabulary().size());
   for (const std::int32_t word : queries.words[0].words) ++counted[word];
   EXPECT_EQ(counted, queries.histograms.row(0));
+  // A histogram has no features: unless told otherwise it ranks by intersection, as the path does
+  // when told so.
   SearchOptions options;
   options.top = 5;
   const auto by_histogram = search.search(counted, options);
+  options.scoring = ScoringOptions{Scoring::Intersection};
   const auto by_path = search.search(set.box_bright, options);
+  options.scoring.reset();
   ASSERT_EQ(by_histogram.size(), by_path.size());
   for (std::size_t i = 0; i < by_path.size(); ++i) {
     EXPECT_EQ(by_histogram[i].name, by_path[i].name);
