@@ -1,8 +1,9 @@
 // How a query is scored against the indexed images: the comparison (cosine, histogram intersection,
 // or Hamming embedding over the keypoints' signatures), the weight of a word's count (burstiness),
 // power-law normalisation, and for Hamming embedding weak geometric consistency; and the canonical
-// text form of those choices ("cosine+sqrt+power0.5", "hamming24", "hamming20+log+wgc"). The weighting they configure is defined in inverted_index.hpp and, for Hamming
-// embedding, in image_database.hpp.
+// text form of those choices ("cosine+sqrt+power0.5", "hamming24", "hamming20+log+wgc"). The
+// weighting they configure is defined in inverted_index.hpp and, for Hamming embedding, in
+// image_database.hpp.
 #pragma once
 
 #include <string>
