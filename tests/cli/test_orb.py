@@ -100,7 +100,7 @@ class OrbEndToEnd(unittest.TestCase):
 
     def test_the_database_stores_the_orb_spec_with_every_parameter(self):
         version, spec, vocabulary = read_database_header(STATE.index)
-        self.assertEqual(version, 4)
+        self.assertEqual(version, 5)  # .bovwdb format version 5 (docs/FORMATS.md)
         self.assertEqual(spec, "orb edge_threshold=31 fast_threshold=20 nfeatures=500 nlevels=8 patch_size=31 "
                                "scale_factor=1.2")
         with open(STATE.vocabulary, "rb") as f:
