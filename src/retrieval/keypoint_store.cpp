@@ -199,6 +199,8 @@ KeypointStore::StoredImage KeypointStore::readImage(detail::ByteReader& in, std:
     in.fail("image " + id + " declares " + std::to_string(count) + " keypoints (bit 31: with scale and angle, which "
             "this version does not have)");
   count &= ~kWithScaleAngle;
+  if (scale_angles && count == 0)  // writeImage never sets the bit without keypoints: one encoding per image
+    in.fail("image " + id + " declares scale and angle for no keypoints");
   image.width = in.u32("an image's width");
   image.height = in.u32("an image's height");
   if (count > in.remaining() / (kKeypointBytes + (scale_angles ? 2 : 0)))
