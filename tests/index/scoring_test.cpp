@@ -15,10 +15,12 @@ constexpr Scoring kScorings[] = {Scoring::Cosine, Scoring::Intersection};
 
 VocabularySignature signature(int words) { return {words, 64, DescriptorType::parse("surf64"), 0}; }
 
-// A random index of `count` images (a few of them empty) plus its reference copy.
+// A random index of `count` images (a few of them empty) of 1 to `descriptors` descriptors each
+// (3K by default) plus its reference copy.
 struct RandomIndex {
-  RandomIndex(std::mt19937_64& rng, int words, int count) : index(signature(words)) {
-    std::uniform_int_distribution<int> size(1, 3 * words);
+  RandomIndex(std::mt19937_64& rng, int words, int count, int descriptors = 0)
+      : index(signature(words)), descriptors(descriptors > 0 ? descriptors : 3 * words) {
+    std::uniform_int_distribution<int> size(1, this->descriptors);
     for (int i = 0; i < count; ++i) {
       Counts counts = i % 17 == 5 ? Counts(static_cast<std::size_t>(words), 0) : randomCounts(rng, words, size(rng));
       add("image-" + std::to_string(i), counts);
@@ -43,7 +45,7 @@ struct RandomIndex {
       if (queries.size() >= 8) break;
       queries.push_back(counts);
     }
-    std::uniform_int_distribution<int> size(1, 2 * words);
+    std::uniform_int_distribution<int> size(1, std::max(1, 2 * descriptors / 3));
     for (int i = 0; i < 8; ++i) queries.push_back(randomCounts(rng, words, size(rng)));
     int swaps = 0;
     for (std::size_t qi = 0; qi < queries.size(); ++qi) {
@@ -60,6 +62,7 @@ struct RandomIndex {
   }
 
   InvertedIndex index;
+  int descriptors;
   std::map<ImageId, Counts> images;
   std::map<ImageId, std::string> names;
 };
@@ -71,6 +74,16 @@ TEST(IndexScoring, MatchesDenseTfIdfReference) {
     RandomIndex r(rng, words, 150);
     r.expectMatchesBruteForce(rng, "after adds");
   }
+}
+
+// Few descriptors over many words: most queries' lists hold fewer postings than an eighth of the
+// images, the queries that list the images they touch; those with the common words do not.
+TEST(IndexScoring, SparseImagesMatchTheReference) {
+  BOVW_SEEDED_RNG(rng);
+  RandomIndex r(rng, 4000, 300, 6);
+  r.expectMatchesBruteForce(rng, "after adds");
+  for (ImageId id = 1; id < 300; id += 4) r.remove(id);
+  r.expectMatchesBruteForce(rng, "after removing every fourth image");
 }
 
 TEST(IndexScoring, MatchesReferenceAfterRemovalsAndReAdds) {
