@@ -1,7 +1,9 @@
 // IncrementalNorms: per-image integer moments of the L1 norm, moved by the words whose frequency changed.
 #include "index/incremental_norms.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <utility>
 
 namespace bovw::index_detail {
 
@@ -32,25 +34,44 @@ IncrementalNorms::IncrementalNorms(const IndexData& data, const ScoringOptions& 
   }
 }
 
-void IncrementalNorms::update(const IndexData& data, const std::vector<std::uint32_t>& changed, ImageId first_new) {
-  // Removed images keep stale moments: they are in no list, so no query reads them.
-  a0_.resize(data.names.size(), 0);
-  a1_.resize(data.names.size(), 0);
-  for (const std::uint32_t w : changed) {
-    const std::int64_t old_l = log_frequency_[w];
-    const std::int64_t l = fixedLog(data.postings[w].size());
-    log_frequency_[w] = l;
+IncrementalNorms IncrementalNorms::after(const IndexData& data, const IndexChange& change) const {
+  IncrementalNorms next(*this);
+  next.a0_.resize(change.next_id, 0);
+  next.a1_.resize(change.next_id, 0);
+  std::vector<char> removed;  // by id, only when there are removals
+  if (!change.removed.empty()) removed.assign(data.names.size(), 0);
+  for (const ImageId id : change.removed) {
+    removed[id] = 1;
+    next.a0_[id] = 0;
+    next.a1_[id] = 0;
+  }
+  // The net change of each word's document frequency.
+  std::vector<std::pair<std::uint32_t, std::int64_t>> delta;
+  for (const auto& words : change.removed_words)
+    for (const std::uint32_t w : words) delta.emplace_back(w, -1);
+  for (const SparseImage& image : change.added)
+    for (const WordCount& w : image.words) delta.emplace_back(w.word, 1);
+  std::sort(delta.begin(), delta.end());
+  for (std::size_t i = 0; i < delta.size();) {
+    const std::uint32_t w = delta[i].first;
+    std::int64_t net = 0;
+    for (; i < delta.size() && delta[i].first == w; ++i) net += delta[i].second;
     const PostingList& list = data.postings[w];
-    for (std::size_t i = 0; i < list.size(); ++i) {
-      const ImageId image = list.image(i);
-      if (image >= first_new) {  // a new image: its whole contribution
-        a0_[image] += list.count(i);
-        a1_[image] += static_cast<__int128>(list.count(i)) * l;
-      } else if (l != old_l) {
-        a1_[image] += static_cast<__int128>(list.count(i)) * (l - old_l);
-      }
+    const std::int64_t old_l = log_frequency_[w];
+    const std::int64_t l = fixedLog(static_cast<std::size_t>(static_cast<std::int64_t>(list.size()) + net));
+    next.log_frequency_[w] = l;
+    if (l == old_l) continue;
+    for (std::size_t p = 0; p < list.size(); ++p) {
+      const ImageId image = list.image(p);
+      if (removed.empty() || !removed[image]) next.a1_[image] += static_cast<__int128>(list.count(p)) * (l - old_l);
     }
   }
+  for (const SparseImage& image : change.added)
+    for (const WordCount& w : image.words) {
+      next.a0_[image.id] += w.count;
+      next.a1_[image.id] += static_cast<__int128>(w.count) * next.log_frequency_[w.word];
+    }
+  return next;
 }
 
 double IncrementalNorms::offset(std::uint64_t images) { return 1.0 + std::log1p(static_cast<double>(images)); }

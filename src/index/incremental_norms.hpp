@@ -14,6 +14,7 @@
 #pragma once
 
 #include "index/index_data.hpp"
+#include "index/index_editor.hpp"
 
 #include <bovw/scoring.hpp>
 #include <bovw/tfidf_model.hpp>
@@ -36,9 +37,13 @@ class IncrementalNorms {
 
   const ScoringOptions& options() const { return options_; }
 
-  // After the posting lists of `changed` words were changed (images added, ids from `first_new`, and
-  // removed): the moments of the images in those lists follow. O(sum of those lists' lengths).
-  void update(const IndexData& data, const std::vector<std::uint32_t>& changed, ImageId first_new);
+  // The norms once `change` is applied to `data`, computed before it is (the lists are read, not
+  // changed), so that a writer can prepare them while queries go on with the norms before it.
+  // `change.removed_words` must be parallel to `change.removed` and list exactly the words each
+  // removed image has a posting in. O(sum of the changed words' lists + ids): a copy, then the moments
+  // of the images in those lists moved; removed images' moments are zeroed, so that only live images
+  // with words have a norm.
+  IncrementalNorms after(const IndexData& data, const IndexChange& change) const;
 
   // C = 1 + ln(1 + N) for N images.
   static double offset(std::uint64_t images);

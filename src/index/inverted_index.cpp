@@ -56,13 +56,11 @@ void checkHistogram(const HistogramRef& histogram, int words, const std::string&
                          std::to_string(w));
 }
 
-// Appends the postings of `images` (ids ascending) to their lists, calling touched(w) for each word
-// that gets any. The postings are first grouped by word with a stable radix sort (8 bits a pass, 256
+// Appends the postings of `images` (ids ascending) to their lists. The postings are first grouped by word with a stable radix sort (8 bits a pass, 256
 // buckets that stay in cache), so that each list is appended to once: scattered straight into tens of
 // thousands of lists they missed the cache on nearly every posting (perf: 60% of opening a live
 // database of 100,000 images); grouped, the open takes about a fifth less CPU time.
-template <typename Touched>
-void appendByWord(index_detail::IndexData& data, const std::vector<index_detail::SparseImage>& images, Touched&& touched) {
+void appendByWord(index_detail::IndexData& data, const std::vector<index_detail::SparseImage>& images) {
   struct Entry {
     std::uint32_t word;
     ImageId image;
@@ -86,7 +84,6 @@ void appendByWord(index_detail::IndexData& data, const std::vector<index_detail:
     const std::uint32_t w = entries[i].word;
     auto& list = data.postings[w];
     for (; i < entries.size() && entries[i].word == w; ++i) list.push_back(entries[i].image, entries[i].count);
-    touched(w);
   }
 }
 
@@ -113,40 +110,49 @@ VocabularySignature VocabularySignature::of(const Vocabulary& vocabulary) {
 }
 
 struct InvertedIndex::Impl {
-  explicit Impl(IndexData d) : data(std::move(d)) {}
+  explicit Impl(IndexData d) : data(std::move(d)) {
+    weights.reserve(kCachedOptionSets);  // install() then cannot fail for want of memory
+  }
 
   IndexData data;
 
-  // Readers share `mutex`; add/remove hold it exclusively. libstdc++'s shared_mutex is a
+  // Readers share `mutex`; a writer holds it exclusively only while it changes the lists and names,
+  // not while it works out what queries need after the change (prepare(), below). Writers (add,
+  // remove, apply, reserve) run one at a time under `writing`, which readers never take: a writer
+  // may read `data` without `mutex`, since nobody else changes it. libstdc++'s shared_mutex is a
   // reader-preferring pthread rwlock: under a steady stream of queries a writer could wait for
-  // ever. Every reader and writer therefore first passes `turnstile`, which a writer holds for its
-  // whole update: new readers queue behind a waiting writer, readers already inside finish.
-  // Nothing here takes a lock while holding the shared one (that could deadlock behind a writer).
+  // ever. Every reader and writer therefore first passes `turnstile`, which a writer holds while it
+  // waits for and holds the exclusive lock: new readers queue behind it, readers already inside
+  // finish. Nothing here takes a lock while holding the shared one (that could deadlock behind a
+  // writer), except `weights_mutex`, which no one holds while waiting for `mutex`.
+  mutable std::mutex writing;
   mutable std::mutex turnstile;
   mutable std::shared_mutex mutex;
 
   // The TF-IDF model and weights. Every add/remove changes N and so every idf and every image's
   // norm: recomputing them eagerly would make indexing a folder of N images cost O(N * postings).
-  // Instead a modification (under the exclusive lock, so no reader is inside) only clears
-  // `weights_valid`; the first query after it rebuilds `model` from the posting lists, O(K), under
-  // `weights_mutex` while holding the shared lock (the lists cannot change meanwhile), and drops the
-  // weights of every (model, option set) pair. Every query holds `weights_mutex` to look up its
-  // pair's weights (at most kCachedOptionSets entries, keyed by the model's version); the first
-  // query with a pair since the last modification computes them there, O(postings), and queries
-  // arriving meanwhile wait. A global model (several shards') keys its own entries: its norms are
-  // those of this index's images under the global idf. The shared_ptr a query copies keeps its
-  // weights alive even if another query evicts them. `weights_valid` is written under the exclusive
-  // lock and read under the shared one, which orders the two.
+  // Instead a modification only clears `weights_valid`; the first query after it rebuilds `model`
+  // from the posting lists, O(K), under `weights_mutex` while holding the shared lock (the lists
+  // cannot change meanwhile), and drops the weights of every (model, option set) pair. Every query
+  // holds `weights_mutex` to look up its pair's weights (at most kCachedOptionSets entries, keyed by
+  // the model's version); the first query with a pair since the last modification computes them
+  // there, O(postings), and queries arriving meanwhile wait. A global model (several shards') keys
+  // its own entries: its norms are those of this index's images under the global idf. The
+  // shared_ptr a query copies keeps its weights alive even if another query evicts them.
+  // `weights_valid` is written under the exclusive lock and read under the shared one, which orders
+  // the two.
   //
   // The default scoring with the index's own model also keeps `incremental` norms (made by its
-  // first query), which a modification brings up to date under the exclusive lock in the time of the
-  // changed words' posting lists; its weights after a change are then rebuilt from them in
-  // O(K + ids), not O(postings), so that queries beside a writer stay fast.
+  // first query). While they exist, a writer follows them: before it changes the lists it computes
+  // the norms, the model and the default weights of the state after the change, in the time of the
+  // changed words' posting lists plus O(K + ids), while queries go on with the state before it
+  // (issue 21: a query beside a writer must not pay for the writer's change); the exclusive lock
+  // then only covers changing the lists and installing what was prepared.
   mutable std::mutex weights_mutex;
   mutable bool weights_valid = false;
   mutable TfIdfModel model{1};  // the index's own; rebuilt when !weights_valid
   mutable std::vector<std::shared_ptr<const ScoringWeights>> weights;  // oldest first
-  mutable std::unique_ptr<index_detail::IncrementalNorms> incremental;
+  mutable std::shared_ptr<const index_detail::IncrementalNorms> incremental;
 
   std::shared_lock<std::shared_mutex> readLock() const {
     std::lock_guard<std::mutex> gate(turnstile);
@@ -173,9 +179,10 @@ struct InvertedIndex::Impl {
     if (global) checkCoversOwnModel(*global);
     if (weights.size() == kCachedOptionSets) weights.erase(weights.begin());
     if (index_detail::IncrementalNorms::supports(options) && !global)
-      weights.push_back(std::make_shared<const ScoringWeights>(data, used, incrementalNorms(options)));
+      weights.push_back(std::make_shared<const ScoringWeights>(data.names.size(), used, incrementalNorms(options)));
     else if (index_detail::IncrementalNorms::supports(options))  // the same arithmetic as the whole index's
-      weights.push_back(std::make_shared<const ScoringWeights>(data, used, index_detail::IncrementalNorms(data, options, global)));
+      weights.push_back(std::make_shared<const ScoringWeights>(
+          data.names.size(), used, index_detail::IncrementalNorms(data, options, global)));
     else
       weights.push_back(std::make_shared<const ScoringWeights>(data, used, options));
     return weights.back();
@@ -183,17 +190,73 @@ struct InvertedIndex::Impl {
 
   // Called with the shared lock and `weights_mutex` held.
   const index_detail::IncrementalNorms& incrementalNorms(const ScoringOptions& options) const {
-    if (!incremental) incremental = std::make_unique<index_detail::IncrementalNorms>(data, options);
+    if (!incremental) incremental = std::make_shared<const index_detail::IncrementalNorms>(data, options);
     return *incremental;
   }
 
-  // Called under the exclusive lock after the lists of `changed` words changed (new images from id
-  // `first_new`). A change that touches most words costs as much to follow as to recompute: the
-  // norms are then dropped, and made again by the next query that needs them.
-  void changed(const std::vector<std::uint32_t>& words, ImageId first_new) {
-    weights_valid = false;
-    if (words.size() > data.postings.size() / 4) incremental.reset();
-    if (incremental) incremental->update(data, words, first_new);
+  // What queries need after a change: null norms when the writer does not follow them (there are
+  // none, or the change touches most words and costs as much to follow as to recompute).
+  struct Prepared {
+    std::shared_ptr<const index_detail::IncrementalNorms> norms;
+    std::shared_ptr<const ScoringWeights> weights;
+    TfIdfModel model{1};
+  };
+
+  // Called with `writing` held, before the lists change. `change` as it will be applied, with the
+  // words each removed image has a posting in (exactly).
+  Prepared prepare(const index_detail::IndexChange& change) const {
+    Prepared prepared;
+    {
+      std::lock_guard<std::mutex> guard(weights_mutex);
+      prepared.norms = incremental;
+    }
+    if (!prepared.norms) return prepared;
+    std::vector<std::uint64_t> frequencies(data.postings.size());
+    for (std::size_t w = 0; w < frequencies.size(); ++w) frequencies[w] = data.postings[w].size();
+    std::size_t changed = 0;
+    for (const auto& words : change.removed_words)
+      for (std::uint32_t w : words) changed += frequencies[w]-- == data.postings[w].size() ? 1 : 0;
+    for (const auto& image : change.added)
+      for (const auto& w : image.words) changed += frequencies[w.word]++ == data.postings[w.word].size() ? 1 : 0;
+    if (changed > data.postings.size() / 4) {
+      prepared.norms.reset();
+      return prepared;
+    }
+    prepared.norms = std::make_shared<const index_detail::IncrementalNorms>(prepared.norms->after(data, change));
+    prepared.model = TfIdfModel(data.live() - change.removed.size() + change.added.size(), std::move(frequencies));
+    prepared.weights = std::make_shared<const ScoringWeights>(change.next_id, prepared.model, *prepared.norms);
+    return prepared;
+  }
+
+  // Called under the exclusive lock once the lists changed: queries from here on use what was
+  // prepared, or recompute what they need.
+  void install(Prepared prepared) {
+    std::lock_guard<std::mutex> guard(weights_mutex);
+    weights.clear();
+    incremental = std::move(prepared.norms);
+    weights_valid = incremental != nullptr;
+    if (!incremental) return;
+    model = std::move(prepared.model);
+    weights.push_back(std::move(prepared.weights));
+  }
+
+  // The words image `id` has a posting in, ascending: those of `held` (every word when empty) whose
+  // list holds it.
+  std::vector<std::uint32_t> wordsOf(ImageId id, const std::vector<std::uint32_t>& held) const {
+    std::vector<std::uint32_t> words;
+    auto check = [&](std::size_t w) {
+      const PostingList& list = data.postings[w];
+      const std::size_t i = list.seek(id);
+      if (i < list.size() && list.image(i) == id) words.push_back(static_cast<std::uint32_t>(w));
+    };
+    if (held.empty()) {
+      for (std::size_t w = 0; w < data.postings.size(); ++w) check(w);
+    } else {
+      for (std::uint32_t w : held) check(w);
+    }
+    std::sort(words.begin(), words.end());
+    words.erase(std::unique(words.begin(), words.end()), words.end());
+    return words;
   }
 
   // A global model must count at least this index's images and words: one that does not (built
@@ -215,31 +278,25 @@ struct InvertedIndex::Impl {
                          (id < data.names.size() ? " (it was removed)" : ""));
   }
 
-  // Called under the exclusive lock with a live id: takes it out of the lists of `held` (its words;
-  // every list when empty) and adds the words it was found in to `words`. Erasing from a vector
-  // cannot throw.
-  void removeLocked(ImageId id, const std::vector<std::uint32_t>& held, std::vector<std::uint32_t>& words) {
-    auto takeOut = [&](std::size_t w) {
-      auto& list = data.postings[w];
-      const std::size_t i = list.seek(id);
-      if (i < list.size() && list.image(i) == id) {
-        list.erase(i);
-        words.push_back(static_cast<std::uint32_t>(w));
-      }
-    };
-    if (held.empty()) {
-      for (std::size_t w = 0; w < data.postings.size(); ++w) takeOut(w);
-    } else {
-      for (std::uint32_t w : held) takeOut(w);
-    }
+  // Called under the exclusive lock with a live id and the words it has a posting in: takes it out
+  // of their lists. Erasing from a vector cannot throw.
+  void removeLocked(ImageId id, const std::vector<std::uint32_t>& words) {
+    for (std::uint32_t w : words) data.postings[w].erase(data.postings[w].seek(id));
     data.ids.erase(data.names[id]);
     std::string().swap(data.names[id]);
   }
 
+  // Called with `writing` held and a live id.
   void removeOne(ImageId id) {
-    std::vector<std::uint32_t> words;
-    removeLocked(id, {}, words);
-    changed(words, static_cast<ImageId>(data.names.size()));
+    index_detail::IndexChange change;
+    change.removed = {id};
+    change.removed_words = {wordsOf(id, {})};
+    change.next_id = data.names.size();
+    Prepared prepared = prepare(change);
+    std::lock_guard<std::mutex> gate(turnstile);
+    std::unique_lock<std::shared_mutex> lock(mutex);
+    removeLocked(id, change.removed_words.front());
+    install(std::move(prepared));
   }
 };
 
@@ -265,15 +322,22 @@ ImageId InvertedIndex::add(std::string name, HistogramRef histogram) {
     throw InvalidInput("inverted index: the image name '" + printableName(name) + "' " + *problem);
   checkHistogram(histogram, s.data.vocabulary.words, "the histogram of image '" + name + "'");
 
-  std::lock_guard<std::mutex> gate(s.turnstile);
-  std::unique_lock<std::shared_mutex> lock(s.mutex);
+  std::lock_guard<std::mutex> writing(s.writing);
   if (auto it = s.data.ids.find(name); it != s.data.ids.end())
     throw InvalidInput("inverted index: an image named '" + name + "' is already indexed (id " +
                        std::to_string(it->second) + ")");
   if (s.data.names.size() >= index_detail::kMaxIds - 1)
     throw CapacityError("inverted index: all " + std::to_string(index_detail::kMaxIds - 1) + " image ids are used");
   const auto id = static_cast<ImageId>(s.data.names.size());
+  index_detail::IndexChange change;
+  change.added.push_back({id, name, {}});
+  for (Eigen::Index w = 0; w < histogram.size(); ++w)
+    if (histogram[w] > 0) change.added.front().words.push_back({static_cast<std::uint32_t>(w), histogram[w]});
+  change.next_id = static_cast<std::uint64_t>(id) + 1;
+  Impl::Prepared prepared = s.prepare(change);
 
+  std::lock_guard<std::mutex> gate(s.turnstile);
+  std::unique_lock<std::shared_mutex> lock(s.mutex);
   // All or nothing: if an allocation fails half-way, the postings already appended are taken back.
   Eigen::Index done = 0;
   try {
@@ -287,17 +351,13 @@ ImageId InvertedIndex::add(std::string name, HistogramRef histogram) {
     if (s.data.names.size() > id) s.data.names.pop_back();
     throw;
   }
-  std::vector<std::uint32_t> words;
-  for (Eigen::Index w = 0; w < histogram.size(); ++w)
-    if (histogram[w] > 0) words.push_back(static_cast<std::uint32_t>(w));
-  s.changed(words, id);
+  s.install(std::move(prepared));
   return id;
 }
 
 void InvertedIndex::remove(const std::string& name) {
   Impl& s = *impl_;
-  std::lock_guard<std::mutex> gate(s.turnstile);
-  std::unique_lock<std::shared_mutex> lock(s.mutex);
+  std::lock_guard<std::mutex> writing(s.writing);
   auto it = s.data.ids.find(name);
   if (it == s.data.ids.end()) throw InvalidInput("inverted index: no image named '" + name + "'");
   s.removeOne(it->second);
@@ -305,8 +365,7 @@ void InvertedIndex::remove(const std::string& name) {
 
 void InvertedIndex::remove(ImageId id) {
   Impl& s = *impl_;
-  std::lock_guard<std::mutex> gate(s.turnstile);
-  std::unique_lock<std::shared_mutex> lock(s.mutex);
+  std::lock_guard<std::mutex> writing(s.writing);
   s.checkLive(id);
   s.removeOne(id);
 }
@@ -496,8 +555,7 @@ void index_detail::IndexEditor::apply(InvertedIndex& index, const IndexChange& c
   const auto vocabulary_words = static_cast<std::uint32_t>(s.data.vocabulary.words);
   auto refuse = [](const std::string& problem) { throw InvalidInput("inverted index: " + problem); };
 
-  std::lock_guard<std::mutex> gate(s.turnstile);
-  std::unique_lock<std::shared_mutex> lock(s.mutex);
+  std::lock_guard<std::mutex> writing(s.writing);
   // Everything is checked before anything changes.
   std::unordered_set<ImageId> removed;
   std::unordered_set<std::string> freed;  // names the removals give back, which added images may take
@@ -535,38 +593,41 @@ void index_detail::IndexEditor::apply(InvertedIndex& index, const IndexChange& c
     refuse("next image id " + std::to_string(change.next_id) + " is below the ids in use (" + std::to_string(next) +
            ") or beyond the limit");
 
-  // Removals: one pass over every list for many, a binary search per list for a few.
-  std::vector<std::uint32_t> words;
-  if (removed.size() > 16) {
-    for (std::size_t w = 0; w < s.data.postings.size(); ++w) {
-      if (!s.data.postings[w].eraseIf([&](ImageId image) { return removed.count(image) > 0; })) continue;
-      words.push_back(static_cast<std::uint32_t>(w));
-    }
+  // The words each removed image has a posting in: searched in its given words' lists (every list
+  // when none are given) for a few; many are taken out by one pass over every list instead, a change
+  // that touches most words and is not followed (prepare()).
+  const bool many_removed = removed.size() > 16;
+  IndexChange exact;
+  exact.removed = change.removed;
+  if (!many_removed)
+    for (std::size_t i = 0; i < change.removed.size(); ++i)
+      exact.removed_words.push_back(
+          s.wordsOf(change.removed[i], change.removed_words.empty() ? std::vector<std::uint32_t>() : change.removed_words[i]));
+  exact.added = change.added;
+  exact.next_id = change.next_id;
+  InvertedIndex::Impl::Prepared prepared;
+  if (!many_removed) prepared = s.prepare(exact);
+
+  std::lock_guard<std::mutex> gate(s.turnstile);
+  std::unique_lock<std::shared_mutex> lock(s.mutex);
+  if (many_removed) {
+    for (std::size_t w = 0; w < s.data.postings.size(); ++w)
+      s.data.postings[w].eraseIf([&](ImageId image) { return removed.count(image) > 0; });
     for (ImageId id : change.removed) {
       s.data.ids.erase(s.data.names[id]);
       std::string().swap(s.data.names[id]);
     }
   } else {
-    for (std::size_t i = 0; i < change.removed.size(); ++i)
-      s.removeLocked(change.removed[i], change.removed_words.empty() ? std::vector<std::uint32_t>() : change.removed_words[i],
-                     words);
+    for (std::size_t i = 0; i < change.removed.size(); ++i) s.removeLocked(change.removed[i], exact.removed_words[i]);
   }
   // Additions: ids only grow, so appending keeps every list in id order.
-  const auto first_new = static_cast<ImageId>(s.data.names.size());
   s.data.names.resize(static_cast<std::size_t>(change.next_id));
-  // The words whose lists changed, each once (two removed images may share words).
-  std::vector<char> touched(s.data.postings.size(), 0);
-  words.erase(std::remove_if(words.begin(), words.end(), [&](std::uint32_t w) { return std::exchange(touched[w], 1) != 0; }),
-              words.end());
   for (const SparseImage& image : change.added) {
     s.data.names[image.id] = image.name;
     s.data.ids.emplace(image.name, image.id);
   }
-  appendByWord(s.data, change.added, [&](std::uint32_t w) {
-    if (!touched[w]) words.push_back(w);
-    touched[w] = 1;
-  });
-  s.changed(words, first_new);
+  appendByWord(s.data, change.added);
+  s.install(std::move(prepared));
 }
 
 void index_detail::IndexEditor::reserve(InvertedIndex& index, const std::vector<std::uint64_t>& postings) {
@@ -574,6 +635,7 @@ void index_detail::IndexEditor::reserve(InvertedIndex& index, const std::vector<
   if (postings.size() != s.data.postings.size())
     throw InvalidInput("inverted index: " + std::to_string(postings.size()) + " posting counts for " +
                        std::to_string(s.data.postings.size()) + " words");
+  std::lock_guard<std::mutex> writing(s.writing);
   std::lock_guard<std::mutex> gate(s.turnstile);
   std::unique_lock<std::shared_mutex> lock(s.mutex);
   for (std::size_t w = 0; w < postings.size(); ++w) s.data.postings[w].reserve(s.data.postings[w].size() + postings[w]);

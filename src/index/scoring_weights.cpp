@@ -6,17 +6,16 @@
 
 namespace bovw::index_detail {
 
-ScoringWeights::ScoringWeights(const IndexData& data, const TfIdfModel& model, const IncrementalNorms& norms)
+ScoringWeights::ScoringWeights(std::size_t ids, const TfIdfModel& model, const IncrementalNorms& norms)
     : options_(norms.options()), model_version_(model.version()) {
   // The idf is the norms' own C - l_w (no log or pow per word), the same numbers the normalisers
   // were made of.
   tabulateTermWeights();
   const double offset = IncrementalNorms::offset(model.images());
-  idf_power_.resize(data.postings.size());
+  idf_power_.resize(static_cast<std::size_t>(model.words()));
   for (std::size_t w = 0; w < idf_power_.size(); ++w) idf_power_[w] = norms.idf(w, offset);
-  scale_.assign(data.names.size(), 0.0);
+  scale_.assign(ids, 0.0);
   for (std::size_t d = 0; d < scale_.size(); ++d) {
-    if (data.names[d].empty()) continue;
     const double norm = norms.norm(static_cast<ImageId>(d), offset);
     if (norm > 0.0) scale_[d] = 1.0 / norm;
   }

@@ -23,8 +23,9 @@ class ScoringWeights {
  public:
   // O(postings). `model` gives the idf (of the same K as `data`).
   ScoringWeights(const IndexData& data, const TfIdfModel& model, const ScoringOptions& options);
-  // O(K + ids): the normalisers from norms kept up to date (`model` must be the index's own).
-  ScoringWeights(const IndexData& data, const TfIdfModel& model, const IncrementalNorms& norms);
+  // O(K + ids): the normalisers of `ids` ids from norms kept up to date (`model` must be the one
+  // the norms follow; images without words, removed ones included, get scale 0).
+  ScoringWeights(std::size_t ids, const TfIdfModel& model, const IncrementalNorms& norms);
 
   const ScoringOptions& options() const { return options_; }
   std::uint64_t modelVersion() const { return model_version_; }
