@@ -257,10 +257,15 @@ struct ImageService::Impl {
         how.scoring = parseScoringOptions(req.get_param_value("scoring"));
       how.verification = options.verification;
       const std::string body = readBody(req, content, options, read);
+      const Clock::time_point asked = Clock::now();
       const Admission::Ticket ticket = turn();
       const Clock::time_point start = Clock::now();
+      metrics.observeSearchStage("waiting", secondsSince(asked));
       const ImageWords words = database.words(decode(body, "the request body"));
+      metrics.observeSearchStage("features", secondsSince(start));
+      const Clock::time_point ranking = Clock::now();
       const std::vector<SearchHit> hits = database.search(words, how);
+      metrics.observeSearchStage("ranking", secondsSince(ranking));
       json results = json::array();
       std::size_t verified = 0;
       for (const SearchHit& hit : hits) {

@@ -27,6 +27,10 @@ ServiceMetrics::ServiceMetrics()
                    .Name("bovw_request_duration_seconds")
                    .Help("Time from a request's headers to its answer, by route")
                    .Register(*registry_)),
+      stage_seconds_(prometheus::BuildHistogram()
+                         .Name("bovw_search_stage_seconds")
+                         .Help("Time of each stage of a search: waiting for a turn, features, ranking")
+                         .Register(*registry_)),
       waiting_(prometheus::BuildGauge()
                    .Name("bovw_queue_depth")
                    .Help("Requests waiting for a turn of work (search, add, remove)")
@@ -48,6 +52,10 @@ void ServiceMetrics::observe(const std::string& route, const std::string& method
   requests_.Add({{"route", route}, {"method", method}, {"code", code}}).Increment();
   if (status >= 400) errors_.Add({{"route", route}, {"code", code}}).Increment();
   seconds_.Add({{"route", route}}, kSecondsBuckets).Observe(seconds);
+}
+
+void ServiceMetrics::observeSearchStage(const std::string& stage, double seconds) {
+  stage_seconds_.Add({{"stage", stage}}, kSecondsBuckets).Observe(seconds);
 }
 
 void ServiceMetrics::setQueue(std::size_t waiting, std::size_t working) {

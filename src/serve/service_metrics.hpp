@@ -1,5 +1,6 @@
 // What GET /metrics reports, in Prometheus's text format (prometheus-cpp): requests by route, method
-// and status, their latencies, errors, the work queue's depth and the database's size.
+// and status, their latencies, where a search's time goes, errors, the work queue's depth and the
+// database's size.
 #pragma once
 
 #include <prometheus/counter.h>
@@ -20,6 +21,9 @@ class ServiceMetrics {
   // One answered request; `route` is the route's pattern (/images/{name}), never the raw path,
   // so that the label set stays small whatever names clients send.
   void observe(const std::string& route, const std::string& method, int status, double seconds);
+  // One stage of a search: "waiting" for a turn of work, "features" (decoding, features and their
+  // words) or "ranking" (the index's ranking and the verification).
+  void observeSearchStage(const std::string& stage, double seconds);
   // Sampled when the metrics are read.
   void setQueue(std::size_t waiting, std::size_t working);
   void setImages(std::size_t images);
@@ -31,6 +35,7 @@ class ServiceMetrics {
   prometheus::Family<prometheus::Counter>& requests_;
   prometheus::Family<prometheus::Counter>& errors_;
   prometheus::Family<prometheus::Histogram>& seconds_;
+  prometheus::Family<prometheus::Histogram>& stage_seconds_;
   prometheus::Gauge& waiting_;
   prometheus::Gauge& working_;
   prometheus::Gauge& images_;

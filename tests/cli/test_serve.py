@@ -404,6 +404,9 @@ class Refusals(ServeTestCase):
         self.assertIn(200, statuses)
         metrics = server.request("GET", "/metrics")[2]
         self.assertIn('bovw_requests_total{code="503",method="POST",route="/search"}', metrics)
+        # Each search answered 200 went through the three stages once; those refused 503 through none.
+        for stage in ("waiting", "features", "ranking"):
+            self.assertIn('bovw_search_stage_seconds_count{stage="%s"} %d' % (stage, statuses.count(200)), metrics)
 
     def test_the_token(self):
         with open(self.token) as f:
