@@ -5,7 +5,8 @@
 #
 # Usage: bench/serve/serve_bench.sh BUILD_DIR OUT_DIR [IMAGES=10000,100000] [CLIENTS=1,2,4,8,16]
 #        [SECONDS=10] [QUERY=/search?top=10]
-# Writes OUT_DIR/serve_bench.json (one record per run) and prints a table. Needs wrk.
+# Writes OUT_DIR/serve_bench.json (one record per run) and OUT_DIR/metrics-N.txt (the server's /metrics
+# after the runs of N images) and prints a table. Needs wrk.
 # With a QUERY that verifies (/search?top=10&verify=50) the databases store keypoints.
 # Environment: BOVW_SAMPLES, the folder of JPEGs (default: opencv-doc's); BOVW_WORDS, the words of
 # the vocabulary trained on them when OUT_DIR holds none (default 1000); BOVW_SERVE_OPTIONS, more
@@ -61,6 +62,9 @@ for n in ${sizes//,/ }; do
   load "$url" 8 search-beside-adds | tee -a "$records"
   wait "$adder"
   tee -a "$records" < "$out/add-$n.json"
+  # Where the searches' time went (waiting for a turn, features, ranking), from the server's metrics.
+  python3 -c "import urllib.request, sys; sys.stdout.write(urllib.request.urlopen(sys.argv[1]).read().decode())" \
+    "http://127.0.0.1:$port/metrics" > "$out/metrics-$n.txt" || true
   kill -TERM "$server"; wait "$server" || true
   rm -rf "$db"
 done
