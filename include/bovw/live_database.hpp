@@ -63,6 +63,10 @@ class LiveDatabase {
   // Brings database() up to the last write committed by any process; returns whether it changed.
   // Costs one read of the store when nothing changed.
   bool refresh();
+  // refresh(), except that it returns false at once while this process is writing or refreshing:
+  // that write or refresh brings database() up to date itself. What a search calls, so that it never
+  // waits for this process's writer (it sees the state before the write instead).
+  bool refreshUnlessBusy();
 
   // Adds the images in one durable write: all of them or, if any fails, none. Throws InvalidInput
   // naming the image for a name already in the database (or twice in `images`), words outside the

@@ -252,6 +252,12 @@ struct LiveDatabase::Impl {
     return true;
   }
 
+  // Whether the copy holds the last write committed by any process: one read of the store.
+  bool upToDate() const {
+    LmdbTransaction txn(*store, false);
+    return counter(txn, "generation") == generation;
+  }
+
   // Runs `write` in the store's write transaction, records `entry` as the next generation, commits
   // (durable from here on) and brings the copy up to date.
   template <typename Write>
@@ -419,15 +425,20 @@ const ImageDatabase& LiveDatabase::database() const { return impl_->database; }
 
 std::uint64_t LiveDatabase::generation() const { return impl_->generation; }
 
+// Both check without the lock first: when nothing changed, a search beside this process's writer
+// must not wait for the writer's sync (LMDB's readers never wait).
 bool LiveDatabase::refresh() {
-  // Without the lock when nothing changed: a search beside this process's writer must not wait for
-  // the writer's sync (LMDB's readers never wait).
-  {
-    LmdbTransaction txn(*impl_->store, false);
-    if (impl_->counter(txn, "generation") == impl_->generation) return false;
-  }
+  if (impl_->upToDate()) return false;
   std::lock_guard<std::mutex> guard(impl_->writing);
   return impl_->refreshLocked();
+}
+
+// The store's generation can be ahead of this copy's for a while during this process's own write
+// (committed, not yet applied in memory): a search then goes on with the state before it.
+bool LiveDatabase::refreshUnlessBusy() {
+  if (impl_->upToDate()) return false;
+  std::unique_lock<std::mutex> guard(impl_->writing, std::try_to_lock);
+  return guard.owns_lock() && impl_->refreshLocked();
 }
 
 std::vector<ImageId> LiveDatabase::add(const std::vector<NamedImageWords>& images) {

@@ -154,7 +154,7 @@ struct ImageSearch::Impl {
   }
 
   void checkSearchable(const SearchOptions& options) const {
-    if (live) live->refresh();
+    if (live) live->refreshUnlessBusy();  // a search never waits for this process's writer
     if ((whole() ? whole()->index().size() : shards->size()) == 0) throw problem("holds no image yet");
     if (options.top == 0) throw InvalidInput("SearchOptions::top must be at least 1");
     checkScoringOptions(*options.scoring);
