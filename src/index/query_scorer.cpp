@@ -15,6 +15,8 @@
 
 #include <algorithm>
 #include <functional>
+#include <limits>
+#include <type_traits>
 #include <numeric>
 
 namespace bovw::index_detail {
@@ -74,39 +76,46 @@ inline double documentWeight(const PostingList& list, std::size_t i, double idf,
   return term * idf * weights.scales()[list.ids()[i]];
 }
 
-// Adds a whole list to the accumulators, listing the images it touches first when kTrack. The hot
-// loop makes no call: a call on any path would make the compiler keep the loop's values in memory
-// rather than registers (every vector register is the callee's to clobber), which cost 1.5x. So a
-// count beyond the term table adds 0 there, exactly nothing, and its true weight in a pass of its
-// own after the loop, which runs only when the list has such a count; an image's sum still grows
-// by this word's term once, in ascending word order.
+// Adds the postings of `list` from position `from` whose image is below `end` to the accumulators,
+// listing the images they touch first when kTrack; returns the position of the first posting not
+// added. The hot loop makes no call: a call on any path would make the compiler keep the loop's
+// values in memory rather than registers (every vector register is the callee's to clobber), which
+// cost 1.5x. So a count beyond the term table adds 0 there (the table's entry 0), exactly nothing,
+// and its true weight in a pass of its own after the loop, which runs only when the range has such
+// a count; an image's sum still grows by this word's term once, in ascending word order.
 template <bool kCosine, bool kTrack>
-void accumulate(const PostingList& list, double q, double idf, const ScoringWeights& weights, Accumulator& a) {
+std::size_t accumulate(const PostingList& list, std::size_t from, ImageId end, double q, double idf,
+                       const ScoringWeights& weights, Accumulator& a) {
   constexpr auto kTabled = static_cast<std::uint16_t>(ScoringWeights::kTabledCounts);
-  // The term table's weights times idf: the reference's (term * idf) * scale, the same bits.
-  double term_idf[kTabled];
-  term_idf[0] = 0.0;
-  for (std::uint16_t c = 1; c < kTabled; ++c) term_idf[c] = weights.termTable()[c] * idf;
   const ImageId* ids = list.ids();
   const std::uint16_t* counts = list.counts();
+  const double* table = weights.termTable();
   const double* scale = weights.scales();
   double* score = a.score.data();
   ImageId* touched = a.touched.data() + a.touched_count;
   std::uint16_t largest = 0;
   const std::size_t n = list.size();
-  for (std::size_t i = 0; i < n; ++i) {
+  std::size_t i = from;
+  for (; i < n && ids[i] < end; ++i) {
     const ImageId id = ids[i];
     const std::uint16_t c = counts[i];
     largest = std::max(largest, c);
-    const double d = term_idf[c < kTabled ? c : 0] * scale[id];
+    // The reference's weight(c, w) * scale(d) = (term * idf) * scale, the same bits.
+    const double d = table[c < kTabled ? c : 0] * idf * scale[id];
     if (kTrack && score[id] == 0.0) *touched++ = id;  // every contribution is > 0
     score[id] += contribution<kCosine>(q, d);
   }
   a.touched_count = static_cast<std::size_t>(touched - a.touched.data());
-  if (largest < kTabled) return;
-  for (std::size_t i = 0; i < n; ++i)
-    if (counts[i] >= kTabled) score[ids[i]] += contribution<kCosine>(q, documentWeight(list, i, idf, weights));
+  if (largest >= kTabled)
+    for (std::size_t p = from; p < i; ++p)
+      if (counts[p] >= kTabled) score[ids[p]] += contribution<kCosine>(q, documentWeight(list, p, idf, weights));
+  return i;
 }
+
+constexpr ImageId kEveryImage = std::numeric_limits<ImageId>::max();
+// Images a block of the exhaustive query: their scores and normalisers, 2 x 8 x 16,384 = 256 KB, fit a
+// core's L2 (512 KB on the development VM's EPYC, 1-2 MB on current server cores).
+constexpr ImageId kBlock = 16384;
 
 // Best first: score descending, equal scores by id ascending.
 bool better(const std::pair<double, ImageId>& x, const std::pair<double, ImageId>& y) {
@@ -202,28 +211,34 @@ Ranked QueryScorer::exhaustive(const std::vector<QueryWord>& words, std::size_t 
   Accumulator::Reset reset{a};
   t_visited = 0;
   for (const QueryWord& w : words) t_visited += data.postings[w.word].size();
+  const auto add = [&](const QueryWord& w, std::size_t from, ImageId end, auto track) {
+    const PostingList& list = data.postings[w.word];
+    const double idf = weights.idfPower(w.word);
+    return cosine ? accumulate<true, decltype(track)::value>(list, from, end, w.weight, idf, weights, a)
+                  : accumulate<false, decltype(track)::value>(list, from, end, w.weight, idf, weights, a);
+  };
   // Listing the touched images pays while the lists are short against the images; beyond an eighth
   // of them, one pass over every image's score costs less.
   a.all_touched = 8 * t_visited >= data.names.size();
-  for (const QueryWord& w : words) {
-    const PostingList& list = data.postings[w.word];
-    const double idf = weights.idfPower(w.word);
-    if (cosine)
-      a.all_touched ? accumulate<true, false>(list, w.weight, idf, weights, a)
-                    : accumulate<true, true>(list, w.weight, idf, weights, a);
-    else
-      a.all_touched ? accumulate<false, false>(list, w.weight, idf, weights, a)
-                    : accumulate<false, true>(list, w.weight, idf, weights, a);
-  }
   if (!a.all_touched) {
+    for (const QueryWord& w : words) add(w, 0, kEveryImage, std::true_type());
     Ranked ranked;
     ranked.reserve(a.touched_count);
     for (const ImageId* id = a.touchedBegin(); id != a.touchedEnd(); ++id) ranked.emplace_back(a.score[*id], *id);
     return best(std::move(ranked), top_k);
   }
+  // Block by block of images, every word's postings in the block in ascending word order (each
+  // image's sum in the same order as whole lists would add it): the block's scores and normalisers
+  // stay in a core's cache, where whole lists would read both at random over the whole index (2.6x
+  // at 1,000,000 images, the same at 100,000; issue 21).
+  const auto ids = static_cast<ImageId>(data.names.size());
+  std::vector<std::size_t> next(words.size(), 0);  // each list's first posting not added yet
+  for (ImageId begin = 0; begin < ids; begin = ids - begin > kBlock ? begin + kBlock : ids) {
+    const ImageId end = ids - begin > kBlock ? begin + kBlock : ids;
+    for (std::size_t j = 0; j < words.size(); ++j) next[j] = add(words[j], next[j], end, std::false_type());
+  }
   // Every image's score, the untouched ones 0: the best k kept in a heap as the scores go by.
   TopK top(top_k);
-  const auto ids = static_cast<ImageId>(data.names.size());
   for (ImageId id = 0; id < ids; ++id)
     if (a.score[id] > 0.0) top.offer(a.score[id], id);
   return top.ranked();
@@ -290,9 +305,9 @@ Ranked QueryScorer::pruned(const std::vector<QueryWord>& words, std::size_t top_
     const QueryWord& w = words[order[j]];
     const PostingList& list = data.postings[w.word];
     if (cosine)
-      accumulate<true, true>(list, w.weight, weights.idfPower(w.word), weights, a);
+      accumulate<true, true>(list, 0, kEveryImage, w.weight, weights.idfPower(w.word), weights, a);
     else
-      accumulate<false, true>(list, w.weight, weights.idfPower(w.word), weights, a);
+      accumulate<false, true>(list, 0, kEveryImage, w.weight, weights.idfPower(w.word), weights, a);
     since += list.size();
   }
 

@@ -86,6 +86,14 @@ TEST(IndexScoring, SparseImagesMatchTheReference) {
   r.expectMatchesBruteForce(rng, "after removing every fourth image");
 }
 
+// More images than one block of the exhaustive query (16,384): the blocks' sums are the whole lists'.
+TEST(IndexScoring, IndexesOfSeveralImageBlocksMatchTheReference) {
+  BOVW_SEEDED_RNG(rng);
+  RandomIndex r(rng, 60, 17000, 8);
+  for (ImageId id = 16380; id < 16390; ++id) r.remove(id);  // around the first block's end
+  r.expectMatchesBruteForce(rng, "17,000 images");
+}
+
 TEST(IndexScoring, MatchesReferenceAfterRemovalsAndReAdds) {
   BOVW_SEEDED_RNG(rng);
   RandomIndex r(rng, 60, 120);
