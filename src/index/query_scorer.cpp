@@ -16,8 +16,8 @@
 #include <algorithm>
 #include <functional>
 #include <limits>
-#include <type_traits>
 #include <numeric>
+#include <type_traits>
 
 namespace bovw::index_detail {
 
@@ -34,9 +34,9 @@ bool below(double value, double theta) { return value < theta * (1.0 - kSlack); 
 // Per-thread score accumulators, reused across queries so that a query costs the postings it
 // visits, not a pass over every image. Entries touched by a query are zeroed again on exit (also
 // on an exception), so the next query starts from zeros. A query whose lists hold many postings
-// against the number of images does not list what it touches (the test on every posting costs
-// more than the lists: about 1.5x at 100,000 images, issue 21); it marks the whole array instead,
-// and the array is zeroed whole.
+// against the number of images does not list what it touches (the test at every posting made such
+// queries 1.5x slower at 100,000 images, issue 21); it marks the whole array instead, and the array
+// is zeroed whole.
 struct Accumulator {
   std::vector<double> score;     // by image id
   std::vector<ImageId> touched;  // the first touched_count entries: as many as ids, filled in place
