@@ -3,6 +3,7 @@
 // that lets queries run beside add/remove.
 #include <bovw/inverted_index.hpp>
 
+#include "core/writer_fair_mutex.hpp"
 #include "index/index_data.hpp"
 #include "index/index_editor.hpp"
 #include "index/index_file.hpp"
@@ -119,15 +120,10 @@ struct InvertedIndex::Impl {
   // Readers share `mutex`; a writer holds it exclusively only while it changes the lists and names,
   // not while it works out what queries need after the change (prepare(), below). Writers (add,
   // remove, apply, reserve) run one at a time under `writing`, which readers never take: a writer
-  // may read `data` without `mutex`, since nobody else changes it. libstdc++'s shared_mutex is a
-  // reader-preferring pthread rwlock: under a steady stream of queries a writer could wait for
-  // ever. Every reader and writer therefore first passes `turnstile`, which a writer holds while it
-  // waits for and holds the exclusive lock: new readers queue behind it, readers already inside
-  // finish. Nothing here takes a lock while holding the shared one (that could deadlock behind a
-  // writer), except `weights_mutex`, which no one holds while waiting for `mutex`.
+  // may read `data` without `mutex`, since nobody else changes it. Queries take `weights_mutex`
+  // while holding the shared lock; no one holds it while waiting for `mutex`.
   mutable std::mutex writing;
-  mutable std::mutex turnstile;
-  mutable std::shared_mutex mutex;
+  detail::WriterFairMutex mutex;
 
   // The TF-IDF model and weights. Every add/remove changes N and so every idf and every image's
   // norm: recomputing them eagerly would make indexing a folder of N images cost O(N * postings).
@@ -154,10 +150,7 @@ struct InvertedIndex::Impl {
   mutable std::vector<std::shared_ptr<const ScoringWeights>> weights;  // oldest first
   mutable std::shared_ptr<const index_detail::IncrementalNorms> incremental;
 
-  std::shared_lock<std::shared_mutex> readLock() const {
-    std::lock_guard<std::mutex> gate(turnstile);
-    return std::shared_lock<std::shared_mutex>(mutex);
-  }
+  std::shared_lock<std::shared_mutex> readLock() const { return mutex.read(); }
 
   // Called with the shared lock and `weights_mutex` held.
   void refreshModel() const {
@@ -293,8 +286,7 @@ struct InvertedIndex::Impl {
     change.removed_words = {wordsOf(id, {})};
     change.next_id = data.names.size();
     Prepared prepared = prepare(change);
-    std::lock_guard<std::mutex> gate(turnstile);
-    std::unique_lock<std::shared_mutex> lock(mutex);
+    const auto lock = mutex.write();
     removeLocked(id, change.removed_words.front());
     install(std::move(prepared));
   }
@@ -336,8 +328,7 @@ ImageId InvertedIndex::add(std::string name, HistogramRef histogram) {
   change.next_id = static_cast<std::uint64_t>(id) + 1;
   Impl::Prepared prepared = s.prepare(change);
 
-  std::lock_guard<std::mutex> gate(s.turnstile);
-  std::unique_lock<std::shared_mutex> lock(s.mutex);
+  const auto lock = s.mutex.write();
   // All or nothing: if an allocation fails half-way, the postings already appended are taken back.
   Eigen::Index done = 0;
   try {
@@ -608,8 +599,7 @@ void index_detail::IndexEditor::apply(InvertedIndex& index, const IndexChange& c
   InvertedIndex::Impl::Prepared prepared;
   if (!many_removed) prepared = s.prepare(exact);
 
-  std::lock_guard<std::mutex> gate(s.turnstile);
-  std::unique_lock<std::shared_mutex> lock(s.mutex);
+  const auto lock = s.mutex.write();
   if (many_removed) {
     for (std::size_t w = 0; w < s.data.postings.size(); ++w)
       s.data.postings[w].eraseIf([&](ImageId image) { return removed.count(image) > 0; });
@@ -636,8 +626,7 @@ void index_detail::IndexEditor::reserve(InvertedIndex& index, const std::vector<
     throw InvalidInput("inverted index: " + std::to_string(postings.size()) + " posting counts for " +
                        std::to_string(s.data.postings.size()) + " words");
   std::lock_guard<std::mutex> writing(s.writing);
-  std::lock_guard<std::mutex> gate(s.turnstile);
-  std::unique_lock<std::shared_mutex> lock(s.mutex);
+  const auto lock = s.mutex.write();
   for (std::size_t w = 0; w < postings.size(); ++w) s.data.postings[w].reserve(s.data.postings[w].size() + postings[w]);
 }
 

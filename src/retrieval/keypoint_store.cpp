@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <mutex>
 
 namespace bovw::retrieval_detail {
 
@@ -90,7 +89,7 @@ KeypointStore::StoredImage KeypointStore::prepare(const ImageWords& image, const
 }
 
 void KeypointStore::put(ImageId id, StoredImage image) {
-  std::unique_lock<std::shared_mutex> lock(mutex_);
+  const auto lock = mutex_.write();
   if (images_.size() <= id) images_.resize(static_cast<std::size_t>(id) + 1);
   if (images_[id]) {
     if (lacksScaleAngles(*images_[id])) --without_scale_angles_;
@@ -102,7 +101,7 @@ void KeypointStore::put(ImageId id, StoredImage image) {
 }
 
 void KeypointStore::erase(ImageId id) {
-  std::unique_lock<std::shared_mutex> lock(mutex_);
+  const auto lock = mutex_.write();
   if (id >= images_.size() || !images_[id]) return;
   if (lacksScaleAngles(*images_[id])) --without_scale_angles_;
   unfile(id, *images_[id]);
@@ -110,7 +109,7 @@ void KeypointStore::erase(ImageId id) {
 }
 
 bool KeypointStore::storesScaleAngles() const {
-  std::shared_lock<std::shared_mutex> lock(mutex_);
+  const auto lock = mutex_.read();
   return without_scale_angles_ == 0;
 }
 
@@ -133,7 +132,7 @@ void KeypointStore::unfile(ImageId id, const StoredImage& image) {
 }
 
 std::optional<ImageWords> KeypointStore::get(ImageId id) const {
-  std::shared_lock<std::shared_mutex> lock(mutex_);
+  const auto lock = mutex_.read();
   if (id >= images_.size() || !images_[id]) return std::nullopt;
   const StoredImage& stored = *images_[id];
   ImageWords image;
@@ -156,13 +155,13 @@ std::optional<ImageWords> KeypointStore::get(ImageId id) const {
 }
 
 std::optional<KeypointStore::StoredImage> KeypointStore::stored(ImageId id) const {
-  std::shared_lock<std::shared_mutex> lock(mutex_);
+  const auto lock = mutex_.read();
   if (id >= images_.size()) return std::nullopt;
   return images_[id];
 }
 
 void KeypointStore::write(detail::ByteWriter& out) const {
-  std::shared_lock<std::shared_mutex> lock(mutex_);
+  const auto lock = mutex_.read();
   out.u32(static_cast<std::uint32_t>(images_.size()));
   for (const auto& image : images_) {
     if (!image) {

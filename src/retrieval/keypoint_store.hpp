@@ -9,14 +9,13 @@
 #include <bovw/image_words.hpp>
 #include <bovw/inverted_index.hpp>
 
+#include "core/writer_fair_mutex.hpp"
 #include "io/byte_reader.hpp"
 #include "io/byte_writer.hpp"
 #include "retrieval/signature_postings.hpp"
 
 #include <cstdint>
-#include <mutex>
 #include <optional>
-#include <shared_mutex>
 #include <vector>
 
 namespace bovw::retrieval_detail {
@@ -69,7 +68,7 @@ class KeypointStore {
   // read lock (scoring many images without a copy of each); false if none are stored.
   template <class Visit>
   bool visit(ImageId id, Visit&& visit) const {
-    std::shared_lock<std::shared_mutex> lock(mutex_);
+    const auto lock = mutex_.read();
     if (id >= images_.size() || !images_[id]) return false;
     visit(*images_[id]);
     return true;
@@ -82,7 +81,7 @@ class KeypointStore {
   // the store's read lock.
   template <class Visit>
   void visitPostings(Visit&& visit) const {
-    std::shared_lock<std::shared_mutex> lock(mutex_);
+    const auto lock = mutex_.read();
     visit(postings_);
   }
 
@@ -112,7 +111,7 @@ class KeypointStore {
   void unfile(ImageId id, const StoredImage& image);
 
   int words_;
-  mutable std::shared_mutex mutex_;  // put/erase beside get from verifying threads
+  detail::WriterFairMutex mutex_;  // put/erase beside get and scoring from searching threads
   std::vector<std::optional<StoredImage>> images_;  // by id
   std::size_t without_scale_angles_ = 0;            // stored images that lack them
   SignaturePostings postings_;                      // the same signatures by word, for scoring
