@@ -195,6 +195,12 @@ struct InvertedIndex::Impl {
     TfIdfModel model{1};
   };
 
+  // Whether a writer would prepare norms now (prepare() checks again).
+  bool followsNorms() const {
+    std::lock_guard<std::mutex> guard(weights_mutex);
+    return incremental != nullptr;
+  }
+
   // Called with `writing` held, before the lists change. `change` as it will be applied, with the
   // words each removed image has a posting in (exactly).
   Prepared prepare(const index_detail::IndexChange& change) const {
@@ -594,10 +600,14 @@ void index_detail::IndexEditor::apply(InvertedIndex& index, const IndexChange& c
     for (std::size_t i = 0; i < change.removed.size(); ++i)
       exact.removed_words.push_back(
           s.wordsOf(change.removed[i], change.removed_words.empty() ? std::vector<std::uint32_t>() : change.removed_words[i]));
-  exact.added = change.added;
   exact.next_id = change.next_id;
   InvertedIndex::Impl::Prepared prepared;
-  if (!many_removed) prepared = s.prepare(exact);
+  // The added images are copied only for a writer that follows the norms: not when a live database
+  // opens (every stored image in one change, before any query made norms to follow).
+  if (!many_removed && s.followsNorms()) {
+    exact.added = change.added;
+    prepared = s.prepare(exact);
+  }
 
   const auto lock = s.mutex.write();
   if (many_removed) {
