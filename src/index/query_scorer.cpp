@@ -13,6 +13,8 @@
 // reference's bits, and ranked.
 #include "index/query_scorer.hpp"
 
+#include "index/top_k.hpp"
+
 #include <algorithm>
 #include <functional>
 #include <limits>
@@ -117,45 +119,12 @@ constexpr ImageId kEveryImage = std::numeric_limits<ImageId>::max();
 // core's L2 (512 KB on the development VM's EPYC, 1-2 MB on current server cores).
 constexpr ImageId kBlock = 16384;
 
-// Best first: score descending, equal scores by id ascending.
-bool better(const std::pair<double, ImageId>& x, const std::pair<double, ImageId>& y) {
-  return x.first != y.first ? x.first > y.first : x.second < y.second;
-}
-
 Ranked best(Ranked ranked, std::size_t top_k) {
   const std::size_t k = std::min(top_k, ranked.size());
   std::partial_sort(ranked.begin(), ranked.begin() + static_cast<std::ptrdiff_t>(k), ranked.end(), better);
   ranked.resize(k);
   return ranked;
 }
-
-// The best k of the (score, id) pairs offered, in a heap whose top is the worst of them: the same k
-// as best() of all the pairs (the order is total), without holding them all.
-class TopK {
- public:
-  explicit TopK(std::size_t k) : k_(k) { heap_.reserve(k); }
-
-  void offer(double score, ImageId id) {
-    if (k_ == 0) return;
-    const std::pair<double, ImageId> candidate(score, id);
-    if (heap_.size() < k_) {
-      heap_.push_back(candidate);
-      std::push_heap(heap_.begin(), heap_.end(), better);
-    } else if (better(candidate, heap_.front())) {
-      std::pop_heap(heap_.begin(), heap_.end(), better);
-      heap_.back() = candidate;
-      std::push_heap(heap_.begin(), heap_.end(), better);
-    }
-  }
-  Ranked ranked() {
-    std::sort_heap(heap_.begin(), heap_.end(), better);
-    return std::move(heap_);
-  }
-
- private:
-  std::size_t k_;
-  Ranked heap_;
-};
 
 // Theta, the k-th best score so far, is read from a few leading images: the k-th largest current score
 // of any k images is a lower bound of the final k-th best (scores only grow), so a small set that is

@@ -4,6 +4,7 @@
 #include <bovw/error.hpp>
 #include <bovw/image_database.hpp>
 
+#include "index/top_k.hpp"
 #include "io/file_bytes.hpp"
 #include "io/file_header.hpp"
 #include "io/vocabulary_formats.hpp"
@@ -217,9 +218,7 @@ std::vector<SearchResult> ImageDatabase::queryWith(const ImageWords& query, std:
       scored.emplace_back(found[i].second / (scorer.queryNorm() * norms[i]), found[i].first);
       scored_norms.push_back(norms[i]);
     }
-  const auto better = [](const auto& a, const auto& b) {
-    return a.first > b.first || (a.first == b.first && a.second < b.second);
-  };
+  using index_detail::better;
   if (options.weak_geometry) {
     std::vector<std::size_t> order(scored.size());
     for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
@@ -227,25 +226,17 @@ std::vector<SearchResult> ImageDatabase::queryWith(const ImageWords& query, std:
     // Phase 2: the WGC score of the candidates in decreasing Hamming score, each at most its Hamming
     // score (hamming_scorer.hpp), until the k-th best WGC score so far beats every candidate left
     // (strictly: equal scores rank by id; 1e-9 covers the sums' rounding): the top k of scoring them all.
-    std::vector<std::pair<double, ImageId>> best;  // a heap under `better`: the worst of the best k first
+    index_detail::TopK best(top_k);
     for (const std::size_t i : order) {
-      if (best.size() == top_k && best.front().first > scored[i].first * (1 + 1e-9)) break;
+      if (best.full() && best.worst().first > scored[i].first * (1 + 1e-9)) break;
       const ImageId id = scored[i].second;
       double sum = 0;
       // An image removed since phase 1 drops out, as it would a moment later.
       if (!keypoints_->visit(id, [&](const auto& image) { sum = scorer.weakGeometrySum(image); })) continue;
-      const std::pair<double, ImageId> candidate{sum / (scorer.queryNorm() * scored_norms[i]), id};
-      if (!(candidate.first > 0)) continue;
-      if (best.size() < top_k) {
-        best.push_back(candidate);
-        std::push_heap(best.begin(), best.end(), better);
-      } else if (better(candidate, best.front())) {
-        std::pop_heap(best.begin(), best.end(), better);
-        best.back() = candidate;
-        std::push_heap(best.begin(), best.end(), better);
-      }
+      const double score = sum / (scorer.queryNorm() * scored_norms[i]);
+      if (score > 0) best.offer(score, id);
     }
-    scored = std::move(best);
+    scored = best.ranked();
   }
   std::sort(scored.begin(), scored.end(), better);
   std::vector<SearchResult> ranking;
