@@ -25,12 +25,10 @@ IncrementalNorms::IncrementalNorms(const IndexData& data, const ScoringOptions& 
   for (std::size_t w = 0; w < data.postings.size(); ++w) {
     const std::int64_t l = fixedLog(model ? model->documentFrequency(w) : data.postings[w].size());
     log_frequency_[w] = l;
-    const PostingList& list = data.postings[w];
-    for (std::size_t i = 0; i < list.size(); ++i) {
-      const std::int32_t count = list.count(i);
-      a0_[list.image(i)] += count;
-      a1_[list.image(i)] += static_cast<__int128>(count) * l;
-    }
+    data.postings[w].forEach([&](ImageId image, std::int32_t count) {
+      a0_[image] += count;
+      a1_[image] += static_cast<__int128>(count) * l;
+    });
   }
 }
 
@@ -61,10 +59,9 @@ IncrementalNorms IncrementalNorms::after(const IndexData& data, const IndexChang
     const std::int64_t l = fixedLog(static_cast<std::size_t>(static_cast<std::int64_t>(list.size()) + net));
     next.log_frequency_[w] = l;
     if (l == old_l) continue;
-    for (std::size_t p = 0; p < list.size(); ++p) {
-      const ImageId image = list.image(p);
-      if (removed.empty() || !removed[image]) next.a1_[image] += static_cast<__int128>(list.count(p)) * (l - old_l);
-    }
+    list.forEach([&](ImageId image, std::int32_t count) {
+      if (removed.empty() || !removed[image]) next.a1_[image] += static_cast<__int128>(count) * (l - old_l);
+    });
   }
   for (const SparseImage& image : change.added)
     for (const WordCount& w : image.words) {

@@ -47,10 +47,10 @@ void writeIndex(std::ostream& out, const IndexData& data) {
     if (list.empty()) continue;
     e.u32(static_cast<std::uint32_t>(w));
     e.u32(static_cast<std::uint32_t>(list.size()));
-    for (std::size_t i = 0; i < list.size(); ++i) {
-      e.u32(list.image(i));
-      e.u32(static_cast<std::uint32_t>(list.count(i)));
-    }
+    list.forEach([&](ImageId image, std::int32_t count) {
+      e.u32(image);
+      e.u32(static_cast<std::uint32_t>(count));
+    });
   }
   e.checksum();
 }
@@ -144,7 +144,7 @@ IndexData decodeIndex(const char* file, std::size_t size, const std::string& pat
   } catch (const InvalidInput& e) {
     d.fail(e.problem());
   }
-  // Before a list is allocated per word: 2^24 of them cost 940 MB, which an index embedded beside
+  // Before a list is allocated per word: 2^24 of them cost 1.5 GB, which an index embedded beside
   // a vocabulary of another K must not cost before it is refused.
   if (expected) checkSameVocabulary(data.vocabulary, *expected);
 
@@ -195,6 +195,7 @@ IndexData decodeIndex(const char* file, std::size_t size, const std::string& pat
       previous_image = image;
       list.push_back(image, static_cast<std::int32_t>(count));
     }
+    list.adapt(slots);
   }
   if (seen != total)
     d.fail("the header declares " + std::to_string(total) + " postings but the lists hold " + std::to_string(seen));

@@ -85,6 +85,7 @@ void appendByWord(index_detail::IndexData& data, const std::vector<index_detail:
     const std::uint32_t w = entries[i].word;
     auto& list = data.postings[w];
     for (; i < entries.size() && entries[i].word == w; ++i) list.push_back(entries[i].image, entries[i].count);
+    list.adapt(data.names.size());
   }
 }
 
@@ -244,9 +245,7 @@ struct InvertedIndex::Impl {
   std::vector<std::uint32_t> wordsOf(ImageId id, const std::vector<std::uint32_t>& held) const {
     std::vector<std::uint32_t> words;
     auto check = [&](std::size_t w) {
-      const PostingList& list = data.postings[w];
-      const std::size_t i = list.seek(id);
-      if (i < list.size() && list.image(i) == id) words.push_back(static_cast<std::uint32_t>(w));
+      if (data.postings[w].countOf(id) > 0) words.push_back(static_cast<std::uint32_t>(w));
     };
     if (held.empty()) {
       for (std::size_t w = 0; w < data.postings.size(); ++w) check(w);
@@ -278,9 +277,12 @@ struct InvertedIndex::Impl {
   }
 
   // Called under the exclusive lock with a live id and the words it has a posting in: takes it out
-  // of their lists. Erasing from a vector cannot throw.
+  // of their lists. Neither erasing from a vector nor adapt() throws.
   void removeLocked(ImageId id, const std::vector<std::uint32_t>& words) {
-    for (std::uint32_t w : words) data.postings[w].erase(data.postings[w].seek(id));
+    for (std::uint32_t w : words) {
+      data.postings[w].remove(id);
+      data.postings[w].adapt(data.names.size());
+    }
     data.ids.erase(data.names[id]);
     std::string().swap(data.names[id]);
   }
@@ -348,6 +350,8 @@ ImageId InvertedIndex::add(std::string name, HistogramRef histogram) {
     if (s.data.names.size() > id) s.data.names.pop_back();
     throw;
   }
+  for (Eigen::Index w = 0; w < histogram.size(); ++w)
+    if (histogram[w] > 0) s.data.postings[static_cast<std::size_t>(w)].adapt(s.data.names.size());
   s.install(std::move(prepared));
   return id;
 }
@@ -611,8 +615,10 @@ void index_detail::IndexEditor::apply(InvertedIndex& index, const IndexChange& c
 
   const auto lock = s.mutex.write();
   if (many_removed) {
-    for (std::size_t w = 0; w < s.data.postings.size(); ++w)
+    for (std::size_t w = 0; w < s.data.postings.size(); ++w) {
       s.data.postings[w].eraseIf([&](ImageId image) { return removed.count(image) > 0; });
+      s.data.postings[w].adapt(s.data.names.size());
+    }
     for (ImageId id : change.removed) {
       s.data.ids.erase(s.data.names[id]);
       std::string().swap(s.data.names[id]);
@@ -645,9 +651,9 @@ std::vector<index_detail::SparseImage> index_detail::IndexEditor::images(const I
   auto lock = s.readLock();
   std::vector<SparseImage> by_id(s.data.names.size());
   for (std::size_t w = 0; w < s.data.postings.size(); ++w) {
-    const PostingList& list = s.data.postings[w];
-    for (std::size_t i = 0; i < list.size(); ++i)
-      by_id[list.image(i)].words.push_back({static_cast<std::uint32_t>(w), list.count(i)});
+    s.data.postings[w].forEach([&](ImageId image, std::int32_t count) {
+      by_id[image].words.push_back({static_cast<std::uint32_t>(w), count});
+    });
   }
   std::vector<SparseImage> images;
   images.reserve(s.data.live());

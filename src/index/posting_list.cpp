@@ -1,41 +1,154 @@
-// PostingList: appending, removing, seeking, and the side list of counts beyond 16 bits.
+// PostingList: appending, removing, looking up, the two forms and the side list of large counts.
 #include "index/posting_list.hpp"
+
+#include <new>
 
 namespace bovw::index_detail {
 
+namespace {
+
+// Dense from a fifth of the ids (at most 5 bytes a posting), sparse again below a sixth (6 bytes).
+constexpr std::size_t kDenseFrom = 5;
+constexpr std::size_t kSparseBelow = 6;
+
+}  // namespace
+
+std::int32_t PostingList::countOf(ImageId image, std::size_t& cursor) const {
+  if (dense_) return image < dense_counts_.size() ? count(image, dense_counts_[image]) : 0;
+  const std::size_t n = ids_.size();
+  std::size_t from = cursor;
+  if (from < n && ids_[from] < image) {
+    // ids_[from] < image: double the step until an id >= image (or the end) is passed.
+    std::size_t low = from, step = 1, high = from + 1;
+    while (high < n && ids_[high] < image) {
+      low = high;
+      step *= 2;
+      high = low + step;
+    }
+    if (high > n) high = n;
+    // ids_[low] < image <= ids_[high] (or high == n).
+    from = static_cast<std::size_t>(std::lower_bound(ids_.data() + low + 1, ids_.data() + high, image) - ids_.data());
+  }
+  cursor = from;
+  return from < n && ids_[from] == image ? count(image, counts_[from]) : 0;
+}
+
 void PostingList::pushBackSlow(ImageId image, std::int32_t count) {
-  const bool large = count >= kLargeCount;
-  // Room first, so that a failed allocation leaves the list as it was.
+  const bool large = count >= static_cast<std::int32_t>(largeMark());
+  // Room first, so that a failed allocation leaves the list as it was. Growth by half (not the
+  // library's doubling) keeps a list grown by appends within 1.5x its size.
   if (large && !large_) large_ = std::make_unique<std::vector<Large>>();
   if (large) large_->reserve(large_->size() + 1);
-  if (ids_.size() == ids_.capacity() || counts_.size() == counts_.capacity()) {
-    // Growth by half (not the library's doubling) keeps a list grown by appends within 1.5x its size.
-    const std::size_t capacity = ids_.size() + ids_.size() / 2 + 1;
-    ids_.reserve(capacity);
-    counts_.reserve(capacity);
+  if (dense_) {
+    if (image >= dense_counts_.capacity())
+      dense_counts_.reserve(std::max<std::size_t>(std::size_t{image} + 1, dense_counts_.size() * 3 / 2));
+    dense_counts_.resize(std::size_t{image} + 1, 0);
+    dense_counts_[image] = large ? kDenseLargeCount : static_cast<std::uint8_t>(count);
+    ++dense_size_;
+  } else {
+    if (ids_.size() == ids_.capacity() || counts_.size() == counts_.capacity()) {
+      const std::size_t capacity = ids_.size() + ids_.size() / 2 + 1;
+      ids_.reserve(capacity);
+      counts_.reserve(capacity);
+    }
+    ids_.push_back(image);
+    counts_.push_back(large ? kLargeCount : static_cast<std::uint16_t>(count));
   }
-  ids_.push_back(image);
-  counts_.push_back(large ? kLargeCount : static_cast<std::uint16_t>(count));
   if (large) large_->push_back({image, count});
 }
 
 void PostingList::pop_back() {
-  if (counts_.back() == kLargeCount) {
-    large_->pop_back();
-    if (large_->empty()) large_.reset();
+  ImageId last;
+  if (dense_) {
+    std::size_t id = dense_counts_.size();
+    while (dense_counts_[id - 1] == 0) --id;
+    last = static_cast<ImageId>(id - 1);
+  } else {
+    last = ids_.back();
   }
-  ids_.pop_back();
-  counts_.pop_back();
+  remove(last);
 }
 
-void PostingList::erase(std::size_t i) {
-  if (counts_[i] == kLargeCount) {
-    const ImageId image = ids_[i];
-    eraseIf([image](ImageId id) { return id == image; });
-    return;
+void PostingList::remove(ImageId image) {
+  std::uint32_t stored;
+  if (dense_) {
+    stored = dense_counts_[image];
+    dense_counts_[image] = 0;
+    --dense_size_;
+  } else {
+    const auto at = std::lower_bound(ids_.begin(), ids_.end(), image) - ids_.begin();
+    stored = counts_[static_cast<std::size_t>(at)];
+    ids_.erase(ids_.begin() + at);
+    counts_.erase(counts_.begin() + at);
   }
-  ids_.erase(ids_.begin() + static_cast<std::ptrdiff_t>(i));
-  counts_.erase(counts_.begin() + static_cast<std::ptrdiff_t>(i));
+  if (stored == largeMark()) eraseLarge(image);
+}
+
+bool PostingList::adapt(std::size_t ids) noexcept {
+  // The form is only a matter of speed and size: without the memory to change it, the list stays as it is.
+  try {
+    const std::size_t n = size();
+    if (!dense_ && n > 0 && kDenseFrom * n >= ids) {
+      toDense();
+      return true;
+    }
+    if (dense_ && kSparseBelow * n < ids) {
+      toSparse();
+      return true;
+    }
+  } catch (const std::bad_alloc&) {
+  }
+  return false;
+}
+
+void PostingList::toDense() {
+  // The new arrays are made whole before anything changes: a failed allocation leaves the list as it was.
+  std::vector<std::uint8_t> counts(std::size_t{ids_.back()} + 1, 0);
+  std::unique_ptr<std::vector<Large>> large;
+  for (std::size_t i = 0; i < ids_.size(); ++i) {
+    const std::int32_t c = count(ids_[i], counts_[i]);
+    if (c >= kDenseLargeCount) {
+      if (!large) large = std::make_unique<std::vector<Large>>();
+      large->push_back({ids_[i], c});
+    }
+    counts[ids_[i]] = static_cast<std::uint8_t>(std::min<std::int32_t>(c, kDenseLargeCount));
+  }
+  dense_size_ = static_cast<std::uint32_t>(ids_.size());
+  dense_counts_.swap(counts);
+  large_.swap(large);
+  std::vector<ImageId>().swap(ids_);
+  std::vector<std::uint16_t>().swap(counts_);
+  dense_ = true;
+}
+
+void PostingList::toSparse() {
+  std::vector<ImageId> ids;
+  std::vector<std::uint16_t> counts;
+  ids.reserve(dense_size_);
+  counts.reserve(dense_size_);
+  std::unique_ptr<std::vector<Large>> large;
+  for (std::size_t id = 0; id < dense_counts_.size(); ++id) {
+    if (dense_counts_[id] == 0) continue;
+    const std::int32_t c = count(static_cast<ImageId>(id), dense_counts_[id]);
+    if (c >= kLargeCount) {
+      if (!large) large = std::make_unique<std::vector<Large>>();
+      large->push_back({static_cast<ImageId>(id), c});
+    }
+    ids.push_back(static_cast<ImageId>(id));
+    counts.push_back(static_cast<std::uint16_t>(std::min<std::int32_t>(c, kLargeCount)));
+  }
+  ids_.swap(ids);
+  counts_.swap(counts);
+  large_.swap(large);
+  std::vector<std::uint8_t>().swap(dense_counts_);
+  dense_size_ = 0;
+  dense_ = false;
+}
+
+void PostingList::eraseLarge(ImageId image) {
+  large_->erase(std::lower_bound(large_->begin(), large_->end(), image,
+                                 [](const Large& l, ImageId id) { return l.image < id; }));
+  if (large_->empty()) large_.reset();
 }
 
 std::int32_t PostingList::largeCount(ImageId image) const {

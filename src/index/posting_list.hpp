@@ -1,5 +1,5 @@
-// A word's posting list in memory: the images that hold the word, ascending, with their counts, in
-// 6 bytes a posting.
+// A word's posting list in memory: the images that hold the word, ascending, with their counts, in at
+// most 6 bytes a posting, in one of two forms chosen by the word's frequency.
 #pragma once
 
 #include <bovw/inverted_index.hpp>
@@ -12,83 +12,112 @@
 
 namespace bovw::index_detail {
 
-// One word's postings, 6 bytes each (issue 21: 8 bytes and more before): the image ids, ascending,
-// and beside them their counts (> 0) in 16 bits. A count that does not fit, kLargeCount (65,535) or
-// more, is stored as kLargeCount with the true count in `large_`, by id: a word seen 65,535 times in
-// one image is beyond any real image (it takes that many descriptors of one word), so the side list is
-// empty in practice, but such counts stay exact and every file readable. Two arrays rather than one
-// of 6-byte structs: the pruned query (inverted_index.cpp) binary-searches the ids alone.
+// Sparse form (issue 21: 8 bytes and more a posting before): the image ids, ascending, and beside
+// them their counts (> 0) in 16 bits, 6 bytes a posting. Two arrays rather than one of 6-byte
+// structs: the pruned query binary-searches the ids alone.
+//
+// Dense form, for a word that at least a fifth of the image ids hold (the common words, whose lists
+// make most of a query's postings): one count byte per image id, 0 where the image lacks the word,
+// so at most 5 bytes a posting when chosen and 6 before the list goes back to the sparse form. The
+// exhaustive query adds such a list to a block of images with vector instructions and no
+// indirection (dense_accumulate.hpp), several times faster a posting than the sparse form's
+// scattered additions.
+//
+// A count that does not fit the form's field (65,535 or more sparse, 255 or more dense) is stored as
+// the field's largest value with the true count in a side list by id: empty in practice for the
+// sparse form (a word seen 65,535 times in one image), rare for the dense one, but every count stays
+// exact.
 class PostingList {
  public:
   static constexpr std::uint16_t kLargeCount = 0xffff;
+  static constexpr std::uint8_t kDenseLargeCount = 0xff;
 
-  std::size_t size() const { return ids_.size(); }
-  bool empty() const { return ids_.empty(); }
+  std::size_t size() const { return dense_ ? dense_size_ : ids_.size(); }
+  bool empty() const { return size() == 0; }
+  bool dense() const { return dense_; }
+
+  // Sparse form only: the ids, ascending, and their stored counts.
   const ImageId* ids() const { return ids_.data(); }
   const std::uint16_t* counts() const { return counts_.data(); }
-  ImageId image(std::size_t i) const { return ids_[i]; }
-  std::int32_t count(std::size_t i) const {
-    return counts_[i] != kLargeCount ? counts_[i] : largeCount(ids_[i]);
+  // Dense form only: stored counts by image id for ids below denseSpan(); the ids beyond hold nothing.
+  const std::uint8_t* denseCounts() const { return dense_counts_.data(); }
+  std::size_t denseSpan() const { return dense_counts_.size(); }
+
+  // The true count of `image` given its stored value in either form (the hot loops read the arrays).
+  std::int32_t count(ImageId image, std::uint32_t stored) const {
+    return stored != largeMark() ? static_cast<std::int32_t>(stored) : largeCount(image);
   }
-  // The count of `image` given its stored 16-bit value (the hot loops read counts() directly).
-  std::int32_t count(ImageId image, std::uint16_t stored) const {
-    return stored != kLargeCount ? stored : largeCount(image);
-  }
-  // The position of the first id >= `image`, from `from` on (ids ascending): an exponential then a
-  // binary search, so that a run of ascending look-ups costs about log of each gap.
-  std::size_t seek(ImageId image, std::size_t from = 0) const {
-    const std::size_t n = ids_.size();
-    if (from >= n || ids_[from] >= image) return from;
-    // ids_[from] < image: double the step until an id >= image (or the end) is passed.
-    std::size_t low = from, step = 1, high = from + 1;
-    while (high < n && ids_[high] < image) {
-      low = high;
-      step *= 2;
-      high = low + step;
+
+  // Calls f(image, count) for every posting, ids ascending.
+  template <typename F>
+  void forEach(F&& f) const {
+    if (dense_) {
+      for (std::size_t id = 0; id < dense_counts_.size(); ++id)
+        if (dense_counts_[id] != 0) f(static_cast<ImageId>(id), count(static_cast<ImageId>(id), dense_counts_[id]));
+    } else {
+      for (std::size_t i = 0; i < ids_.size(); ++i) f(ids_[i], count(ids_[i], counts_[i]));
     }
-    if (high > n) high = n;
-    // ids_[low] < image <= ids_[high] (or high == n).
-    return static_cast<std::size_t>(
-        std::lower_bound(ids_.data() + low + 1, ids_.data() + high, image) - ids_.data());
+  }
+
+  // The count of `image`, 0 if the list does not hold it. For a run of look-ups with ascending ids
+  // pass the same `cursor` (0 at first): the sparse form then searches forwards from the last one
+  // found, exponentially then binary, about log of each gap.
+  std::int32_t countOf(ImageId image, std::size_t& cursor) const;
+  std::int32_t countOf(ImageId image) const {
+    std::size_t cursor = 0;
+    return countOf(image, cursor);
   }
 
   // `image` above every id in the list; count > 0.
   void push_back(ImageId image, std::int32_t count) {
-    if (count >= kLargeCount || ids_.size() == ids_.capacity() || counts_.size() == counts_.capacity())
+    if (dense_ || count >= kLargeCount || ids_.size() == ids_.capacity() || counts_.size() == counts_.capacity())
       return pushBackSlow(image, count);
     ids_.push_back(image);
     counts_.push_back(static_cast<std::uint16_t>(count));
   }
+  // Removes the posting with the largest id.
   void pop_back();
-  // Removes the posting at position i.
-  void erase(std::size_t i);
-  // Removes the postings whose image `drop` selects; returns whether any was removed.
+  // Removes the posting of `image`, which the list holds.
+  void remove(ImageId image);
+  // Removes the postings whose image `drop` selects.
   template <typename Drop>
-  bool eraseIf(Drop&& drop) {
-    std::size_t kept = 0;
-    for (std::size_t i = 0; i < ids_.size(); ++i) {
-      if (drop(ids_[i])) continue;
-      ids_[kept] = ids_[i];
-      counts_[kept] = counts_[i];
-      ++kept;
+  void eraseIf(Drop&& drop) {
+    if (dense_) {
+      for (std::size_t id = 0; id < dense_counts_.size(); ++id)
+        if (dense_counts_[id] != 0 && drop(static_cast<ImageId>(id))) {
+          dense_counts_[id] = 0;
+          --dense_size_;
+        }
+    } else {
+      std::size_t kept = 0;
+      for (std::size_t i = 0; i < ids_.size(); ++i) {
+        if (drop(ids_[i])) continue;
+        ids_[kept] = ids_[i];
+        counts_[kept] = counts_[i];
+        ++kept;
+      }
+      ids_.resize(kept);
+      counts_.resize(kept);
     }
-    if (kept == ids_.size()) return false;
-    ids_.resize(kept);
-    counts_.resize(kept);
     if (large_) {
       large_->erase(std::remove_if(large_->begin(), large_->end(), [&](const Large& l) { return drop(l.image); }),
                     large_->end());
       if (large_->empty()) large_.reset();
     }
-    return true;
   }
+  // Room for `n` postings in the sparse form (the dense form grows with the ids instead).
   void reserve(std::size_t n) {
+    if (dense_) return;
     ids_.reserve(n);
     counts_.reserve(n);
   }
+  // Chooses the form for an index of `ids` image ids (removed ones included): dense from a fifth of
+  // them, sparse again below a sixth (the gap keeps a word near the limit from switching at every
+  // change). Returns whether the form changed; the postings are the same either way.
+  bool adapt(std::size_t ids) noexcept;
   // Bytes the list holds on the heap (capacity, not size).
   std::size_t heapBytes() const {
-    return ids_.capacity() * sizeof(ImageId) + counts_.capacity() * sizeof(std::uint16_t) +
+    return ids_.capacity() * sizeof(ImageId) + counts_.capacity() * sizeof(std::uint16_t) + dense_counts_.capacity() +
            (large_ ? sizeof(*large_) + large_->capacity() * sizeof(Large) : 0);
   }
 
@@ -97,12 +126,19 @@ class PostingList {
     ImageId image;
     std::int32_t count;
   };
+  std::uint32_t largeMark() const { return dense_ ? kDenseLargeCount : kLargeCount; }
   std::int32_t largeCount(ImageId image) const;
-  void pushBackSlow(ImageId image, std::int32_t count);  // growing the arrays, or a large count
+  void pushBackSlow(ImageId image, std::int32_t count);  // the dense form, growing the arrays, or a large count
+  void eraseLarge(ImageId image);
+  void toDense();
+  void toSparse();
 
-  std::vector<ImageId> ids_;
-  std::vector<std::uint16_t> counts_;
-  // Counts >= kLargeCount, ids ascending; null when there is none (nearly always): 8 bytes a word, not 24.
+  std::vector<ImageId> ids_;                  // sparse form
+  std::vector<std::uint16_t> counts_;         // sparse form
+  std::vector<std::uint8_t> dense_counts_;    // dense form, by id
+  std::uint32_t dense_size_ = 0;              // dense form: the postings (non-zero counts)
+  bool dense_ = false;
+  // Counts beyond the form's field, ids ascending; null when there is none: 8 bytes a word, not 24.
   std::unique_ptr<std::vector<Large>> large_;
 };
 

@@ -13,6 +13,7 @@
 // reference's bits, and ranked.
 #include "index/query_scorer.hpp"
 
+#include "index/dense_accumulate.hpp"
 #include "index/top_k.hpp"
 
 #include <algorithm>
@@ -70,24 +71,21 @@ double contribution(double q, double d) {
   return kCosine ? q * d : std::min(q, d);
 }
 
-// d_w of the posting at position i: the reference's weight(c, w) * scale(d), in the same order.
-inline double documentWeight(const PostingList& list, std::size_t i, double idf, const ScoringWeights& weights) {
-  const std::uint16_t c = list.counts()[i];
-  const double term = c < ScoringWeights::kTabledCounts ? weights.termTable()[c]
-                                                        : weights.termWeight(list.count(list.ids()[i], c));
-  return term * idf * weights.scales()[list.ids()[i]];
+// d_w of image `id`'s count c > 0: the reference's weight(c, w) * scale(d), in the same order.
+inline double documentWeight(std::int32_t count, ImageId id, double idf, const ScoringWeights& weights) {
+  return weights.termWeight(count) * idf * weights.scales()[id];
 }
 
-// Adds the postings of `list` from position `from` whose image is below `end` to the accumulators,
-// listing the images they touch first when kTrack; returns the position of the first posting not
-// added. The hot loop makes no call: a call on any path would make the compiler keep the loop's
-// values in memory rather than registers (every vector register is the callee's to clobber), which
-// cost 1.5x. So a count beyond the term table adds 0 there (the table's entry 0), exactly nothing,
-// and its true weight in a pass of its own after the loop, which runs only when the range has such
-// a count; an image's sum still grows by this word's term once, in ascending word order.
+// Adds the postings of a sparse `list` from position `from` whose image is below `end` to the
+// accumulators, listing the images they touch first when kTrack; returns the position of the first
+// posting not added. The hot loop makes no call: a call on any path would make the compiler keep the
+// loop's values in memory rather than registers (every vector register is the callee's to clobber),
+// which cost 1.5x. So a count beyond the term table adds 0 there (the table's entry 0), exactly
+// nothing, and its true weight in a pass of its own after the loop, which runs only when the range
+// has such a count; an image's sum still grows by this word's term once, in ascending word order.
 template <bool kCosine, bool kTrack>
-std::size_t accumulate(const PostingList& list, std::size_t from, ImageId end, double q, double idf,
-                       const ScoringWeights& weights, Accumulator& a) {
+std::size_t accumulateSparse(const PostingList& list, std::size_t from, ImageId end, double q, double idf,
+                             const ScoringWeights& weights, Accumulator& a) {
   constexpr auto kTabled = static_cast<std::uint16_t>(ScoringWeights::kTabledCounts);
   const ImageId* ids = list.ids();
   const std::uint16_t* counts = list.counts();
@@ -110,8 +108,50 @@ std::size_t accumulate(const PostingList& list, std::size_t from, ImageId end, d
   a.touched_count = static_cast<std::size_t>(touched - a.touched.data());
   if (largest >= kTabled)
     for (std::size_t p = from; p < i; ++p)
-      if (counts[p] >= kTabled) score[ids[p]] += contribution<kCosine>(q, documentWeight(list, p, idf, weights));
+      if (counts[p] >= kTabled)
+        score[ids[p]] += contribution<kCosine>(q, documentWeight(list.count(ids[p], counts[p]), ids[p], idf, weights));
   return i;
+}
+
+// The same for a dense `list`, whose positions are the image ids: adds the images from `from` below
+// `end`. Untracked (the exhaustive query's blocks), every image of the range gets the word's
+// contribution, 0 where it lacks the word, with vector instructions (dense_accumulate.hpp); counts
+// beyond that loop's table are added after it, as in the sparse loop. Tracked, only the images that
+// hold the word are added and listed.
+template <bool kCosine, bool kTrack>
+std::size_t accumulateDense(const PostingList& list, std::size_t from, ImageId end, double q, double idf,
+                            const ScoringWeights& weights, Accumulator& a) {
+  const std::uint8_t* counts = list.denseCounts();
+  const double* scale = weights.scales();
+  double* score = a.score.data();
+  const std::size_t last = std::min<std::size_t>(end, list.denseSpan());
+  if (from >= last) return from;
+  if (kTrack) {
+    ImageId* touched = a.touched.data() + a.touched_count;
+    for (std::size_t id = from; id < last; ++id) {
+      if (counts[id] == 0) continue;
+      if (score[id] == 0.0) *touched++ = static_cast<ImageId>(id);
+      score[id] += contribution<kCosine>(q, documentWeight(list.count(static_cast<ImageId>(id), counts[id]),
+                                                           static_cast<ImageId>(id), idf, weights));
+    }
+    a.touched_count = static_cast<std::size_t>(touched - a.touched.data());
+    return last;
+  }
+  DenseWord word{counts, q, {}};
+  for (int c = 0; c < kDenseTabledCounts; ++c) word.term_idf[c] = weights.termTable()[c] * idf;
+  if (addDenseWord(word, kCosine, scale, score, from, last))
+    for (std::size_t id = from; id < last; ++id)
+      if (counts[id] >= kDenseTabledCounts)
+        score[id] += contribution<kCosine>(q, documentWeight(list.count(static_cast<ImageId>(id), counts[id]),
+                                                             static_cast<ImageId>(id), idf, weights));
+  return last;
+}
+
+template <bool kCosine, bool kTrack>
+std::size_t accumulate(const PostingList& list, std::size_t from, ImageId end, double q, double idf,
+                       const ScoringWeights& weights, Accumulator& a) {
+  return list.dense() ? accumulateDense<kCosine, kTrack>(list, from, end, q, idf, weights, a)
+                      : accumulateSparse<kCosine, kTrack>(list, from, end, q, idf, weights, a);
 }
 
 constexpr ImageId kEveryImage = std::numeric_limits<ImageId>::max();
@@ -328,26 +368,27 @@ Ranked QueryScorer::pruned(const std::vector<QueryWord>& words, std::size_t top_
     const PostingList& list = data.postings[w.word];
     const double idf = weights.idfPower(w.word);
     if (since >= candidates.size() || list.size() > 8 * candidates.size()) prune(j);
-    if (list.size() <= 8 * candidates.size()) {
-      // Dense: a scan costs less than a search per candidate.
+    if (!list.dense() && list.size() <= 8 * candidates.size()) {
+      // Many postings against the candidates: a scan costs less than a search per candidate.
       since += list.size();
       t_visited += list.size();
       for (std::size_t at = 0; at < list.size(); ++at) {
         const ImageId id = list.ids()[at];
         if (score[id] <= 0.0) continue;
-        const double d = documentWeight(list, at, idf, weights);
+        const double d = documentWeight(list.count(id, list.counts()[at]), id, idf, weights);
         score[id] += cosine ? contribution<true>(w.weight, d) : contribution<false>(w.weight, d);
       }
       continue;
     }
+    // A look-up per candidate: a search in a sparse list, an index in a dense one.
     since += candidates.size();
     t_visited += candidates.size();
     std::size_t at = 0;
     for (ImageId id : candidates) {
-      at = list.seek(id, at);
-      if (at == list.size()) break;
-      if (list.image(at) != id) continue;
-      const double d = documentWeight(list, at, idf, weights);
+      if (score[id] <= 0.0) continue;
+      const std::int32_t count = list.countOf(id, at);
+      if (count == 0) continue;
+      const double d = documentWeight(count, id, idf, weights);
       score[id] += cosine ? contribution<true>(w.weight, d) : contribution<false>(w.weight, d);
     }
   }
@@ -375,11 +416,10 @@ Ranked QueryScorer::pruned(const std::vector<QueryWord>& words, std::size_t top_
     const double idf = weights.idfPower(w.word);
     std::size_t at = 0;
     for (std::size_t f = 0; f < finalists.size(); ++f) {
-      at = list.seek(finalists[f], at);
+      const std::int32_t count = list.countOf(finalists[f], at);
       ++t_visited;
-      if (at == list.size()) break;
-      if (list.image(at) != finalists[f]) continue;
-      const double d = documentWeight(list, at, idf, weights);
+      if (count == 0) continue;
+      const double d = documentWeight(count, finalists[f], idf, weights);
       exact[f] += cosine ? contribution<true>(w.weight, d) : contribution<false>(w.weight, d);
     }
   }

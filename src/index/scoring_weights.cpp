@@ -30,11 +30,10 @@ ScoringWeights::ScoringWeights(const IndexData& data, const TfIdfModel& model, c
   const bool cosine = options.similarity == Scoring::Cosine;
   std::vector<double> norms(data.names.size(), 0.0);  // sum of squares (cosine) or of values (L1)
   for (std::size_t w = 0; w < data.postings.size(); ++w) {
-    const PostingList& list = data.postings[w];
-    for (std::size_t i = 0; i < list.size(); ++i) {
-      const double v = weight(list.count(i), w);
-      norms[list.image(i)] += cosine ? v * v : v;
-    }
+    data.postings[w].forEach([&](ImageId image, std::int32_t count) {
+      const double v = weight(count, w);
+      norms[image] += cosine ? v * v : v;
+    });
   }
   scale_.assign(norms.size(), 0.0);
   for (std::size_t d = 0; d < norms.size(); ++d)
@@ -45,10 +44,10 @@ ScoringWeights::ScoringWeights(const IndexData& data, const TfIdfModel& model, c
   if (!cosine) return;
   max_document_weight_.assign(data.postings.size(), 0.0);
   for (std::size_t w = 0; w < data.postings.size(); ++w) {
-    const PostingList& list = data.postings[w];
     double largest = 0.0;
-    for (std::size_t i = 0; i < list.size(); ++i)
-      largest = std::max(largest, weight(list.count(i), w) * scale_[list.image(i)]);
+    data.postings[w].forEach([&](ImageId image, std::int32_t count) {
+      largest = std::max(largest, weight(count, w) * scale_[image]);
+    });
     max_document_weight_[w] = largest;
   }
 }

@@ -200,12 +200,13 @@ TEST_F(CompactPostings, LargeCountsAreExact) {
   check(index);
 }
 
-// 6 bytes a posting once loaded (the lists are allocated at their length), plus a fixed 56 per word;
-// a list with counts beyond 16 bits adds its side list.
-TEST_F(CompactPostings, SixBytesAPostingWhenLoaded) {
+// At most 6 bytes a posting once loaded (sparse lists are allocated at their length, dense ones at
+// most 5 bytes a posting), plus a fixed size per word; a list with large counts adds its side list.
+TEST_F(CompactPostings, AtMostSixBytesAPostingWhenLoaded) {
   BOVW_SEEDED_RNG(rng);
   const int words = 97;
-  static_assert(sizeof(index_detail::PostingList) == 56, "the documented per-word size");
+  constexpr std::size_t kPerWord = sizeof(index_detail::PostingList);
+  static_assert(kPerWord == 88, "the documented per-word size");
   InvertedIndex index(signature(words));
   std::vector<Counts> added;
   for (int i = 0; i < 203; ++i) {
@@ -213,10 +214,12 @@ TEST_F(CompactPostings, SixBytesAPostingWhenLoaded) {
     index.add(imageName(static_cast<std::size_t>(i)), view(added.back()));
   }
   // Grown one image at a time: within 1.5x (and one slot) of the length.
-  EXPECT_LE(index.postingBytes(), 6 * (index.postingCount() * 3 / 2 + words) + 56u * words);
+  EXPECT_LE(index.postingBytes(), 6 * (index.postingCount() * 3 / 2 + words) + kPerWord * words);
   index.save(path("i.bovwidx"));
   const InvertedIndex loaded = InvertedIndex::load(path("i.bovwidx"));
-  EXPECT_EQ(loaded.postingBytes(), 6 * loaded.postingCount() + 56u * words);
+  EXPECT_LE(loaded.postingBytes(), 6 * loaded.postingCount() + kPerWord * words);
+  // The common words of these images (word w drawn with weight 1 / (w + 1)) are in dense lists.
+  EXPECT_LT(loaded.postingBytes(), 5 * loaded.postingCount() + kPerWord * words);
 
   Counts large(static_cast<std::size_t>(words), 0);
   large[3] = 65535;
@@ -225,8 +228,8 @@ TEST_F(CompactPostings, SixBytesAPostingWhenLoaded) {
   index.add("large", view(large));
   index.save(path("j.bovwidx"));
   const InvertedIndex with_large = InvertedIndex::load(path("j.bovwidx"));
-  EXPECT_EQ(with_large.postingBytes(),
-            6 * with_large.postingCount() + 56u * words + 2 * (sizeof(std::vector<int>) + 8));
+  EXPECT_LE(with_large.postingBytes(),
+            6 * with_large.postingCount() + kPerWord * words + 2 * (sizeof(std::vector<int>) + 8));
 }
 
 }  // namespace

@@ -1,0 +1,169 @@
+// The posting list's two forms (sparse and dense, src/index/posting_list.hpp) against a plain map of
+// the same postings through appends, removals and switches of form, counts at every field's edge;
+// and the dense query loop (vector and scalar) against its definition, bit for bit.
+#include "index/dense_accumulate.hpp"
+#include "index/posting_list.hpp"
+#include "support/test_support.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <random>
+#include <vector>
+
+namespace bovw::test {
+namespace {
+
+using index_detail::PostingList;
+
+// Every posting through forEach (ascending, as the map) and through look-ups, one by one and as an
+// ascending run sharing a cursor, including ids the list does not hold.
+void expectHolds(const PostingList& list, const std::map<ImageId, std::int32_t>& expected, ImageId ids) {
+  std::map<ImageId, std::int32_t> seen;
+  ImageId previous = 0;
+  bool first = true;
+  list.forEach([&](ImageId image, std::int32_t count) {
+    EXPECT_TRUE(first || image > previous) << "ids not ascending at " << image;
+    first = false;
+    previous = image;
+    seen[image] = count;
+  });
+  EXPECT_EQ(seen, expected);
+  EXPECT_EQ(list.size(), expected.size());
+  std::size_t cursor = 0;
+  for (ImageId id = 0; id < ids + 3; ++id) {
+    const auto it = expected.find(id);
+    const std::int32_t want = it == expected.end() ? 0 : it->second;
+    ASSERT_EQ(list.countOf(id), want) << "id " << id << (list.dense() ? " (dense)" : " (sparse)");
+    ASSERT_EQ(list.countOf(id, cursor), want) << "id " << id << " with a cursor";
+  }
+}
+
+std::int32_t randomCount(std::mt19937_64& rng) {
+  static const std::int32_t edges[] = {1, 2, 15, 16, 17, 254, 255, 256, 65534, 65535, 65536, 70000, 2147483647};
+  if (std::uniform_int_distribution<int>(0, 5)(rng) == 0)
+    return edges[std::uniform_int_distribution<std::size_t>(0, std::size(edges) - 1)(rng)];
+  return 1 + std::geometric_distribution<int>(0.5)(rng);
+}
+
+// A word's list in an index that grows and shrinks: its share of the ids rises above a fifth (dense)
+// and falls below a sixth (sparse) again, several times, and the postings stay the same throughout.
+TEST(PostingList, BothFormsHoldTheSamePostings) {
+  BOVW_SEEDED_RNG(rng);
+  for (int trial = 0; trial < 10; ++trial) {
+    PostingList list;
+    std::map<ImageId, std::int32_t> expected;
+    ImageId ids = 0;
+    bool was_dense = false, was_sparse_again = false;
+    for (int phase = 0; phase < 6; ++phase) {
+      // Even phases: the ids double, the word in most new images; odd phases: six times the ids, the
+      // word in few new images, and some of its images removed.
+      const double share = phase % 2 == 0 ? 0.7 : 0.03;
+      const int added = static_cast<int>(phase % 2 == 0 ? ids : 5 * ids) + std::uniform_int_distribution<int>(1, 300)(rng);
+      for (int i = 0; i < added; ++i, ++ids) {
+        if (std::bernoulli_distribution(share)(rng)) {
+          const std::int32_t count = randomCount(rng);
+          list.push_back(ids, count);
+          expected[ids] = count;
+        }
+        list.adapt(ids + 1);
+      }
+      if (phase % 2 == 1)
+        for (auto it = expected.begin(); it != expected.end();) {
+          if (std::bernoulli_distribution(0.3)(rng)) {
+            list.remove(it->first);
+            it = expected.erase(it);
+            list.adapt(ids);
+          } else {
+            ++it;
+          }
+        }
+      was_sparse_again |= was_dense && !list.dense();
+      was_dense |= list.dense();
+      SCOPED_TRACE("trial " + std::to_string(trial) + ", phase " + std::to_string(phase));
+      expectHolds(list, expected, ids);
+    }
+    EXPECT_TRUE(was_dense);
+    EXPECT_TRUE(was_sparse_again);
+    // Bulk removal and taking back the last posting, in whichever form the list ended.
+    list.eraseIf([](ImageId image) { return image % 3 == 0; });
+    for (auto it = expected.begin(); it != expected.end();) it = it->first % 3 == 0 ? expected.erase(it) : std::next(it);
+    expectHolds(list, expected, ids);
+    if (!expected.empty()) {
+      list.pop_back();
+      expected.erase(std::prev(expected.end()));
+      expectHolds(list, expected, ids);
+    }
+  }
+}
+
+// The dense form at its bounds: chosen from a fifth of the ids (at most 5 bytes a posting), left
+// below a sixth, and never more than 6 bytes a posting while it lasts.
+TEST(PostingList, DenseFromAFifthOfTheIdsSparseBelowASixth) {
+  PostingList list;
+  for (ImageId id = 0; id < 100; id += 5) list.push_back(id, 1);  // 20 postings, ids up to 95
+  EXPECT_FALSE(list.adapt(101));  // 20 of 101: below a fifth
+  EXPECT_FALSE(list.dense());
+  EXPECT_TRUE(list.adapt(100));   // 20 of 100: a fifth
+  EXPECT_TRUE(list.dense());
+  EXPECT_LE(list.heapBytes(), 5 * list.size());
+  EXPECT_FALSE(list.adapt(120));  // 20 of 120: a sixth
+  EXPECT_TRUE(list.dense());
+  EXPECT_TRUE(list.adapt(121));   // below a sixth
+  EXPECT_FALSE(list.dense());
+  EXPECT_EQ(list.heapBytes(), 6 * list.size());
+}
+
+std::uint64_t bits(double x) {
+  std::uint64_t b;
+  std::memcpy(&b, &x, sizeof b);
+  return b;
+}
+
+// addDenseWord (AVX-512 where the CPU has it) and the scalar loop against the definition, on ranges of
+// every alignment and odd lengths, counts from 0 to 255.
+TEST(DenseAccumulate, VectorAndScalarLoopsEqualTheDefinitionBitForBit) {
+  BOVW_SEEDED_RNG(rng);
+  std::uniform_real_distribution<double> positive(0.001, 3.0);
+  for (int trial = 0; trial < 200; ++trial) {
+    const std::size_t n = std::uniform_int_distribution<std::size_t>(0, 300)(rng);
+    std::vector<std::uint8_t> counts(n);
+    const bool with_large = trial % 3 == 0;
+    for (auto& c : counts)
+      c = std::bernoulli_distribution(0.4)(rng) ? 0
+          : with_large && std::bernoulli_distribution(0.05)(rng)
+              ? static_cast<std::uint8_t>(std::uniform_int_distribution<int>(16, 255)(rng))
+              : static_cast<std::uint8_t>(std::uniform_int_distribution<int>(1, 15)(rng));
+    index_detail::DenseWord word{counts.data(), positive(rng), {}};
+    for (int c = 1; c < index_detail::kDenseTabledCounts; ++c) word.term_idf[c] = positive(rng);
+    std::vector<double> scale(n), start(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      scale[i] = positive(rng);
+      start[i] = std::bernoulli_distribution(0.2)(rng) ? 0.0 : positive(rng);
+    }
+    const std::size_t begin = std::uniform_int_distribution<std::size_t>(0, n)(rng);
+    const std::size_t end = std::uniform_int_distribution<std::size_t>(begin, n)(rng);
+    for (bool cosine : {false, true}) {
+      SCOPED_TRACE("trial " + std::to_string(trial) + (cosine ? ", cosine" : ", intersection"));
+      std::vector<double> expected = start;
+      bool large = false;
+      for (std::size_t i = begin; i < end; ++i) {
+        large |= counts[i] >= index_detail::kDenseTabledCounts;
+        const double d = (counts[i] < index_detail::kDenseTabledCounts ? word.term_idf[counts[i]] : 0.0) * scale[i];
+        expected[i] = expected[i] + (cosine ? word.q * d : std::min(word.q, d));
+      }
+      std::vector<double> vector = start, scalar = start;
+      EXPECT_EQ(index_detail::addDenseWord(word, cosine, scale.data(), vector.data(), begin, end), large);
+      EXPECT_EQ(index_detail::addDenseWordScalar(word, cosine, scale.data(), scalar.data(), begin, end), large);
+      for (std::size_t i = 0; i < n; ++i) {
+        ASSERT_EQ(bits(vector[i]), bits(expected[i])) << "image " << i;
+        ASSERT_EQ(bits(scalar[i]), bits(expected[i])) << "image " << i;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace bovw::test
