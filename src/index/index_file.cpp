@@ -144,7 +144,7 @@ IndexData decodeIndex(const char* file, std::size_t size, const std::string& pat
   } catch (const InvalidInput& e) {
     d.fail(e.problem());
   }
-  // Before a list is allocated per word: 2^24 of them cost 1.5 GB, which an index embedded beside
+  // Before a list is allocated per word: 2^24 of them cost 1.1 GB, which an index embedded beside
   // a vocabulary of another K must not cost before it is refused.
   if (expected) checkSameVocabulary(data.vocabulary, *expected);
 

@@ -14,7 +14,7 @@ constexpr std::size_t kSparseBelow = 6;
 }  // namespace
 
 std::int32_t PostingList::countOf(ImageId image, std::size_t& cursor) const {
-  if (dense_) return image < dense_counts_.size() ? count(image, dense_counts_[image]) : 0;
+  if (dense_) return image < dense_->counts.size() ? count(image, dense_->counts[image]) : 0;
   const std::size_t n = ids_.size();
   std::size_t from = cursor;
   if (from < n && ids_[from] < image) {
@@ -40,11 +40,12 @@ void PostingList::pushBackSlow(ImageId image, std::int32_t count) {
   if (large && !large_) large_ = std::make_unique<std::vector<Large>>();
   if (large) large_->reserve(large_->size() + 1);
   if (dense_) {
-    if (image >= dense_counts_.capacity())
-      dense_counts_.reserve(std::max<std::size_t>(std::size_t{image} + 1, dense_counts_.size() * 3 / 2));
-    dense_counts_.resize(std::size_t{image} + 1, 0);
-    dense_counts_[image] = large ? kDenseLargeCount : static_cast<std::uint8_t>(count);
-    ++dense_size_;
+    std::vector<std::uint8_t>& counts = dense_->counts;
+    if (image >= counts.capacity())
+      counts.reserve(std::max<std::size_t>(std::size_t{image} + 1, counts.size() * 3 / 2));
+    counts.resize(std::size_t{image} + 1, 0);
+    counts[image] = large ? kDenseLargeCount : static_cast<std::uint8_t>(count);
+    ++dense_->size;
   } else {
     if (ids_.size() == ids_.capacity() || counts_.size() == counts_.capacity()) {
       const std::size_t capacity = ids_.size() + ids_.size() / 2 + 1;
@@ -60,8 +61,8 @@ void PostingList::pushBackSlow(ImageId image, std::int32_t count) {
 void PostingList::pop_back() {
   ImageId last;
   if (dense_) {
-    std::size_t id = dense_counts_.size();
-    while (dense_counts_[id - 1] == 0) --id;
+    std::size_t id = dense_->counts.size();
+    while (dense_->counts[id - 1] == 0) --id;
     last = static_cast<ImageId>(id - 1);
   } else {
     last = ids_.back();
@@ -72,9 +73,9 @@ void PostingList::pop_back() {
 void PostingList::remove(ImageId image) {
   std::uint32_t stored;
   if (dense_) {
-    stored = dense_counts_[image];
-    dense_counts_[image] = 0;
-    --dense_size_;
+    stored = dense_->counts[image];
+    dense_->counts[image] = 0;
+    --dense_->size;
   } else {
     const auto at = std::lower_bound(ids_.begin(), ids_.end(), image) - ids_.begin();
     stored = counts_[static_cast<std::size_t>(at)];
@@ -103,7 +104,9 @@ bool PostingList::adapt(std::size_t ids) noexcept {
 
 void PostingList::toDense() {
   // The new arrays are made whole before anything changes: a failed allocation leaves the list as it was.
-  std::vector<std::uint8_t> counts(std::size_t{ids_.back()} + 1, 0);
+  auto dense = std::make_unique<Dense>();
+  std::vector<std::uint8_t>& counts = dense->counts;
+  counts.assign(std::size_t{ids_.back()} + 1, 0);
   std::unique_ptr<std::vector<Large>> large;
   for (std::size_t i = 0; i < ids_.size(); ++i) {
     const std::int32_t c = count(ids_[i], counts_[i]);
@@ -113,23 +116,23 @@ void PostingList::toDense() {
     }
     counts[ids_[i]] = static_cast<std::uint8_t>(std::min<std::int32_t>(c, kDenseLargeCount));
   }
-  dense_size_ = static_cast<std::uint32_t>(ids_.size());
-  dense_counts_.swap(counts);
+  dense->size = ids_.size();
+  dense_.swap(dense);
   large_.swap(large);
   std::vector<ImageId>().swap(ids_);
   std::vector<std::uint16_t>().swap(counts_);
-  dense_ = true;
 }
 
 void PostingList::toSparse() {
   std::vector<ImageId> ids;
   std::vector<std::uint16_t> counts;
-  ids.reserve(dense_size_);
-  counts.reserve(dense_size_);
+  ids.reserve(dense_->size);
+  counts.reserve(dense_->size);
   std::unique_ptr<std::vector<Large>> large;
-  for (std::size_t id = 0; id < dense_counts_.size(); ++id) {
-    if (dense_counts_[id] == 0) continue;
-    const std::int32_t c = count(static_cast<ImageId>(id), dense_counts_[id]);
+  const std::vector<std::uint8_t>& stored = dense_->counts;
+  for (std::size_t id = 0; id < stored.size(); ++id) {
+    if (stored[id] == 0) continue;
+    const std::int32_t c = count(static_cast<ImageId>(id), stored[id]);
     if (c >= kLargeCount) {
       if (!large) large = std::make_unique<std::vector<Large>>();
       large->push_back({static_cast<ImageId>(id), c});
@@ -140,9 +143,7 @@ void PostingList::toSparse() {
   ids_.swap(ids);
   counts_.swap(counts);
   large_.swap(large);
-  std::vector<std::uint8_t>().swap(dense_counts_);
-  dense_size_ = 0;
-  dense_ = false;
+  dense_.reset();
 }
 
 void PostingList::eraseLarge(ImageId image) {

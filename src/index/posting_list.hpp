@@ -32,16 +32,16 @@ class PostingList {
   static constexpr std::uint16_t kLargeCount = 0xffff;
   static constexpr std::uint8_t kDenseLargeCount = 0xff;
 
-  std::size_t size() const { return dense_ ? dense_size_ : ids_.size(); }
+  std::size_t size() const { return dense_ ? dense_->size : ids_.size(); }
   bool empty() const { return size() == 0; }
-  bool dense() const { return dense_; }
+  bool dense() const { return dense_ != nullptr; }
 
   // Sparse form only: the ids, ascending, and their stored counts.
   const ImageId* ids() const { return ids_.data(); }
   const std::uint16_t* counts() const { return counts_.data(); }
   // Dense form only: stored counts by image id for ids below denseSpan(); the ids beyond hold nothing.
-  const std::uint8_t* denseCounts() const { return dense_counts_.data(); }
-  std::size_t denseSpan() const { return dense_counts_.size(); }
+  const std::uint8_t* denseCounts() const { return dense_->counts.data(); }
+  std::size_t denseSpan() const { return dense_->counts.size(); }
 
   // The true count of `image` given its stored value in either form (the hot loops read the arrays).
   std::int32_t count(ImageId image, std::uint32_t stored) const {
@@ -52,8 +52,9 @@ class PostingList {
   template <typename F>
   void forEach(F&& f) const {
     if (dense_) {
-      for (std::size_t id = 0; id < dense_counts_.size(); ++id)
-        if (dense_counts_[id] != 0) f(static_cast<ImageId>(id), count(static_cast<ImageId>(id), dense_counts_[id]));
+      const std::vector<std::uint8_t>& counts = dense_->counts;
+      for (std::size_t id = 0; id < counts.size(); ++id)
+        if (counts[id] != 0) f(static_cast<ImageId>(id), count(static_cast<ImageId>(id), counts[id]));
     } else {
       for (std::size_t i = 0; i < ids_.size(); ++i) f(ids_[i], count(ids_[i], counts_[i]));
     }
@@ -83,10 +84,11 @@ class PostingList {
   template <typename Drop>
   void eraseIf(Drop&& drop) {
     if (dense_) {
-      for (std::size_t id = 0; id < dense_counts_.size(); ++id)
-        if (dense_counts_[id] != 0 && drop(static_cast<ImageId>(id))) {
-          dense_counts_[id] = 0;
-          --dense_size_;
+      std::vector<std::uint8_t>& counts = dense_->counts;
+      for (std::size_t id = 0; id < counts.size(); ++id)
+        if (counts[id] != 0 && drop(static_cast<ImageId>(id))) {
+          counts[id] = 0;
+          --dense_->size;
         }
     } else {
       std::size_t kept = 0;
@@ -117,7 +119,8 @@ class PostingList {
   bool adapt(std::size_t ids) noexcept;
   // Bytes the list holds on the heap (capacity, not size).
   std::size_t heapBytes() const {
-    return ids_.capacity() * sizeof(ImageId) + counts_.capacity() * sizeof(std::uint16_t) + dense_counts_.capacity() +
+    return ids_.capacity() * sizeof(ImageId) + counts_.capacity() * sizeof(std::uint16_t) +
+           (dense_ ? sizeof(*dense_) + dense_->counts.capacity() : 0) +
            (large_ ? sizeof(*large_) + large_->capacity() * sizeof(Large) : 0);
   }
 
@@ -133,12 +136,17 @@ class PostingList {
   void toDense();
   void toSparse();
 
-  std::vector<ImageId> ids_;                  // sparse form
-  std::vector<std::uint16_t> counts_;         // sparse form
-  std::vector<std::uint8_t> dense_counts_;    // dense form, by id
-  std::uint32_t dense_size_ = 0;              // dense form: the postings (non-zero counts)
-  bool dense_ = false;
-  // Counts beyond the form's field, ids ascending; null when there is none: 8 bytes a word, not 24.
+  struct Dense {
+    std::vector<std::uint8_t> counts;  // by id
+    std::size_t size = 0;              // the postings (non-zero counts)
+  };
+
+  std::vector<ImageId> ids_;          // sparse form
+  std::vector<std::uint16_t> counts_;  // sparse form
+  // The dense form (null for the sparse one) and the counts beyond the form's field (ids ascending;
+  // null when there is none) behind pointers: 8 bytes a word each, not 32 and 24, for the many words
+  // that have neither.
+  std::unique_ptr<Dense> dense_;
   std::unique_ptr<std::vector<Large>> large_;
 };
 

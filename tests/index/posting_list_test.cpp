@@ -108,7 +108,7 @@ TEST(PostingList, DenseFromAFifthOfTheIdsSparseBelowASixth) {
   EXPECT_FALSE(list.dense());
   EXPECT_TRUE(list.adapt(100));   // 20 of 100: a fifth
   EXPECT_TRUE(list.dense());
-  EXPECT_LE(list.heapBytes(), 5 * list.size());
+  EXPECT_LE(list.denseSpan(), 5 * list.size());  // count bytes
   EXPECT_FALSE(list.adapt(120));  // 20 of 120: a sixth
   EXPECT_TRUE(list.dense());
   EXPECT_TRUE(list.adapt(121));   // below a sixth
