@@ -44,6 +44,10 @@ struct IndexEditor {
   // images at once (a live database opening) then fills each list once instead of growing it by
   // copies. Throws InvalidInput unless there is one count per word.
   static void reserve(InvertedIndex& index, const std::vector<std::uint64_t>& postings);
+  // Puts every list in its form for the ids in use and gives back what it holds beyond its postings:
+  // after many images were added at once (a live database opening), where the lists' forms were
+  // chosen piece by piece and dense lists grew by half at a time.
+  static void trim(InvertedIndex& index);
   // Every live image with its sparse histogram, by id: one pass over the posting lists.
   static std::vector<SparseImage> images(const InvertedIndex& index);
 };

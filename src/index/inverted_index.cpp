@@ -646,6 +646,16 @@ void index_detail::IndexEditor::reserve(InvertedIndex& index, const std::vector<
   for (std::size_t w = 0; w < postings.size(); ++w) s.data.postings[w].reserve(s.data.postings[w].size() + postings[w]);
 }
 
+void index_detail::IndexEditor::trim(InvertedIndex& index) {
+  InvertedIndex::Impl& s = *index.impl_;
+  std::lock_guard<std::mutex> writing(s.writing);
+  const auto lock = s.mutex.write();
+  for (PostingList& list : s.data.postings) {
+    list.adapt(s.data.names.size());
+    list.shrinkToFit();
+  }
+}
+
 std::vector<index_detail::SparseImage> index_detail::IndexEditor::images(const InvertedIndex& index) {
   const InvertedIndex::Impl& s = *index.impl_;
   auto lock = s.readLock();

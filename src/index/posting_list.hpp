@@ -117,6 +117,12 @@ class PostingList {
   // them, sparse again below a sixth (the gap keeps a word near the limit from switching at every
   // change). Returns whether the form changed; the postings are the same either way.
   bool adapt(std::size_t ids) noexcept;
+  // Gives back the capacity beyond the postings (where the allocator can).
+  void shrinkToFit() noexcept {
+    ids_.shrink_to_fit();
+    counts_.shrink_to_fit();
+    if (dense_) dense_->counts.shrink_to_fit();
+  }
   // Bytes the list holds on the heap (capacity, not size).
   std::size_t heapBytes() const {
     return ids_.capacity() * sizeof(ImageId) + counts_.capacity() * sizeof(std::uint16_t) +

@@ -213,6 +213,7 @@ struct LiveDatabase::Impl {
       if (change.index.added.size() == kLoadPiece) apply(static_cast<std::uint64_t>(id) + 1);
     });
     apply(counter(txn, "next_id"));
+    DatabaseEditor::trim(database);
     if (entries(txn, tables().names) != loaded)
       throw InvalidInput(path(), "is damaged: it names " + std::to_string(entries(txn, tables().names)) + " images but holds " +
                                      std::to_string(loaded));

@@ -28,6 +28,8 @@ struct DatabaseEditor {
   static void reserve(ImageDatabase& database, const std::vector<std::uint64_t>& postings) {
     index_detail::IndexEditor::reserve(database.index_, postings);
   }
+  // IndexEditor::trim on the database's index.
+  static void trim(ImageDatabase& database) { index_detail::IndexEditor::trim(database.index_); }
   // The database's keypoint store (to prepare an image's keypoints before a change); null when it
   // stores none.
   static const KeypointStore* keypoints(const ImageDatabase& database) { return database.keypoints_.get(); }
