@@ -338,20 +338,18 @@ ImageId InvertedIndex::add(std::string name, HistogramRef histogram) {
 
   const auto lock = s.mutex.write();
   // All or nothing: if an allocation fails half-way, the postings already appended are taken back.
-  Eigen::Index done = 0;
+  const std::vector<index_detail::WordCount>& words = change.added.front().words;
+  std::size_t done = 0;
   try {
     s.data.names.push_back(name);
-    for (; done < histogram.size(); ++done)
-      if (histogram[done] > 0) s.data.postings[static_cast<std::size_t>(done)].push_back(id, histogram[done]);
+    for (; done < words.size(); ++done) s.data.postings[words[done].word].push_back(id, words[done].count);
     s.data.ids.emplace(std::move(name), id);
   } catch (...) {
-    for (Eigen::Index w = 0; w < done; ++w)
-      if (histogram[w] > 0) s.data.postings[static_cast<std::size_t>(w)].pop_back();
+    for (std::size_t i = 0; i < done; ++i) s.data.postings[words[i].word].pop_back();
     if (s.data.names.size() > id) s.data.names.pop_back();
     throw;
   }
-  for (Eigen::Index w = 0; w < histogram.size(); ++w)
-    if (histogram[w] > 0) s.data.postings[static_cast<std::size_t>(w)].adapt(s.data.names.size());
+  for (const index_detail::WordCount& w : words) s.data.postings[w.word].adapt(s.data.names.size());
   s.install(std::move(prepared));
   return id;
 }
