@@ -156,7 +156,7 @@ std::size_t accumulate(const PostingList& list, std::size_t from, ImageId end, d
 
 constexpr ImageId kEveryImage = std::numeric_limits<ImageId>::max();
 // Images a block of the exhaustive query: their scores and normalisers, 2 x 8 x 16,384 = 256 KB, fit a
-// core's L2 (512 KB on the development VM's EPYC, 1-2 MB on current server cores).
+// core's L2 (0.5-2 MB on current server cores).
 constexpr ImageId kBlock = 16384;
 
 Ranked best(Ranked ranked, std::size_t top_k) {
