@@ -22,14 +22,12 @@ IncrementalNorms::IncrementalNorms(const IndexData& data, const ScoringOptions& 
   log_frequency_.resize(data.postings.size());
   a0_.assign(data.names.size(), 0);
   a1_.assign(data.names.size(), 0);
-  for (std::size_t w = 0; w < data.postings.size(); ++w) {
-    const std::int64_t l = fixedLog(model ? model->documentFrequency(w) : data.postings[w].size());
-    log_frequency_[w] = l;
-    data.postings[w].forEach([&](ImageId image, std::int32_t count) {
-      a0_[image] += count;
-      a1_[image] += static_cast<__int128>(count) * l;
-    });
-  }
+  for (std::size_t w = 0; w < data.postings.size(); ++w)
+    log_frequency_[w] = fixedLog(model ? model->documentFrequency(w) : data.postings[w].size());
+  forEachPostingByImageBlock(data.postings, data.names.size(), [&](std::size_t w, ImageId image, std::int32_t count) {
+    a0_[image] += count;
+    a1_[image] += static_cast<__int128>(count) * log_frequency_[w];
+  });
 }
 
 IncrementalNorms IncrementalNorms::after(const IndexData& data, const IndexChange& change) const {

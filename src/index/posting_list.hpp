@@ -31,6 +31,7 @@ class PostingList {
  public:
   static constexpr std::uint16_t kLargeCount = 0xffff;
   static constexpr std::uint8_t kDenseLargeCount = 0xff;
+  static constexpr ImageId kNoImage = 0xffffffff;  // above every id (kMaxIds keeps it free)
 
   std::size_t size() const { return dense_ ? dense_->size : ids_.size(); }
   bool empty() const { return size() == 0; }
@@ -51,13 +52,22 @@ class PostingList {
   // Calls f(image, count) for every posting, ids ascending.
   template <typename F>
   void forEach(F&& f) const {
+    forEachBelow(0, kNoImage, f);
+  }
+  // Calls f(image, count) for the postings from position `from` (an id in the dense form) whose image
+  // is below `end`, ids ascending; returns the position after them.
+  template <typename F>
+  std::size_t forEachBelow(std::size_t from, ImageId end, F&& f) const {
     if (dense_) {
       const std::vector<std::uint8_t>& counts = dense_->counts;
-      for (std::size_t id = 0; id < counts.size(); ++id)
+      const std::size_t last = std::min<std::size_t>(end, counts.size());
+      for (std::size_t id = from; id < last; ++id)
         if (counts[id] != 0) f(static_cast<ImageId>(id), count(static_cast<ImageId>(id), counts[id]));
-    } else {
-      for (std::size_t i = 0; i < ids_.size(); ++i) f(ids_[i], count(ids_[i], counts_[i]));
+      return std::max(from, last);
     }
+    std::size_t i = from;
+    for (; i < ids_.size() && ids_[i] < end; ++i) f(ids_[i], count(ids_[i], counts_[i]));
+    return i;
   }
 
   // The count of `image`, 0 if the list does not hold it. For a run of look-ups with ascending ids
@@ -155,5 +165,22 @@ class PostingList {
   std::unique_ptr<Dense> dense_;
   std::unique_ptr<std::vector<Large>> large_;
 };
+
+// Every posting of every list, image block by image block: within a block the words ascending and each
+// word's images ascending, so that every image still meets its words in ascending order, while the
+// arrays by image that f updates stay in the cache. One pass over whole lists reads and writes them at
+// random: the first query after loading a million images spent 9.5 s on its normalisers (24 MB of
+// them), 2.5-2.9 s by blocks of 131,072 images (3 MB; smaller blocks were slower at 100,000 images).
+// f(word, image, count).
+template <typename F>
+void forEachPostingByImageBlock(const std::vector<PostingList>& lists, std::size_t ids, F&& f,
+                                std::size_t block = 131072) {
+  std::vector<std::size_t> next(lists.size(), 0);
+  for (std::size_t begin = 0; begin < ids; begin += block) {
+    const auto end = static_cast<ImageId>(std::min(ids, begin + block));
+    for (std::size_t w = 0; w < lists.size(); ++w)
+      next[w] = lists[w].forEachBelow(next[w], end, [&](ImageId image, std::int32_t count) { f(w, image, count); });
+  }
+}
 
 }  // namespace bovw::index_detail

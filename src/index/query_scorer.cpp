@@ -154,7 +154,7 @@ std::size_t accumulate(const PostingList& list, std::size_t from, ImageId end, d
                       : accumulateSparse<kCosine, kTrack>(list, from, end, q, idf, weights, a);
 }
 
-constexpr ImageId kEveryImage = std::numeric_limits<ImageId>::max();
+constexpr ImageId kEveryImage = PostingList::kNoImage;
 // Images a block of the exhaustive query: their scores and normalisers, 2 x 8 x 16,384 = 256 KB, fit a
 // core's L2 (0.5-2 MB on current server cores).
 constexpr ImageId kBlock = 16384;

@@ -29,12 +29,11 @@ ScoringWeights::ScoringWeights(const IndexData& data, const TfIdfModel& model, c
 
   const bool cosine = options.similarity == Scoring::Cosine;
   std::vector<double> norms(data.names.size(), 0.0);  // sum of squares (cosine) or of values (L1)
-  for (std::size_t w = 0; w < data.postings.size(); ++w) {
-    data.postings[w].forEach([&](ImageId image, std::int32_t count) {
-      const double v = weight(count, w);
-      norms[image] += cosine ? v * v : v;
-    });
-  }
+  // By image blocks: each image's sum still grows in ascending word order.
+  forEachPostingByImageBlock(data.postings, data.names.size(), [&](std::size_t w, ImageId image, std::int32_t count) {
+    const double v = weight(count, w);
+    norms[image] += cosine ? v * v : v;
+  });
   scale_.assign(norms.size(), 0.0);
   for (std::size_t d = 0; d < norms.size(); ++d)
     if (norms[d] > 0.0) scale_[d] = 1.0 / (cosine ? std::sqrt(norms[d]) : norms[d]);
@@ -43,13 +42,9 @@ ScoringWeights::ScoringWeights(const IndexData& data, const TfIdfModel& model, c
   // over the postings, paid once per option set like the first.
   if (!cosine) return;
   max_document_weight_.assign(data.postings.size(), 0.0);
-  for (std::size_t w = 0; w < data.postings.size(); ++w) {
-    double largest = 0.0;
-    data.postings[w].forEach([&](ImageId image, std::int32_t count) {
-      largest = std::max(largest, weight(count, w) * scale_[image]);
-    });
-    max_document_weight_[w] = largest;
-  }
+  forEachPostingByImageBlock(data.postings, data.names.size(), [&](std::size_t w, ImageId image, std::int32_t count) {
+    max_document_weight_[w] = std::max(max_document_weight_[w], weight(count, w) * scale_[image]);
+  });
 }
 
 void ScoringWeights::tabulateTermWeights() {

@@ -116,6 +116,40 @@ TEST(PostingList, DenseFromAFifthOfTheIdsSparseBelowASixth) {
   EXPECT_EQ(list.heapBytes(), 6 * list.size());
 }
 
+// The pass by image blocks visits every posting once, each image's words ascending, whatever the block
+// size and the lists' forms.
+TEST(PostingList, ThePassByImageBlocksVisitsEveryPostingOnceInWordOrder) {
+  BOVW_SEEDED_RNG(rng);
+  const std::size_t words = 23, ids = 500;
+  std::vector<PostingList> lists(words);
+  std::map<std::pair<ImageId, std::size_t>, std::int32_t> expected;  // (image, word) -> count
+  for (std::size_t w = 0; w < words; ++w) {
+    const double share = std::uniform_real_distribution<double>(0.0, 0.9)(rng);
+    for (ImageId id = 0; id < ids; ++id)
+      if (std::bernoulli_distribution(share)(rng)) {
+        const std::int32_t count = randomCount(rng);
+        lists[w].push_back(id, count);
+        expected[{id, w}] = count;
+      }
+    lists[w].adapt(ids);
+  }
+  for (std::size_t block : {std::size_t{1}, std::size_t{7}, std::size_t{64}, ids, ids + 5}) {
+    SCOPED_TRACE("blocks of " + std::to_string(block));
+    std::map<std::pair<ImageId, std::size_t>, std::int32_t> seen;
+    std::map<ImageId, std::size_t> last_word;
+    index_detail::forEachPostingByImageBlock(
+        lists, ids,
+        [&](std::size_t w, ImageId image, std::int32_t count) {
+          const auto last = last_word.find(image);
+          EXPECT_TRUE(last == last_word.end() || last->second < w) << "image " << image << ": word " << w;
+          last_word[image] = w;
+          EXPECT_TRUE(seen.emplace(std::make_pair(image, w), count).second) << "visited twice";
+        },
+        block);
+    EXPECT_EQ(seen, expected);
+  }
+}
+
 std::uint64_t bits(double x) {
   std::uint64_t b;
   std::memcpy(&b, &x, sizeof b);
