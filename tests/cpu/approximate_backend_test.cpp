@@ -1,5 +1,5 @@
-// The approximate backend (OpenMPApproximate, "openmp-ann"): exact where the nearest word is clear,
-// a measured recall on hard (uniform random) data, histograms that count its own assignments, the
+// The approximate backend (OpenMPApproximate, "openmp-ann"): near-perfect where the nearest word is
+// clear, a measured recall on hard (uniform random) data, histograms that count its own assignments, the
 // same answers every run and on any thread count, and a tree that follows the vocabulary. Its
 // validation errors are checked with every other backend's in core/bad_input_test.cpp.
 #include "support/test_support.hpp"
@@ -41,16 +41,22 @@ TEST(Approximate, NameAndDescription) {
   EXPECT_NE(description.find("77 checks"), std::string::npos) << description;
 }
 
-// Descriptors a hair from their own word (perturbedCopies: 1e-3 against word spacings > 1): the
-// tree's search must find that word every time, at a K deep enough for three tree levels.
-TEST(Approximate, FindsEveryClearNearestWord) {
+// Descriptors a hair from their own word (perturbedCopies: 1e-3 against word spacings > 1), at a K deep
+// enough for three tree levels. A tree cannot promise every one: in 64 dimensions a word can sit that
+// hair from the boundary between two branch centres, and 128 checks may not reach its branch. Measured
+// (BOVW_TEST_SEED 1..200, 2026-11-27): recall 1.0 for 199 seeds, 0.9998 for one (one word, drawn 4
+// times, missed). The floor allows 20 misses of 20,000: it fails on a broken tree or re-ranking, not on
+// a seed.
+constexpr double kClearRecallFloor = 0.999;
+
+TEST(Approximate, FindsClearNearestWords) {
   BOVW_REQUIRE_APPROXIMATE_BACKEND();
   BOVW_SEEDED_RNG(rng);
   const int k = 4096, d = 64;
   const Vocabulary vocabulary(randomMatrix(rng, k, d));
   const Descriptors x = perturbedCopies(rng, vocabulary.centroids(), randomWords(rng, 20000, k));
-  const auto found = approximate()->assign(x, vocabulary);
-  EXPECT_EQ(recallAt1(serialAssign(x, vocabulary), found), 1.0);
+  const double recall = recallAt1(serialAssign(x, vocabulary), approximate()->assign(x, vocabulary));
+  EXPECT_GE(recall, kClearRecallFloor) << "recall@1 " << recall;
 }
 
 // Uniform random descriptors and words are the hard case: in 64 dimensions many words are nearly as
