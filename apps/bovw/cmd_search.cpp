@@ -7,6 +7,7 @@
 #include "feature_options.hpp"
 #include "image_arguments.hpp"
 #include "number_checks.hpp"
+#include "process_age.hpp"
 #include "program.hpp"
 #include "progress_bar.hpp"
 #include "query_options.hpp"
@@ -23,8 +24,11 @@
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
 namespace bovw::cli {
 
@@ -38,6 +42,7 @@ struct SearchArguments {
   std::vector<std::string> outputs;
   std::string root;
   bool exclude_query = false;
+  bool profile = false;
   QueryOptions query;
   VerifyOptions verify;
 } args;
@@ -66,6 +71,38 @@ void checkSearchOutputs() {
   checkOutputs(outputs, inputs);
 }
 
+using Clock = std::chrono::steady_clock;
+
+double secondsBetween(Clock::time_point from, Clock::time_point to) {
+  return std::chrono::duration<double>(to - from).count();
+}
+
+// `--profile`: where a search's wall time went, from the process's start to the results written, so
+// that a one-shot search's start-up (libraries, database, kernels) shows beside its work.
+struct SearchTimeline {
+  std::optional<double> before_start;  // process start to the command's start (10 ms steps)
+  Clock::time_point start = Clock::now(), configured, opened, prepared, searched, written;
+  PipelineProfile reading;             // the query images' decoding and features
+  double verification_ms = 0;          // summed over the queries
+  std::size_t queries = 0;
+
+  void print() const {
+    const double searching = secondsBetween(prepared, searched);
+    std::fprintf(stderr, "profile: %.3f s since the process started: ",
+                 secondsBetween(start, written) + before_start.value_or(0));
+    if (before_start) std::fprintf(stderr, "%.3f s before the command (loading the libraries; options), ", *before_start);
+    std::fprintf(stderr,
+                 "%.3f s choosing the backend (auto: the OpenCL platforms' devices), %.3f s opening the database, "
+                 "%.3f s making the extractor and histogrammer, %.3f s searching (queries: %zu; reading them %.3f s, "
+                 "of which the workers (%d) decoded %.3f s and extracted %.3f s; ranking %.3f s; verification "
+                 "%.3f s), %.3f s writing the results\n",
+                 secondsBetween(start, configured), secondsBetween(configured, opened),
+                 secondsBetween(opened, prepared), searching, queries, reading.wall_s, reading.workers,
+                 reading.decode_s, reading.work_s, searching - reading.wall_s - verification_ms / 1e3,
+                 verification_ms / 1e3, secondsBetween(searched, written));
+  }
+};
+
 }  // namespace
 
 CLI::App* addSearchCommand(CLI::App& app) {
@@ -88,16 +125,28 @@ CLI::App* addSearchCommand(CLI::App& app) {
       ->check(CLI::ExistingDirectory);
   command->add_flag("--exclude-query", args.exclude_query,
                     "leave the query image itself out of its results (when it is indexed too: the same file)");
+  command->add_flag("--profile", args.profile,
+                    "after the results, print where the time went since the process started: start-up, opening "
+                    "the database, making the extractor and histogrammer (OpenCL kernels), reading the queries, "
+                    "ranking, verification, writing");
   args.query.addTo(command, ScoringChoice::One);
   args.verify.addTo(command);
   return command;
 }
 
 int runSearchCommand() {
+  SearchTimeline timeline;
+  timeline.before_start = secondsSinceProcessStart();
   checkSearchOutputs();
   Communicator& group = ranks();
   ProgressBar bar("search", args.query.quiet || !printsResults());
-  const ImageSearch database = ImageSearch::open(group, args.index, args.query.engine(bar));
+  ImageSearchOptions engine = args.query.engine(bar);
+  timeline.configured = Clock::now();
+  if (args.profile) engine.pipeline.profile = &timeline.reading;
+  const ImageSearch database = ImageSearch::open(group, args.index, engine);
+  timeline.opened = Clock::now();
+  if (args.profile) database.prepare();
+  timeline.prepared = Clock::now();
   SearchOptions options;
   options.top = args.top;
   options.scoring = args.query.parsedScoring();
@@ -110,6 +159,7 @@ int runSearchCommand() {
       printsResults() ? imageArguments(args.queries, "query image") : std::vector<std::string>();
   std::vector<ImageFailure> failures;
   const std::vector<QueryResults> results = database.search(images, options, &failures);
+  timeline.searched = Clock::now();
   std::size_t failed = 0;
   everyRankOrNone(group, [&] {
     if (!printsResults()) return;
@@ -142,6 +192,13 @@ int runSearchCommand() {
     for (const std::string& output : outputs) writes.push_back({output, writer(formatOf(output))});
     writeFilesAtomically(writes);
     for (const std::string& output : outputs) std::cerr << "bovw search: wrote " << output << "\n";
+  }
+  if (args.profile) {
+    timeline.written = Clock::now();
+    timeline.queries = results.size();
+    for (const QueryResults& query : results)
+      if (query.verification) timeline.verification_ms += query.verification->milliseconds;
+    timeline.print();
   }
   return failed ? 1 : 0;
 }

@@ -102,6 +102,7 @@ int runServeCommand() {
 
   ProgressBar quiet("serve", true);
   ImageSearch database = ImageSearch::open(args.index, args.query.engine(quiet));
+  database.prepare();  // the first request must not wait for the OpenCL kernels: ready means ready
   serve::ImageService service(database, args.service);
   std::thread signals([&] {
     const int signal = stop.wait();

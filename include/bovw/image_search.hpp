@@ -145,6 +145,12 @@ class ImageSearch {
   // shard, then by id.
   std::vector<IndexedImage> images() const;
 
+  // Makes now what the first search or add of an image makes on first use: the feature extractor and
+  // the histogrammer (an OpenCL one builds or loads its kernels: about a second on a GPU the first
+  // time). Optional: `bovw serve` calls it before it says it is ready, `bovw search --profile` to
+  // time it apart. In a job of several ranks only rank 0 extracts, so the others make nothing.
+  void prepare() const;
+
   // The histograms of images under the database's features and vocabulary, read as add() and
   // search() read them (their words and keypoints too with `keep_words`); unreadable images are
   // listed in the result's failures (with ImageSearchOptions::pipeline.strict the first throws).

@@ -45,6 +45,10 @@ SurfBackend parseSurfBackend(const std::string& name);
 // True when this build of bovw has OpenCV's SURF compiled in.
 bool openCvSurfAvailable();
 
+// Auto's choice when SURF stays on the CPU: OpenCV where this build has it, else Builtin (the same
+// keypoints and descriptors either way).
+SurfBackend cpuSurfBackend();
+
 // Wall-clock milliseconds per stage of one detectAndCompute call (benchmarks, profiling).
 // The OpenCV backend cannot split its work: it reports everything under hessian_ms.
 struct SurfStageTimes {

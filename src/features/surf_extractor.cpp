@@ -61,6 +61,8 @@ bool openCvSurfAvailable() {
 #endif
 }
 
+SurfBackend cpuSurfBackend() { return openCvSurfAvailable() ? SurfBackend::OpenCV : SurfBackend::Builtin; }
+
 namespace {
 
 // Auto's first choice: the device a plain spec resolves to, when that is a GPU.
@@ -86,7 +88,7 @@ std::unique_ptr<SurfExtractor> surf::makeSurfExtractor(const SurfParams& params,
         // CPU backends (SurfBackend::OpenCL, asked for by name, reports the error instead).
       }
     }
-    backend = openCvSurfAvailable() ? SurfBackend::OpenCV : SurfBackend::Builtin;
+    backend = cpuSurfBackend();
   }
   if (backend == SurfBackend::OpenCV) return surf::makeOpenCvSurf(params);
   if (backend == SurfBackend::OpenCL) return surf::makeOpenClSurf(params, device);

@@ -10,6 +10,7 @@
 #include <bovw/query_expansion.hpp>
 #include <bovw/rank_agreement.hpp>
 #include <bovw/shard_manifest.hpp>
+#include <bovw/surf.hpp>
 
 #include <algorithm>
 #include <filesystem>
@@ -99,8 +100,18 @@ struct ImageSearch::Impl {
     return *histogrammer;
   }
   const FeatureExtractor& features() const {
-    std::call_once(extractor_made, [&] { extractor = reference().makeExtractor(options.extractor); });
+    std::call_once(extractor_made, [&] { extractor = reference().makeExtractor(extractorOptions()); });
     return *extractor;
+  }
+  // SURF's Auto follows a CPU histogram backend that the caller named: with the histograms on the
+  // CPU there is nothing to fuse on a device, and no OpenCL platform is loaded for SURF alone (PoCL
+  // with its LLVM: about 70 ms of a one-shot search on the 2-core machine).
+  ExtractorOptions extractorOptions() const {
+    ExtractorOptions chosen = options.extractor;
+    const Backend histograms = options.histogrammer.backend;
+    if (chosen.surf_backend == SurfBackend::Auto && histograms != Backend::Auto && histograms != Backend::OpenCL)
+      chosen.surf_backend = cpuSurfBackend();
+    return chosen;
   }
 
   // The images' histograms, and their words when `keep_words`.
@@ -477,6 +488,13 @@ std::vector<SearchHit> ImageSearch::search(HistogramRef histogram, const SearchO
   });
   return impl_->answer(histogram, ImageWords(), options, [&](const std::string& indexed) { return indexed == name; },
                        nullptr);
+}
+
+void ImageSearch::prepare() const {
+  if (!impl_->root() || (!impl_->whole() && impl_->shards->localShardCount() == 0)) return;
+  const std::lock_guard<std::mutex> turn(impl_->device_use);
+  impl_->features();
+  impl_->device();
 }
 
 std::vector<QueryResults> ImageSearch::search(const std::vector<std::string>& image_paths,

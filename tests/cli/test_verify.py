@@ -5,7 +5,9 @@ that the bag of words alone ranks low) and graf3.png must find graf1.png, verifi
 scores are the inliers plus the plain search's bag-of-words score; the re-ranked order follows them;
 JSON reports what was verified; and the errors: --verify on a database without keypoints (exit 1,
 naming the file and the fix), --verify 0 and --min-inliers without --verify (usage errors, exit 2);
---expand N (query expansion) in search's JSON and evaluate's rows, and without --verify (exit 2).
+--expand N (query expansion) in search's JSON and evaluate's rows, and without --verify (exit 2);
+`search --profile`: its parts add up to the process's wall time as measured from outside, and a CPU
+backend's search loads no OpenCL platform.
 
 Usage: test_verify.py --bovw PATH/TO/bovw --images /usr/share/doc/opencv-doc/examples/data [unittest options]
 
@@ -17,9 +19,11 @@ import io
 import json
 import os
 import shutil
+import re
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -40,10 +44,12 @@ class Shared:
     pass
 
 
-def run(*args):
-    env = dict(os.environ)
-    env.pop("BOVW_DEVICE", None)
-    return subprocess.run([BOVW] + [str(a) for a in args], capture_output=True, text=True, timeout=TIMEOUT, env=env)
+def run(*args, env=None):
+    full_env = dict(os.environ)
+    full_env.pop("BOVW_DEVICE", None)
+    full_env.update(env or {})
+    return subprocess.run([BOVW] + [str(a) for a in args], capture_output=True, text=True, timeout=TIMEOUT,
+                          env=full_env)
 
 
 def setUpModule():
@@ -321,6 +327,53 @@ class Verify(unittest.TestCase):
         extra = os.path.getsize(STATE.index) - os.path.getsize(STATE.plain)
         self.assertGreater(extra, 16 * 1000 * len(NAMES) // 4)
 
+
+# The numbers of `search --profile`'s line, in its order: the total, then each part.
+PROFILE = re.compile(
+    r"^profile: ([0-9.]+) s since the process started: ([0-9.]+) s before the command .*?, ([0-9.]+) s choosing the "
+    r"backend .*?, ([0-9.]+) s opening the database, ([0-9.]+) s making the extractor and histogrammer, ([0-9.]+) s "
+    r"searching \(queries: (\d+); reading them ([0-9.]+) s.*?; ranking (-?[0-9.]+) s; verification ([0-9.]+) s\), "
+    r"([0-9.]+) s writing the results$", re.M)
+
+
+class SearchProfile(unittest.TestCase):
+    def test_the_parts_add_up_to_the_wall_time_measured_outside(self):
+        query = image("box_in_scene.png")
+        plain = run("search", "--quiet", "--index", STATE.index, "--verify", 6, query)
+        self.assertEqual(plain.returncode, 0, describe(plain))
+        started = time.monotonic()
+        profiled = run("search", "--quiet", "--profile", "--index", STATE.index, "--verify", 6, query)
+        outside = time.monotonic() - started
+        self.assertEqual(profiled.returncode, 0, describe(profiled))
+        self.assertEqual(profiled.stdout, plain.stdout)  # the profile changes no result
+        found = PROFILE.search(profiled.stderr)
+        self.assertIsNotNone(found, profiled.stderr)
+        total, before, choosing, opening, making, searching = (float(found.group(i)) for i in range(1, 7))
+        queries, reading, ranking, verification, writing = (float(found.group(i)) for i in range(7, 12))
+        self.assertEqual(queries, 1)
+        # The process's start is known to the kernel's tick (10 ms); the rest to the microsecond.
+        tick = 0.011
+        self.assertAlmostEqual(before + choosing + opening + making + searching + writing, total, delta=0.002)
+        self.assertLessEqual(total, outside + tick)
+        self.assertGreater(before, 0)
+        self.assertGreater(verification, 0)  # 6 results verified
+        self.assertGreaterEqual(ranking, 0)
+        self.assertAlmostEqual(reading + ranking + verification, searching, delta=0.002)
+
+    def test_a_cpu_backend_loads_no_opencl_platform(self):
+        # The dynamic loader names every library loaded (LD_DEBUG=files): an OpenCL platform is one the
+        # ICD loader (libOpenCL) opens. --backend auto looks at the platforms: the control, where one exists.
+        env = {"LD_DEBUG": "files"}
+        loaded_by_icd = re.compile(r"dynamically loaded by \S*libOpenCL")
+        cpu = run("search", "--quiet", "--backend", "openmp-tiled", "--index", STATE.plain, image("box.png"), env=env)
+        self.assertEqual(cpu.returncode, 0, describe(cpu))
+        self.assertIsNone(loaded_by_icd.search(cpu.stderr), [l for l in cpu.stderr.splitlines() if "libOpenCL" in l])
+        automatic = run("search", "--quiet", "--index", STATE.plain, image("box.png"), env=env)
+        self.assertEqual(automatic.returncode, 0, describe(automatic))
+        self.assertEqual(automatic.stdout, cpu.stdout)
+        vendors = os.environ.get("OCL_ICD_VENDORS", "/etc/OpenCL/vendors")
+        if os.path.isdir(vendors) and any(n.endswith(".icd") for n in os.listdir(vendors)):
+            self.assertIsNotNone(loaded_by_icd.search(automatic.stderr), "auto loaded no OpenCL platform")
 
 def main():
     global BOVW, IMAGES
