@@ -84,9 +84,10 @@ LoadedDescriptors loadDescriptors(const std::string& path, const HistogrammerCon
 #ifdef BOVW_CLI_WITH_FEATURES
 int runOnImages(const Vocabulary& vocabulary) {
   args.features.useThreads(args.histogrammer.threads);
-  const auto extractor = args.features.extractor();
+  const HistogrammerConfig config = args.histogrammer.config();
+  const auto extractor = makeFeatureExtractor(args.features.spec(), extractorBeside(args.features.extractorOptions(), config));
   checkCompatible(vocabulary, extractor->descriptorType(), args.vocabulary);
-  auto histogrammer = makeHistogrammer(args.histogrammer.config());
+  auto histogrammer = makeHistogrammer(config);
   const ImageHistograms result = args.features.histogramFolder(args.images, vocabulary, *histogrammer, "histogram");
   const std::string names_path = namesPathFor(args.output);
   writeFilesAtomically({{args.output, [&](std::ostream& out) { npy::writeInt32Matrix(out, result.histograms); }},

@@ -7,6 +7,7 @@
 #include <bovw/communicator.hpp>
 #include <bovw/descriptors.hpp>
 #include <bovw/feature_extractor.hpp>
+#include <bovw/feature_registry.hpp>
 #include <bovw/histogrammer.hpp>
 #include <bovw/image_words.hpp>
 #include <bovw/surf.hpp>
@@ -110,6 +111,12 @@ struct ImageHistograms {
 ImageHistograms histogramImages(const std::vector<std::string>& paths, const FeatureExtractor& extractor,
                                 const Vocabulary& vocabulary, Histogrammer& histogrammer,
                                 const PipelineOptions& options = {});
+
+// The extractor options for images whose histograms `histograms` makes: `extractor`, except that
+// SurfBackend::Auto stays on the CPU (cpuSurfBackend) beside a CPU backend named in `histograms`
+// (not Auto, not OpenCL): there is nothing to fuse on a device, and no OpenCL platform is loaded for
+// SURF alone (PoCL with its LLVM: about 40 ms of a one-shot search on the 2-core machine).
+ExtractorOptions extractorBeside(ExtractorOptions extractor, const HistogrammerConfig& histograms);
 
 struct DescriptorSample {
   Descriptors descriptors;            // at most max_descriptors rows, a uniform sample, in image order

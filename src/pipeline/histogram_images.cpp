@@ -6,6 +6,7 @@
 #include <bovw/error.hpp>
 #include <bovw/image_names.hpp>
 #include <bovw/image_pipeline.hpp>
+#include <bovw/surf.hpp>
 #include <bovw/vocabulary.hpp>
 
 #include <algorithm>
@@ -128,6 +129,13 @@ ImageHistograms histogramImages(const std::vector<std::string>& paths, const Fea
     std::move(batch.words.begin(), batch.words.end(), std::back_inserter(result.words));
   }
   return result;
+}
+
+ExtractorOptions extractorBeside(ExtractorOptions extractor, const HistogrammerConfig& histograms) {
+  if (extractor.surf_backend == SurfBackend::Auto && histograms.backend != Backend::Auto &&
+      histograms.backend != Backend::OpenCL)
+    extractor.surf_backend = cpuSurfBackend();
+  return extractor;
 }
 
 }  // namespace bovw

@@ -10,7 +10,6 @@
 #include <bovw/query_expansion.hpp>
 #include <bovw/rank_agreement.hpp>
 #include <bovw/shard_manifest.hpp>
-#include <bovw/surf.hpp>
 
 #include <algorithm>
 #include <filesystem>
@@ -100,18 +99,10 @@ struct ImageSearch::Impl {
     return *histogrammer;
   }
   const FeatureExtractor& features() const {
-    std::call_once(extractor_made, [&] { extractor = reference().makeExtractor(extractorOptions()); });
+    std::call_once(extractor_made, [&] {
+      extractor = reference().makeExtractor(extractorBeside(options.extractor, options.histogrammer));
+    });
     return *extractor;
-  }
-  // SURF's Auto follows a CPU histogram backend that the caller named: with the histograms on the
-  // CPU there is nothing to fuse on a device, and no OpenCL platform is loaded for SURF alone (PoCL
-  // with its LLVM: about 70 ms of a one-shot search on the 2-core machine).
-  ExtractorOptions extractorOptions() const {
-    ExtractorOptions chosen = options.extractor;
-    const Backend histograms = options.histogrammer.backend;
-    if (chosen.surf_backend == SurfBackend::Auto && histograms != Backend::Auto && histograms != Backend::OpenCL)
-      chosen.surf_backend = cpuSurfBackend();
-    return chosen;
   }
 
   // The images' histograms, and their words when `keep_words`.

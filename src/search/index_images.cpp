@@ -18,6 +18,7 @@
 
 #include <bovw/atomic_file.hpp>
 #include <bovw/error.hpp>
+#include <bovw/image_pipeline.hpp>
 #include "pipeline/histogram_batches.hpp"
 #include "pipeline/result_stream.hpp"
 #include <bovw/rank_agreement.hpp>
@@ -140,7 +141,7 @@ IndexSummary indexListed(Communicator& group, const ImageSource& source, const V
     engines = std::async(std::launch::async, [&database = *empty, &options, &times] {
       const auto start = std::chrono::steady_clock::now();
       Engines made;
-      made.extractor = database.makeExtractor(options.extractor);
+      made.extractor = database.makeExtractor(extractorBeside(options.extractor, options.histogrammer));
       made.histogrammer = makeHistogrammer(options.histogrammer);
       times.setup_s = since(start);
       return made;

@@ -546,5 +546,35 @@ TEST(ListImages, ANonDirectoryIsAnIoError) {
   }
 }
 
+// SURF's auto beside the histograms' backend: a CPU backend named by the caller keeps SURF on the
+// CPU (OpenCV's where built, else bovw's); auto and OpenCL histograms leave SURF's own auto to decide,
+// and a SURF backend the caller named is kept whatever the histograms do.
+TEST(ExtractorBeside, SurfAutoStaysOnTheCpuBesideANamedCpuBackend) {
+  const SurfBackend cpu = openCvSurfAvailable() ? SurfBackend::OpenCV : SurfBackend::Builtin;
+  ExtractorOptions automatic;
+  automatic.surf_device = "gpu";
+  automatic.max_pixels = 12345;
+  HistogrammerConfig histograms;
+  for (Backend backend : {Backend::Serial, Backend::OpenMP, Backend::OpenMPTiled, Backend::OpenMPApproximate}) {
+    histograms.backend = backend;
+    const ExtractorOptions chosen = extractorBeside(automatic, histograms);
+    EXPECT_EQ(chosen.surf_backend, cpu) << toString(backend);
+    EXPECT_EQ(chosen.surf_device, "gpu");
+    EXPECT_EQ(chosen.max_pixels, 12345);
+  }
+  for (Backend backend : {Backend::Auto, Backend::OpenCL}) {
+    histograms.backend = backend;
+    EXPECT_EQ(extractorBeside(automatic, histograms).surf_backend, SurfBackend::Auto) << toString(backend);
+  }
+  ExtractorOptions named = automatic;
+  for (SurfBackend surf : {SurfBackend::OpenCL, SurfBackend::Builtin}) {
+    named.surf_backend = surf;
+    for (Backend backend : {Backend::OpenMP, Backend::OpenCL, Backend::Auto}) {
+      histograms.backend = backend;
+      EXPECT_EQ(extractorBeside(named, histograms).surf_backend, surf) << toString(backend);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace bovw::test
