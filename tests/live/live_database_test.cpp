@@ -1,5 +1,6 @@
 // LiveDatabase: random sequences of adds, puts (replacements) and removes rank exactly as a database indexed afresh from
-// the final images (every scoring, scores to 1e-9), before and after reopening; keypoints follow
+// the final images (every scoring, scores to 1e-9), before and after reopening (also one of several
+// thousand images, which opens in pieces); keypoints follow
 // their images; a write that fails changes nothing; searches in other threads see whole writes
 // only; damaged or foreign folders are refused naming the folder. Other processes (kill -9,
 // readers, two writers) are tested through the `bovw` program (tests/cli/test_live_database.py).
@@ -159,6 +160,48 @@ TEST(LiveDatabase, AddsPutsAndRemovesRankAsADatabaseIndexedAfreshFromTheFinalIma
   for (const auto& name : order) fresh.add(name, final_images.at(name));
   expectSameRankings(reopened.database(), fresh, rng, k);
   EXPECT_EQ(reopened.generation(), 60u);
+}
+
+// Opening reads the store in pieces of 1,024 images, decoding each while the one before is applied:
+// a database of several pieces, with removed ids inside pieces and at their edges, opens ranking as a
+// database indexed afresh from its images.
+TEST(LiveDatabase, OpensADatabaseOfManyPiecesAsIndexedAfresh) {
+  BOVW_SEEDED_RNG(rng);
+  TempDir dir;
+  const int k = std::uniform_int_distribution<int>(40, 120)(rng);
+  const Vocabulary vocabulary = randomVocabulary(rng, k);
+  const std::string path = dir.file("large.bovwlive");
+  std::map<std::string, ImageWords> images;
+  std::vector<std::string> order;
+  {
+    LiveDatabase live = LiveDatabase::create(path, vocabulary, kSurf);
+    const int total = std::uniform_int_distribution<int>(2100, 3500)(rng);
+    for (int begin = 0; begin < total; begin += 700) {
+      std::vector<NamedImageWords> batch;
+      for (int i = begin; i < std::min(total, begin + 700); ++i)
+        batch.push_back({"p" + std::to_string(i), randomWords(rng, k, std::uniform_int_distribution<int>(0, 60)(rng))});
+      live.add(batch);
+      for (const auto& image : batch) {
+        images[image.name] = image.words;
+        order.push_back(image.name);
+      }
+    }
+    std::vector<std::string> gone;  // ids 0, 1023, 1024, 2047, 2048 (piece edges) and a random tenth
+    for (int i = 0; i < total; ++i)
+      if (i == 0 || i % 1024 == 1023 || i % 1024 == 0 || std::bernoulli_distribution(0.1)(rng))
+        gone.push_back("p" + std::to_string(i));
+    live.remove(gone);
+    for (const auto& name : gone) {
+      images.erase(name);
+      order.erase(std::find(order.begin(), order.end(), name));
+    }
+  }
+  const LiveDatabase reopened = LiveDatabase::open(path);
+  ImageDatabase fresh(vocabulary, kSurf);
+  for (const auto& name : order) fresh.add(name, images.at(name));
+  expectSameRankings(reopened.database(), fresh, rng, k);
+  for (const std::string name : {"p0", "p1023", "p1024", "p1"})
+    EXPECT_EQ(reopened.database().index().find(name).has_value(), images.count(name) > 0) << name;
 }
 
 // Another process's many writes (adds, removes, names removed and added back) brought in by one
