@@ -3,6 +3,7 @@
 #include "commands.hpp"
 
 #include <bovw/device.hpp>
+#include <bovw/error.hpp>
 #include <bovw/histogrammer.hpp>
 
 #include <cstdlib>
@@ -26,7 +27,14 @@ void printAutoChoice(const std::vector<DeviceInfo>& devices) {
     std::cout << " on [" << device.platform_index << ":" << device.device_index << "] " << device.name
               << " (a GPU; SURF runs there too, fused with the histograms)\n";
   } else if (env && *env) {
-    std::cout << " on the CPU ($BOVW_DEVICE '" << env << "' is not a GPU)\n";
+    bool matched = true;
+    try {
+      selectDevice("");
+    } catch (const Error&) {
+      matched = false;
+    }
+    std::cout << " on the CPU ($BOVW_DEVICE '" << env << "' " << (matched ? "is not a GPU" : "matches no device")
+              << ")\n";
   } else {
     std::cout << " on the CPU (no OpenCL GPU)\n";
   }

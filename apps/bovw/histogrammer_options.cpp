@@ -4,6 +4,13 @@
 #include "number_checks.hpp"
 #include "thread_count.hpp"
 
+#include <bovw/device.hpp>
+#include <bovw/error.hpp>
+
+#include <spdlog/spdlog.h>
+
+#include <cstdlib>
+
 namespace bovw::cli {
 
 std::vector<std::string> backendNames() {
@@ -78,7 +85,19 @@ HistogrammerConfig HistogrammerOptions::config() const {
   config.approximate_checks = approximate_checks;
   if (!tiles.empty()) config.tiles = parseTileSizes(tiles);
   config.tuning_file = tuning;  // read, and checked against the device, when an OpenCL histogrammer is made
-  return withResolvedBackend(config);
+  if (config.backend != Backend::Auto) return config;
+  config = withResolvedBackend(config);
+  // A device named for auto (--device, $BOVW_DEVICE) that matches nothing is a typo or a platform not
+  // installed: say so rather than run on the CPU without a word.
+  const char* env = std::getenv("BOVW_DEVICE");
+  if (config.backend != Backend::OpenCL && (!config.device.empty() || (env && *env))) {
+    try {
+      selectDevice(config.device);
+    } catch (const Error& e) {
+      spdlog::warn("{}; --backend auto runs on the CPU", e.what());
+    }
+  }
+  return config;
 }
 
 }  // namespace bovw::cli

@@ -81,8 +81,8 @@ std::string availableList(const std::vector<detail::DeviceHandle>& handles) {
   if (handles.empty()) return "no OpenCL platform is installed (on Debian: apt install pocl-opencl-icd)";
   std::string list = "available:";
   for (const auto& h : handles)
-    list += " [" + std::to_string(h.info.platform_index) + ":" + std::to_string(h.info.device_index) +
-            "] " + h.info.name + " (" + h.info.type + ");";
+    list += std::string(list.back() == ':' ? " [" : ", [") + std::to_string(h.info.platform_index) + ":" +
+            std::to_string(h.info.device_index) + "] " + h.info.name + " (" + h.info.type + ")";
   return list;
 }
 

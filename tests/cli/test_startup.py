@@ -1,7 +1,8 @@
 """End-to-end tests of start-up and the default backend (python3 unittest + numpy):
 
 - `--backend auto`, the default: `bovw devices` says what it runs here, and a default `bovw histogram`
-  writes what the backend it names writes (identical to the golden `openmp`'s output);
+  writes what the backend it names writes (identical to the golden `openmp`'s output); a device named
+  for auto that matches nothing is reported, not passed over in silence;
 - the on-disk program cache: `bovw histogram --backend opencl` with a cold cache, a warm one, and
   BOVW_KERNEL_CACHE=off writes identical histograms; off writes no entry; two processes filling one
   cache folder at once leave entries that a third loads without a word; a damaged entry is rebuilt.
@@ -94,6 +95,26 @@ class StartupTest(unittest.TestCase):
             np.testing.assert_array_equal(other_a, a)
             np.testing.assert_array_equal(other_h, h)
         self.assertEqual(h.sum(), 2000)
+
+    def test_a_device_named_for_auto_that_matches_nothing_is_reported(self):
+        # $BOVW_DEVICE or --device with a typo (or a platform not installed): auto runs on the CPU, and
+        # says why, in the command's own run and in `bovw devices`.
+        golden = self.histogram("golden", "--backend", "openmp")
+        for name, options, env in (("env", [], {"BOVW_DEVICE": "no-such-device-xyz"}),
+                                   ("flag", ["--device", "no-such-device-xyz"], None)):
+            h, a, result = self.histogram(name, *options, env=env)
+            self.assertIn("'no-such-device-xyz' matches no OpenCL device", result.stderr, describe(result))
+            self.assertIn("--backend auto runs on the CPU", result.stderr, describe(result))
+            np.testing.assert_array_equal(h, golden[0])
+            np.testing.assert_array_equal(a, golden[1])
+        listing = run_bovw("devices", env={"BOVW_DEVICE": "no-such-device-xyz"})
+        self.assertEqual(listing.returncode, 0, describe(listing))
+        self.assertIn("($BOVW_DEVICE 'no-such-device-xyz' matches no device)", listing.stdout)
+        # A spec that matches a device gives no such line.
+        types, _ = device_types()
+        if "CPU" in types:
+            _, _, matched = self.histogram("cpu", "--device", "cpu")
+            self.assertNotIn("matches no", matched.stderr, describe(matched))
 
     # --- the program cache ---
 
