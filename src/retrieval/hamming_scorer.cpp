@@ -3,6 +3,8 @@
 // histograms of the matched pairs' geometry.
 #include "retrieval/hamming_scorer.hpp"
 
+#include "retrieval/signature_matches.hpp"
+
 #include <bovw/error.hpp>
 
 #include <algorithm>
@@ -167,6 +169,7 @@ std::vector<std::pair<ImageId, double>> HammingScorer::matchSums(const Signature
   // Dense sums by id, reused between the queries of a thread; `touched` lists the ids to read and reset.
   thread_local std::vector<double> sums;
   thread_local std::vector<ImageId> touched;
+  thread_local std::vector<std::uint64_t> query_signatures, marks;
   if (sums.size() < ids) sums.resize(ids, 0.0);
   touched.clear();
   for (std::size_t q = 0; q < query_.size();) {
@@ -176,21 +179,24 @@ std::vector<std::pair<ImageId, double>> HammingScorer::matchSums(const Signature
     const double query_factor = query_[q].idf * query_[q].idf * termFactor(q_end - q);
     const std::vector<ImageId>& image_of = postings.ids(word);
     const std::uint64_t* signatures = postings.signatures(word).data();
-    for (std::size_t i = 0; i < image_of.size();) {  // one image's features of this word at a time
-      const ImageId id = image_of[i];
-      std::size_t end = i;
-      while (end < image_of.size() && image_of[end] == id) ++end;
-      // Most images' features of a word match none of the query's: found by a scan of their distances,
-      // before pairSum counts every feature's matches.
-      bool any = false;
-      for (std::size_t a = q; a < q_end && !any; ++a)
-        for (std::size_t b = i; b < end && !any; ++b) any = differingBits(query_[a].signature, signatures[b]) <= threshold_;
-      const double pairs = any && id < ids ? pairSum(q, q_end, signatures + i, end - i) : 0.0;  // ids: see the header
+    const std::size_t n = image_of.size();
+    // Most images' features of a word match none of the query's: the stored features within the
+    // threshold of some query feature are marked first, and only their images (each image's features
+    // of the word are contiguous) are paired by pairSum, in the order of the list.
+    query_signatures.clear();
+    for (std::size_t a = q; a < q_end; ++a) query_signatures.push_back(query_[a].signature);
+    markMatches(query_signatures.data(), query_signatures.size(), signatures, n, threshold_, marks);
+    for (std::size_t b = nextMark(marks, 0, n); b < n;) {
+      const ImageId id = image_of[b];
+      std::size_t begin = b, end = b + 1;
+      while (begin > 0 && image_of[begin - 1] == id) --begin;
+      while (end < n && image_of[end] == id) ++end;
+      const double pairs = id < ids ? pairSum(q, q_end, signatures + begin, end - begin) : 0.0;  // ids: see the header
       if (pairs > 0) {
         if (sums[id] == 0.0) touched.push_back(id);
-        sums[id] += query_factor * termFactor(end - i) * pairs;
+        sums[id] += query_factor * termFactor(end - begin) * pairs;
       }
-      i = end;
+      b = nextMark(marks, end, n);
     }
     q = q_end;
   }
