@@ -16,6 +16,7 @@
 
 #include <bovw/atomic_file.hpp>
 #include <bovw/error.hpp>
+#include <bovw/histogrammer.hpp>
 #include <bovw/image_pipeline.hpp>
 #include <bovw/image_search.hpp>
 #include <bovw/rank_agreement.hpp>
@@ -70,6 +71,13 @@ void checkSearchOutputs() {
   for (const std::string& query : args.queries) inputs.push_back({"the query image", query});
   checkOutputs(outputs, inputs);
 }
+
+// A one-shot search of a few images is faster on the CPU than on a GPU whose start-up costs more than
+// the work: on the NVIDIA H200 host (2026-11-27, docs/PERFORMANCE.md "Start-up") one 800 x 640 query
+// took 0.45 s with SURF and histograms on the GPU (NVIDIA's platform 0.16 s, the context and kernels
+// 0.14 s) and 0.15 s on its 16 cores. So in `bovw search` --backend auto is the CPU path up to this
+// many query images (nothing of OpenCL is loaded); --backend opencl still takes the GPU.
+constexpr std::size_t kFewQueryImages = 16;
 
 using Clock = std::chrono::steady_clock;
 
@@ -140,7 +148,13 @@ int runSearchCommand() {
   checkSearchOutputs();
   Communicator& group = ranks();
   ProgressBar bar("search", args.query.quiet || !printsResults());
-  ImageSearchOptions engine = args.query.engine(bar);
+  // Rank 0 reads the queries; every rank takes part in each query's collective ranking and verification.
+  const std::vector<std::string> images =
+      printsResults() ? imageArguments(args.queries, "query image") : std::vector<std::string>();
+  QueryOptions query = args.query;
+  if (!distributedProgram() && query.histogrammer.backend == toString(Backend::Auto) && images.size() <= kFewQueryImages)
+    query.histogrammer.backend = toString(resolveBackend(HistogrammerConfig{}, {}));  // the CPU's choice
+  ImageSearchOptions engine = query.engine(bar);
   timeline.configured = Clock::now();
   if (args.profile) engine.pipeline.profile = &timeline.reading;
   const ImageSearch database = ImageSearch::open(group, args.index, engine);
@@ -154,9 +168,6 @@ int runSearchCommand() {
   options.verification = args.verify.options();
   options.expand = args.verify.expand;
   options.exclude_query = args.exclude_query;
-  // Rank 0 reads the queries; every rank takes part in each query's collective ranking and verification.
-  const std::vector<std::string> images =
-      printsResults() ? imageArguments(args.queries, "query image") : std::vector<std::string>();
   std::vector<ImageFailure> failures;
   const std::vector<QueryResults> results = database.search(images, options, &failures);
   timeline.searched = Clock::now();
