@@ -190,7 +190,7 @@ struct LiveDatabase::Impl {
   // postings on every core, so that every list is allocated once at its final size instead of
   // growing by copies; then the records are decoded in pieces of kLoadPiece images, so that the
   // decoded records never take as much memory as the index they make, each piece decoded while the
-  // one before is applied (decoding was a third of the open, applying half).
+  // one before is applied (applying is most of the open: 28 ns a posting, its stores missing the cache).
   void loadAll() {
     constexpr std::size_t kLoadPiece = 1024;
     const int words = database.vocabulary().size();
