@@ -351,14 +351,15 @@ class SearchProfile(unittest.TestCase):
         total, before, choosing, opening, making, searching = (float(found.group(i)) for i in range(1, 7))
         queries, reading, ranking, verification, writing = (float(found.group(i)) for i in range(7, 12))
         self.assertEqual(queries, 1)
-        # The process's start is known to the kernel's tick (10 ms); the rest to the microsecond.
+        # The process's start is known to the kernel's tick (10 ms); the rest to the microsecond, and
+        # each figure is printed to the millisecond (so a sum of n of them is off by up to n / 2 ms).
         tick = 0.011
-        self.assertAlmostEqual(before + choosing + opening + making + searching + writing, total, delta=0.002)
+        self.assertAlmostEqual(before + choosing + opening + making + searching + writing, total, delta=0.0035)
         self.assertLessEqual(total, outside + tick)
         self.assertGreater(before, 0)
         self.assertGreater(verification, 0)  # 6 results verified
         self.assertGreaterEqual(ranking, 0)
-        self.assertAlmostEqual(reading + ranking + verification, searching, delta=0.002)
+        self.assertAlmostEqual(reading + ranking + verification, searching, delta=0.0025)
 
     def test_a_cpu_backend_and_a_few_queries_load_no_opencl_platform(self):
         # The dynamic loader names every library loaded (LD_DEBUG=files): an OpenCL platform is one the
