@@ -171,6 +171,8 @@ class Database:
     def search(self, image: Union[_Path, _Image, npt.NDArray[np.int32]], *, top: int = 10, verify: int = 0,
                expand: int = 0, scoring: str = "auto", exclude_query: bool = False) -> list[SearchResult]:
         """The `top` best matches of a query image (path or array) or histogram, best first."""
+    def prepare(self) -> None:
+        """Makes the feature extractor and histogrammer now instead of at the first search or add."""
     def save(self, path: _Path) -> None:
         """Writes the database as one .bovwdb file, atomically."""
     def names(self) -> list[str]:

@@ -262,6 +262,11 @@ void bindDatabase(py::module_& module) {
           },
           py::arg("path"), "Writes the database (in memory or live) as one .bovwdb file, atomically.")
       .def(
+          "prepare", [](PyDatabase& self) { self.reading([](ImageSearch& s) { s.prepare(); }); },
+          "Makes now what the first search or add of an image makes on first use: the feature extractor and the "
+          "histogrammer (an OpenCL one builds or loads its kernels). Optional: a service calls it before it takes "
+          "requests. The GIL is released.")
+      .def(
           "names",
           [](PyDatabase& self) {
             const std::vector<IndexedImage> images = self.reading([](ImageSearch& s) { return s.images(); });

@@ -66,6 +66,18 @@ def test_queries_of_every_kind(images, vocabulary):
     assert len(database.search(paths[1], top=3)) == 3
 
 
+def test_prepare_changes_no_answer(images, vocabulary):
+    _, paths = images
+    prepared = bovw.Database.create(vocabulary[0])
+    prepared.prepare()  # before any image: the extractor and the histogrammer are made now
+    prepared.add(paths)
+    plain = bovw.Database.create(vocabulary[0])
+    plain.add(paths)
+    prepared.prepare()  # again: nothing more to make
+    for query in paths[:3]:
+        assert [(r.name, r.score) for r in prepared.search(query)] == [(r.name, r.score) for r in plain.search(query)]
+
+
 def test_adding_and_removing(images, vocabulary, tmp_path):
     _, paths = images
     database = bovw.Database.create(vocabulary[0])
