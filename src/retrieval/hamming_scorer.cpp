@@ -20,16 +20,6 @@ namespace {
 // ones less sharply, and 8 ranked better on the quick start's box_in_scene.png (docs/RETRIEVAL.md).
 constexpr double kSigma = 8.0;
 
-// The bits in which two signatures differ, inline: std::bitset's count() is a call into libgcc
-// (the build assumes no POPCNT instruction), and pairs are the inner loop of scoring.
-inline int differingBits(std::uint64_t a, std::uint64_t b) {
-  std::uint64_t x = a ^ b;
-  x = x - ((x >> 1) & 0x5555555555555555ull);
-  x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
-  x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
-  return static_cast<int>((x * 0x0101010101010101ull) >> 56);
-}
-
 // Room for one word's pairs between a query and an image: on the stack for the few features a word
 // has in most images (kSmall per side), else in vectors reused between the words and images of a thread.
 constexpr std::size_t kSmall = 8;

@@ -9,16 +9,6 @@ namespace bovw::retrieval_detail {
 
 namespace {
 
-// The bits in which two signatures differ, without the POPCNT instruction (which the build does not
-// assume): the classic SWAR count.
-inline int differingBits(std::uint64_t a, std::uint64_t b) {
-  std::uint64_t x = a ^ b;
-  x = x - ((x >> 1) & 0x5555555555555555ull);
-  x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
-  x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
-  return static_cast<int>((x * 0x0101010101010101ull) >> 56);
-}
-
 void markRange(const std::uint64_t* query, std::size_t query_count, const std::uint64_t* signatures,
                std::size_t begin, std::size_t end, int threshold, std::vector<std::uint64_t>& marks) {
   for (std::size_t b = begin; b < end; ++b)

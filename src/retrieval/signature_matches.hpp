@@ -11,6 +11,16 @@
 
 namespace bovw::retrieval_detail {
 
+// The bits in which two signatures differ, inline: std::bitset's count() is a call into libgcc (the
+// build assumes no POPCNT instruction), and pairs are the inner loop of scoring.
+inline int differingBits(std::uint64_t a, std::uint64_t b) {
+  std::uint64_t x = a ^ b;
+  x = x - ((x >> 1) & 0x5555555555555555ull);
+  x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+  x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+  return static_cast<int>((x * 0x0101010101010101ull) >> 56);
+}
+
 // Sets `marks` to n bits (64 a word, bit b of word b / 64 for signature b): whether some query
 // signature differs from signatures[b] in at most `threshold` bits.
 void markMatches(const std::uint64_t* query, std::size_t query_count, const std::uint64_t* signatures,
