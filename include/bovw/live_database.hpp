@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -79,6 +80,22 @@ class LiveDatabase {
   // Removes the images in one durable write, all or none: throws InvalidInput naming the first name
   // the database does not hold.
   void remove(const std::vector<std::string>& names);
+
+  // Writes the checkpoint: the index as it is now, stored so that open() copies it instead of
+  // rebuilding it from every image's record (then replays only the writes after it). Writers do this
+  // themselves once the images added and removed since the last one reach an eighth of the images
+  // (and 10,000), and create() and convert() once; a database that stores keypoints has none (its
+  // records are read for them anyway). One durable write, like add(); throws IoError if it fails.
+  void checkpoint();
+  // How open() made this process's copy: from the checkpoint of write `checkpoint` and the writes
+  // after it, or from every image's record (`checkpoint` empty): the database had no checkpoint, or
+  // `refused` says why it was not used (damaged, written on a host of the other byte order, ...).
+  // Nothing is lost either way; after a refusal the next write writes a new one.
+  struct Opening {
+    std::optional<std::uint64_t> checkpoint;
+    std::string refused;
+  };
+  const Opening& opening() const;
 
  private:
   struct Impl;

@@ -5,6 +5,8 @@
 // removed while this process was not looking).
 #pragma once
 
+#include "index/index_data.hpp"
+
 #include <bovw/inverted_index.hpp>
 
 #include <cstdint>
@@ -48,6 +50,12 @@ struct IndexEditor {
   // after many images were added at once (a live database opening), where the lists' forms were
   // chosen piece by piece and dense lists grew by half at a time.
   static void trim(InvertedIndex& index);
+  // What the index holds, for writing it out whole (a live database's checkpoint): the caller keeps
+  // every writer out while it reads (queries may go on).
+  static const IndexData& data(const InvertedIndex& index);
+  // An index holding `data`, whose lists and names the caller has checked against each other (a
+  // live database's checkpoint, read back).
+  static InvertedIndex make(IndexData data);
   // Every live image with its sparse histogram, by id: one pass over the posting lists.
   static std::vector<SparseImage> images(const InvertedIndex& index);
 };

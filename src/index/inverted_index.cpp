@@ -654,6 +654,12 @@ void index_detail::IndexEditor::trim(InvertedIndex& index) {
   }
 }
 
+const index_detail::IndexData& index_detail::IndexEditor::data(const InvertedIndex& index) { return index.impl_->data; }
+
+InvertedIndex index_detail::IndexEditor::make(IndexData data) {
+  return InvertedIndex(std::make_unique<InvertedIndex::Impl>(std::move(data)));
+}
+
 std::vector<index_detail::SparseImage> index_detail::IndexEditor::images(const InvertedIndex& index) {
   const InvertedIndex::Impl& s = *index.impl_;
   auto lock = s.readLock();

@@ -133,6 +133,16 @@ class PostingList {
     counts_.shrink_to_fit();
     if (dense_) dense_->counts.shrink_to_fit();
   }
+  // The list's arrays as they lie in memory (host byte order), for a live database's checkpoint
+  // (live/checkpoint.hpp), which keeps its own checksum: rawSize() bytes, written by writeRaw() and
+  // copied back by fromRaw() (posting_list_raw.cpp has the layout).
+  std::size_t rawSize() const;
+  void writeRaw(unsigned char* out) const;
+  // The list writeRaw() wrote, checked so that bytes from elsewhere cannot make an invalid list:
+  // ids strictly increasing and live (`live[id]`, for ids below live.size()), counts positive and
+  // their large side list matching. Throws InvalidInput (naming no file) for the first problem.
+  static PostingList fromRaw(const unsigned char* bytes, std::size_t size, const std::vector<bool>& live);
+
   // Bytes the list holds on the heap (capacity, not size).
   std::size_t heapBytes() const {
     return ids_.capacity() * sizeof(ImageId) + counts_.capacity() * sizeof(std::uint16_t) +

@@ -20,7 +20,7 @@ namespace {
 // Address space reserved for the map, not disk: the data file grows with what is written. 1 TiB
 // holds about 250 million images of 500 words; a write beyond it fails with LMDB's MDB_MAP_FULL.
 constexpr std::size_t kMapSize = std::size_t{1} << 40;
-constexpr unsigned kTables = 4;
+constexpr unsigned kTables = 5;
 constexpr unsigned kReaderSlots = 1024;
 
 // The data files this process has open, by device and inode, with the process that opened them (a
@@ -107,8 +107,19 @@ LmdbEnvironment::LmdbEnvironment(const std::string& path, bool create) : path_(p
     open("names", tables_.names);
     open("images", tables_.images);
     open("changes", tables_.changes);
+    const int checkpoint = mdb_dbi_open(txn, "checkpoint", flags, &tables_.checkpoint);
+    if (checkpoint != MDB_NOTFOUND && checkpoint != MDB_SUCCESS) mdb_txn_abort(txn);
+    if (checkpoint != MDB_NOTFOUND) check(checkpoint, "opening table 'checkpoint'");
     // Committed even when read-only: a handle opened in an aborted transaction is closed with it.
     check(mdb_txn_commit(txn), "opening its tables");
+    // A database made before checkpoints existed gets the table in one short write, once.
+    if (checkpoint == MDB_NOTFOUND) {
+      check(mdb_txn_begin(env_, nullptr, 0, &txn), "adding its checkpoint table");
+      const int rc = mdb_dbi_open(txn, "checkpoint", MDB_CREATE, &tables_.checkpoint);
+      if (rc != MDB_SUCCESS) mdb_txn_abort(txn);
+      check(rc, "adding its checkpoint table");
+      check(mdb_txn_commit(txn), "adding its checkpoint table");
+    }
   } catch (...) {
     mdb_env_close(env_);
     forget();
@@ -161,6 +172,14 @@ void LmdbTransaction::append(MDB_dbi table, std::string_view key, std::string_vi
   MDB_val k{key.size(), const_cast<char*>(key.data())}, v{value.size(), const_cast<char*>(value.data())};
   environment_.check(mdb_put(txn_, table, &k, &v, MDB_APPEND), "appending");
 }
+
+unsigned char* LmdbTransaction::reserve(MDB_dbi table, std::string_view key, std::size_t size, bool append) {
+  MDB_val k{key.size(), const_cast<char*>(key.data())}, v{size, nullptr};
+  environment_.check(mdb_put(txn_, table, &k, &v, MDB_RESERVE | (append ? MDB_APPEND : 0)), "writing");
+  return static_cast<unsigned char*>(v.mv_data);
+}
+
+void LmdbTransaction::clear(MDB_dbi table) { environment_.check(mdb_drop(txn_, table, 0), "emptying a table"); }
 
 bool LmdbTransaction::erase(MDB_dbi table, std::string_view key) {
   MDB_val k{key.size(), const_cast<char*>(key.data())};

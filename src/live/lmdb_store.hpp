@@ -24,6 +24,7 @@ struct Tables {
   MDB_dbi names;    // image name -> u32 id
   MDB_dbi images;   // u32 id -> image record
   MDB_dbi changes;  // u64 generation -> the ids that write added and removed
+  MDB_dbi checkpoint;  // the in-memory index as of one generation (live/checkpoint.hpp)
 };
 
 class LmdbEnvironment {
@@ -70,6 +71,12 @@ class LmdbTransaction {
   // filled, not split in half (MDB_APPEND; about 1.5 times less disk, docs/STORAGE.md).
   void append(MDB_dbi table, std::string_view key, std::string_view value);
   bool erase(MDB_dbi table, std::string_view key);  // false if the key was not there
+  // Room for a value of `size` bytes under `key` (MDB_RESERVE), to be filled before the next change
+  // in this transaction: a large value is written in place instead of built beside and copied. With
+  // `append`, as append() for a key above every key of the table.
+  unsigned char* reserve(MDB_dbi table, std::string_view key, std::size_t size, bool append = false);
+  // Removes every entry of `table`.
+  void clear(MDB_dbi table);
 
   // Calls visit(key, value) for every entry of `table` with key >= `from` in key order (all of them
   // when `from` is empty).

@@ -30,4 +30,11 @@ void DatabaseEditor::apply(ImageDatabase& database, DatabaseChange change) {
     for (ImageId id : change.index.removed) store->erase(id);
 }
 
+void DatabaseEditor::replaceIndex(ImageDatabase& database, InvertedIndex index) {
+  if (database.keypoints_ || database.index_.idCount() != 0)
+    throw InvalidInput("database change: an index replaces only an empty database without keypoints");
+  index.checkVocabulary(database.index_.vocabulary());
+  database.index_ = std::move(index);
+}
+
 }  // namespace bovw::retrieval_detail

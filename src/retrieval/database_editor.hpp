@@ -30,6 +30,9 @@ struct DatabaseEditor {
   }
   // IndexEditor::trim on the database's index.
   static void trim(ImageDatabase& database) { index_detail::IndexEditor::trim(database.index_); }
+  // Puts `index` (of the database's vocabulary) in place of the database's, which must hold no images
+  // and store no keypoints: a live database opening from its checkpoint.
+  static void replaceIndex(ImageDatabase& database, InvertedIndex index);
   // The database's keypoint store (to prepare an image's keypoints before a change); null when it
   // stores none.
   static const KeypointStore* keypoints(const ImageDatabase& database) { return database.keypoints_.get(); }

@@ -5,6 +5,8 @@
 #include "index/posting_list.hpp"
 #include "support/test_support.hpp"
 
+#include <bovw/error.hpp>
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -95,6 +97,93 @@ TEST(PostingList, BothFormsHoldTheSamePostings) {
       list.pop_back();
       expected.erase(std::prev(expected.end()));
       expectHolds(list, expected, ids);
+    }
+  }
+}
+
+// A random list in either form, with large counts now and then, and the map of its postings.
+PostingList randomList(std::mt19937_64& rng, ImageId ids, std::map<ImageId, std::int32_t>& expected) {
+  PostingList list;
+  const double share = std::uniform_real_distribution<double>(0.001, 0.9)(rng);
+  for (ImageId id = 0; id < ids; ++id)
+    if (std::bernoulli_distribution(share)(rng)) {
+      const std::int32_t count = randomCount(rng);
+      list.push_back(id, count);
+      expected[id] = count;
+    }
+  list.adapt(ids);
+  return list;
+}
+
+std::vector<unsigned char> rawOf(const PostingList& list) {
+  std::vector<unsigned char> raw(list.rawSize() + 1, 0xee);  // one guard byte past the end
+  list.writeRaw(raw.data());
+  EXPECT_EQ(raw.back(), 0xee) << "writeRaw wrote past rawSize()";
+  raw.pop_back();
+  return raw;
+}
+
+// The raw form (a live database's checkpoint) gives back the same postings in the same form, for
+// lists of odd sizes, both forms, empty ones, and counts at every field's edge.
+TEST(PostingList, TheRawFormGivesBackTheSameList) {
+  BOVW_SEEDED_RNG(rng);
+  bool dense = false, sparse = false;
+  for (int trial = 0; trial < 60; ++trial) {
+    const auto ids = static_cast<ImageId>(std::uniform_int_distribution<int>(0, 3000)(rng));
+    std::map<ImageId, std::int32_t> expected;
+    const PostingList list = randomList(rng, ids, expected);
+    (list.dense() ? dense : sparse) = true;
+    const std::vector<unsigned char> raw = rawOf(list);
+    const PostingList back = PostingList::fromRaw(raw.data(), raw.size(), std::vector<bool>(ids, true));
+    EXPECT_EQ(back.dense(), list.dense());
+    expectHolds(back, expected, ids);
+    EXPECT_LE(back.heapBytes(), list.heapBytes());
+  }
+  EXPECT_TRUE(dense && sparse);
+}
+
+// Bytes that are not a list writeRaw() wrote for these ids are refused, whichever field is wrong.
+TEST(PostingList, TheRawFormRefusesWhatCannotBeAList) {
+  for (const bool dense : {false, true}) {
+    PostingList list;
+    const ImageId ids = 400;
+    for (ImageId id = 3; id < ids; id += dense ? 2 : 37) list.push_back(id, id == 41 || id == 43 ? 70000 : 1 + id % 5);
+    list.adapt(ids);
+    ASSERT_EQ(list.dense(), dense);
+    const std::vector<unsigned char> raw = rawOf(list);
+    const std::vector<bool> live(ids, true);
+    auto refused = [&](std::vector<unsigned char> bytes, const std::vector<bool>& held, const std::string& problem) {
+      SCOPED_TRACE(std::string(dense ? "dense: " : "sparse: ") + problem);
+      try {
+        PostingList::fromRaw(bytes.data(), bytes.size(), held);
+        ADD_FAILURE() << "accepted";
+      } catch (const InvalidInput& e) {
+        EXPECT_NE(std::string(e.what()).find(problem), std::string::npos) << e.what();
+      }
+    };
+    refused({raw.begin(), raw.begin() + 9}, live, "fewer than its header");
+    refused({raw.begin(), raw.end() - 4}, live, "bytes where its header declares");
+    std::vector<unsigned char> bytes = raw;
+    bytes[0] = 7;
+    refused(bytes, live, "unknown form");
+    std::vector<bool> some = live;
+    some[3] = false;  // the first posting's image removed
+    refused(raw, some, "not a live image");
+    refused(raw, std::vector<bool>(dense ? 100 : 200, true), dense ? "dense counts for" : "not a live image");
+    // The first posting's count set to 0, to the large mark without a side entry, and (sparse) ids out of order.
+    const std::size_t first_count = dense ? 16 + 3 : 16 + 4 * list.size();
+    bytes = raw;
+    bytes[first_count] = 0;
+    if (!dense) bytes[first_count + 1] = 0;
+    refused(bytes, live, dense ? "postings declared" : "has count 0");
+    bytes = raw;
+    bytes[first_count] = 0xff;
+    if (!dense) bytes[first_count + 1] = 0xff;
+    refused(bytes, live, "mark a large count");
+    if (!dense) {
+      bytes = raw;
+      std::swap_ranges(bytes.begin() + 16, bytes.begin() + 20, bytes.begin() + 20);
+      refused(bytes, live, "not strictly increasing");
     }
   }
 }
