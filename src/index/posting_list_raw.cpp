@@ -1,0 +1,127 @@
+// PostingList's raw form: its arrays copied as they are, so that a live database opens by copying
+// lists instead of rebuilding them posting by posting. Host byte order (the checkpoint records it):
+//
+//   u32 form (0 sparse, 1 dense), u32 postings, u32 n (sparse: ids; dense: the span of ids),
+//   u32 L (entries of the large-count side list), then
+//   sparse: n u32 ids, n u16 counts;   dense: n u8 counts;
+//   zero bytes up to a multiple of 4, then L times u32 image, i32 count.
+#include "index/posting_list.hpp"
+
+#include <bovw/error.hpp>
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+namespace bovw::index_detail {
+
+namespace {
+
+constexpr std::uint32_t kSparse = 0, kDense = 1;
+constexpr std::size_t kRawHeader = 16;
+
+std::size_t padded(std::size_t bytes) { return (bytes + 3) / 4 * 4; }
+
+template <typename T>
+void put(unsigned char*& out, const T* values, std::size_t n) {
+  if (n == 0) return;  // an empty vector's data() may be null, which memcpy must not be given
+  std::memcpy(out, values, n * sizeof(T));
+  out += n * sizeof(T);
+}
+
+template <typename T>
+void take(const unsigned char*& in, std::vector<T>& values, std::size_t n) {
+  values.resize(n);
+  if (n == 0) return;
+  std::memcpy(values.data(), in, n * sizeof(T));
+  in += n * sizeof(T);
+}
+
+[[noreturn]] void refuse(const std::string& problem) { throw InvalidInput("posting list: " + problem); }
+
+}  // namespace
+
+std::size_t PostingList::rawSize() const {
+  const std::size_t arrays = dense_ ? dense_->counts.size() : ids_.size() * (sizeof(ImageId) + sizeof(std::uint16_t));
+  return kRawHeader + padded(arrays) + (large_ ? large_->size() * sizeof(Large) : 0);
+}
+
+void PostingList::writeRaw(unsigned char* out) const {
+  const std::uint32_t header[4] = {dense_ ? kDense : kSparse, static_cast<std::uint32_t>(size()),
+                                   static_cast<std::uint32_t>(dense_ ? dense_->counts.size() : ids_.size()),
+                                   static_cast<std::uint32_t>(large_ ? large_->size() : 0)};
+  unsigned char* const start = out;
+  put(out, header, 4);
+  if (dense_) {
+    put(out, dense_->counts.data(), dense_->counts.size());
+  } else {
+    put(out, ids_.data(), ids_.size());
+    put(out, counts_.data(), counts_.size());
+  }
+  while ((out - start) % 4 != 0) *out++ = 0;
+  if (large_) put(out, large_->data(), large_->size());
+}
+
+PostingList PostingList::fromRaw(const unsigned char* bytes, std::size_t size, const std::vector<bool>& live) {
+  if (size < kRawHeader) refuse(std::to_string(size) + " bytes, fewer than its header's 16");
+  std::uint32_t header[4];
+  std::memcpy(header, bytes, sizeof header);
+  const auto [form, postings, n, large_entries] = header;
+  if (form != kSparse && form != kDense) refuse("unknown form " + std::to_string(form));
+  const std::size_t arrays = form == kDense ? std::size_t{n} : std::size_t{n} * (sizeof(ImageId) + sizeof(std::uint16_t));
+  if (size != kRawHeader + padded(arrays) + std::size_t{large_entries} * sizeof(Large))
+    refuse(std::to_string(size) + " bytes where its header declares " + std::to_string(n) + " entries and " +
+           std::to_string(large_entries) + " large counts");
+  if (form == kSparse && postings != n) refuse(std::to_string(postings) + " postings in " + std::to_string(n) + " ids");
+  if (form == kDense && n > live.size()) refuse("dense counts for " + std::to_string(n) + " ids of " + std::to_string(live.size()));
+
+  PostingList list;
+  const unsigned char* in = bytes + kRawHeader;
+  std::vector<Large> large;
+  std::size_t marked = 0;  // postings whose count is in the side list
+  if (form == kDense) {
+    list.dense_ = std::make_unique<Dense>();
+    take(in, list.dense_->counts, n);
+    std::size_t held = 0;
+    const std::uint8_t* counts = list.dense_->counts.data();
+    for (std::size_t id = 0; id < n; ++id) {
+      if (counts[id] == 0) continue;
+      if (!live[id]) refuse("image id " + std::to_string(id) + " is not a live image");
+      ++held;
+      marked += counts[id] == kDenseLargeCount;
+    }
+    if (held != postings) refuse(std::to_string(postings) + " postings declared, " + std::to_string(held) + " held");
+    list.dense_->size = held;
+  } else {
+    take(in, list.ids_, n);
+    take(in, list.counts_, n);
+    for (std::size_t i = 0; i < n; ++i) {
+      const ImageId id = list.ids_[i];
+      if (id >= live.size() || !live[id]) refuse("image id " + std::to_string(id) + " is not a live image");
+      if (i > 0 && id <= list.ids_[i - 1]) refuse("its image ids are not strictly increasing");
+      if (list.counts_[i] == 0) refuse("image id " + std::to_string(id) + " has count 0");
+      marked += list.counts_[i] == kLargeCount;
+    }
+  }
+  in = bytes + kRawHeader + padded(arrays);
+  take(in, large, large_entries);
+  if (large.size() != marked)
+    refuse(std::to_string(marked) + " postings mark a large count but " + std::to_string(large.size()) + " are listed");
+  for (std::size_t i = 0; i < large.size(); ++i) {
+    if ((i > 0 && large[i].image <= large[i - 1].image) || large[i].count < static_cast<std::int32_t>(list.largeMark()))
+      refuse("its large counts are out of order or below the form's largest value");
+    // Each entry's posting must mark a large count (marked == large.size() then covers the converse).
+    bool marks;
+    if (list.dense_) {
+      marks = large[i].image < n && list.dense_->counts[large[i].image] == kDenseLargeCount;
+    } else {
+      const auto at = std::lower_bound(list.ids_.begin(), list.ids_.end(), large[i].image);
+      marks = at != list.ids_.end() && *at == large[i].image && list.counts_[at - list.ids_.begin()] == kLargeCount;
+    }
+    if (!marks) refuse("a large count for image id " + std::to_string(large[i].image) + ", whose posting does not mark one");
+  }
+  if (!large.empty()) list.large_ = std::make_unique<std::vector<Large>>(std::move(large));
+  return list;
+}
+
+}  // namespace bovw::index_detail

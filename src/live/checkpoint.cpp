@@ -1,0 +1,215 @@
+// Writing and reading a live database's checkpoint (checkpoint.hpp). Three kinds of entry:
+//   "state"          the counts that tie the rest together, closed by their checksum
+//   "names"          the names by id ("" for a removed id), with their checksum in "state"
+//   'w' + u32 word   (big-endian, so LMDB's key order is the words' order) a non-empty posting
+//                    list's raw form, closed by the checksum of the word and those bytes
+#include "live/checkpoint.hpp"
+
+#include "io/byte_order.hpp"
+#include "io/byte_reader.hpp"
+#include "io/checksum.hpp"
+
+#include <bovw/error.hpp>
+
+#include <algorithm>
+#include <cstring>
+#include <future>
+#include <thread>
+
+namespace bovw::live_detail {
+
+namespace {
+
+constexpr char kMagic[8] = {'B', 'O', 'V', 'W', 'C', 'K', 'P', 'T'};
+constexpr std::uint32_t kVersion = 1;
+constexpr std::uint32_t kByteOrderMark = 0x01020304;  // in the host's order: the lists are
+constexpr std::size_t kStateSize = 96;
+constexpr char kListPrefix = 'w';
+
+std::string listKey(std::uint32_t word) {
+  std::string key(5, kListPrefix);
+  for (int i = 0; i < 4; ++i) key[1 + i] = static_cast<char>((word >> (24 - 8 * i)) & 0xff);
+  return key;
+}
+
+std::uint64_t listChecksum(std::uint32_t word, const unsigned char* raw, std::size_t size) {
+  unsigned char word_bytes[4];
+  detail::encodeLittleEndian(word, word_bytes);
+  detail::Checksum64 sum;
+  sum.update(word_bytes, 4);
+  sum.update(raw, size);
+  return sum.digest();
+}
+
+std::uint64_t checksumOf(const char* bytes, std::size_t size) {
+  detail::Checksum64 sum;
+  sum.update(bytes, size);
+  return sum.digest();
+}
+
+// The fields of "state" after its magic, version and byte-order mark, in order.
+struct State {
+  std::uint64_t generation, changes, ids, live, postings, lists, words, fingerprint, names_checksum;
+};
+
+std::string encodeState(const State& s) {
+  std::string bytes(kStateSize, '\0');
+  auto* out = reinterpret_cast<unsigned char*>(bytes.data());
+  std::memcpy(out, kMagic, 8);
+  detail::encodeLittleEndian(kVersion, out + 8);
+  std::memcpy(out + 12, &kByteOrderMark, 4);
+  const std::uint64_t fields[] = {s.generation, s.changes, s.ids,   s.live,          s.postings,
+                                  s.lists,      s.words,   s.fingerprint, s.names_checksum};
+  for (std::size_t i = 0; i < 9; ++i) detail::encodeLittleEndian(fields[i], out + 16 + 8 * i);
+  detail::encodeLittleEndian(checksumOf(bytes.data(), kStateSize - 8), out + kStateSize - 8);
+  return bytes;
+}
+
+State decodeState(std::string_view bytes, const std::string& source) {
+  detail::ByteReader d(bytes.data(), bytes.size(), source, "bovw live database checkpoint");
+  if (bytes.size() != kStateSize) d.fail("its state is " + std::to_string(bytes.size()) + " bytes, not 96");
+  if (std::memcmp(bytes.data(), kMagic, 8) != 0) d.fail("its state does not begin with BOVWCKPT");
+  d.take(8, "the magic");
+  if (checksumOf(bytes.data(), kStateSize - 8) !=
+      detail::decodeLittleEndian<std::uint64_t>(reinterpret_cast<const unsigned char*>(bytes.data() + kStateSize - 8)))
+    d.fail("its state does not match its checksum");
+  if (const std::uint32_t version = d.u32("the version"); version != kVersion)
+    d.fail("version " + std::to_string(version) + " (this bovw reads " + std::to_string(kVersion) + ")");
+  std::uint32_t mark;
+  std::memcpy(&mark, d.take(4, "the byte-order mark"), 4);
+  if (mark != kByteOrderMark) d.fail("it was written on a host of the other byte order");
+  State s{};
+  for (std::uint64_t* field : {&s.generation, &s.changes, &s.ids, &s.live, &s.postings, &s.lists, &s.words,
+                               &s.fingerprint, &s.names_checksum})
+    *field = d.u64("a count");
+  return s;
+}
+
+// The lists' entries [begin, end) into `index.postings`, each checked; returns their postings.
+std::uint64_t readLists(const std::vector<std::pair<std::uint32_t, std::string_view>>& entries, std::size_t begin,
+                        std::size_t end, const std::vector<bool>& live, index_detail::IndexData& index,
+                        const detail::ByteReader& d) {
+  std::uint64_t postings = 0;
+  for (std::size_t i = begin; i < end; ++i) {
+    const auto [word, value] = entries[i];
+    const auto* bytes = reinterpret_cast<const unsigned char*>(value.data());
+    if (value.size() < 8) d.fail("word " + std::to_string(word) + "'s list is " + std::to_string(value.size()) + " bytes");
+    const std::size_t raw = value.size() - 8;
+    if (listChecksum(word, bytes, raw) != detail::decodeLittleEndian<std::uint64_t>(bytes + raw))
+      d.fail("word " + std::to_string(word) + "'s list does not match its checksum");
+    try {
+      index.postings[word] = index_detail::PostingList::fromRaw(bytes, raw, live);
+    } catch (const InvalidInput& e) {
+      d.fail("word " + std::to_string(word) + "'s " + e.problem());
+    }
+    if (index.postings[word].empty()) d.fail("word " + std::to_string(word) + "'s list is empty");
+    postings += index.postings[word].size();
+  }
+  return postings;
+}
+
+}  // namespace
+
+void writeCheckpoint(LmdbTransaction& txn, MDB_dbi table, const index_detail::IndexData& index, std::uint64_t generation,
+                     std::uint64_t changes) {
+  txn.clear(table);
+  std::string names;
+  for (const std::string& name : index.names) {
+    unsigned char length[4];
+    detail::encodeLittleEndian(static_cast<std::uint32_t>(name.size()), length);
+    names.append(reinterpret_cast<const char*>(length), 4);
+    names += name;
+  }
+  State state{generation, changes, index.names.size(), index.live(), 0, 0,
+              index.postings.size(), index.vocabulary.fingerprint, checksumOf(names.data(), names.size())};
+  for (const index_detail::PostingList& list : index.postings) {
+    state.postings += list.size();
+    state.lists += list.empty() ? 0 : 1;
+  }
+  // Keys ascending ("names" < "state" < 'w'...), each above the last: appended.
+  txn.append(table, "names", names);
+  txn.append(table, "state", encodeState(state));
+  for (std::size_t w = 0; w < index.postings.size(); ++w) {
+    const index_detail::PostingList& list = index.postings[w];
+    if (list.empty()) continue;
+    const std::size_t raw = list.rawSize();
+    unsigned char* out = txn.reserve(table, listKey(static_cast<std::uint32_t>(w)), raw + 8, true);
+    list.writeRaw(out);
+    detail::encodeLittleEndian(listChecksum(static_cast<std::uint32_t>(w), out, raw), out + raw);
+  }
+}
+
+std::optional<Checkpoint> readCheckpoint(const LmdbTransaction& txn, MDB_dbi table, const VocabularySignature& vocabulary,
+                                         const std::string& source) {
+  const auto state_bytes = txn.get(table, "state");
+  if (!state_bytes) return std::nullopt;
+  const State state = decodeState(*state_bytes, source);
+  detail::ByteReader d(nullptr, 0, source, "bovw live database checkpoint");  // for messages
+  if (state.words != static_cast<std::uint64_t>(vocabulary.words) ||
+      (state.fingerprint != 0 && vocabulary.fingerprint != 0 && state.fingerprint != vocabulary.fingerprint))
+    d.fail("it was made for another vocabulary (K = " + std::to_string(state.words) + ", fingerprint " +
+           std::to_string(state.fingerprint) + ")");
+  if (state.ids >= index_detail::kMaxIds || state.live > state.ids || state.lists > state.words)
+    d.fail("its counts are out of range");
+
+  Checkpoint checkpoint;
+  checkpoint.generation = state.generation;
+  checkpoint.changes = state.changes;
+  index_detail::IndexData& index = checkpoint.index;
+  index.vocabulary = vocabulary;
+
+  // Names first: the lists are checked against the ids they make live.
+  const auto names_bytes = txn.get(table, "names");
+  if (!names_bytes) d.fail("it has no names");
+  if (checksumOf(names_bytes->data(), names_bytes->size()) != state.names_checksum) d.fail("its names do not match their checksum");
+  detail::ByteReader names(names_bytes->data(), names_bytes->size(), source, "bovw live database checkpoint");
+  if (state.ids > names.remaining() / 4) d.fail("its names are fewer than its " + std::to_string(state.ids) + " ids");
+  index.names.reserve(state.ids);
+  std::vector<bool> live(state.ids, false);
+  for (std::uint64_t id = 0; id < state.ids; ++id) {
+    const std::uint32_t length = names.u32("a name's length");
+    index.names.push_back(names.text(length, "a name"));
+    live[id] = length > 0;
+  }
+  if (names.remaining() != 0) d.fail("its names have " + std::to_string(names.remaining()) + " bytes too many");
+  if (static_cast<std::uint64_t>(std::count(live.begin(), live.end(), true)) != state.live)
+    d.fail("its names are not its " + std::to_string(state.live) + " images");
+
+  std::vector<std::pair<std::uint32_t, std::string_view>> entries;
+  std::size_t bytes = 0;
+  txn.forEach(table, std::string(1, kListPrefix), [&](std::string_view key, std::string_view value) {
+    if (key.size() != 5 || key[0] != kListPrefix) d.fail("it holds an entry of unknown kind");
+    std::uint32_t word = 0;
+    for (int i = 1; i < 5; ++i) word = word << 8 | static_cast<unsigned char>(key[i]);
+    if (word >= state.words) d.fail("it lists word " + std::to_string(word) + " of K = " + std::to_string(state.words));
+    entries.emplace_back(word, value);
+    bytes += value.size();
+  });
+  if (entries.size() != state.lists)
+    d.fail("it holds " + std::to_string(entries.size()) + " lists where its state counts " + std::to_string(state.lists));
+
+  // The lists on every core, in parts of about equal bytes, while this thread maps the names to ids.
+  index.postings.resize(state.words);
+  const std::size_t parts = std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, 64);
+  std::vector<std::future<std::uint64_t>> lists;
+  for (std::size_t part = 0, begin = 0, seen = 0; part < parts; ++part) {
+    std::size_t end = begin;
+    const std::size_t until = bytes / parts * (part + 1);
+    while (end < entries.size() && (seen < until || part + 1 == parts)) seen += entries[end++].second.size();
+    lists.push_back(std::async(std::launch::async, readLists, std::cref(entries), begin, end, std::cref(live),
+                               std::ref(index), std::cref(d)));
+    begin = end;
+  }
+  index.ids.reserve(state.live);
+  std::optional<std::string> twice;
+  for (std::size_t id = 0; id < index.names.size() && !twice; ++id)
+    if (live[id] && !index.ids.emplace(index.names[id], static_cast<ImageId>(id)).second) twice = index.names[id];
+  std::uint64_t postings = 0;
+  for (auto& part : lists) postings += part.get();  // rethrows a part's refusal
+  if (twice) d.fail("it names two images '" + *twice + "'");
+  if (postings != state.postings)
+    d.fail("its lists hold " + std::to_string(postings) + " postings where its state counts " + std::to_string(state.postings));
+  return checkpoint;
+}
+
+}  // namespace bovw::live_detail

@@ -1,0 +1,316 @@
+// A live database's checkpoint (src/live/checkpoint.hpp): a database opened from its checkpoint and
+// the writes after it ranks exactly as one indexed afresh from the final images; writers write one
+// on their own at the documented share of changes; a damaged checkpoint, or one of the other byte
+// order, is refused by name and the records are read instead, nothing lost, and the next write
+// replaces it; a writer killed with SIGKILL at random moments while it alternates adds and
+// checkpoints leaves a database that opens from a checkpoint, holds each add whole or not at all,
+// and ranks as indexed afresh.
+#include "live/live_test_support.hpp"
+
+#include "io/byte_order.hpp"
+#include "io/checksum.hpp"
+#include "live/lmdb_store.hpp"
+
+#include <bovw/live_database.hpp>
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <functional>
+#include <thread>
+
+namespace bovw::test {
+namespace {
+
+using live_detail::LmdbEnvironment;
+using live_detail::LmdbTransaction;
+
+// The images a test's database holds, and the order they were added in (a fresh index's ids).
+struct Images {
+  std::map<std::string, ImageWords> words;
+  std::vector<std::string> order;
+
+  void add(const std::vector<NamedImageWords>& batch) {
+    for (const auto& image : batch) {
+      if (words.count(image.name)) order.erase(std::find(order.begin(), order.end(), image.name));
+      words[image.name] = image.words;
+      order.push_back(image.name);
+    }
+  }
+  void remove(const std::vector<std::string>& names) {
+    for (const auto& name : names) {
+      words.erase(name);
+      order.erase(std::find(order.begin(), order.end(), name));
+    }
+  }
+  ImageDatabase fresh(const Vocabulary& vocabulary) const {
+    ImageDatabase database(vocabulary, kSurf);
+    for (const auto& name : order) database.add(name, words.at(name));
+    return database;
+  }
+};
+
+std::vector<NamedImageWords> randomBatch(std::mt19937_64& rng, int k, const std::string& prefix, int first, int n) {
+  std::vector<NamedImageWords> batch;
+  for (int i = first; i < first + n; ++i)
+    batch.push_back({prefix + std::to_string(i), randomWords(rng, k, std::uniform_int_distribution<int>(0, 60)(rng))});
+  return batch;
+}
+
+// Rewrites the value of `key` in the database's checkpoint table with `edit` (the database closed).
+void editCheckpoint(const std::string& path, const std::string& key, const std::function<void(std::string&)>& edit) {
+  LmdbEnvironment store(path, false);
+  LmdbTransaction txn(store, true);
+  const auto value = txn.get(store.tables().checkpoint, key);
+  ASSERT_TRUE(value) << "no checkpoint entry '" << key << "'";
+  std::string bytes(*value);
+  edit(bytes);
+  txn.put(store.tables().checkpoint, key, bytes);
+  txn.commit();
+}
+
+std::string listKey(std::uint32_t word) {
+  return std::string{'w', static_cast<char>(word >> 24), static_cast<char>(word >> 16 & 0xff),
+                     static_cast<char>(word >> 8 & 0xff), static_cast<char>(word & 0xff)};
+}
+
+TEST(LiveCheckpoint, OpensFromItAndTheWritesAfterItAsIndexedAfresh) {
+  BOVW_SEEDED_RNG(rng);
+  TempDir dir;
+  const int k = std::uniform_int_distribution<int>(40, 300)(rng);
+  const Vocabulary vocabulary = randomVocabulary(rng, k);
+  const std::string path = dir.file("db");
+  Images images;
+  std::uint64_t checkpointed = 0;
+  {
+    LiveDatabase live = LiveDatabase::create(path, vocabulary, kSurf);
+    for (int b = 0; b < 4; ++b) {
+      const auto batch = randomBatch(rng, k, "a", b * 500, std::uniform_int_distribution<int>(1, 500)(rng));
+      live.add(batch);
+      images.add(batch);
+    }
+    ImageWords bursty = randomWords(rng, k, 30);  // counts beyond the lists' 8- and 16-bit fields
+    bursty.words.insert(bursty.words.end(), 70000, 1);
+    bursty.words.insert(bursty.words.end(), 300, 2);
+    live.add({{"bursty", bursty}});
+    images.add({{"bursty", bursty}});
+    std::vector<std::string> gone;
+    for (const auto& name : images.order)
+      if (std::bernoulli_distribution(0.1)(rng)) gone.push_back(name);
+    live.remove(gone);
+    images.remove(gone);
+    live.checkpoint();
+    checkpointed = live.generation();
+    // After it: adds, replacements and removals, some of images the checkpoint holds.
+    const auto more = randomBatch(rng, k, "b", 0, 300);
+    live.add(more);
+    images.add(more);
+    std::vector<NamedImageWords> replaced;
+    for (const auto& name : images.order)
+      if (std::bernoulli_distribution(0.05)(rng)) replaced.push_back({name, randomWords(rng, k, 20)});
+    live.put(replaced);
+    images.add(replaced);
+    std::vector<std::string> removed;
+    for (const auto& name : images.order)
+      if (std::bernoulli_distribution(0.05)(rng) && name != "bursty") removed.push_back(name);
+    live.remove(removed);
+    images.remove(removed);
+  }
+  {
+    LiveDatabase reopened = LiveDatabase::open(path);
+    ASSERT_EQ(reopened.opening().checkpoint, std::optional<std::uint64_t>(checkpointed)) << reopened.opening().refused;
+    EXPECT_EQ(reopened.opening().refused, "");
+    EXPECT_EQ(reopened.generation(), checkpointed + 3);
+    const ImageDatabase fresh = images.fresh(vocabulary);
+    EXPECT_EQ(reopened.database().index().postingCount(), fresh.index().postingCount());
+    expectSameRankings(reopened.database(), fresh, rng, k);
+    // Its copy takes writes as one opened from the records does.
+    const auto last = randomBatch(rng, k, "c", 0, 40);
+    reopened.add(last);
+    images.add(last);
+    expectSameRankings(reopened.database(), images.fresh(vocabulary), rng, k);
+  }
+  const LiveDatabase again = LiveDatabase::open(path);
+  expectSameRankings(again.database(), images.fresh(vocabulary), rng, k);
+}
+
+// The documented rule: a write writes a checkpoint once the images added and removed since the last
+// reach an eighth of the images held and at least 10,000.
+TEST(LiveCheckpoint, WritersWriteOneAtTheDocumentedShareOfChanges) {
+  BOVW_SEEDED_RNG(rng);
+  TempDir dir;
+  const int k = 50;
+  const Vocabulary vocabulary = randomVocabulary(rng, k);
+  const std::string path = dir.file("db");
+  Images images;
+  {
+    LiveDatabase live = LiveDatabase::create(path, vocabulary, kSurf);
+    for (int b = 0; b < 9; ++b) {  // 8 x 1,250 = 10,000 at write 8
+      std::vector<NamedImageWords> batch;
+      for (int i = 0; i < 1250; ++i) batch.push_back({"i" + std::to_string(b * 1250 + i), randomWords(rng, k, 3)});
+      live.add(batch);
+      images.add(batch);
+    }
+  }
+  {
+    const LiveDatabase live = LiveDatabase::open(path);
+    EXPECT_EQ(live.opening().checkpoint, std::optional<std::uint64_t>(8));
+    EXPECT_EQ(live.generation(), 9u);
+    expectSameRankings(live.database(), images.fresh(vocabulary), rng, k);
+  }
+  // Removing 1,250 more makes 2,500 since write 8: below 10,000, so still write 8's.
+  {
+    LiveDatabase live = LiveDatabase::open(path);
+    std::vector<std::string> gone(images.order.begin(), images.order.begin() + 1250);
+    live.remove(gone);
+    images.remove(gone);
+  }
+  const LiveDatabase live = LiveDatabase::open(path);
+  EXPECT_EQ(live.opening().checkpoint, std::optional<std::uint64_t>(8));
+  expectSameRankings(live.database(), images.fresh(vocabulary), rng, k);
+}
+
+// Each way a checkpoint can be wrong is refused naming the database and the problem; the records
+// are read instead (the same rankings), and the next write writes a new checkpoint.
+TEST(LiveCheckpoint, ADamagedOneIsRefusedAndTheRecordsRead) {
+  BOVW_SEEDED_RNG(rng);
+  TempDir dir;
+  const int k = 60;
+  const Vocabulary vocabulary = randomVocabulary(rng, k);
+  const std::string path = dir.file("db");
+  Images images;
+  std::uint32_t word = 0;  // one with a list
+  {
+    LiveDatabase live = LiveDatabase::create(path, vocabulary, kSurf);
+    const auto batch = randomBatch(rng, k, "a", 0, 300);
+    live.add(batch);
+    images.add(batch);
+    live.checkpoint();
+    word = static_cast<std::uint32_t>(batch.front().words.words.empty() ? batch[1].words.words[0] : batch[0].words.words[0]);
+  }
+  struct Damage {
+    std::string key, problem;
+    std::function<void(std::string&)> edit;
+  };
+  const std::vector<Damage> damages = {
+      {listKey(word), "checksum", [](std::string& b) { b[b.size() / 2] ^= 0x10; }},
+      // Four bytes short, with a valid checksum: refused by the list's own checks.
+      {listKey(word), "bytes where its header declares",
+       [word](std::string& b) {
+         b.erase(b.size() - 12, 4);
+         unsigned char word_bytes[4];
+         detail::encodeLittleEndian(word, word_bytes);
+         detail::Checksum64 sum;
+         sum.update(word_bytes, 4);
+         sum.update(b.data(), b.size() - 8);
+         detail::encodeLittleEndian(sum.digest(), reinterpret_cast<unsigned char*>(&b[b.size() - 8]));
+       }},
+      {"names", "names do not match", [](std::string& b) { b[b.size() - 1] ^= 0x01; }},
+      {"state", "state does not match", [](std::string& b) { b[20] ^= 0x01; }},
+      // The other byte order, with a valid checksum: as a host of that order wrote it.
+      {"state", "other byte order",
+       [](std::string& b) {
+         std::reverse(b.begin() + 12, b.begin() + 16);
+         detail::Checksum64 sum;
+         sum.update(b.data(), b.size() - 8);
+         detail::encodeLittleEndian(sum.digest(), reinterpret_cast<unsigned char*>(&b[b.size() - 8]));
+       }},
+  };
+  int generation = 1;
+  for (const Damage& damage : damages) {
+    SCOPED_TRACE(damage.problem);
+    editCheckpoint(path, damage.key, damage.edit);
+    {
+      LiveDatabase live = LiveDatabase::open(path);
+      EXPECT_FALSE(live.opening().checkpoint);
+      EXPECT_NE(live.opening().refused.find(path), std::string::npos) << live.opening().refused;
+      EXPECT_NE(live.opening().refused.find(damage.problem), std::string::npos) << live.opening().refused;
+      expectSameRankings(live.database(), images.fresh(vocabulary), rng, k);
+      const auto one = randomBatch(rng, k, "d", generation, 1);  // the next write replaces it
+      live.add(one);
+      images.add(one);
+      ++generation;
+    }
+    const LiveDatabase live = LiveDatabase::open(path);
+    EXPECT_EQ(live.opening().checkpoint, std::optional<std::uint64_t>(generation));
+    EXPECT_EQ(live.opening().refused, "");
+    expectSameRankings(live.database(), images.fresh(vocabulary), rng, k);
+  }
+}
+
+// A writer that alternates adds and checkpoints, killed at random moments: every add it finished is
+// there, the one it was in is whole or absent, and the database opens from a checkpoint that was
+// never left half-written.
+TEST(LiveCheckpoint, AWriterKilledWhileWritingOneLeavesTheOneBefore) {
+  BOVW_SEEDED_RNG(rng);
+  TempDir dir;
+  const int k = 200;
+  const Vocabulary vocabulary = randomVocabulary(rng, k);
+  const std::string path = dir.file("db");
+  Images base;
+  {
+    LiveDatabase live = LiveDatabase::create(path, vocabulary, kSurf);
+    const auto batch = randomBatch(rng, k, "base", 0, 3000);
+    live.add(batch);
+    base.add(batch);
+    live.checkpoint();
+  }
+  // The writer's adds, drawn here so that both sides know them: add i holds images c<i>_0..2.
+  std::vector<std::vector<NamedImageWords>> adds;
+  for (int i = 0; i < 400; ++i) adds.push_back(randomBatch(rng, k, "c" + std::to_string(i) + "_", 0, 3));
+  // How long the writer takes to open and write a checkpoint: the kills land within a few of them.
+  auto started = std::chrono::steady_clock::now();
+  {
+    LiveDatabase live = LiveDatabase::open(path);
+    live.checkpoint();
+  }
+  const double cycle = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  int killed_writing = 0;
+  std::size_t completed = 0;  // adds known to be in (at least)
+  for (int trial = 0; trial < 12; ++trial) {
+    SCOPED_TRACE("trial " + std::to_string(trial));
+    const pid_t child = ::fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      try {
+        LiveDatabase live = LiveDatabase::open(path);
+        for (std::size_t i = 0; i < adds.size(); ++i) {
+          if (live.database().index().find(adds[i][0].name)) continue;
+          live.add(adds[i]);
+          live.checkpoint();
+        }
+      } catch (...) {
+        ::_exit(1);
+      }
+      ::_exit(0);
+    }
+    std::this_thread::sleep_for(std::chrono::duration<double>(std::uniform_real_distribution<double>(0, 4 * cycle)(rng)));
+    ::kill(child, SIGKILL);
+    int status = 0;
+    ASSERT_EQ(::waitpid(child, &status, 0), child);
+    ASSERT_TRUE(WIFSIGNALED(status) || (WIFEXITED(status) && WEXITSTATUS(status) == 0)) << "the writer failed";
+    killed_writing += WIFSIGNALED(status);
+    const LiveDatabase live = LiveDatabase::open(path);
+    EXPECT_TRUE(live.opening().checkpoint) << live.opening().refused;
+    EXPECT_EQ(live.opening().refused, "");
+    // The adds present are a prefix of the writer's, each whole.
+    Images expected = base;
+    std::size_t present = 0;
+    while (present < adds.size() && live.database().index().find(adds[present][0].name)) ++present;
+    EXPECT_GE(present, completed);
+    for (std::size_t i = 0; i < adds.size(); ++i)
+      for (const auto& image : adds[i])
+        ASSERT_EQ(live.database().index().find(image.name).has_value(), i < present) << image.name;
+    for (std::size_t i = 0; i < present; ++i) expected.add(adds[i]);
+    completed = present;
+    ASSERT_EQ(live.database().index().size(), expected.order.size());
+    expectSameRankings(live.database(), expected.fresh(vocabulary), rng, k);
+  }
+  EXPECT_GT(killed_writing, 0);
+  std::printf("checkpoint kills: %d of 12 trials killed the writer; %zu adds in\n", killed_writing, completed);
+}
+
+}  // namespace
+}  // namespace bovw::test
