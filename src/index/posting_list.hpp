@@ -27,6 +27,22 @@ namespace bovw::index_detail {
 // the field's largest value with the true count in a side list by id: empty in practice for the
 // sparse form (a word seen 65,535 times in one image), rare for the dense one, but every count stays
 // exact.
+// Which of an index's image ids are live, one bit each (a million ids in 125 KB, which the cache
+// holds): what PostingList::fromRaw checks every posting against.
+class LiveIds {
+ public:
+  explicit LiveIds(std::size_t ids) : bits_((ids + 63) / 64, 0), size_(ids) {}
+  void set(std::size_t id) { bits_[id / 64] |= std::uint64_t{1} << (id % 64); }
+  // 1 if `id` (below size()) is live, else 0.
+  std::uint64_t operator[](std::size_t id) const { return bits_[id / 64] >> (id % 64) & 1; }
+  std::size_t size() const { return size_; }
+  std::uint64_t count() const;
+
+ private:
+  std::vector<std::uint64_t> bits_;
+  std::size_t size_;
+};
+
 class PostingList {
  public:
   static constexpr std::uint16_t kLargeCount = 0xffff;
@@ -139,9 +155,9 @@ class PostingList {
   std::size_t rawSize() const;
   void writeRaw(unsigned char* out) const;
   // The list writeRaw() wrote, checked so that bytes from elsewhere cannot make an invalid list:
-  // ids strictly increasing and live (`live[id]`, for ids below live.size()), counts positive and
-  // their large side list matching. Throws InvalidInput (naming no file) for the first problem.
-  static PostingList fromRaw(const unsigned char* bytes, std::size_t size, const std::vector<bool>& live);
+  // ids strictly increasing and live, counts positive and their large side list matching. Throws
+  // InvalidInput (naming no file) for a problem.
+  static PostingList fromRaw(const unsigned char* bytes, std::size_t size, const LiveIds& live);
 
   // Bytes the list holds on the heap (capacity, not size).
   std::size_t heapBytes() const {

@@ -115,6 +115,12 @@ PostingList randomList(std::mt19937_64& rng, ImageId ids, std::map<ImageId, std:
   return list;
 }
 
+index_detail::LiveIds allLive(std::size_t ids) {
+  index_detail::LiveIds live(ids);
+  for (std::size_t id = 0; id < ids; ++id) live.set(id);
+  return live;
+}
+
 std::vector<unsigned char> rawOf(const PostingList& list) {
   std::vector<unsigned char> raw(list.rawSize() + 1, 0xee);  // one guard byte past the end
   list.writeRaw(raw.data());
@@ -134,7 +140,7 @@ TEST(PostingList, TheRawFormGivesBackTheSameList) {
     const PostingList list = randomList(rng, ids, expected);
     (list.dense() ? dense : sparse) = true;
     const std::vector<unsigned char> raw = rawOf(list);
-    const PostingList back = PostingList::fromRaw(raw.data(), raw.size(), std::vector<bool>(ids, true));
+    const PostingList back = PostingList::fromRaw(raw.data(), raw.size(), allLive(ids));
     EXPECT_EQ(back.dense(), list.dense());
     expectHolds(back, expected, ids);
     EXPECT_LE(back.heapBytes(), list.heapBytes());
@@ -151,8 +157,8 @@ TEST(PostingList, TheRawFormRefusesWhatCannotBeAList) {
     list.adapt(ids);
     ASSERT_EQ(list.dense(), dense);
     const std::vector<unsigned char> raw = rawOf(list);
-    const std::vector<bool> live(ids, true);
-    auto refused = [&](std::vector<unsigned char> bytes, const std::vector<bool>& held, const std::string& problem) {
+    const index_detail::LiveIds live = allLive(ids);
+    auto refused = [&](std::vector<unsigned char> bytes, const index_detail::LiveIds& held, const std::string& problem) {
       SCOPED_TRACE(std::string(dense ? "dense: " : "sparse: ") + problem);
       try {
         PostingList::fromRaw(bytes.data(), bytes.size(), held);
@@ -166,10 +172,11 @@ TEST(PostingList, TheRawFormRefusesWhatCannotBeAList) {
     std::vector<unsigned char> bytes = raw;
     bytes[0] = 7;
     refused(bytes, live, "unknown form");
-    std::vector<bool> some = live;
-    some[3] = false;  // the first posting's image removed
+    index_detail::LiveIds some(ids);  // the first posting's image removed
+    for (ImageId id = 0; id < ids; ++id)
+      if (id != 3) some.set(id);
     refused(raw, some, "not a live image");
-    refused(raw, std::vector<bool>(dense ? 100 : 200, true), dense ? "dense counts for" : "not a live image");
+    refused(raw, allLive(dense ? 100 : 200), dense ? "dense counts for" : "not a live image");
     // The first posting's count set to 0, to the large mark without a side entry, and (sparse) ids out of order.
     const std::size_t first_count = dense ? 16 + 3 : 16 + 4 * list.size();
     bytes = raw;

@@ -8,7 +8,6 @@
 #include "live/live_test_support.hpp"
 
 #include "io/byte_order.hpp"
-#include "io/checksum.hpp"
 #include "live/lmdb_store.hpp"
 
 #include <bovw/live_database.hpp>
@@ -20,6 +19,9 @@
 #include <chrono>
 #include <functional>
 #include <thread>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
 
 namespace bovw::test {
 namespace {
@@ -196,16 +198,12 @@ TEST(LiveCheckpoint, ADamagedOneIsRefusedAndTheRecordsRead) {
   };
   const std::vector<Damage> damages = {
       {listKey(word), "checksum", [](std::string& b) { b[b.size() / 2] ^= 0x10; }},
-      // Four bytes short, with a valid checksum: refused by the list's own checks.
+      // Four bytes short, with a valid checksum (XXH3-64 seeded with the word): refused by the list's own checks.
       {listKey(word), "bytes where its header declares",
        [word](std::string& b) {
          b.erase(b.size() - 12, 4);
-         unsigned char word_bytes[4];
-         detail::encodeLittleEndian(word, word_bytes);
-         detail::Checksum64 sum;
-         sum.update(word_bytes, 4);
-         sum.update(b.data(), b.size() - 8);
-         detail::encodeLittleEndian(sum.digest(), reinterpret_cast<unsigned char*>(&b[b.size() - 8]));
+         const std::uint64_t sum = XXH3_64bits_withSeed(b.data(), b.size() - 8, word);
+         detail::encodeLittleEndian(sum, reinterpret_cast<unsigned char*>(&b[b.size() - 8]));
        }},
       {"names", "names do not match", [](std::string& b) { b[b.size() - 1] ^= 0x01; }},
       {"state", "state does not match", [](std::string& b) { b[20] ^= 0x01; }},
@@ -213,9 +211,7 @@ TEST(LiveCheckpoint, ADamagedOneIsRefusedAndTheRecordsRead) {
       {"state", "other byte order",
        [](std::string& b) {
          std::reverse(b.begin() + 12, b.begin() + 16);
-         detail::Checksum64 sum;
-         sum.update(b.data(), b.size() - 8);
-         detail::encodeLittleEndian(sum.digest(), reinterpret_cast<unsigned char*>(&b[b.size() - 8]));
+         detail::encodeLittleEndian(XXH3_64bits(b.data(), b.size() - 8), reinterpret_cast<unsigned char*>(&b[b.size() - 8]));
        }},
   };
   int generation = 1;
