@@ -6,9 +6,12 @@
 // For each image count N it reports
 //   file database (ImageDatabase, the .bovwdb file): add rate, save, file size, load, first query
 //     after loading (the normalisers), query p50 / p99;
-//   live database (LiveDatabase, LMDB): add rate in durable writes of 1,000 images and of 1 image,
-//     remove rate (writes of 1), bytes per image on disk, open, resident bytes per posting of the
-//     opened copy, query p50 / p99, and query p50 / p99 while another thread adds one image at a time;
+//   live database (LiveDatabase, LMDB): add rate in durable writes of 1,000 images and of 1 image
+//     (the checkpoints the writes make on their own included), remove rate (writes of 1), bytes per
+//     image on disk, open as the writes left it (from their last checkpoint and the writes after it),
+//     a checkpoint written then, the open from it with nothing to replay (median of 3 processes'
+//     worth: each open in this process), resident bytes per posting of the opened copy, query p50 /
+//     p99, and query p50 / p99 while another thread adds one image at a time;
 //   for both, the query p50 / p99 of the exhaustive search (the default: every posting of the query's
 //   words) and of the pruned one (MaxScore) on the same index, the queries on which
 //   the two answered differently (must be 0), and the posting lists' bytes per posting
@@ -26,6 +29,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include <malloc.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -35,6 +39,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <random>
 #include <string>
 #include <thread>
@@ -61,6 +66,13 @@ double residentBytes() {
   double size = 0, resident = 0;
   statm >> size >> resident;
   return resident * static_cast<double>(::sysconf(_SC_PAGESIZE));
+}
+
+// Bytes allocated on the heap (glibc's count): unlike the resident size, without the store's pages
+// that an open read and the process still maps (the page cache's, shared and reclaimable).
+double heapBytes() {
+  const struct mallinfo2 info = ::mallinfo2();
+  return static_cast<double>(info.uordblks + info.hblkhd);
 }
 
 Row denseRow(const std::vector<std::pair<int, int>>& image) {
@@ -191,15 +203,33 @@ nlohmann::json measure(std::size_t n, std::size_t query_count, const std::string
                       {"single_writes", singles}};
   }
   {
-    const double before = residentBytes();
+    // As the writes left it: their last checkpoint, then the writes after it replayed.
     auto start = Clock::now();
-    bovw::LiveDatabase live = bovw::LiveDatabase::open(path);
-    const double open = secondsSince(start);
-    const double resident = residentBytes() - before;
+    std::optional<bovw::LiveDatabase> opened(bovw::LiveDatabase::open(path));
+    result["live"]["open_s"] = secondsSince(start);
+    result["live"]["open_writes_replayed"] = opened->generation() - opened->opening().checkpoint.value_or(0);
     result["live"]["disk_bytes_per_image"] =
         static_cast<double>(std::filesystem::file_size(path + "/data.mdb")) / static_cast<double>(n);
-    result["live"]["open_s"] = open;
+    start = Clock::now();
+    opened->checkpoint();
+    result["live"]["checkpoint_s"] = secondsSince(start);
+    result["live"]["disk_bytes_per_image_after_checkpoint"] =
+        static_cast<double>(std::filesystem::file_size(path + "/data.mdb")) / static_cast<double>(n);
+    std::vector<double> opens;
+    for (int r = 0; r < 3; ++r) {
+      opened.reset();
+      start = Clock::now();
+      opened.emplace(bovw::LiveDatabase::open(path));
+      opens.push_back(secondsSince(start));
+    }
+    result["live"]["open_from_checkpoint_s"] = percentile(opens, 0.5);
+  }
+  {
+    const double before = residentBytes(), heap_before = heapBytes();
+    bovw::LiveDatabase live = bovw::LiveDatabase::open(path);
+    const double resident = residentBytes() - before;
     result["live"]["resident_bytes_per_posting"] = resident / static_cast<double>(postings);
+    result["live"]["heap_bytes_per_posting"] = (heapBytes() - heap_before) / static_cast<double>(postings);
     measureQueries(result["live"], live.database().index(), queries, postings);
 
     // Searches while another thread adds one image at a time (new images of the same kind).

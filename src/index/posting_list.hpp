@@ -156,8 +156,9 @@ class PostingList {
   void writeRaw(unsigned char* out) const;
   // The list writeRaw() wrote, checked so that bytes from elsewhere cannot make an invalid list:
   // ids strictly increasing and live, counts positive and their large side list matching. Throws
-  // InvalidInput (naming no file) for a problem.
-  static PostingList fromRaw(const unsigned char* bytes, std::size_t size, const LiveIds& live);
+  // InvalidInput (naming no file) for a problem. A sparse list gets room for `room` more postings
+  // (those about to be appended: a list grown later is copied whole).
+  static PostingList fromRaw(const unsigned char* bytes, std::size_t size, const LiveIds& live, std::size_t room = 0);
 
   // Bytes the list holds on the heap (capacity, not size).
   std::size_t heapBytes() const {

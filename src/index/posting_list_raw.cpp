@@ -68,7 +68,7 @@ void PostingList::writeRaw(unsigned char* out) const {
   if (large_) put(out, large_->data(), large_->size());
 }
 
-PostingList PostingList::fromRaw(const unsigned char* bytes, std::size_t size, const LiveIds& live) {
+PostingList PostingList::fromRaw(const unsigned char* bytes, std::size_t size, const LiveIds& live, std::size_t room) {
   if (size < kRawHeader) refuse(std::to_string(size) + " bytes, fewer than its header's 16");
   std::uint32_t header[4];
   std::memcpy(header, bytes, sizeof header);
@@ -104,6 +104,7 @@ PostingList PostingList::fromRaw(const unsigned char* bytes, std::size_t size, c
     if (held != postings) refuse(std::to_string(postings) + " postings declared, " + std::to_string(held) + " held");
     list.dense_->size = held;
   } else {
+    list.reserve(std::size_t{n} + room);
     take(in, list.ids_, n);
     take(in, list.counts_, n);
     const ImageId* ids = list.ids_.data();

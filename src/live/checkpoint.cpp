@@ -83,8 +83,8 @@ State decodeState(std::string_view bytes, const std::string& source) {
 
 // The lists' entries [begin, end) into `index.postings`, each checked; returns their postings.
 std::uint64_t readLists(const std::vector<std::pair<std::uint32_t, std::string_view>>& entries, std::size_t begin,
-                        std::size_t end, const index_detail::LiveIds& live, index_detail::IndexData& index,
-                        const detail::ByteReader& d) {
+                        std::size_t end, const index_detail::LiveIds& live, const std::vector<std::uint64_t>& room,
+                        index_detail::IndexData& index, const detail::ByteReader& d) {
   std::uint64_t postings = 0;
   for (std::size_t i = begin; i < end; ++i) {
     const auto [word, value] = entries[i];
@@ -94,7 +94,7 @@ std::uint64_t readLists(const std::vector<std::pair<std::uint32_t, std::string_v
     if (listChecksum(word, bytes, raw) != detail::decodeLittleEndian<std::uint64_t>(bytes + raw))
       d.fail("word " + std::to_string(word) + "'s list does not match its checksum");
     try {
-      index.postings[word] = index_detail::PostingList::fromRaw(bytes, raw, live);
+      index.postings[word] = index_detail::PostingList::fromRaw(bytes, raw, live, room.empty() ? 0 : room[word]);
     } catch (const InvalidInput& e) {
       d.fail("word " + std::to_string(word) + "'s " + e.problem());
     }
@@ -135,8 +135,14 @@ void writeCheckpoint(LmdbTransaction& txn, MDB_dbi table, const index_detail::In
   }
 }
 
+std::optional<std::uint64_t> checkpointGeneration(const LmdbTransaction& txn, MDB_dbi table, const std::string& source) {
+  const auto state_bytes = txn.get(table, "state");
+  if (!state_bytes) return std::nullopt;
+  return decodeState(*state_bytes, source).generation;
+}
+
 std::optional<Checkpoint> readCheckpoint(const LmdbTransaction& txn, MDB_dbi table, const VocabularySignature& vocabulary,
-                                         const std::string& source) {
+                                         const std::string& source, const std::vector<std::uint64_t>& room) {
   const auto state_bytes = txn.get(table, "state");
   if (!state_bytes) return std::nullopt;
   const State state = decodeState(*state_bytes, source);
@@ -147,6 +153,9 @@ std::optional<Checkpoint> readCheckpoint(const LmdbTransaction& txn, MDB_dbi tab
            std::to_string(state.fingerprint) + ")");
   if (state.ids >= index_detail::kMaxIds || state.live > state.ids || state.lists > state.words)
     d.fail("its counts are out of range");
+  if (!room.empty() && room.size() != state.words)
+    throw InvalidInput("live database checkpoint: room for " + std::to_string(room.size()) + " words of " +
+                       std::to_string(state.words));  // the caller's mistake, not the checkpoint's
 
   Checkpoint checkpoint;
   checkpoint.generation = state.generation;
@@ -193,7 +202,7 @@ std::optional<Checkpoint> readCheckpoint(const LmdbTransaction& txn, MDB_dbi tab
     const std::size_t until = bytes / parts * (part + 1);
     while (end < entries.size() && (seen < until || part + 1 == parts)) seen += entries[end++].second.size();
     lists.push_back(std::async(std::launch::async, readLists, std::cref(entries), begin, end, std::cref(live),
-                               std::ref(index), std::cref(d)));
+                               std::cref(room), std::ref(index), std::cref(d)));
     begin = end;
   }
   index.ids.reserve(state.live);

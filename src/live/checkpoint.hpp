@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace bovw::live_detail {
 
@@ -26,10 +27,15 @@ struct Checkpoint {
 void writeCheckpoint(LmdbTransaction& txn, MDB_dbi table, const index_detail::IndexData& index, std::uint64_t generation,
                      std::uint64_t changes);
 
+// The write whose state the checkpoint in `table` holds, none when there is none. Throws
+// InvalidInput naming `source` and the problem when its state is damaged or of the other byte order.
+std::optional<std::uint64_t> checkpointGeneration(const LmdbTransaction& txn, MDB_dbi table, const std::string& source);
+
 // The checkpoint in `table`, none when there is none. Throws InvalidInput naming `source` and the
 // problem for one that is damaged, of the other byte order, or of another vocabulary than
-// `vocabulary`. The lists are copied and checked on every core.
+// `vocabulary`. The lists are copied and checked on every core, each with room for `room[word]`
+// more postings (empty: none), those of the writes after it, so that replaying them copies no list.
 std::optional<Checkpoint> readCheckpoint(const LmdbTransaction& txn, MDB_dbi table, const VocabularySignature& vocabulary,
-                                         const std::string& source);
+                                         const std::string& source, const std::vector<std::uint64_t>& room = {});
 
 }  // namespace bovw::live_detail

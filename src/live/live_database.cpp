@@ -185,40 +185,34 @@ struct LiveDatabase::Impl {
     return stat.ms_entries;
   }
 
-  ImageRecord record(const LmdbTransaction& txn, ImageId id) const {
+  std::string_view storedRecord(const LmdbTransaction& txn, ImageId id) const {
     const auto bytes = txn.get(tables().images, live_detail::idKey(id));
     if (!bytes) throw InvalidInput(path(), "is damaged: image id " + std::to_string(id) + " has no record");
-    return live_detail::decodeRecord(*bytes, database.vocabulary().size(),
-                                     path() + " (image " + std::to_string(id) + ")");
+    return *bytes;
   }
+
+  ImageRecord record(const LmdbTransaction& txn, ImageId id) const { return decode({id, storedRecord(txn, id)}); }
 
   static void addTo(DatabaseChange& change, ImageId id, ImageRecord record) {
     change.index.added.push_back({id, std::move(record.name), std::move(record.words)});
     change.keypoints.push_back(std::move(record.keypoints));
   }
 
-  // Everything in the store: what open() applies to an empty database. The records are read where
-  // LMDB maps them (valid while the read transaction lasts). A first pass counts each word's
-  // postings on every core, so that every list is allocated once at its final size instead of
-  // growing by copies; then the records are decoded in pieces of kLoadPiece images, so that the
-  // decoded records never take as much memory as the index they make, each piece decoded while the
-  // one before is applied (applying is most of the open: 28 ns a posting, its stores missing the cache).
-  void loadRecords() {
-    constexpr std::size_t kLoadPiece = 1024;
-    const int words = database.vocabulary().size();
-    LmdbTransaction txn(*store, false);
-    std::vector<std::pair<ImageId, std::string_view>> records;
-    txn.forEach(tables().images, {}, [&](std::string_view key, std::string_view bytes) {
-      records.emplace_back(static_cast<ImageId>(live_detail::decodeKey(key, path())), bytes);
-    });
-    auto decode = [&](std::size_t i) {
-      return live_detail::decodeRecord(records[i].second, words, path() + " (image " + std::to_string(records[i].first) + ")");
-    };
+  // Stored records by id, read where LMDB maps them (valid while `txn` lasts).
+  using Records = std::vector<std::pair<ImageId, std::string_view>>;
 
+  ImageRecord decode(const std::pair<ImageId, std::string_view>& stored) const {
+    return live_detail::decodeRecord(stored.second, database.vocabulary().size(),
+                                     path() + " (image " + std::to_string(stored.first) + ")");
+  }
+
+  // Each word's postings in `records`, counted on every core: what lists about to take them need room
+  // for, so that each is allocated once instead of growing by copies.
+  std::vector<std::uint64_t> countPostings(const Records& records) const {
     auto count = [&](std::size_t part, std::size_t parts) {
-      std::vector<std::uint64_t> postings(static_cast<std::size_t>(words), 0);
+      std::vector<std::uint64_t> postings(static_cast<std::size_t>(database.vocabulary().size()), 0);
       for (std::size_t i = records.size() * part / parts; i < records.size() * (part + 1) / parts; ++i)
-        for (const index_detail::WordCount& w : decode(i).words) ++postings[w.word];
+        for (const index_detail::WordCount& w : decode(records[i]).words) ++postings[w.word];
       return postings;
     };
     const std::size_t parts = std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, 64);
@@ -229,20 +223,41 @@ struct LiveDatabase::Impl {
       const std::vector<std::uint64_t> some = other.get();
       for (std::size_t w = 0; w < postings.size(); ++w) postings[w] += some[w];
     }
-    DatabaseEditor::reserve(database, postings);
+    return postings;
+  }
 
+  // Adds the images of `records` (ids ascending, above every id held) in pieces of 1,024, so that
+  // the decoded records never take as much memory as the index they make, each piece decoded while
+  // the one before is applied (applying is most of the work: 28 ns a posting, its stores missing the
+  // cache). Then the next id is `next_id`. Only for a copy no search sees yet (open()): a search
+  // could see some pieces without the others.
+  void addRecords(const Records& records, std::uint64_t next_id) {
+    constexpr std::size_t kPiece = 1024;
     std::future<void> applying;  // the piece before, applied while the next is decoded
-    for (std::size_t begin = 0; begin < records.size(); begin += kLoadPiece) {
-      const std::size_t end = std::min(records.size(), begin + kLoadPiece);
+    std::size_t begin = 0;
+    do {
+      const std::size_t end = std::min(records.size(), begin + kPiece);
       DatabaseChange change;
-      for (std::size_t i = begin; i < end; ++i) addTo(change, records[i].first, decode(i));
-      change.index.next_id = end < records.size() ? std::uint64_t{records[end - 1].first} + 1 : counter(txn, "next_id");
+      for (std::size_t i = begin; i < end; ++i) addTo(change, records[i].first, decode(records[i]));
+      change.index.next_id = end < records.size() ? std::uint64_t{records[end - 1].first} + 1 : next_id;
       if (applying.valid()) applying.get();
       applying = std::async(std::launch::async, [this, piece = std::move(change)]() mutable {
         namingFile(path(), [&] { DatabaseEditor::apply(database, std::move(piece)); });
       });
-    }
-    if (applying.valid()) applying.get();
+      begin = end;
+    } while (begin < records.size());
+    applying.get();
+  }
+
+  // Everything in the store: what open() applies to an empty database without a checkpoint.
+  void loadRecords() {
+    LmdbTransaction txn(*store, false);
+    Records records;
+    txn.forEach(tables().images, {}, [&](std::string_view key, std::string_view bytes) {
+      records.emplace_back(static_cast<ImageId>(live_detail::decodeKey(key, path())), bytes);
+    });
+    DatabaseEditor::reserve(database, countPostings(records));
+    addRecords(records, counter(txn, "next_id"));
     DatabaseEditor::trim(database);
     if (entries(txn, tables().names) != records.size())
       throw InvalidInput(path(), "is damaged: it names " + std::to_string(entries(txn, tables().names)) + " images but holds " +
@@ -250,34 +265,47 @@ struct LiveDatabase::Impl {
     generation = counter(txn, "generation");
   }
 
-  // Whether the copy now holds the checkpoint's state (its generation set, the writes after it not
-  // yet applied). A database storing keypoints has none: its records are read for them anyway.
+  // Whether the copy was made from the checkpoint and the writes after it, replayed as open() reads
+  // the records: the removals, then the added images in pieces, each list given room for them
+  // first. A database storing keypoints has none: its records are read for them anyway.
   bool loadCheckpoint() {
     if (database.storesKeypoints()) return false;
     LmdbTransaction txn(*store, false);
+    const std::uint64_t latest = counter(txn, "generation");
     std::optional<live_detail::Checkpoint> checkpoint;
+    Writes after;
+    Records added;
     try {
-      checkpoint = live_detail::readCheckpoint(txn, tables().checkpoint, database.index().vocabulary(), path());
-      if (checkpoint && checkpoint->generation > counter(txn, "generation"))
-        throw InvalidInput(path(), "its checkpoint is of write " + std::to_string(checkpoint->generation) +
-                                       ", after the last one (" + std::to_string(counter(txn, "generation")) + ")");
+      const auto held = live_detail::checkpointGeneration(txn, tables().checkpoint, path());
+      if (!held) return false;
+      if (*held > latest)
+        throw InvalidInput(path(), "its checkpoint is of write " + std::to_string(*held) + ", after the last one (" +
+                                       std::to_string(latest) + ")");
+      after = writesSince(txn, *held, latest);
+      for (ImageId id : after.added) added.emplace_back(id, storedRecord(txn, id));
+      checkpoint = live_detail::readCheckpoint(txn, tables().checkpoint, database.index().vocabulary(), path(),
+                                               countPostings(added));
     } catch (const InvalidInput& e) {
       opening.refused = e.what();
       return false;
     }
-    if (!checkpoint) return false;
+    const std::uint64_t next_id = checkpoint->index.names.size();
     DatabaseEditor::replaceIndex(database, index_detail::IndexEditor::make(std::move(checkpoint->index)));
-    generation = checkpoint->generation;
     opening.checkpoint = checkpoint->generation;
+    DatabaseChange removals;
+    removals.index.removed = std::move(after.removed);
+    removals.index.removed_words = std::move(after.removed_words);
+    removals.index.next_id = next_id;
+    namingFile(path(), [&] { DatabaseEditor::apply(database, std::move(removals)); });
+    addRecords(added, after.next_id);
+    DatabaseEditor::trim(database);
+    generation = latest;
     return true;
   }
 
   // What open() does: the checkpoint and the writes after it, or every record.
   void load() {
-    if (loadCheckpoint()) {
-      refreshLocked();
-      return;
-    }
+    if (loadCheckpoint()) return;
     loadRecords();
     // One made before checkpoints existed, or whose checkpoint was refused.
     checkpoint_due = !opening.refused.empty() || database.index().size() >= kCheckpointAfter;
@@ -310,29 +338,47 @@ struct LiveDatabase::Impl {
     if (latest < generation)
       throw InvalidInput(path(), "went back from write " + std::to_string(generation) + " to " + std::to_string(latest) +
                                      " (was the folder replaced while open?)");
-    // The net effect of the writes since: images added and removed in between are never loaded.
+    Writes writes = writesSince(txn, generation, latest);
+    DatabaseChange change;  // one step: searches see the copy before all of it or after
+    change.index.removed = std::move(writes.removed);
+    change.index.removed_words = std::move(writes.removed_words);
+    for (ImageId id : writes.added) addTo(change, id, record(txn, id));
+    change.index.next_id = writes.next_id;
+    namingFile(path(), [&] { DatabaseEditor::apply(database, std::move(change)); });
+    generation = latest;
+    return true;
+  }
+
+  // The net effect of some writes: images added and removed in between are in neither list.
+  struct Writes {
+    std::vector<ImageId> added;  // ascending
+    std::vector<ImageId> removed;
+    std::vector<std::vector<std::uint32_t>> removed_words;  // parallel to removed
+    std::uint64_t next_id = 0;                              // after them
+  };
+
+  // The writes after `from` up to `latest`, from the change feed read in `txn`.
+  Writes writesSince(const LmdbTransaction& txn, std::uint64_t from, std::uint64_t latest) const {
     std::vector<ImageId> added;
     std::map<ImageId, std::vector<std::uint32_t>> removed;  // with their words
-    txn.forEach(tables().changes, live_detail::generationKey(generation + 1), [&](std::string_view key, std::string_view value) {
+    txn.forEach(tables().changes, live_detail::generationKey(from + 1), [&](std::string_view key, std::string_view value) {
       if (live_detail::decodeKey(key, path()) > latest) return;
       FeedEntry entry = decodeFeed(value, path());
       added.insert(added.end(), entry.added.begin(), entry.added.end());
       for (std::size_t i = 0; i < entry.removed.size(); ++i) removed[entry.removed[i]] = std::move(entry.removed_words[i]);
     });
-    DatabaseChange change;
+    Writes writes;
     const std::unordered_set<ImageId> fresh(added.begin(), added.end());
     for (auto& [id, words] : removed) {
       if (fresh.count(id)) continue;
-      change.index.removed.push_back(id);
-      change.index.removed_words.push_back(std::move(words));
+      writes.removed.push_back(id);
+      writes.removed_words.push_back(std::move(words));
     }
     std::sort(added.begin(), added.end());
     for (ImageId id : added)
-      if (!removed.count(id)) addTo(change, id, record(txn, id));
-    change.index.next_id = counter(txn, "next_id");
-    namingFile(path(), [&] { DatabaseEditor::apply(database, std::move(change)); });
-    generation = latest;
-    return true;
+      if (!removed.count(id)) writes.added.push_back(id);
+    writes.next_id = counter(txn, "next_id");
+    return writes;
   }
 
   // Whether the copy holds the last write committed by any process: one read of the store.
