@@ -4,6 +4,7 @@
 #include "commands.hpp"
 #include "feature_options.hpp"
 #include "image_arguments.hpp"
+#include "opening_warning.hpp"
 #include "program.hpp"
 #include "progress_bar.hpp"
 #include "query_options.hpp"
@@ -51,6 +52,7 @@ int runAddCommand() {
   QueryOptions how;
   how.histogrammer = args.histogrammer;
   ImageSearch database = ImageSearch::open(args.index, how.engine(bar, args.strict));
+  warnIfCheckpointRefused(database.liveDatabase());
   const std::vector<ImageFailure> failures = database.add(images);
   const std::size_t failed = reportFailures(failures, images.size());
   if (failed == images.size()) throw InvalidInput("no image was added to '" + args.index + "'");

@@ -1,6 +1,7 @@
 // `bovw remove`: images out of a live database by name (as `search` prints them), in one durable
 // write: all of the names or, if one is not there, none.
 #include "commands.hpp"
+#include "opening_warning.hpp"
 
 #include <bovw/error.hpp>
 #include <bovw/live_database.hpp>
@@ -29,6 +30,7 @@ int runRemoveCommand() {
   if (!LiveDatabase::holdsLiveDatabase(args.index))
     throw InvalidInput(args.index, "is not a live database's folder; images are removed from live databases only");
   LiveDatabase database = LiveDatabase::open(args.index);
+  warnIfCheckpointRefused(&database);
   database.remove(args.names);
   std::cout << "bovw remove: removed " << args.names.size() << " images from " << args.index << " (now "
             << database.database().index().size() << ")\n";

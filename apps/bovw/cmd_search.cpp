@@ -7,6 +7,7 @@
 #include "feature_options.hpp"
 #include "image_arguments.hpp"
 #include "number_checks.hpp"
+#include "opening_warning.hpp"
 #include "process_age.hpp"
 #include "program.hpp"
 #include "progress_bar.hpp"
@@ -159,6 +160,7 @@ int runSearchCommand() {
   if (args.profile) engine.pipeline.profile = &timeline.reading;
   const ImageSearch database = ImageSearch::open(group, args.index, engine);
   timeline.opened = Clock::now();
+  warnIfCheckpointRefused(database.liveDatabase());
   if (args.profile) database.prepare();
   timeline.prepared = Clock::now();
   SearchOptions options;

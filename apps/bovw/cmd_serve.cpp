@@ -5,6 +5,7 @@
 #include "commands.hpp"
 #include "histogrammer_options.hpp"
 #include "number_checks.hpp"
+#include "opening_warning.hpp"
 #include "progress_bar.hpp"
 #include "query_options.hpp"
 #include "stop_signals.hpp"
@@ -102,6 +103,7 @@ int runServeCommand() {
 
   ProgressBar quiet("serve", true);
   ImageSearch database = ImageSearch::open(args.index, args.query.engine(quiet));
+  warnIfCheckpointRefused(database.liveDatabase());
   database.prepare();  // the first request must not wait for the OpenCL kernels: ready means ready
   serve::ImageService service(database, args.service);
   std::thread signals([&] {

@@ -19,6 +19,7 @@
 #include <bovw/image_database.hpp>
 #include <bovw/image_pipeline.hpp>
 #include <bovw/image_words.hpp>
+#include <bovw/live_database.hpp>
 #include <bovw/scoring.hpp>
 #include <bovw/vocabulary.hpp>
 
@@ -140,6 +141,8 @@ class ImageSearch {
   // the ranking time (docs/RETRIEVAL.md); storing keypoints is the opt-in to feature-level work.
   ScoringOptions defaultScoring() const;
   bool isLive() const;           // a live database: add, put and remove are durable when they return
+  // The live database (its generation, how it opened: LiveDatabase::opening()); null for a file or shards.
+  const LiveDatabase* liveDatabase() const;
   bool contains(const std::string& name) const;  // whether an image of this name is indexed
   // Every image of the database (of the shards this process holds, in a job of several ranks), by
   // shard, then by id.

@@ -353,6 +353,7 @@ bool ImageSearch::storesKeypoints() const { return impl_->storesKeypoints(); }
 ScoringOptions ImageSearch::defaultScoring() const { return impl_->defaultScoring(); }
 
 bool ImageSearch::isLive() const { return impl_->live.has_value(); }
+const LiveDatabase* ImageSearch::liveDatabase() const { return impl_->live ? &*impl_->live : nullptr; }
 
 bool ImageSearch::contains(const std::string& name) const {
   if (impl_->live) impl_->live->refresh();

@@ -135,6 +135,33 @@ class AddAndRemove(LiveTestCase):
         self.assertGreater(sum(h[2] for q in hits(got) for h in q), 0, "nothing verified: the test checks nothing")
 
 
+class Checkpoint(LiveTestCase):
+    def test_a_damaged_checkpoint_is_named_and_the_records_searched_instead(self):
+        live = self.live(SET.images)  # index --live writes a checkpoint
+        expected = self.ok("search", "--index", live, "--top", 100, "--quiet", *SET.paths)
+        self.assertNotIn("warning", expected.stderr)
+        data = os.path.join(live, "data.mdb")
+        with open(data, "rb") as f:
+            content = bytearray(f.read())
+        state = content.find(b"BOVWCKPT")
+        self.assertGreater(state, 0, "no checkpoint in the data file")
+        self.assertEqual(content.find(b"BOVWCKPT", state + 1), -1, "two checkpoints' states in the data file")
+        content[state + 20] ^= 0x01  # inside its generation: its checksum no longer holds
+        with open(data, "r+b") as f:
+            f.write(content)
+        got = self.ok("search", "--index", live, "--top", 100, "--quiet", *SET.paths)
+        self.assertEqual(got.stdout, expected.stdout)
+        self.assertEqual(got.stderr.count("\n"), 1, got.stderr)
+        self.assertIn("warning: its checkpoint was not used", got.stderr)
+        self.assertIn(live, got.stderr)
+        self.assertIn("does not match its checksum", got.stderr)
+        # The next write writes a new one: the warning goes.
+        removed = self.ok("remove", "--index", live, self.names(live)[0])
+        self.assertIn("checkpoint was not used", removed.stderr)
+        after = self.ok("search", "--index", live, "--top", 5, "--quiet", SET.paths[0])
+        self.assertNotIn("warning", after.stderr)
+
+
 class Processes(LiveTestCase):
     def test_kill_9_during_adds_leaves_each_add_whole_or_absent(self):
         rng = random.Random(SEED)
