@@ -81,10 +81,26 @@ State decodeState(std::string_view bytes, const std::string& source) {
   return s;
 }
 
-// The lists' entries [begin, end) into `index.postings`, each checked; returns their postings.
+std::size_t addedPostings(const WritesAfter* after, std::uint32_t word) {
+  return after ? static_cast<std::size_t>(after->starts[word + 1] - after->starts[word]) : 0;
+}
+
+// Applies `after` to the list of `word` (the checkpoint's): its removed images out, its added ones
+// appended (all of their ids are above the list's), then the list in its form for `ids` ids.
+void applyAfter(index_detail::PostingList& list, std::uint32_t word, const WritesAfter* after,
+                const index_detail::LiveIds& removed, std::size_t ids) {
+  if (after && after->removed_from[word]) list.eraseIf([&](ImageId image) { return image < removed.size() && removed[image]; });
+  for (std::uint64_t p = after ? after->starts[word] : 0; after && p < after->starts[word + 1]; ++p)
+    list.push_back(after->images[p], after->counts[p]);
+  list.adapt(ids);
+}
+
+// The lists' entries [begin, end) into `index.postings`, each checked, then `after` applied to
+// them; returns the checkpoint's postings among them.
 std::uint64_t readLists(const std::vector<std::pair<std::uint32_t, std::string_view>>& entries, std::size_t begin,
-                        std::size_t end, const index_detail::LiveIds& live, const std::vector<std::uint64_t>& room,
-                        index_detail::IndexData& index, const detail::ByteReader& d) {
+                        std::size_t end, const index_detail::LiveIds& live, const WritesAfter* after,
+                        const index_detail::LiveIds& removed, index_detail::IndexData& index,
+                        const detail::ByteReader& d) {
   std::uint64_t postings = 0;
   for (std::size_t i = begin; i < end; ++i) {
     const auto [word, value] = entries[i];
@@ -94,12 +110,13 @@ std::uint64_t readLists(const std::vector<std::pair<std::uint32_t, std::string_v
     if (listChecksum(word, bytes, raw) != detail::decodeLittleEndian<std::uint64_t>(bytes + raw))
       d.fail("word " + std::to_string(word) + "'s list does not match its checksum");
     try {
-      index.postings[word] = index_detail::PostingList::fromRaw(bytes, raw, live, room.empty() ? 0 : room[word]);
+      index.postings[word] = index_detail::PostingList::fromRaw(bytes, raw, live, addedPostings(after, word));
     } catch (const InvalidInput& e) {
       d.fail("word " + std::to_string(word) + "'s " + e.problem());
     }
     if (index.postings[word].empty()) d.fail("word " + std::to_string(word) + "'s list is empty");
     postings += index.postings[word].size();
+    applyAfter(index.postings[word], word, after, removed, index.names.size());
   }
   return postings;
 }
@@ -142,7 +159,7 @@ std::optional<std::uint64_t> checkpointGeneration(const LmdbTransaction& txn, MD
 }
 
 std::optional<Checkpoint> readCheckpoint(const LmdbTransaction& txn, MDB_dbi table, const VocabularySignature& vocabulary,
-                                         const std::string& source, const std::vector<std::uint64_t>& room) {
+                                         const std::string& source, const WritesAfter* after) {
   const auto state_bytes = txn.get(table, "state");
   if (!state_bytes) return std::nullopt;
   const State state = decodeState(*state_bytes, source);
@@ -153,9 +170,12 @@ std::optional<Checkpoint> readCheckpoint(const LmdbTransaction& txn, MDB_dbi tab
            std::to_string(state.fingerprint) + ")");
   if (state.ids >= index_detail::kMaxIds || state.live > state.ids || state.lists > state.words)
     d.fail("its counts are out of range");
-  if (!room.empty() && room.size() != state.words)
-    throw InvalidInput("live database checkpoint: room for " + std::to_string(room.size()) + " words of " +
+  if (after && (after->starts.size() != state.words + 1 || after->removed_from.size() != state.words))
+    throw InvalidInput("live database checkpoint: the writes after it are given for another K than its " +
                        std::to_string(state.words));  // the caller's mistake, not the checkpoint's
+  if (after && !after->added.empty() && after->added.front() < state.ids)
+    d.fail("images added after it have ids it holds (" + std::to_string(after->added.front()) + " of its " +
+           std::to_string(state.ids) + ")");
 
   Checkpoint checkpoint;
   checkpoint.generation = state.generation;
@@ -179,6 +199,18 @@ std::optional<Checkpoint> readCheckpoint(const LmdbTransaction& txn, MDB_dbi tab
   if (names.remaining() != 0) d.fail("its names have " + std::to_string(names.remaining()) + " bytes too many");
   if (live.count() != state.live)
     d.fail("its names are not its " + std::to_string(state.live) + " images");
+  // The writes after it: the lists are checked against the checkpoint's own ids (`live`), and then
+  // lose the `removed` ones and gain the added ones.
+  index_detail::LiveIds removed(after ? state.ids : 0);
+  if (after) {
+    for (ImageId id : after->removed) {
+      if (id >= state.ids || !live[id]) d.fail("a write after it removed image id " + std::to_string(id) + ", which it does not hold");
+      removed.set(id);
+      index.names[id].clear();
+    }
+    index.names.resize(std::max<std::uint64_t>(after->next_id, state.ids));
+    for (std::size_t i = 0; i < after->added.size(); ++i) index.names[after->added[i]] = after->names[i];
+  }
 
   std::vector<std::pair<std::uint32_t, std::string_view>> entries;
   std::size_t bytes = 0;
@@ -202,16 +234,20 @@ std::optional<Checkpoint> readCheckpoint(const LmdbTransaction& txn, MDB_dbi tab
     const std::size_t until = bytes / parts * (part + 1);
     while (end < entries.size() && (seen < until || part + 1 == parts)) seen += entries[end++].second.size();
     lists.push_back(std::async(std::launch::async, readLists, std::cref(entries), begin, end, std::cref(live),
-                               std::cref(room), std::ref(index), std::cref(d)));
+                               after, std::cref(removed), std::ref(index), std::cref(d)));
     begin = end;
   }
-  index.ids.reserve(state.live);
+  index.ids.reserve(state.live + (after ? after->added.size() : 0));
   std::optional<std::string> twice;
   for (std::size_t id = 0; id < index.names.size() && !twice; ++id)
-    if (live[id] && !index.ids.emplace(index.names[id], static_cast<ImageId>(id)).second) twice = index.names[id];
+    if (!index.names[id].empty() && !index.ids.emplace(index.names[id], static_cast<ImageId>(id)).second) twice = index.names[id];
   std::uint64_t postings = 0;
   for (auto& part : lists) postings += part.get();  // rethrows a part's refusal
   if (twice) d.fail("it names two images '" + *twice + "'");
+  // The words of added images that the checkpoint has no list of.
+  for (std::uint32_t word = 0; after && word < state.words; ++word)
+    if (index.postings[word].empty() && addedPostings(after, word) > 0)
+      applyAfter(index.postings[word], word, after, removed, index.names.size());
   if (postings != state.postings)
     d.fail("its lists hold " + std::to_string(postings) + " postings where its state counts " + std::to_string(state.postings));
   return checkpoint;

@@ -158,6 +158,18 @@ std::vector<index_detail::WordCount> countWords(const NamedImageWords& image, in
   return words;
 }
 
+// Runs work(part) for every part in 0 .. parts - 1, one thread each (the calling thread takes part 0),
+// and rethrows the first failure once all have finished.
+template <typename Work>
+void inParts(std::size_t parts, Work&& work) {
+  std::vector<std::future<void>> others;
+  for (std::size_t part = 1; part < parts; ++part) others.push_back(std::async(std::launch::async, work, part));
+  work(0);
+  for (auto& other : others) other.get();
+}
+
+std::size_t coreCount() { return std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, 64); }
+
 }  // namespace
 
 struct LiveDatabase::Impl {
@@ -201,29 +213,29 @@ struct LiveDatabase::Impl {
   // Stored records by id, read where LMDB maps them (valid while `txn` lasts).
   using Records = std::vector<std::pair<ImageId, std::string_view>>;
 
+  // The net effect of some writes: images added and removed in between are in neither list.
+  struct Writes {
+    std::vector<ImageId> added;  // ascending
+    std::vector<ImageId> removed;
+    std::vector<std::vector<std::uint32_t>> removed_words;  // parallel to removed
+    std::uint64_t next_id = 0;                              // after them
+  };
+
   ImageRecord decode(const std::pair<ImageId, std::string_view>& stored) const {
     return live_detail::decodeRecord(stored.second, database.vocabulary().size(),
                                      path() + " (image " + std::to_string(stored.first) + ")");
   }
 
   // Each word's postings in `records`, counted on every core: what lists about to take them need room
-  // for, so that each is allocated once instead of growing by copies.
-  std::vector<std::uint64_t> countPostings(const Records& records) const {
-    auto count = [&](std::size_t part, std::size_t parts) {
-      std::vector<std::uint64_t> postings(static_cast<std::size_t>(database.vocabulary().size()), 0);
+  // for, so that each is allocated once instead of growing by copies. Also by part, for a counting sort.
+  // counted[part][w]: the postings of word w in part `part` of `records` (of `parts` equal parts).
+  std::vector<std::vector<std::uint64_t>> countPostings(const Records& records, std::size_t parts) const {
+    std::vector<std::vector<std::uint64_t>> counted(parts, std::vector<std::uint64_t>(database.vocabulary().size(), 0));
+    inParts(parts, [&](std::size_t part) {
       for (std::size_t i = records.size() * part / parts; i < records.size() * (part + 1) / parts; ++i)
-        for (const index_detail::WordCount& w : decode(records[i]).words) ++postings[w.word];
-      return postings;
-    };
-    const std::size_t parts = std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, 64);
-    std::vector<std::future<std::vector<std::uint64_t>>> others;
-    for (std::size_t part = 1; part < parts; ++part) others.push_back(std::async(std::launch::async, count, part, parts));
-    std::vector<std::uint64_t> postings = count(0, parts);
-    for (auto& other : others) {
-      const std::vector<std::uint64_t> some = other.get();
-      for (std::size_t w = 0; w < postings.size(); ++w) postings[w] += some[w];
-    }
-    return postings;
+        for (const index_detail::WordCount& w : decode(records[i]).words) ++counted[part][w.word];
+    });
+    return counted;
   }
 
   // Adds the images of `records` (ids ascending, above every id held) in pieces of 1,024, so that
@@ -256,7 +268,10 @@ struct LiveDatabase::Impl {
     txn.forEach(tables().images, {}, [&](std::string_view key, std::string_view bytes) {
       records.emplace_back(static_cast<ImageId>(live_detail::decodeKey(key, path())), bytes);
     });
-    DatabaseEditor::reserve(database, countPostings(records));
+    std::vector<std::vector<std::uint64_t>> counted = countPostings(records, coreCount());
+    for (std::size_t part = 1; part < counted.size(); ++part)
+      for (std::size_t w = 0; w < counted[0].size(); ++w) counted[0][w] += counted[part][w];
+    DatabaseEditor::reserve(database, counted[0]);
     addRecords(records, counter(txn, "next_id"));
     DatabaseEditor::trim(database);
     if (entries(txn, tables().names) != records.size())
@@ -265,39 +280,73 @@ struct LiveDatabase::Impl {
     generation = counter(txn, "generation");
   }
 
-  // Whether the copy was made from the checkpoint and the writes after it, replayed as open() reads
-  // the records: the removals, then the added images in pieces, each list given room for them
-  // first. A database storing keypoints has none: its records are read for them anyway.
+  // `writes`, for the checkpoint to apply as it is read: the added images of `added` (their records,
+  // ids ascending) with their postings by word, a counting sort on every core (each part of the
+  // records counts its postings by word, then writes them where the counts of the parts before it
+  // end, so each word's postings are in id order), and the removed images with the words they leave.
+  live_detail::WritesAfter writesAfter(const Writes& writes, const Records& records) const {
+    const std::size_t words = static_cast<std::size_t>(database.vocabulary().size());
+    const std::size_t parts = coreCount();
+    std::vector<std::vector<std::uint64_t>> at = countPostings(records, parts);
+    live_detail::WritesAfter after;
+    after.next_id = writes.next_id;
+    after.removed = writes.removed;
+    after.removed_from.assign(words, 0);
+    for (const auto& held : writes.removed_words)
+      for (std::uint32_t w : held) after.removed_from[w] = 1;
+    after.starts.assign(words + 1, 0);
+    std::uint64_t total = 0;
+    for (std::size_t w = 0; w < words; ++w) {
+      after.starts[w] = total;
+      for (std::size_t part = 0; part < parts; ++part) {
+        const std::uint64_t n = at[part][w];
+        at[part][w] = total;  // where the part's postings of word w go
+        total += n;
+      }
+    }
+    after.starts[words] = total;
+    after.images.resize(total);
+    after.counts.resize(total);
+    after.added.resize(records.size());
+    after.names.resize(records.size());
+    inParts(parts, [&](std::size_t part) {
+      for (std::size_t i = records.size() * part / parts; i < records.size() * (part + 1) / parts; ++i) {
+        ImageRecord record = decode(records[i]);
+        for (const index_detail::WordCount& w : record.words) {
+          after.images[at[part][w.word]] = records[i].first;
+          after.counts[at[part][w.word]++] = w.count;
+        }
+        after.added[i] = records[i].first;
+        after.names[i] = std::move(record.name);
+      }
+    });
+    return after;
+  }
+
+  // Whether the copy was made from the checkpoint and the writes after it, applied to each list as
+  // it is copied. A database storing keypoints has none: its records are read for them anyway.
   bool loadCheckpoint() {
     if (database.storesKeypoints()) return false;
     LmdbTransaction txn(*store, false);
     const std::uint64_t latest = counter(txn, "generation");
     std::optional<live_detail::Checkpoint> checkpoint;
-    Writes after;
-    Records added;
     try {
       const auto held = live_detail::checkpointGeneration(txn, tables().checkpoint, path());
       if (!held) return false;
       if (*held > latest)
         throw InvalidInput(path(), "its checkpoint is of write " + std::to_string(*held) + ", after the last one (" +
                                        std::to_string(latest) + ")");
-      after = writesSince(txn, *held, latest);
-      for (ImageId id : after.added) added.emplace_back(id, storedRecord(txn, id));
-      checkpoint = live_detail::readCheckpoint(txn, tables().checkpoint, database.index().vocabulary(), path(),
-                                               countPostings(added));
+      const Writes since = writesSince(txn, *held, latest);
+      Records added;
+      for (ImageId id : since.added) added.emplace_back(id, storedRecord(txn, id));
+      const live_detail::WritesAfter after = writesAfter(since, added);
+      checkpoint = live_detail::readCheckpoint(txn, tables().checkpoint, database.index().vocabulary(), path(), &after);
     } catch (const InvalidInput& e) {
       opening.refused = e.what();
       return false;
     }
-    const std::uint64_t next_id = checkpoint->index.names.size();
     DatabaseEditor::replaceIndex(database, index_detail::IndexEditor::make(std::move(checkpoint->index)));
     opening.checkpoint = checkpoint->generation;
-    DatabaseChange removals;
-    removals.index.removed = std::move(after.removed);
-    removals.index.removed_words = std::move(after.removed_words);
-    removals.index.next_id = next_id;
-    namingFile(path(), [&] { DatabaseEditor::apply(database, std::move(removals)); });
-    addRecords(added, after.next_id);
     DatabaseEditor::trim(database);
     generation = latest;
     return true;
@@ -348,14 +397,6 @@ struct LiveDatabase::Impl {
     generation = latest;
     return true;
   }
-
-  // The net effect of some writes: images added and removed in between are in neither list.
-  struct Writes {
-    std::vector<ImageId> added;  // ascending
-    std::vector<ImageId> removed;
-    std::vector<std::vector<std::uint32_t>> removed_words;  // parallel to removed
-    std::uint64_t next_id = 0;                              // after them
-  };
 
   // The writes after `from` up to `latest`, from the change feed read in `txn`.
   Writes writesSince(const LmdbTransaction& txn, std::uint64_t from, std::uint64_t latest) const {
