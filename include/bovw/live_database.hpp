@@ -2,7 +2,8 @@
 // time, each call durable when it returns, while any number of threads and processes search. The
 // durable state lives in LMDB (a folder holding data.mdb and lock.mdb; docs/FORMATS.md, why LMDB
 // in docs/STORAGE.md); every process holds the inverted index in memory, built when it opens the
-// database and brought up to date with refresh() (ImageSearch calls it before every search).
+// database (from a checkpoint of the index that writers keep, and the writes after it: checkpoint())
+// and brought up to date with refresh() (ImageSearch calls it before every search).
 //
 //   bovw::LiveDatabase photos = bovw::LiveDatabase::open("photos.bovwlive");
 //   photos.add({{"new.jpg", words}});          // durable, and searchable, when it returns
