@@ -19,7 +19,6 @@ namespace bovw::live_detail {
 
 struct Checkpoint {
   std::uint64_t generation = 0;  // the write whose state it holds
-  std::uint64_t changes = 0;     // the store's count of images added and removed, at that write
   index_detail::IndexData index;
 };
 
