@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <stdexcept>
 
 namespace bovw::retrieval_detail {
 
@@ -154,7 +155,20 @@ double HammingScorer::pairSum(std::size_t query_begin, std::size_t query_end, co
   return sum;
 }
 
-std::vector<std::pair<ImageId, double>> HammingScorer::matchSums(const SignaturePostings& postings,
+std::size_t HammingScorer::nextWord(std::size_t q) const {
+  std::size_t next = q;
+  while (next < query_.size() && query_[next].word == query_[q].word) ++next;
+  return next;
+}
+
+std::vector<std::uint32_t> HammingScorer::words() const {
+  std::vector<std::uint32_t> words;
+  for (const Feature& feature : query_)
+    if (words.empty() || words.back() != feature.word) words.push_back(feature.word);
+  return words;
+}
+
+std::vector<std::pair<ImageId, double>> HammingScorer::matchSums(const std::vector<SignaturePostings::Snapshot>& lists,
                                                                  std::size_t ids) const {
   // Dense sums by id, reused between the queries of a thread; `touched` lists the ids to read and reset.
   thread_local std::vector<double> sums;
@@ -162,13 +176,13 @@ std::vector<std::pair<ImageId, double>> HammingScorer::matchSums(const Signature
   thread_local std::vector<std::uint64_t> query_signatures, marks;
   if (sums.size() < ids) sums.resize(ids, 0.0);
   touched.clear();
-  for (std::size_t q = 0; q < query_.size();) {
-    const std::uint32_t word = query_[q].word;
-    std::size_t q_end = q;
-    while (q_end < query_.size() && query_[q_end].word == word) ++q_end;
+  std::size_t list = 0;  // lists[list] is the current word's
+  for (std::size_t q = 0; q < query_.size(); q = nextWord(q), ++list) {
+    if (!lists.at(list)) continue;  // no image has the word
+    const std::size_t q_end = nextWord(q);
     const double query_factor = query_[q].idf * query_[q].idf * termFactor(q_end - q);
-    const std::vector<ImageId>& image_of = postings.ids(word);
-    const std::uint64_t* signatures = postings.signatures(word).data();
+    const std::vector<ImageId>& image_of = lists[list]->ids;
+    const std::uint64_t* signatures = lists[list]->signatures.data();
     const std::size_t n = image_of.size();
     // Most images' features of a word match none of the query's: the stored features within the
     // threshold of some query feature are marked first, and only their images (each image's features
@@ -188,8 +202,8 @@ std::vector<std::pair<ImageId, double>> HammingScorer::matchSums(const Signature
       }
       b = nextMark(marks, end, n);
     }
-    q = q_end;
   }
+  if (list != lists.size()) throw std::logic_error("matchSums: a list for each of the query's words, no more");
   std::vector<std::pair<ImageId, double>> found;
   found.reserve(touched.size());
   for (const ImageId id : touched) {

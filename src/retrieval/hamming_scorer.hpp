@@ -47,10 +47,14 @@ class HammingScorer {
   // an angle), and as checkScoringOptions; the idf comes from `model` (the database's, with its K).
   HammingScorer(const ImageWords& query, const TfIdfModel& model, const ScoringOptions& options);
 
+  // The query's words, ascending, each once.
+  std::vector<std::uint32_t> words() const;
   // For every image with a feature that matches one of the query's (by id, in no order): the double
-  // sum over words above, the score before its division by |q| |d|. `ids`: the ids ever assigned.
-  // Visits the signature lists of the query's words only.
-  std::vector<std::pair<ImageId, double>> matchSums(const SignaturePostings& postings, std::size_t ids) const;
+  // sum over words above, the score before its division by |q| |d|. `lists`: the stored signatures
+  // of the query's words, parallel to words() (KeypointStore::signatureLists). `ids`: the ids ever
+  // assigned.
+  std::vector<std::pair<ImageId, double>> matchSums(const std::vector<SignaturePostings::Snapshot>& lists,
+                                                    std::size_t ids) const;
   double queryNorm() const { return query_norm_; }  // |q|
   // With weak geometry: the WGC score of one image before its division by |q| |d| (as matchSums),
   // from one merge of the query's features with the image's keypoints; 0 if no feature matches.
@@ -76,6 +80,7 @@ class HammingScorer {
   static constexpr std::size_t kTabled = 64;  // counts below it take f(c) from a table (no log per word)
   double termWeight(std::size_t count) const;  // f(c)
   double termFactor(std::size_t count) const;  // f(c) / sqrt(c)
+  std::size_t nextWord(std::size_t q) const;    // the first query feature after query_[q]'s word
   // The inner sum over one word's pairs: query_[query_begin, query_end) against `image_count`
   // signatures of one image. With `histograms`, each pair's term times `factor` also goes into them,
   // by the difference of its keypoints' scale_angles (the image's, parallel to `image`).

@@ -203,8 +203,8 @@ std::vector<SearchResult> ImageDatabase::queryWith(const ImageWords& query, std:
                        "version 5), so it cannot score by weak geometric consistency (index the images again: bovw "
                        "index --keypoints)");
   const retrieval_detail::HammingScorer scorer(query, global ? *global : index_.model(), options);
-  std::vector<std::pair<ImageId, double>> found;
-  keypoints_->visitPostings([&](const auto& postings) { found = scorer.matchSums(postings, index_.idCount()); });
+  const std::vector<std::pair<ImageId, double>> found =
+      scorer.matchSums(keypoints_->signatureLists(scorer.words()), index_.idCount());
   // |d|: the norm of the image's vector under the same weighting and idf, as the index keeps it.
   std::vector<ImageId> ids;
   ids.reserve(found.size());

@@ -108,6 +108,14 @@ void KeypointStore::erase(ImageId id) {
   images_[id].reset();
 }
 
+std::vector<SignaturePostings::Snapshot> KeypointStore::signatureLists(const std::vector<std::uint32_t>& words) const {
+  std::vector<SignaturePostings::Snapshot> lists;
+  lists.reserve(words.size());
+  const auto lock = mutex_.read();
+  for (const std::uint32_t word : words) lists.push_back(postings_.snapshot(word));
+  return lists;
+}
+
 bool KeypointStore::storesScaleAngles() const {
   const auto lock = mutex_.read();
   return without_scale_angles_ == 0;

@@ -77,13 +77,10 @@ class KeypointStore {
   // Whether every stored image has its keypoints' scales and angles (hasScaleAngles).
   bool storesScaleAngles() const;
 
-  // Calls visit(const SignaturePostings&) with every stored keypoint's signature filed by word, under
-  // the store's read lock.
-  template <class Visit>
-  void visitPostings(Visit&& visit) const {
-    const auto lock = mutex_.read();
-    visit(postings_);
-  }
+  // The stored keypoints' signatures filed under each of `words` (signature_postings.hpp), parallel to
+  // them: taken under the store's read lock, then read without it, so that a search scoring from
+  // them never holds up put and erase.
+  std::vector<SignaturePostings::Snapshot> signatureLists(const std::vector<std::uint32_t>& words) const;
 
   // Block layout: u32 S, image slots; then per slot u32 n (0xffffffff: nothing stored), and when
   // stored u32 width, u32 height and n' x (u32 word, u16 x, u16 y, u64 signature[, u8 log_scale,

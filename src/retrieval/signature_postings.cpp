@@ -1,25 +1,44 @@
-// SignaturePostings: keeping each word's features in image id order as images come and go.
+// SignaturePostings: keeping each word's features in image id order as images come and go, copying a
+// list where a search still holds it.
 #include "retrieval/signature_postings.hpp"
 
 #include <algorithm>
+#include <atomic>
 
 namespace bovw::retrieval_detail {
 
+SignaturePostings::WordFeatures& SignaturePostings::writable(std::uint32_t word) {
+  std::shared_ptr<WordFeatures>& list = lists_[word];
+  if (!list) {
+    list = std::make_shared<WordFeatures>();
+  } else if (list.use_count() > 1) {
+    // A search holds it (and keeps what it took); no new one can take it while the caller's lock
+    // keeps searches out, so a count of 1 stays 1 until the change is made.
+    list = std::make_shared<WordFeatures>(*list);
+  } else {
+    // The last search to let go of it may have done so just now: its reads of the list happen before
+    // this change (its release of the count, read above, and this fence).
+    std::atomic_thread_fence(std::memory_order_acquire);
+  }
+  return *list;
+}
+
 void SignaturePostings::insert(ImageId id, std::uint32_t word, const std::uint64_t* signatures, std::size_t count) {
-  std::vector<ImageId>& ids = ids_[word];
-  std::vector<std::uint64_t>& list = signatures_[word];
-  const auto at = std::upper_bound(ids.begin(), ids.end(), id) - ids.begin();
-  ids.insert(ids.begin() + at, count, id);
-  list.insert(list.begin() + at, signatures, signatures + count);
+  WordFeatures& list = writable(word);
+  const auto at = std::upper_bound(list.ids.begin(), list.ids.end(), id) - list.ids.begin();
+  list.ids.insert(list.ids.begin() + at, count, id);
+  list.signatures.insert(list.signatures.begin() + at, signatures, signatures + count);
 }
 
 void SignaturePostings::erase(ImageId id, std::uint32_t word) {
-  std::vector<ImageId>& ids = ids_[word];
-  std::vector<std::uint64_t>& list = signatures_[word];
-  const auto [first, last] = std::equal_range(ids.begin(), ids.end(), id);
-  const auto begin = first - ids.begin(), end = last - ids.begin();
-  ids.erase(first, last);
-  list.erase(list.begin() + begin, list.begin() + end);
+  if (!lists_[word]) return;
+  const WordFeatures& now = *lists_[word];
+  const auto [first, last] = std::equal_range(now.ids.begin(), now.ids.end(), id);
+  if (first == last) return;  // no copy for nothing to take out
+  const auto begin = first - now.ids.begin(), end = last - now.ids.begin();
+  WordFeatures& list = writable(word);
+  list.ids.erase(list.ids.begin() + begin, list.ids.begin() + end);
+  list.signatures.erase(list.signatures.begin() + begin, list.signatures.begin() + end);
 }
 
 }  // namespace bovw::retrieval_detail

@@ -3,34 +3,52 @@
 // posting lists, instead of every image's keypoints (Jégou, Douze, Schmid, ECCV 2008, keep the
 // signatures in the inverted file for the same reason). 12 bytes a keypoint, in memory only: it is
 // rebuilt from the keypoints when a database is read.
+//
+// A search takes the lists of its words (snapshot) and scores from them while images are added and
+// removed: a change to a list that a search still holds goes to a copy of it (copy on write), so the
+// search keeps the state it took and a writer never waits for a search to finish (issue 22: with the
+// whole scoring under the store's read lock, a PUT waited for every search in flight, and the
+// searches queued behind it, 7 searches/s beside adds against 152 alone). The copies are what a
+// writer pays instead: the lists it changes that searches hold, which it would otherwise wait for.
 #pragma once
 
 #include <bovw/inverted_index.hpp>
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace bovw::retrieval_detail {
 
 class SignaturePostings {
  public:
-  explicit SignaturePostings(int words) : ids_(static_cast<std::size_t>(words)), signatures_(static_cast<std::size_t>(words)) {}
+  // One word's features: the image of each and its signature, in image id order, each image's
+  // features side by side.
+  struct WordFeatures {
+    std::vector<ImageId> ids;
+    std::vector<std::uint64_t> signatures;  // parallel to ids
+  };
+  // A word's features as they were when taken (null: none), unchanged for as long as it is held.
+  using Snapshot = std::shared_ptr<const WordFeatures>;
 
+  explicit SignaturePostings(int words) : lists_(static_cast<std::size_t>(words)) {}
+
+  // The changes, one writer at a time, never beside snapshot() (the caller's lock; KeypointStore).
   // Files `count` features of image `id` under `word` (an image not yet filed under it), keeping the
   // list in id order: an append for the newest image, an insertion otherwise.
   void insert(ImageId id, std::uint32_t word, const std::uint64_t* signatures, std::size_t count);
   // Takes image `id`'s features out of `word`'s list (nothing if it has none there).
   void erase(ImageId id, std::uint32_t word);
 
-  // Word `word`'s features: the image of each and its signature, in image id order, each image's
-  // features side by side.
-  const std::vector<ImageId>& ids(std::uint32_t word) const { return ids_[word]; }
-  const std::vector<std::uint64_t>& signatures(std::uint32_t word) const { return signatures_[word]; }
+  // Word `word`'s features now. Any number of threads at once, never beside a change.
+  Snapshot snapshot(std::uint32_t word) const { return lists_[word]; }
 
  private:
-  std::vector<std::vector<ImageId>> ids_;                // by word
-  std::vector<std::vector<std::uint64_t>> signatures_;  // by word, parallel to ids_
+  // The list of `word` to change in place: a new one, or a copy where a snapshot of it is held.
+  WordFeatures& writable(std::uint32_t word);
+
+  std::vector<std::shared_ptr<WordFeatures>> lists_;  // by word; null where no feature was ever filed
 };
 
 }  // namespace bovw::retrieval_detail
