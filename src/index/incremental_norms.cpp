@@ -1,4 +1,4 @@
-// IncrementalNorms: per-image integer moments of the L1 norm, moved by the words whose frequency changed.
+// IncrementalNorms: per-image integer moments of the L1 or L2 norm, moved by the words whose frequency changed.
 #include "index/incremental_norms.hpp"
 
 #include <algorithm>
@@ -9,37 +9,82 @@ namespace bovw::index_detail {
 
 namespace {
 
-constexpr int kFraction = 52;  // bits after the point of l_w: ln(1 + 2^32) < 23 fits 63 bits
+constexpr int kLogFraction = 52;         // bits after the point of l_w: ln(1 + 2^32) < 23 fits 63 bits
+constexpr int kLogSquaredFraction = 40;  // of l_w^2 (< 2^9): 49 bits
+constexpr int kTermFraction = 40;        // of f(c) or f(c)^2 where it is not an integer
+constexpr std::int32_t kTabledCounts = 256;
+// Each image's m0 stays below 2^62 units (else exact() is false), so that m1 < 2^62 * 2^57 and m2 < 2^62 *
+// 2^49 fit 127 bits.
+constexpr __int128 kLargestM0 = __int128{1} << 62;
 
 std::int64_t fixedLog(std::size_t frequency) {
-  return std::llround(std::ldexp(std::log1p(static_cast<double>(frequency)), kFraction));
+  return std::llround(std::ldexp(std::log1p(static_cast<double>(frequency)), kLogFraction));
+}
+
+// l_w^2 from l_w's own units, rounded to 2^-40: exact integer arithmetic, so every index gets the same.
+std::int64_t fixedLogSquared(std::int64_t log_frequency) {
+  const auto l = static_cast<unsigned __int128>(log_frequency);
+  constexpr int kShift = 2 * kLogFraction - kLogSquaredFraction;
+  return static_cast<std::int64_t>((l * l + (static_cast<unsigned __int128>(1) << (kShift - 1))) >> kShift);
 }
 
 }  // namespace
 
 IncrementalNorms::IncrementalNorms(const IndexData& data, const ScoringOptions& options, const TfIdfModel* model)
     : options_(options) {
+  // f(c) and f(c)^2 are integers for counts (c, c^2) and f(c)^2 for square roots (c).
+  const bool integral = options.term == TermWeighting::Count || (squared() && options.term == TermWeighting::Sqrt);
+  term_fraction_ = integral ? 0 : kTermFraction;
+  for (std::int32_t c = 0; c < kTabledCounts; ++c) term_units_.push_back(computeTermUnits(c));
+
   log_frequency_.resize(data.postings.size());
-  a0_.assign(data.names.size(), 0);
-  a1_.assign(data.names.size(), 0);
-  for (std::size_t w = 0; w < data.postings.size(); ++w)
+  if (squared()) log_squared_.resize(data.postings.size());
+  for (std::size_t w = 0; w < data.postings.size(); ++w) {
     log_frequency_[w] = fixedLog(model ? model->documentFrequency(w) : data.postings[w].size());
+    if (squared()) log_squared_[w] = fixedLogSquared(log_frequency_[w]);
+  }
+  m0_.assign(data.names.size(), 0);
+  m1_.assign(data.names.size(), 0);
+  if (squared()) m2_.assign(data.names.size(), 0);
   forEachPostingByImageBlock(data.postings, data.names.size(), [&](std::size_t w, ImageId image, std::int32_t count) {
-    a0_[image] += count;
-    a1_[image] += static_cast<__int128>(count) * log_frequency_[w];
+    move(image, count, log_frequency_[w], squared() ? log_squared_[w] : 0, 1);
   });
+}
+
+std::int64_t IncrementalNorms::termUnits(std::int32_t count) const {
+  return count < kTabledCounts ? term_units_[static_cast<std::size_t>(std::max(count, 0))] : computeTermUnits(count);
+}
+
+std::int64_t IncrementalNorms::computeTermUnits(std::int32_t count) const {
+  if (count <= 0) return 0;
+  const double c = static_cast<double>(count);
+  if (options_.term == TermWeighting::Count) return squared() ? std::int64_t{count} * count : count;
+  if (options_.term == TermWeighting::Sqrt) return squared() ? count : std::llround(std::ldexp(std::sqrt(c), kTermFraction));
+  const double f = 1.0 + std::log(c);  // TermWeighting::Log, as ScoringWeights computes it
+  return std::llround(std::ldexp(squared() ? f * f : f, kTermFraction));
+}
+
+void IncrementalNorms::move(ImageId d, std::int32_t count, std::int64_t l, std::int64_t l2, int sign) {
+  const __int128 t = sign * termUnits(count);
+  const __int128 m0 = m0_[d] + t;
+  if (m0 >= kLargestM0) exact_ = false;  // then never read
+  m0_[d] = static_cast<std::int64_t>(m0);
+  m1_[d] += t * l;
+  if (squared()) m2_[d] += t * l2;
 }
 
 IncrementalNorms IncrementalNorms::after(const IndexData& data, const IndexChange& change) const {
   IncrementalNorms next(*this);
-  next.a0_.resize(change.next_id, 0);
-  next.a1_.resize(change.next_id, 0);
+  next.m0_.resize(change.next_id, 0);
+  next.m1_.resize(change.next_id, 0);
+  if (squared()) next.m2_.resize(change.next_id, 0);
   std::vector<char> removed;  // by id, only when there are removals
   if (!change.removed.empty()) removed.assign(data.names.size(), 0);
   for (const ImageId id : change.removed) {
     removed[id] = 1;
-    next.a0_[id] = 0;
-    next.a1_[id] = 0;
+    next.m0_[id] = 0;
+    next.m1_[id] = 0;
+    if (squared()) next.m2_[id] = 0;
   }
   // The net change of each word's document frequency.
   std::vector<std::pair<std::uint32_t, std::int64_t>> delta;
@@ -57,26 +102,36 @@ IncrementalNorms IncrementalNorms::after(const IndexData& data, const IndexChang
     const std::int64_t l = fixedLog(static_cast<std::size_t>(static_cast<std::int64_t>(list.size()) + net));
     next.log_frequency_[w] = l;
     if (l == old_l) continue;
+    const std::int64_t old_l2 = squared() ? log_squared_[w] : 0;
+    const std::int64_t l2 = squared() ? fixedLogSquared(l) : 0;
+    if (squared()) next.log_squared_[w] = l2;
     list.forEach([&](ImageId image, std::int32_t count) {
-      if (removed.empty() || !removed[image]) next.a1_[image] += static_cast<__int128>(count) * (l - old_l);
+      if (removed.empty() || !removed[image]) {
+        const __int128 t = termUnits(count);
+        next.m1_[image] += t * (l - old_l);
+        if (squared()) next.m2_[image] += t * (l2 - old_l2);
+      }
     });
   }
   for (const SparseImage& image : change.added)
-    for (const WordCount& w : image.words) {
-      next.a0_[image.id] += w.count;
-      next.a1_[image.id] += static_cast<__int128>(w.count) * next.log_frequency_[w.word];
-    }
+    for (const WordCount& w : image.words)
+      next.move(image.id, w.count, next.log_frequency_[w.word], squared() ? next.log_squared_[w.word] : 0, 1);
   return next;
 }
 
 double IncrementalNorms::offset(std::uint64_t images) { return 1.0 + std::log1p(static_cast<double>(images)); }
 
 double IncrementalNorms::idf(std::size_t word, double offset) const {
-  return offset - std::ldexp(static_cast<double>(log_frequency_[word]), -kFraction);
+  return offset - std::ldexp(static_cast<double>(log_frequency_[word]), -kLogFraction);
 }
 
 double IncrementalNorms::norm(ImageId d, double offset) const {
-  return offset * static_cast<double>(a0_[d]) - std::ldexp(static_cast<double>(a1_[d]), -kFraction);
+  const double m0 = std::ldexp(static_cast<double>(m0_[d]), -term_fraction_);
+  const double m1 = std::ldexp(static_cast<double>(m1_[d]), -(kLogFraction + term_fraction_));
+  if (!squared()) return offset * m0 - m1;
+  if (m0_[d] == 0) return 0.0;
+  const double m2 = std::ldexp(static_cast<double>(m2_[d]), -(kLogSquaredFraction + term_fraction_));
+  return std::sqrt(std::max(0.0, offset * offset * m0 - 2.0 * offset * m1 + m2));
 }
 
 }  // namespace bovw::index_detail

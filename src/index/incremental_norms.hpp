@@ -1,16 +1,20 @@
-// The images' normalisers of the default scoring (intersection, count weighting, alpha = 1) kept up
-// to date as images come and go, so that the first query after a change need not recompute them
-// from every posting (O(postings): 96 ms at 100,000 images, paid by every query while a writer
-// adds). With l_w = ln(1 + n_w) and C = 1 + ln(1 + N), idf_w = C - l_w (inverted_index.hpp), so an
-// image's L1 norm is
-//   sum_w c_dw idf_w = C a0_d - a1_d,   a0_d = sum_w c_dw,   a1_d = sum_w c_dw l_w.
-// A change of n_w moves a1 of exactly the images in w's posting list; N moves only C. An update
+// The images' norms under one option set with alpha = 1 (intersection: L1, cosine: L2; any term
+// weighting f) kept up to date as images come and go, so that the first query after a change need
+// not recompute them from every posting (O(postings): 96 ms at 100,000 images, paid by every query
+// while a writer adds). With l_w = ln(1 + n_w) and C = 1 + ln(1 + N), idf_w = C - l_w
+// (inverted_index.hpp), so an image's norm is
+//   L1: sum_w f(c_dw) idf_w          = C m0_d - m1_d,                m0 = sum f(c), m1 = sum f(c) l_w
+//   L2: sum_w (f(c_dw) idf_w)^2      = C^2 m0_d - 2 C m1_d + m2_d,   m0 = sum f(c)^2, m1 = sum f(c)^2 l_w,
+//                                                                    m2 = sum f(c)^2 l_w^2  (the norm's square)
+// A change of n_w moves m1 and m2 of exactly the images in w's posting list; N moves only C. An update
 // therefore costs the lengths of the changed words' lists, not the whole index.
 //
-// The moments are integers (l_w in fixed point, 2^-52), so that an image's norm does not depend on
-// the order of the updates that made it: an index changed many times and one built afresh from the
-// same images compute the same bits, and equal scores still rank by id. Other option sets (cosine,
-// sqrt or log counts, alpha < 1) have no exact integer form here and are recomputed after a change.
+// The moments are integers: each term is fixed point (l_w in units of 2^-52, l_w^2 of 2^-40, f(c) or
+// f(c)^2 exactly where it is an integer, else in units of 2^-40), so that an image's norm does not
+// depend on the order of the updates that made it: an index changed many times and one built afresh
+// from the same images compute the same bits, and equal scores still rank by id. The L2 form loses
+// at most about C^2 / idf_min^2 (a few hundred) ulps of the squared norm to cancellation: relative
+// 1e-13, far inside what rankings compare.
 #pragma once
 
 #include "index/index_data.hpp"
@@ -27,15 +31,19 @@ namespace bovw::index_detail {
 class IncrementalNorms {
  public:
   static bool supports(const ScoringOptions& options) {
-    return options.similarity == Scoring::Intersection && options.term == TermWeighting::Count && options.power == 1.0;
+    return options.power == 1.0 &&
+           (options.similarity == Scoring::Intersection || options.similarity == Scoring::Cosine);
   }
 
-  // O(postings): the moments of every image of `data`, with n_w from its own lists or, when given,
-  // from `model` (the global model of several shards: their norms then have the bits the whole
-  // index's have).
+  // O(postings): the moments of every image of `data` under `options` (supports()), with n_w from its
+  // own lists or, when given, from `model` (the global model of several shards: their norms then
+  // have the bits the whole index's have).
   IncrementalNorms(const IndexData& data, const ScoringOptions& options, const TfIdfModel* model = nullptr);
 
   const ScoringOptions& options() const { return options_; }
+  // False when some image's weights are too large for the fixed-point moments (a sum of f(c) or
+  // f(c)^2 of 2^62 units and more, far beyond any real image): its norm is then not to be used.
+  bool exact() const { return exact_; }
 
   // The norms once `change` is applied to `data`, computed before it is (the lists are read, not
   // changed), so that a writer can prepare them while queries go on with the norms before it.
@@ -49,14 +57,26 @@ class IncrementalNorms {
   static double offset(std::uint64_t images);
   // idf_w = C - l_w, as the norms see it.
   double idf(std::size_t word, double offset) const;
-  // The L1 norm of image d's weights.
+  // The L1 (intersection) or L2 (cosine) norm of image d's weights; 0 for an image without words.
   double norm(ImageId d, double offset) const;
 
  private:
+  bool squared() const { return options_.similarity == Scoring::Cosine; }
+  // f(c) (L1) or f(c)^2 (L2) in units of 2^-term_fraction_.
+  std::int64_t termUnits(std::int32_t count) const;         // from term_units_ where tabled
+  std::int64_t computeTermUnits(std::int32_t count) const;
+  // Adds (sign +1) or takes away (-1) one posting's terms from image d's moments.
+  void move(ImageId d, std::int32_t count, std::int64_t l, std::int64_t l2, int sign);
+
   ScoringOptions options_;
+  int term_fraction_ = 0;
+  bool exact_ = true;
+  std::vector<std::int64_t> term_units_;     // termUnits(c) for small c
   std::vector<std::int64_t> log_frequency_;  // l_w in units of 2^-52, as the moments hold it
-  std::vector<std::int64_t> a0_;             // by image id
-  std::vector<__int128> a1_;                 // by image id, in units of 2^-52
+  std::vector<std::int64_t> log_squared_;    // l_w^2 in units of 2^-40 (L2 only)
+  std::vector<std::int64_t> m0_;             // by image id
+  std::vector<__int128> m1_;                 // by image id
+  std::vector<__int128> m2_;                 // by image id (L2 only)
 };
 
 }  // namespace bovw::index_detail

@@ -140,16 +140,26 @@ struct InvertedIndex::Impl {
   // the two.
   //
   // The default scoring with the index's own model also keeps `incremental` norms (made by its
-  // first query). While they exist, a writer follows them: before it changes the lists it computes
-  // the norms, the model and the default weights of the state after the change, in the time of the
-  // changed words' posting lists plus O(K + ids), while queries go on with the state before it
-  // (issue 21: a query beside a writer must not pay for the writer's change); the exclusive lock
-  // then only covers changing the lists and installing what was prepared.
+  // first query), and so does each option set whose norms() were asked for (Hamming embedding's
+  // cosine norms, ImageDatabase::query). While they exist, a writer follows them: before it changes
+  // the lists it computes the norms, the model and the default weights of the state after the
+  // change, in the time of the changed words' posting lists plus O(K + ids), while queries go on with
+  // the state before it (issue 21: a query beside a writer must not pay for the writer's change; issue
+  // 22: nor a Hamming search, whose norms were recomputed from every posting after each write); the
+  // exclusive lock then only covers changing the lists and installing what was prepared. Queries of
+  // other option sets keep weights computed from the postings, whose bits the references follow.
   mutable std::mutex weights_mutex;
   mutable bool weights_valid = false;
   mutable TfIdfModel model{1};  // the index's own; rebuilt when !weights_valid
   mutable std::vector<std::shared_ptr<const ScoringWeights>> weights;  // oldest first
-  mutable std::shared_ptr<const index_detail::IncrementalNorms> incremental;
+  mutable std::vector<std::shared_ptr<const index_detail::IncrementalNorms>> incremental;  // oldest first
+  // norms() under a global model: computed once per model version, dropped with the weights.
+  mutable std::vector<std::pair<std::uint64_t, std::shared_ptr<const index_detail::IncrementalNorms>>> global_norms;
+
+  // The default scoring, whose queries weigh by its incremental norms.
+  static bool weighsIncrementally(const ScoringOptions& options) {
+    return options.similarity == Scoring::Intersection && options.term == TermWeighting::Count && options.power == 1.0;
+  }
 
   std::shared_lock<std::shared_mutex> readLock() const { return mutex.read(); }
 
@@ -160,6 +170,7 @@ struct InvertedIndex::Impl {
     for (std::size_t w = 0; w < data.postings.size(); ++w) frequencies[w] = data.postings[w].size();
     model = TfIdfModel(data.live(), std::move(frequencies));
     weights.clear();
+    global_norms.clear();
     weights_valid = true;
   }
 
@@ -172,26 +183,39 @@ struct InvertedIndex::Impl {
       if (cached->modelVersion() == used.version() && cached->options() == options) return cached;
     if (global) checkCoversOwnModel(*global);
     if (weights.size() == kCachedOptionSets) weights.erase(weights.begin());
-    if (index_detail::IncrementalNorms::supports(options) && !global)
-      weights.push_back(std::make_shared<const ScoringWeights>(data.names.size(), used, incrementalNorms(options)));
-    else if (index_detail::IncrementalNorms::supports(options))  // the same arithmetic as the whole index's
-      weights.push_back(std::make_shared<const ScoringWeights>(
-          data.names.size(), used, index_detail::IncrementalNorms(data, options, global)));
+    const std::shared_ptr<const index_detail::IncrementalNorms> norms =
+        weighsIncrementally(options) ? normsFor(options, global) : nullptr;
+    if (norms && norms->exact())
+      weights.push_back(std::make_shared<const ScoringWeights>(data.names.size(), used, *norms));
     else
       weights.push_back(std::make_shared<const ScoringWeights>(data, used, options));
     return weights.back();
   }
 
-  // Called with the shared lock and `weights_mutex` held.
-  const index_detail::IncrementalNorms& incrementalNorms(const ScoringOptions& options) const {
-    if (!incremental) incremental = std::make_shared<const index_detail::IncrementalNorms>(data, options);
-    return *incremental;
+  // Called with the shared lock and `weights_mutex` held, the model fresh. The incremental norms of
+  // `options` (IncrementalNorms::supports): the index's own, which writers follow from now on, or a
+  // global model's, the same arithmetic as the whole index's.
+  std::shared_ptr<const index_detail::IncrementalNorms> normsFor(const ScoringOptions& options,
+                                                                 const TfIdfModel* global) const {
+    using index_detail::IncrementalNorms;
+    if (global) {
+      for (const auto& [version, norms] : global_norms)
+        if (version == global->version() && norms->options() == options) return norms;
+      if (global_norms.size() == kCachedOptionSets) global_norms.erase(global_norms.begin());
+      global_norms.emplace_back(global->version(), std::make_shared<const IncrementalNorms>(data, options, global));
+      return global_norms.back().second;
+    }
+    for (const auto& norms : incremental)
+      if (norms->options() == options) return norms;
+    if (incremental.size() == kCachedOptionSets) incremental.erase(incremental.begin());
+    incremental.push_back(std::make_shared<const IncrementalNorms>(data, options));
+    return incremental.back();
   }
 
   // What queries need after a change: null norms when the writer does not follow them (there are
   // none, or the change touches most words and costs as much to follow as to recompute).
   struct Prepared {
-    std::shared_ptr<const index_detail::IncrementalNorms> norms;
+    std::vector<std::shared_ptr<const index_detail::IncrementalNorms>> norms;
     std::shared_ptr<const ScoringWeights> weights;
     TfIdfModel model{1};
   };
@@ -199,7 +223,7 @@ struct InvertedIndex::Impl {
   // Whether a writer would prepare norms now (prepare() checks again).
   bool followsNorms() const {
     std::lock_guard<std::mutex> guard(weights_mutex);
-    return incremental != nullptr;
+    return !incremental.empty();
   }
 
   // Called with `writing` held, before the lists change. `change` as it will be applied, with the
@@ -210,7 +234,7 @@ struct InvertedIndex::Impl {
       std::lock_guard<std::mutex> guard(weights_mutex);
       prepared.norms = incremental;
     }
-    if (!prepared.norms) return prepared;
+    if (prepared.norms.empty()) return prepared;
     std::vector<std::uint64_t> frequencies(data.postings.size());
     for (std::size_t w = 0; w < frequencies.size(); ++w) frequencies[w] = data.postings[w].size();
     std::size_t changed = 0;
@@ -219,12 +243,15 @@ struct InvertedIndex::Impl {
     for (const auto& image : change.added)
       for (const auto& w : image.words) changed += frequencies[w.word]++ == data.postings[w.word].size() ? 1 : 0;
     if (changed > data.postings.size() / 4) {
-      prepared.norms.reset();
+      prepared.norms.clear();
       return prepared;
     }
-    prepared.norms = std::make_shared<const index_detail::IncrementalNorms>(prepared.norms->after(data, change));
     prepared.model = TfIdfModel(data.live() - change.removed.size() + change.added.size(), std::move(frequencies));
-    prepared.weights = std::make_shared<const ScoringWeights>(change.next_id, prepared.model, *prepared.norms);
+    for (auto& norms : prepared.norms) {
+      norms = std::make_shared<const index_detail::IncrementalNorms>(norms->after(data, change));
+      if (weighsIncrementally(norms->options()) && norms->exact())
+        prepared.weights = std::make_shared<const ScoringWeights>(change.next_id, prepared.model, *norms);
+    }
     return prepared;
   }
 
@@ -233,11 +260,12 @@ struct InvertedIndex::Impl {
   void install(Prepared prepared) {
     std::lock_guard<std::mutex> guard(weights_mutex);
     weights.clear();
+    global_norms.clear();
     incremental = std::move(prepared.norms);
-    weights_valid = incremental != nullptr;
-    if (!incremental) return;
+    weights_valid = !incremental.empty();
+    if (incremental.empty()) return;
     model = std::move(prepared.model);
-    weights.push_back(std::move(prepared.weights));
+    if (prepared.weights) weights.push_back(std::move(prepared.weights));
   }
 
   // The words image `id` has a posting in, ascending: those of `held` (every word when empty) whose
@@ -472,8 +500,25 @@ std::vector<double> InvertedIndex::normsWith(const std::vector<ImageId>& images,
     throw InvalidInput("inverted index: Hamming embedding weighs features, not the index's vectors");
   const Impl& s = *impl_;
   auto lock = s.readLock();
-  const std::shared_ptr<const ScoringWeights> weights = s.weightsFor(options, global);
   std::vector<double> norms(images.size(), 0.0);
+  // With alpha = 1 from the incremental norms, which writers keep up to date (a search beside a
+  // writer then costs its images, not the index's postings); else from the weights.
+  std::shared_ptr<const index_detail::IncrementalNorms> incremental;
+  std::uint64_t live = 0;
+  if (index_detail::IncrementalNorms::supports(options)) {
+    std::lock_guard<std::mutex> guard(s.weights_mutex);
+    s.refreshModel();
+    if (global) s.checkCoversOwnModel(*global);
+    incremental = s.normsFor(options, global);
+    live = global ? global->images() : s.model.images();
+  }
+  if (incremental && incremental->exact()) {
+    const double offset = index_detail::IncrementalNorms::offset(live);
+    for (std::size_t i = 0; i < images.size(); ++i)
+      if (images[i] < s.data.names.size()) norms[i] = incremental->norm(images[i], offset);
+    return norms;
+  }
+  const std::shared_ptr<const ScoringWeights> weights = s.weightsFor(options, global);
   for (std::size_t i = 0; i < images.size(); ++i)
     if (images[i] < s.data.names.size() && weights->scale(images[i]) > 0) norms[i] = 1.0 / weights->scale(images[i]);
   return norms;

@@ -193,6 +193,53 @@ TEST(ScoringOptions, NormsAreThoseOfTheImagesWeightedVectors) {
   EXPECT_THROW(r.index.norms(ids, ScoringOptions{Scoring::Hamming}), InvalidInput);
 }
 
+// norms() with alpha = 1, which writers then keep up to date (what a Hamming search divides by):
+// after every add and remove each image's norm is its recomputed one, and at the end the norms are
+// those of a fresh index of the same images bit for bit (they do not depend on the order of changes).
+TEST(ScoringOptions, NormsFollowEveryChangeAndDoNotDependOnItsOrder) {
+  BOVW_SEEDED_RNG(rng);
+  const int words = 43;
+  for (const Scoring similarity : {Scoring::Intersection, Scoring::Cosine})
+    for (const TermWeighting term : {TermWeighting::Count, TermWeighting::Sqrt, TermWeighting::Log}) {
+      const ScoringOptions options{similarity, term, 1.0};
+      SCOPED_TRACE(describe(options));
+      RandomIndex r(rng, words, 9);
+      auto all = [&](const InvertedIndex& index) {
+        std::vector<ImageId> ids;
+        for (ImageId id = 0; id < index.idCount(); ++id) ids.push_back(id);
+        return ids;
+      };
+      r.index.norms(all(r.index), options);  // from here on, writers follow them
+      for (int step = 0; step < 40; ++step) {
+        if (r.images.size() > 3 && step % 3 == 1) r.remove(std::next(r.images.begin(), step % 4)->first);
+        else r.add(burstyCounts(rng, words));
+        const std::vector<ImageId> ids = all(r.index);
+        const std::vector<double> norms = r.index.norms(ids, options);
+        const std::vector<double> idf = smoothedIdf(r.images, words);
+        for (std::size_t i = 0; i < ids.size(); ++i) {
+          double expected = 0;
+          if (r.images.count(ids[i]))
+            for (std::size_t w = 0; w < static_cast<std::size_t>(words); ++w) {
+              const double v = termWeight(term, r.images.at(ids[i])[w]) * idf[w];
+              expected += similarity == Scoring::Cosine ? v * v : v;
+            }
+          if (similarity == Scoring::Cosine) expected = std::sqrt(expected);
+          ASSERT_NEAR(norms[i], expected, 1e-12 * expected) << "step " << step << ", id " << ids[i];
+        }
+      }
+      // The same images indexed afresh under the same ids (the removed ones added and removed again).
+      InvertedIndex fresh(r.index.vocabulary());
+      for (ImageId id = 0; id < r.index.idCount(); ++id) {
+        const auto kept = r.images.find(id);
+        fresh.add("copy-" + std::to_string(id), view(kept != r.images.end() ? kept->second : burstyCounts(rng, words)));
+        if (kept == r.images.end()) fresh.remove("copy-" + std::to_string(id));
+      }
+      const std::vector<ImageId> ids = all(r.index);
+      const std::vector<double> changed = r.index.norms(ids, options), afresh = fresh.norms(ids, options);
+      for (std::size_t i = 0; i < ids.size(); ++i) EXPECT_EQ(changed[i], afresh[i]) << "id " << ids[i];
+    }
+}
+
 // Each option set's cached weights must follow N and the idf through removals and additions.
 TEST(ScoringOptions, EveryOptionFollowsRemovalsAndAdditions) {
   BOVW_SEEDED_RNG(rng);
