@@ -223,9 +223,15 @@ struct ImageService::Impl {
       if (const auto problem = imageNameProblem(name))
         throw HttpError(400, "the image name '" + printableName(name) + "' " + *problem);
       const std::string body = readBody(req, content, options, read);
+      const Clock::time_point asked = Clock::now();
       const Admission::Ticket ticket = turn();
+      const Clock::time_point start = Clock::now();
+      metrics.observeWriteStage("waiting", secondsSince(asked));
       const ImageWords words = database.words(decode(body, name));
+      metrics.observeWriteStage("features", secondsSince(start));
+      const Clock::time_point storing = Clock::now();
       const ImageId id = database.put(name, words);
+      metrics.observeWriteStage("storing", secondsSince(storing));
       reply(res, 200, {{"name", name}, {"id", id}, {"keypoints", words.words.size()}});
     });
   }
@@ -234,9 +240,13 @@ struct ImageService::Impl {
     answer(req, res, nullptr, [&] {
       requireLive();
       const std::string name = req.matches[1];
+      const Clock::time_point asked = Clock::now();
       const Admission::Ticket ticket = turn();
+      metrics.observeWriteStage("waiting", secondsSince(asked));
+      const Clock::time_point storing = Clock::now();
       try {
         database.remove(name);
+        metrics.observeWriteStage("storing", secondsSince(storing));
       } catch (const InvalidInput& e) {
         if (!database.contains(name)) throw HttpError(404, "no image is named '" + printableName(name) + "'");
         throw;

@@ -31,6 +31,10 @@ ServiceMetrics::ServiceMetrics()
                          .Name("bovw_search_stage_seconds")
                          .Help("Time of each stage of a search: waiting for a turn, features, ranking")
                          .Register(*registry_)),
+      write_stage_seconds_(prometheus::BuildHistogram()
+                               .Name("bovw_write_stage_seconds")
+                               .Help("Time of each stage of a PUT or DELETE: waiting for a turn, features, storing")
+                               .Register(*registry_)),
       waiting_(prometheus::BuildGauge()
                    .Name("bovw_queue_depth")
                    .Help("Requests waiting for a turn of work (search, add, remove)")
@@ -56,6 +60,10 @@ void ServiceMetrics::observe(const std::string& route, const std::string& method
 
 void ServiceMetrics::observeSearchStage(const std::string& stage, double seconds) {
   stage_seconds_.Add({{"stage", stage}}, kSecondsBuckets).Observe(seconds);
+}
+
+void ServiceMetrics::observeWriteStage(const std::string& stage, double seconds) {
+  write_stage_seconds_.Add({{"stage", stage}}, kSecondsBuckets).Observe(seconds);
 }
 
 void ServiceMetrics::setQueue(std::size_t waiting, std::size_t working) {

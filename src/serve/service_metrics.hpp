@@ -1,6 +1,6 @@
 // What GET /metrics reports, in Prometheus's text format (prometheus-cpp): requests by route, method
-// and status, their latencies, where a search's time goes, errors, the work queue's depth and the
-// database's size.
+// and status, their latencies, where a search's and a write's time goes, errors, the work queue's
+// depth and the database's size.
 #pragma once
 
 #include <prometheus/counter.h>
@@ -24,6 +24,9 @@ class ServiceMetrics {
   // One stage of a search: "waiting" for a turn of work, "features" (decoding, features and their
   // words) or "ranking" (the index's ranking and the verification).
   void observeSearchStage(const std::string& stage, double seconds);
+  // One stage of a write (PUT, DELETE): "waiting" for a turn of work, "features" (a PUT's decoding,
+  // features and their words) or "storing" (the durable write and its apply to the in-memory copy).
+  void observeWriteStage(const std::string& stage, double seconds);
   // Sampled when the metrics are read.
   void setQueue(std::size_t waiting, std::size_t working);
   void setImages(std::size_t images);
@@ -36,6 +39,7 @@ class ServiceMetrics {
   prometheus::Family<prometheus::Counter>& errors_;
   prometheus::Family<prometheus::Histogram>& seconds_;
   prometheus::Family<prometheus::Histogram>& stage_seconds_;
+  prometheus::Family<prometheus::Histogram>& write_stage_seconds_;
   prometheus::Gauge& waiting_;
   prometheus::Gauge& working_;
   prometheus::Gauge& images_;

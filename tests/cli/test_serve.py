@@ -291,6 +291,10 @@ class Durability(ServeTestCase):
             t.join()
         self.assertEqual(failures, [])
         self.assertGreater(searches[0], 3)
+        # Every write's stages: 10 PUTs (waiting, features, storing) and 10 DELETEs (waiting, storing).
+        metrics = server.request("GET", "/metrics")[2]
+        for stage, count in (("waiting", 20), ("features", 10), ("storing", 20)):
+            self.assertIn('bovw_write_stage_seconds_count{stage="%s"} %d' % (stage, count), metrics)
 
     def test_sigterm_answers_the_search_in_flight_and_exits_0(self):
         live = self.live()
