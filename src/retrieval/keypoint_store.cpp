@@ -89,6 +89,9 @@ KeypointStore::StoredImage KeypointStore::prepare(const ImageWords& image, const
 }
 
 void KeypointStore::put(ImageId id, StoredImage image) {
+  const std::lock_guard<std::mutex> one_writer(writing_);
+  // images_ changes only under writing_, so reading it here races with nothing.
+  prepareCopies(&image, id < images_.size() && images_[id] ? &*images_[id] : nullptr);
   const auto lock = mutex_.write();
   if (images_.size() <= id) images_.resize(static_cast<std::size_t>(id) + 1);
   if (images_[id]) {
@@ -98,14 +101,37 @@ void KeypointStore::put(ImageId id, StoredImage image) {
   if (lacksScaleAngles(image)) ++without_scale_angles_;
   file(id, image);
   images_[id] = std::move(image);
+  postings_.dropCopies();
 }
 
 void KeypointStore::erase(ImageId id) {
-  const auto lock = mutex_.write();
+  const std::lock_guard<std::mutex> one_writer(writing_);
   if (id >= images_.size() || !images_[id]) return;
+  prepareCopies(nullptr, &*images_[id]);
+  const auto lock = mutex_.write();
   if (lacksScaleAngles(*images_[id])) --without_scale_angles_;
   unfile(id, *images_[id]);
   images_[id].reset();
+  postings_.dropCopies();
+}
+
+void KeypointStore::prepareCopies(const StoredImage* adding, const StoredImage* removing) {
+  std::vector<std::pair<std::uint32_t, std::size_t>> changes;  // (word, features it gains)
+  if (adding)
+    for (const Keypoint& key : adding->keypoints) changes.emplace_back(key.word, 1);
+  if (removing)
+    for (const Keypoint& key : removing->keypoints) changes.emplace_back(key.word, 0);
+  std::sort(changes.begin(), changes.end());
+  std::vector<std::uint32_t> words;
+  std::vector<std::size_t> room;
+  for (const auto& [word, gain] : changes) {
+    if (words.empty() || words.back() != word) {
+      words.push_back(word);
+      room.push_back(0);
+    }
+    room.back() += gain;
+  }
+  postings_.prepareCopies(words, room);
 }
 
 std::vector<SignaturePostings::Snapshot> KeypointStore::signatureLists(const std::vector<std::uint32_t>& words) const {

@@ -15,6 +15,7 @@
 #include "retrieval/signature_postings.hpp"
 
 #include <cstdint>
+#include <mutex>
 #include <optional>
 #include <vector>
 
@@ -106,8 +107,12 @@ class KeypointStore {
   // Files image `id`'s keypoints into postings_, or takes them out; under the write lock.
   void file(ImageId id, const StoredImage& image);
   void unfile(ImageId id, const StoredImage& image);
+  // Before the write lock: copies of the lists that `adding` and `removing` change and searches
+  // hold (SignaturePostings::prepareCopies).
+  void prepareCopies(const StoredImage* adding, const StoredImage* removing);
 
   int words_;
+  std::mutex writing_;             // one put or erase at a time, from its copies to its change
   detail::WriterFairMutex mutex_;  // put/erase beside get and scoring from searching threads
   std::vector<std::optional<StoredImage>> images_;  // by id
   std::size_t without_scale_angles_ = 0;            // stored images that lack them

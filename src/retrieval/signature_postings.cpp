@@ -7,9 +7,29 @@
 
 namespace bovw::retrieval_detail {
 
+void SignaturePostings::prepareCopies(const std::vector<std::uint32_t>& words, const std::vector<std::size_t>& room) {
+  prepared_.clear();
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    const std::shared_ptr<WordFeatures>& list = lists_[words[i]];
+    if (!list || list.use_count() == 1) continue;  // changed in place (or copied then, if taken meanwhile)
+    auto copy = std::make_shared<WordFeatures>();
+    copy->ids.reserve(list->ids.size() + room[i]);
+    copy->signatures.reserve(list->signatures.size() + room[i]);
+    copy->ids = list->ids;
+    copy->signatures = list->signatures;
+    prepared_.emplace_back(words[i], std::move(copy));
+  }
+  std::sort(prepared_.begin(), prepared_.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+}
+
 SignaturePostings::WordFeatures& SignaturePostings::writable(std::uint32_t word) {
   std::shared_ptr<WordFeatures>& list = lists_[word];
-  if (!list) {
+  const auto copy = std::lower_bound(prepared_.begin(), prepared_.end(), word,
+                                     [](const auto& entry, std::uint32_t w) { return entry.first < w; });
+  if (copy != prepared_.end() && copy->first == word && copy->second) {
+    list = std::move(copy->second);  // the searches that hold the old one keep it
+  } else if (!list) {
     list = std::make_shared<WordFeatures>();
   } else if (list.use_count() > 1) {
     // A search holds it (and keeps what it took); no new one can take it while the caller's lock

@@ -10,6 +10,8 @@
 // whole scoring under the store's read lock, a PUT waited for every search in flight, and the
 // searches queued behind it, 7 searches/s beside adds against 152 alone). The copies are what a
 // writer pays instead: the lists it changes that searches hold, which it would otherwise wait for.
+// It makes them before it takes the lock that keeps searches out (prepareCopies), so that a search
+// waits at most for the changes in place, not for the copying.
 #pragma once
 
 #include <bovw/inverted_index.hpp>
@@ -17,6 +19,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <utility>
 #include <vector>
 
 namespace bovw::retrieval_detail {
@@ -44,11 +47,19 @@ class SignaturePostings {
   // Word `word`'s features now. Any number of threads at once, never beside a change.
   Snapshot snapshot(std::uint32_t word) const { return lists_[word]; }
 
+  // The one writer, beside snapshot() but before the changes it prepares for: copies of the lists of
+  // `words` that searches hold now, each with room for `room[i]` more features, which the next
+  // insert or erase of the word takes instead of copying the list then. (Only writers change lists,
+  // so a copy stays current until the writer uses it.) dropCopies() forgets those not used.
+  void prepareCopies(const std::vector<std::uint32_t>& words, const std::vector<std::size_t>& room);
+  void dropCopies() { prepared_.clear(); }
+
  private:
   // The list of `word` to change in place: a new one, or a copy where a snapshot of it is held.
   WordFeatures& writable(std::uint32_t word);
 
   std::vector<std::shared_ptr<WordFeatures>> lists_;  // by word; null where no feature was ever filed
+  std::vector<std::pair<std::uint32_t, std::shared_ptr<WordFeatures>>> prepared_;  // copies by word, ascending
 };
 
 }  // namespace bovw::retrieval_detail

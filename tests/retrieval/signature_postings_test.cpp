@@ -1,6 +1,7 @@
 // SignaturePostings and the lists a search takes from KeypointStore: a taken list never changes, a
-// later one shows every change, and a write made while a search holds lists neither waits for it nor
-// alters what it holds. The reference is a plain map of (image, signatures) by word, kept beside.
+// later one shows every change (whether the writer prepared its copies beforehand or not), and a
+// write made while a search holds lists neither waits for it nor alters what it holds. The reference
+// is a plain map of (image, signatures) by word, kept beside.
 #include "retrieval/keypoint_store.hpp"
 #include "retrieval/signature_postings.hpp"
 
@@ -47,6 +48,19 @@ TEST(SignaturePostings, TakenListsKeepTheirStateAndNewOnesFollowEveryChange) {
     std::vector<std::tuple<std::uint32_t, SignaturePostings::Snapshot, SignaturePostings::WordFeatures>> taken;
     std::vector<ImageId> filed;  // images with features filed somewhere
     ImageId next_id = 0;
+    // Half the time the writer copies held lists first, as KeypointStore does, for some of the words
+    // it changes and some it does not.
+    const auto maybePrepare = [&] {
+      if (rng() % 2) return;
+      std::vector<std::uint32_t> some;
+      std::vector<std::size_t> room;
+      for (std::uint32_t w = 0; w < static_cast<std::uint32_t>(words); ++w)
+        if (rng() % 3 == 0) {
+          some.push_back(w);
+          room.push_back(rng() % 4);
+        }
+      postings.prepareCopies(some, room);
+    };
     for (int step = 0; step < 300; ++step) {
       const int action = static_cast<int>(rng() % 10);
       if (action < 5 || filed.empty()) {
@@ -56,6 +70,7 @@ TEST(SignaturePostings, TakenListsKeepTheirStateAndNewOnesFollowEveryChange) {
         std::vector<std::uint32_t> its_words;
         for (int w = 0; w < words; ++w)
           if (rng() % 4 == 0) its_words.push_back(static_cast<std::uint32_t>(w));
+        maybePrepare();
         for (const std::uint32_t w : its_words) {
           std::vector<std::uint64_t> signatures(1 + rng() % 3);
           for (auto& s : signatures) s = rng();
@@ -63,14 +78,17 @@ TEST(SignaturePostings, TakenListsKeepTheirStateAndNewOnesFollowEveryChange) {
           reference[w][id] = signatures;
         }
         filed.push_back(id);
+        postings.dropCopies();
       } else if (action < 8) {
         const std::size_t pick = rng() % filed.size();
         const ImageId id = filed[pick];
+        maybePrepare();
         for (std::uint32_t w = 0; w < static_cast<std::uint32_t>(words); ++w) {
           postings.erase(id, w);  // also words it has none in: nothing happens
           if (reference.count(w)) reference[w].erase(id);
         }
         filed.erase(filed.begin() + static_cast<std::ptrdiff_t>(pick));
+        postings.dropCopies();
       } else {
         const auto w = static_cast<std::uint32_t>(rng() % words);
         taken.emplace_back(w, postings.snapshot(w), expectedList(reference, w));
