@@ -153,6 +153,7 @@ struct InvertedIndex::Impl {
   mutable TfIdfModel model{1};  // the index's own; rebuilt when !weights_valid
   mutable std::vector<std::shared_ptr<const ScoringWeights>> weights;  // oldest first
   mutable std::vector<std::shared_ptr<const index_detail::IncrementalNorms>> incremental;  // oldest first
+  mutable bool incremental_used = false;  // a query read them since the last change
   // norms() under a global model: computed once per model version, dropped with the weights.
   mutable std::vector<std::pair<std::uint64_t, std::shared_ptr<const index_detail::IncrementalNorms>>> global_norms;
 
@@ -178,6 +179,7 @@ struct InvertedIndex::Impl {
   std::shared_ptr<const ScoringWeights> weightsFor(const ScoringOptions& options, const TfIdfModel* global) const {
     std::lock_guard<std::mutex> guard(weights_mutex);
     refreshModel();
+    if (!global) incremental_used = true;  // queries come between changes: writers follow the norms
     const TfIdfModel& used = global ? *global : model;
     for (const auto& cached : weights)
       if (cached->modelVersion() == used.version() && cached->options() == options) return cached;
@@ -205,6 +207,7 @@ struct InvertedIndex::Impl {
       global_norms.emplace_back(global->version(), std::make_shared<const IncrementalNorms>(data, options, global));
       return global_norms.back().second;
     }
+    incremental_used = true;
     for (const auto& norms : incremental)
       if (norms->options() == options) return norms;
     if (incremental.size() == kCachedOptionSets) incremental.erase(incremental.begin());
@@ -212,8 +215,9 @@ struct InvertedIndex::Impl {
     return incremental.back();
   }
 
-  // What queries need after a change: null norms when the writer does not follow them (there are
-  // none, or the change touches most words and costs as much to follow as to recompute).
+  // What queries need after a change: no norms when the writer does not follow them: there are none,
+  // or the change touches many words (its lists cost about as much as recomputing) and no query read
+  // them since the last change (adds in bulk, which would otherwise pay that for every image).
   struct Prepared {
     std::vector<std::shared_ptr<const index_detail::IncrementalNorms>> norms;
     std::shared_ptr<const ScoringWeights> weights;
@@ -230,9 +234,11 @@ struct InvertedIndex::Impl {
   // words each removed image has a posting in (exactly).
   Prepared prepare(const index_detail::IndexChange& change) const {
     Prepared prepared;
+    bool wanted = false;
     {
       std::lock_guard<std::mutex> guard(weights_mutex);
       prepared.norms = incremental;
+      wanted = incremental_used;
     }
     if (prepared.norms.empty()) return prepared;
     std::vector<std::uint64_t> frequencies(data.postings.size());
@@ -242,7 +248,7 @@ struct InvertedIndex::Impl {
       for (std::uint32_t w : words) changed += frequencies[w]-- == data.postings[w].size() ? 1 : 0;
     for (const auto& image : change.added)
       for (const auto& w : image.words) changed += frequencies[w.word]++ == data.postings[w.word].size() ? 1 : 0;
-    if (changed > data.postings.size() / 4) {
+    if (changed > data.postings.size() / 4 && !wanted) {
       prepared.norms.clear();
       return prepared;
     }
@@ -261,6 +267,7 @@ struct InvertedIndex::Impl {
     std::lock_guard<std::mutex> guard(weights_mutex);
     weights.clear();
     global_norms.clear();
+    incremental_used = false;
     incremental = std::move(prepared.norms);
     weights_valid = !incremental.empty();
     if (incremental.empty()) return;
