@@ -122,13 +122,20 @@ def float64_distances(x, c):
 def float64_brute_force(x, c):
     """Nearest word of each row (ties: the lower index) and the distances, in float64.
 
-    Exact differences for small problems; the expansion otherwise (its float64 rounding is far below
-    the near-tie tolerance)."""
+    Exact differences for small problems; otherwise the expansion, with the words near each row's
+    minimum scored again from exact differences. The expansion's rounding is absolute (about 1e-16 of
+    the norms), so near zero (a row that copies a word that has a duplicate) it alone can rank two
+    equal words apart, and which one depends on the BLAS that numpy uses (seen on a fresh machine)."""
     if x.shape[0] * c.shape[0] * x.shape[1] <= 20_000_000:
         diff = x.astype(np.float64)[:, None, :] - c.astype(np.float64)[None, :, :]
         d = (diff * diff).sum(2)
     else:
         d = float64_distances(x, c)
+        xs, cs = x.astype(np.float64), c.astype(np.float64)
+        margin = 1e-9 * ((xs * xs).sum(1) + (cs * cs).sum(1).max())
+        rows, cols = np.nonzero(d <= d.min(1)[:, None] + margin[:, None])
+        diff = xs[rows] - cs[cols]
+        d[rows, cols] = (diff * diff).sum(1)
     return d.argmin(1), d  # argmin returns the first (lowest) index of equal minima
 
 
