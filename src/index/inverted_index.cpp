@@ -203,6 +203,7 @@ struct InvertedIndex::Impl {
     if (global) {
       for (const auto& [version, norms] : global_norms)
         if (version == global->version() && norms->options() == options) return norms;
+      checkCoversOwnModel(*global);
       if (global_norms.size() == kCachedOptionSets) global_norms.erase(global_norms.begin());
       global_norms.emplace_back(global->version(), std::make_shared<const IncrementalNorms>(data, options, global));
       return global_norms.back().second;
@@ -515,7 +516,6 @@ std::vector<double> InvertedIndex::normsWith(const std::vector<ImageId>& images,
   if (index_detail::IncrementalNorms::supports(options)) {
     std::lock_guard<std::mutex> guard(s.weights_mutex);
     s.refreshModel();
-    if (global) s.checkCoversOwnModel(*global);
     incremental = s.normsFor(options, global);
     live = global ? global->images() : s.model.images();
   }

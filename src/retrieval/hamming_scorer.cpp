@@ -163,8 +163,7 @@ std::size_t HammingScorer::nextWord(std::size_t q) const {
 
 std::vector<std::uint32_t> HammingScorer::words() const {
   std::vector<std::uint32_t> words;
-  for (const Feature& feature : query_)
-    if (words.empty() || words.back() != feature.word) words.push_back(feature.word);
+  for (std::size_t q = 0; q < query_.size(); q = nextWord(q)) words.push_back(query_[q].word);
   return words;
 }
 

@@ -17,10 +17,8 @@ void SignaturePostings::prepareCopies(const std::vector<std::uint32_t>& words, c
     copy->signatures.reserve(list->signatures.size() + room[i]);
     copy->ids = list->ids;
     copy->signatures = list->signatures;
-    prepared_.emplace_back(words[i], std::move(copy));
+    prepared_.emplace_back(words[i], std::move(copy));  // ascending, as `words`
   }
-  std::sort(prepared_.begin(), prepared_.end(),
-            [](const auto& a, const auto& b) { return a.first < b.first; });
 }
 
 SignaturePostings::WordFeatures& SignaturePostings::writable(std::uint32_t word) {

@@ -185,10 +185,13 @@ struct ImageService::Impl {
   }
 
   // A turn of work, or 503 when the queue is full.
-  Admission::Ticket turn() {
+  // A turn of work; the wait for it goes to `observe` (a search's or a write's stages) as "waiting".
+  Admission::Ticket turn(void (ServiceMetrics::*observe)(const std::string&, double)) {
+    const Clock::time_point asked = Clock::now();
     std::optional<Admission::Ticket> ticket = admission.enter();
     if (!ticket)
       throw HttpError(503, "the server is busy: " + std::to_string(options.queue) + " requests wait already; retry later");
+    (metrics.*observe)("waiting", secondsSince(asked));
     return std::move(*ticket);
   }
 
@@ -223,10 +226,8 @@ struct ImageService::Impl {
       if (const auto problem = imageNameProblem(name))
         throw HttpError(400, "the image name '" + printableName(name) + "' " + *problem);
       const std::string body = readBody(req, content, options, read);
-      const Clock::time_point asked = Clock::now();
-      const Admission::Ticket ticket = turn();
+      const Admission::Ticket ticket = turn(&ServiceMetrics::observeWriteStage);
       const Clock::time_point start = Clock::now();
-      metrics.observeWriteStage("waiting", secondsSince(asked));
       const ImageWords words = database.words(decode(body, name));
       metrics.observeWriteStage("features", secondsSince(start));
       const Clock::time_point storing = Clock::now();
@@ -240,9 +241,7 @@ struct ImageService::Impl {
     answer(req, res, nullptr, [&] {
       requireLive();
       const std::string name = req.matches[1];
-      const Clock::time_point asked = Clock::now();
-      const Admission::Ticket ticket = turn();
-      metrics.observeWriteStage("waiting", secondsSince(asked));
+      const Admission::Ticket ticket = turn(&ServiceMetrics::observeWriteStage);
       const Clock::time_point storing = Clock::now();
       try {
         database.remove(name);
@@ -267,10 +266,8 @@ struct ImageService::Impl {
         how.scoring = parseScoringOptions(req.get_param_value("scoring"));
       how.verification = options.verification;
       const std::string body = readBody(req, content, options, read);
-      const Clock::time_point asked = Clock::now();
-      const Admission::Ticket ticket = turn();
+      const Admission::Ticket ticket = turn(&ServiceMetrics::observeSearchStage);
       const Clock::time_point start = Clock::now();
-      metrics.observeSearchStage("waiting", secondsSince(asked));
       const ImageWords words = database.words(decode(body, "the request body"));
       metrics.observeSearchStage("features", secondsSince(start));
       const Clock::time_point ranking = Clock::now();
