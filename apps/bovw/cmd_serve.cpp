@@ -80,6 +80,9 @@ CLI::App* addServeCommand(CLI::App& app) {
   command->add_option("--workers", s.workers, "requests that search, add or remove at once (default: the cores)");
   command->add_option("--queue", s.queue, "requests that may wait for a worker; more are refused (503)")
       ->capture_default_str();
+  command->add_option("--batch-images", s.batch_images,
+                      "the features of concurrent searches and PUTs run as one batch of up to N images (default: "
+                      "16 where SURF runs on a GPU, else 1: each request on its own)");
   command->add_option("--tls-cert", s.tls_certificate, "PEM certificate: serve HTTPS (with --tls-key)")
       ->check(CLI::ExistingFile);
   command->add_option("--tls-key", s.tls_key, "PEM private key of --tls-cert")->check(CLI::ExistingFile);

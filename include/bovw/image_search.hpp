@@ -162,6 +162,13 @@ class ImageSearch {
   // One decoded image's features, each assigned to its nearest word, with keypoints and signatures:
   // what add() and search() of an image do first (for a caller that needs the feature count too).
   ImageWords words(const cv::Mat& image) const;
+  // The words of several decoded images, each as words() gives it: SURF on an OpenCL device runs them
+  // as one batch (one launch per stage for all of them) and their descriptors are assigned in one
+  // call. Throws as words() for the first image that fails. An empty list gives an empty list.
+  std::vector<ImageWords> words(const std::vector<cv::Mat>& images) const;
+  // Whether words() of many images at once pays off: the features are computed on an OpenCL device
+  // (elsewhere the images are taken one after another, which threads of their own do as well).
+  bool extractsInDeviceBatches() const;
 
   // Adding and removing: a live database (durable when the call returns, in one write per call: all
   // of its images or none), or a database of one file in memory (create, or open of a .bovwdb; save()

@@ -6,10 +6,12 @@
 
 #include <bovw/distributed_shards.hpp>
 #include <bovw/error.hpp>
+#include <bovw/feature_extractor.hpp>
 #include <bovw/live_database.hpp>
 #include <bovw/query_expansion.hpp>
 #include <bovw/rank_agreement.hpp>
 #include <bovw/shard_manifest.hpp>
+#include <bovw/surf.hpp>  // viewDescriptors
 
 #include <algorithm>
 #include <filesystem>
@@ -114,28 +116,49 @@ struct ImageSearch::Impl {
     return histogramImages(paths, features(), reference().vocabulary(), device(), pipeline);
   }
 
-  // One decoded image's words: its features, each descriptor's nearest word and signature.
-  ImageWords wordsOf(const cv::Mat& image) const {
-    const ImageFeatures found = features().extractFeatures(image);
-    ImageWords words;
-    words.image_size = image.size();
-    if (found.descriptors.rows == 0) return words;
-    const cv::Mat rows = found.descriptors.isContinuous() ? found.descriptors : found.descriptors.clone();
-    const Eigen::Map<const Descriptors> descriptors(rows.ptr<float>(), rows.rows, rows.cols);
+  // Decoded images' words: their features (one device batch where SURF runs on a device), every
+  // descriptor's nearest word (one assign for all the images) and signature.
+  std::vector<ImageWords> wordsOf(const std::vector<cv::Mat>& images) const {
+    std::vector<ImageFeatures> found = features().extractFeaturesBatch(images);
+    if (found.size() != images.size()) throw std::logic_error("extractFeaturesBatch: one result per image");
     const Vocabulary& vocabulary = reference().vocabulary();
-    {
-      const std::lock_guard<std::mutex> turn(device_use);
-      words.words = device().assign(descriptors, vocabulary);
+    Eigen::Index rows = 0;
+    for (const ImageFeatures& image : found) {
+      if (image.descriptors.rows > 0 && image.descriptors.cols != vocabulary.dimension())
+        throw InvalidInput("the features have " + std::to_string(image.descriptors.cols) +
+                           " dimensions and the vocabulary's words " + std::to_string(vocabulary.dimension()));
+      rows += image.descriptors.rows;
     }
-    for (std::size_t i = 0; i < words.words.size(); ++i) {
-      words.points.push_back(found.keypoints[i].pt);
-      words.sizes.push_back(found.keypoints[i].size);
-      words.angles.push_back(found.keypoints[i].angle);
-      words.signatures.push_back(
-          wordSignature(descriptors.row(static_cast<Eigen::Index>(i)).data(), vocabulary, words.words[i]));
+    Descriptors descriptors(rows, vocabulary.dimension());
+    Eigen::Index row = 0;
+    for (const ImageFeatures& image : found) {
+      if (image.descriptors.rows == 0) continue;
+      descriptors.middleRows(row, image.descriptors.rows) = viewDescriptors(image.descriptors);
+      row += image.descriptors.rows;
+    }
+    std::vector<std::int32_t> nearest;
+    if (rows > 0) {
+      const std::lock_guard<std::mutex> turn(device_use);
+      nearest = device().assign(descriptors, vocabulary);
+    }
+    std::vector<ImageWords> words(images.size());
+    row = 0;
+    for (std::size_t i = 0; i < images.size(); ++i) {
+      ImageWords& image = words[i];
+      image.image_size = images[i].size();
+      for (int k = 0; k < found[i].descriptors.rows; ++k) {
+        const cv::KeyPoint& keypoint = found[i].keypoints.at(static_cast<std::size_t>(k));
+        image.words.push_back(nearest[static_cast<std::size_t>(row)]);
+        image.points.push_back(keypoint.pt);
+        image.sizes.push_back(keypoint.size);
+        image.angles.push_back(keypoint.angle);
+        image.signatures.push_back(wordSignature(descriptors.row(row).data(), vocabulary, image.words.back()));
+        ++row;
+      }
     }
     return words;
   }
+  ImageWords wordsOf(const cv::Mat& image) const { return std::move(wordsOf(std::vector<cv::Mat>{image}).front()); }
 
   bool storesKeypoints() const { return whole() ? whole()->storesKeypoints() : shards->storesKeypoints(); }
 
@@ -419,6 +442,15 @@ ImageId ImageSearch::put(const std::string& name, const ImageWords& words) {
 }
 
 ImageWords ImageSearch::words(const cv::Mat& image) const { return impl_->wordsOf(image); }
+
+std::vector<ImageWords> ImageSearch::words(const std::vector<cv::Mat>& images) const {
+  if (images.empty()) return {};
+  return impl_->wordsOf(images);
+}
+
+bool ImageSearch::extractsInDeviceBatches() const {
+  return impl_->root() && detail::deviceFeaturesOf(impl_->features()) != nullptr;
+}
 
 void ImageSearch::remove(const std::string& name) { remove(std::vector<std::string>{name}); }
 

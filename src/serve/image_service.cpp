@@ -8,6 +8,7 @@
 #include "serve/image_service.hpp"
 
 #include "serve/admission.hpp"
+#include "serve/dynamic_batcher.hpp"
 #include "serve/http_error.hpp"
 #include "serve/service_metrics.hpp"
 
@@ -119,6 +120,9 @@ struct ImageService::Impl {
   std::unique_ptr<httplib::Server> server;
   Admission admission;
   ServiceMetrics metrics;
+  // Whether the features of concurrent requests run in batches, and the batcher that runs them.
+  bool batching = false;
+  DynamicBatcher<cv::Mat, ImageWords> feature_batches;
   int bound_port = 0;
   std::atomic<bool> stop_requested{false}, run_ended{false};
 
@@ -126,7 +130,23 @@ struct ImageService::Impl {
       : database(d),
         options(std::move(o)),
         admission(options.workers ? options.workers : std::max(1u, std::thread::hardware_concurrency()),
-                  options.queue) {}
+                  options.queue),
+        batching(batchImages(database, options) > 1),
+        feature_batches([this](const std::vector<cv::Mat>& images) { return database.words(images); },
+                        batchImages(database, options),
+                        [](const cv::Mat& image) { return static_cast<std::size_t>(image.total()); },
+                        static_cast<std::size_t>(std::max<std::int64_t>(options.batch_pixels, 1)),
+                        [this](std::size_t images) { metrics.observeFeatureBatch(images); }) {}
+
+  static std::size_t batchImages(const ImageSearch& database, const ServiceOptions& options) {
+    if (options.batch_images > 0) return options.batch_images;
+    return database.extractsInDeviceBatches() ? ServiceOptions::kAutoBatchImages : 1;
+  }
+
+  // A decoded image's words: in a batch with other requests' when batching.
+  ImageWords wordsOf(cv::Mat image) {
+    return batching ? feature_batches.call(std::move(image)) : database.words(image);
+  }
 
   // --- what every request goes through ---
 
@@ -228,7 +248,7 @@ struct ImageService::Impl {
       const std::string body = readBody(req, content, options, read);
       const Admission::Ticket ticket = turn(&ServiceMetrics::observeWriteStage);
       const Clock::time_point start = Clock::now();
-      const ImageWords words = database.words(decode(body, name));
+      const ImageWords words = wordsOf(decode(body, name));
       metrics.observeWriteStage("features", secondsSince(start));
       const Clock::time_point storing = Clock::now();
       const ImageId id = database.put(name, words);
@@ -268,7 +288,7 @@ struct ImageService::Impl {
       const std::string body = readBody(req, content, options, read);
       const Admission::Ticket ticket = turn(&ServiceMetrics::observeSearchStage);
       const Clock::time_point start = Clock::now();
-      const ImageWords words = database.words(decode(body, "the request body"));
+      const ImageWords words = wordsOf(decode(body, "the request body"));
       metrics.observeSearchStage("features", secondsSince(start));
       const Clock::time_point ranking = Clock::now();
       const std::vector<SearchHit> hits = database.search(words, how);

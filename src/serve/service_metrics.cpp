@@ -35,6 +35,11 @@ ServiceMetrics::ServiceMetrics()
                                .Name("bovw_write_stage_seconds")
                                .Help("Time of each stage of a PUT or DELETE: waiting for a turn, features, storing")
                                .Register(*registry_)),
+      feature_batch_images_(prometheus::BuildHistogram()
+                                .Name("bovw_feature_batch_images")
+                                .Help("Images whose features ran as one batch (concurrent searches and PUTs)")
+                                .Register(*registry_)
+                                .Add({}, prometheus::Histogram::BucketBoundaries{1, 2, 4, 8, 16, 32, 64})),
       waiting_(prometheus::BuildGauge()
                    .Name("bovw_queue_depth")
                    .Help("Requests waiting for a turn of work (search, add, remove)")
@@ -64,6 +69,10 @@ void ServiceMetrics::observeSearchStage(const std::string& stage, double seconds
 
 void ServiceMetrics::observeWriteStage(const std::string& stage, double seconds) {
   write_stage_seconds_.Add({{"stage", stage}}, kSecondsBuckets).Observe(seconds);
+}
+
+void ServiceMetrics::observeFeatureBatch(std::size_t images) {
+  feature_batch_images_.Observe(static_cast<double>(images));
 }
 
 void ServiceMetrics::setQueue(std::size_t waiting, std::size_t working) {

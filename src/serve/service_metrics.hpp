@@ -27,6 +27,8 @@ class ServiceMetrics {
   // One stage of a write (PUT, DELETE): "waiting" for a turn of work, "features" (a PUT's decoding,
   // features and their words) or "storing" (the durable write and its apply to the in-memory copy).
   void observeWriteStage(const std::string& stage, double seconds);
+  // One batch of images whose features ran together (a search's or PUT's, with batching on).
+  void observeFeatureBatch(std::size_t images);
   // Sampled when the metrics are read.
   void setQueue(std::size_t waiting, std::size_t working);
   void setImages(std::size_t images);
@@ -40,6 +42,7 @@ class ServiceMetrics {
   prometheus::Family<prometheus::Histogram>& seconds_;
   prometheus::Family<prometheus::Histogram>& stage_seconds_;
   prometheus::Family<prometheus::Histogram>& write_stage_seconds_;
+  prometheus::Histogram& feature_batch_images_;
   prometheus::Gauge& waiting_;
   prometheus::Gauge& working_;
   prometheus::Gauge& images_;

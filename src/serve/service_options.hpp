@@ -23,6 +23,12 @@ struct ServiceOptions {
   std::size_t connections = 64;       // connections served at once (threads); more wait to be accepted
   std::size_t workers = 0;            // requests that search, add or remove at once; 0: the cores
   std::size_t queue = 256;            // requests that may wait for a worker; more: 503
+  // The features of concurrent searches and PUTs run as one batch of at most this many images and
+  // pixels (serve/dynamic_batcher.hpp). 0: kAutoBatchImages where SURF runs on an OpenCL device
+  // (ImageSearch::extractsInDeviceBatches), else 1: each request extracts on its own thread.
+  std::size_t batch_images = 0;
+  std::int64_t batch_pixels = 16'000'000;
+  static constexpr std::size_t kAutoBatchImages = 16;
   std::size_t max_top = 1000;         // the largest ?top= and ?verify=
   VerificationOptions verification;   // thresholds of ?verify=
   // A PEM certificate and its key: HTTPS in the server itself. Empty: plain HTTP (behind a reverse

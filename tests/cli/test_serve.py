@@ -9,7 +9,8 @@ The image set is test_retrieval.py's (4 scenes x 4 views). Checked:
   process; names with spaces, slashes, '%', '+' and non-ASCII come back exactly; PUT of a name held
   replaces its image;
 - kill -9 of the server during a stream of PUTs, then a restart: every PUT answered 2xx is there;
-- searches during PUTs and DELETEs never fail;
+- searches during PUTs and DELETEs never fail; concurrent searches whose features run in one batch
+  (--batch-images) each get their own answer, and batches of several images form;
 - every error status: 400 (undecodable, empty, bad parameters), 401 (token missing or wrong, for
   writes; for reads with --token-for-reads), 404, 405, 413 answered before the body is sent, 422,
   503 (one worker, no queue); a .bovwdb file is served read-only (PUT: 405);
@@ -170,6 +171,40 @@ class RoundTrips(ServeTestCase):
                 if "verify" in params:
                     self.assertEqual(answer["verified"], sum(r["verified"] for r in answer["results"]))
                 self.assertGreater(answer["features"], 0)
+        self.assertEqual(server.stop()[0], 0)
+
+    def test_concurrent_searches_in_feature_batches_equal_the_cli(self):
+        # Batching forced on (a GPU turns it on by itself): the features of searches in flight together
+        # run as one batch (ImageSearch::words of several images), and each answer is still its own.
+        live = self.live()
+        server = self.serve("--index", live, "--batch-images", 4, "--workers", 6)
+        queries = SET.paths + [SET.new_view]
+        expected = {q: self.cli_search(live, q, "--top", 5, "--verify", 8) for q in queries}
+        failures = []
+
+        def searcher(offset):
+            for i in range(len(queries)):
+                query = queries[(offset + i) % len(queries)]
+                status, _, answer = server.search(query, "?top=5&verify=8")
+                try:
+                    self.assertEqual(status, 200, answer)
+                    self.assertSameResults(answer["results"], expected[query])
+                except AssertionError as e:
+                    failures.append((query, str(e)))
+
+        threads = [threading.Thread(target=searcher, args=(3 * t,)) for t in range(6)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        self.assertEqual(failures, [])
+        metrics = server.request("GET", "/metrics")[2]
+        counts = {line.split('le="')[1].split('"')[0]: float(line.split()[-1]) for line in metrics.splitlines()
+                  if line.startswith("bovw_feature_batch_images_bucket")}
+        total = float(metrics.split("bovw_feature_batch_images_sum ")[1].split()[0])
+        self.assertEqual(total, 6 * len(queries))  # every search's image in one batch
+        self.assertEqual(counts["4"], counts["+Inf"])  # none over the limit
+        self.assertLess(counts["1"], counts["+Inf"])  # six clients and six workers: batches of several
         self.assertEqual(server.stop()[0], 0)
 
     def test_put_delete_and_list_round_trips_seen_by_other_processes(self):

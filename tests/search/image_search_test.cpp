@@ -351,6 +351,66 @@ TEST(IndexImages, RefusesBeforeWritingAnything) {
   EXPECT_TRUE(std::filesystem::is_empty(dir.path()));
 }
 
+// The words of several images at once against each image through the layers underneath: its
+// features alone (the CPU's SURF), each descriptor's nearest word by the golden OpenMP path, and its
+// signature; a featureless image and odd sizes among them. With SURF and the histograms on an OpenCL
+// device (PoCL in CI) the images go through one device batch.
+void expectBatchWordsAsEachImageAlone(const ImageSearchOptions& options) {
+  const ImageSearch database = ImageSearch::create(vocabulary(), FeatureSpec::parse("surf"), {}, options);
+  EXPECT_EQ(database.extractsInDeviceBatches(), options.extractor.surf_backend == SurfBackend::OpenCL);
+  std::vector<cv::Mat> images;
+  for (const std::string& path : imageSet().good()) images.push_back(loadImage(path));
+  images.push_back(cv::Mat(37, 53, CV_8U, cv::Scalar(128)));  // no features
+  images.push_back(images[1](cv::Rect(3, 5, 201, 131)).clone());
+  std::swap(images[0], images[4]);
+  const auto extractor = makeFeatureExtractor(FeatureSpec::parse("surf"));
+  HistogrammerConfig golden;
+  golden.backend = Backend::OpenMP;
+  const auto nearest = makeHistogrammer(golden);
+
+  const std::vector<ImageWords> batch = database.words(images);
+  ASSERT_EQ(batch.size(), images.size());
+  for (std::size_t i = 0; i < images.size(); ++i) {
+    SCOPED_TRACE("image " + std::to_string(i));
+    const ImageFeatures alone = extractor->extractFeatures(images[i]);
+    const ImageWords& got = batch[i];
+    EXPECT_EQ(got.image_size, images[i].size());
+    ASSERT_EQ(got.words.size(), static_cast<std::size_t>(alone.descriptors.rows));
+    ASSERT_EQ(got.points.size(), got.words.size());
+    ASSERT_EQ(got.signatures.size(), got.words.size());
+    if (alone.descriptors.rows == 0) continue;
+    const Descriptors descriptors = toDescriptors(alone.descriptors);
+    const std::vector<std::int32_t> words = nearest->assign(descriptors, vocabulary());
+    EXPECT_EQ(got.words, words);
+    for (std::size_t k = 0; k < words.size(); ++k) {
+      EXPECT_EQ(got.points[k], alone.keypoints[k].pt);
+      EXPECT_EQ(got.sizes[k], alone.keypoints[k].size);
+      EXPECT_EQ(got.angles[k], alone.keypoints[k].angle);
+      EXPECT_EQ(got.signatures[k],
+                wordSignature(descriptors.row(static_cast<Eigen::Index>(k)).data(), vocabulary(), words[k]));
+    }
+    const ImageWords single = database.words(images[i]);
+    EXPECT_EQ(single.words, got.words);
+    EXPECT_EQ(single.signatures, got.signatures);
+  }
+  EXPECT_TRUE(database.words(std::vector<cv::Mat>{}).empty());
+}
+
+TEST(ImageSearch, WordsOfManyImagesAtOnceAreEachImagesWords) {
+  ImageSearchOptions cpu;
+  cpu.histogrammer.backend = Backend::OpenMPTiled;
+  cpu.extractor.surf_backend = SurfBackend::Builtin;
+  expectBatchWordsAsEachImageAlone(cpu);
+}
+
+TEST(ImageSearch, WordsOfManyImagesAtOnceAreEachImagesWordsOnADevice) {
+  BOVW_REQUIRE_OPENCL();
+  ImageSearchOptions device;
+  device.histogrammer.backend = Backend::OpenCL;
+  device.extractor.surf_backend = SurfBackend::OpenCL;
+  expectBatchWordsAsEachImageAlone(device);
+}
+
 TEST(ImageSearch, RefusesWhatItCannotDo) {
   const auto& set = imageSet();
   const ImageSearch empty = ImageSearch::create(vocabulary(), FeatureSpec::parse("surf"));
