@@ -10,13 +10,15 @@
 # With a QUERY that verifies (/search?top=10&verify=50) the databases store keypoints.
 # Environment: BOVW_SAMPLES, the folder of JPEGs (default: opencv-doc's); BOVW_WORDS, the words of
 # the vocabulary trained on them when OUT_DIR holds none (default 1000); BOVW_SERVE_OPTIONS, more
-# options of `bovw serve` and of the CLI pipeline it is compared with (e.g. "--backend opencl").
+# options of `bovw serve` and of the CLI pipeline it is compared with (e.g. "--backend opencl");
+# BOVW_SERVE_ONLY_OPTIONS, options of `bovw serve` alone (e.g. "--batch-images 1").
 set -euo pipefail
 build=$(realpath "$1"); out=$(realpath -m "$2")
 sizes=${3:-10000,100000}; clients=${4:-1,2,4,8,16}; seconds=${5:-10}; query=${6:-/search?top=10}
 here=$(dirname "$(realpath "$0")")
 samples=${BOVW_SAMPLES:-/usr/share/doc/opencv-doc/examples/data}
 read -r -a extra <<< "${BOVW_SERVE_OPTIONS:-}"
+read -r -a serve_only <<< "${BOVW_SERVE_ONLY_OPTIONS:-}"
 mkdir -p "$out/jpegs"
 cp "$samples"/*.jpg "$out/jpegs/"
 jpegs=("$out"/jpegs/*.jpg)
@@ -49,7 +51,7 @@ for n in ${sizes//,/ }; do
   rm -rf "$db"
   "${BOVW_SERVING_DATABASE:-$build/bench/serve/bovw_serving_database}" --vocabulary "$out/vocabulary.bovw" --samples "$out/jpegs" \
     --images "$n" --output "$db" $([[ $query == *verify=* ]] && echo --keypoints)
-  "$build/bovw" serve --index "$db" --listen 127.0.0.1:0 --log-level warn "${extra[@]}" > "$out/serve-$n.out" 2> "$out/serve-$n.err" &
+  "$build/bovw" serve --index "$db" --listen 127.0.0.1:0 --log-level warn "${extra[@]}" "${serve_only[@]}" > "$out/serve-$n.out" 2> "$out/serve-$n.err" &
   server=$!
   for _ in $(seq 100); do grep -q "ready on" "$out/serve-$n.out" 2>/dev/null && break; sleep 0.2; done
   port=$(sed -n 's/.*127\.0\.0\.1:\([0-9]*\) .*/\1/p' "$out/serve-$n.out")
