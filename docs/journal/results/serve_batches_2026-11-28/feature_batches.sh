@@ -1,0 +1,11 @@
+#!/bin/bash
+# Issue 22: the features stage alone on the GPU (bovw_feature_batches_bench), K = 16,384, the 59 opencv-doc JPEGs.
+set -u
+D=$PWD/.device
+tar xJf $D/libs.tar.xz -C /tmp 2>/dev/null; export LD_LIBRARY_PATH=/tmp/libs
+source $D/opencl-env.sh
+nvidia-smi --query-gpu=name --format=csv,noheader; nproc
+[ -f /tmp/sb-batched/vocabulary.bovw ] || { mkdir -p /tmp/sb-batched; $D/cur/bovw train $D/jpegs --words 16384 --seed 1 --output /tmp/sb-batched/vocabulary.bovw --quiet; }
+for round in 1; do
+  $D/cur/bench/serve/bovw_feature_batches_bench --vocabulary /tmp/sb-batched/vocabulary.bovw --images $D/jpegs --threads 1,16 --batches 1,16 --seconds 4 --phases "$@"
+done 2>&1 | tee $OUT/feature_batches.txt
