@@ -7,7 +7,7 @@
 // (its stages as the extractor times them), the nearest words, the signatures.
 //
 // Usage: bovw_feature_batches_bench --vocabulary V --images FOLDER [--threads 1,16] [--batches 1,4,16]
-//        [--seconds 5] [--backend auto] [--phases]
+//        [--seconds 5] [--backend auto] [--variant auto] [--phases]
 #include "features/surf_extractor.hpp"
 #include "serve/dynamic_batcher.hpp"
 
@@ -38,11 +38,9 @@ std::vector<std::size_t> numbers(const std::string& list) {
 }
 
 // One thread, the images in batches of `batch`: milliseconds per image in each phase.
-void phases(const std::vector<cv::Mat>& images, const bovw::Vocabulary& vocabulary, bovw::Backend backend,
-            std::size_t batch) {
+void phases(const std::vector<cv::Mat>& images, const bovw::Vocabulary& vocabulary,
+            const bovw::HistogrammerConfig& config, std::size_t batch) {
   const auto surf = bovw::surf::makeSurfExtractor(bovw::SurfParams(), bovw::SurfBackend::OpenCL);
-  bovw::HistogrammerConfig config;
-  config.backend = backend;
   const auto nearest = bovw::makeHistogrammer(config);
   double extract = 0, assign = 0, sign = 0;
   bovw::SurfStageTimes stages;
@@ -88,7 +86,7 @@ void phases(const std::vector<cv::Mat>& images, const bovw::Vocabulary& vocabula
 int main(int argc, char** argv) {
   std::string vocabulary_path, folder, threads_list = "1,16", batches_list = "1,4,16";
   double seconds = 5;
-  std::string backend = "auto";
+  std::string backend = "auto", variant = "auto";
   bool show_phases = false;
   CLI::App app("Images per second through bovw serve's features stage, one image a call or in batches");
   app.add_option("--vocabulary", vocabulary_path, "the vocabulary (SURF)")->required()->check(CLI::ExistingFile);
@@ -97,11 +95,13 @@ int main(int argc, char** argv) {
   app.add_option("--batches", batches_list, "largest batch (1: each thread on its own)")->capture_default_str();
   app.add_option("--seconds", seconds, "seconds per case")->capture_default_str();
   app.add_option("--backend", backend, "histogram backend (auto, opencl, openmp-tiled, ...)")->capture_default_str();
+  app.add_option("--variant", variant, "OpenCL kernel variant (auto, tiled, tiled-tf32, ...)")->capture_default_str();
   app.add_flag("--phases", show_phases, "first, where one thread's time goes (SURF on OpenCL, words, signatures)");
   CLI11_PARSE(app, argc, argv);
 
   bovw::ImageSearchOptions options;
   options.histogrammer.backend = bovw::parseBackend(backend);
+  options.histogrammer.variant = bovw::parseKernelVariant(variant);
   const bovw::ImageSearch database =
       bovw::ImageSearch::create(bovw::loadVocabulary(vocabulary_path), bovw::FeatureSpec("surf"), {}, options);
   database.prepare();
@@ -111,7 +111,7 @@ int main(int argc, char** argv) {
               database.extractsInDeviceBatches() ? "yes" : "no");
   for (const cv::Mat& image : images) database.words(image);  // warm-up: every size once
   if (show_phases)
-    for (const std::size_t batch : numbers(batches_list)) phases(images, database.vocabulary(), options.histogrammer.backend, batch);
+    for (const std::size_t batch : numbers(batches_list)) phases(images, database.vocabulary(), options.histogrammer, batch);
 
   std::printf("%7s %6s %10s %9s %9s %10s\n", "threads", "batch", "images/s", "mean ms", "p99 ms", "mean batch");
   for (const std::size_t threads : numbers(threads_list))

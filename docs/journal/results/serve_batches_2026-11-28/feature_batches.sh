@@ -7,5 +7,5 @@ source $D/opencl-env.sh
 nvidia-smi --query-gpu=name --format=csv,noheader; nproc
 [ -f /tmp/sb-batched/vocabulary.bovw ] || { mkdir -p /tmp/sb-batched; $D/cur/bovw train $D/jpegs --words 16384 --seed 1 --output /tmp/sb-batched/vocabulary.bovw --quiet; }
 for round in 1; do
-  $D/cur/bench/serve/bovw_feature_batches_bench --vocabulary /tmp/sb-batched/vocabulary.bovw --images $D/jpegs --threads 1,16 --batches 1,16 --seconds 4 --phases "$@"
-done 2>&1 | tee $OUT/feature_batches.txt
+  $D/cur/bench/serve/bovw_feature_batches_bench --vocabulary /tmp/sb-batched/vocabulary.bovw --images $D/jpegs --phases "$@"
+done 2>&1 | tee -a $OUT/feature_batches.txt
