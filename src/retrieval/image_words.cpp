@@ -14,7 +14,7 @@ std::uint64_t wordSignature(const float* descriptor, const Vocabulary& vocabular
   std::uint64_t signature = 0;
   const int bits = d < 64 ? d : 64;
   // Bit j compares dimension j * d / bits. Where bits divides d (SURF's 64 and 128) that is j times a
-  // stride: a division per bit made signing a third of a GPU server's time per image (2026-11-28).
+  // stride: a division per bit made signing a third of a GPU server's time per image (2026-11-27).
   const int stride = d % bits == 0 ? d / bits : 0;
   for (int j = 0; j < bits; ++j) {
     const int dimension = stride ? j * stride : static_cast<int>(static_cast<std::int64_t>(j) * d / bits);
