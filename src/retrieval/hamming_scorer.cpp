@@ -108,7 +108,7 @@ double HammingScorer::termFactor(std::size_t count) const {
   return count < kTabled ? factor_of_count_[count] : termWeight(count) / std::sqrt(static_cast<double>(count));
 }
 
-double HammingScorer::pairSum(std::size_t query_begin, std::size_t query_end, const std::uint64_t* image,
+BOVW_POPCNT_CLONES double HammingScorer::pairSum(std::size_t query_begin, std::size_t query_end, const std::uint64_t* image,
                               std::size_t image_count, const KeypointStore::ScaleAngle* scale_angles, double factor,
                               Histograms* histograms) const {
   const std::size_t query_count = query_end - query_begin;
@@ -128,7 +128,7 @@ double HammingScorer::pairSum(std::size_t query_begin, std::size_t query_end, co
   bool any = false;
   for (std::size_t a = 0; a < query_count; ++a)
     for (std::size_t b = 0; b < image_count; ++b) {
-      const int h = differingBits(query_[query_begin + a].signature, image[b]);
+      const int h = __builtin_popcountll(query_[query_begin + a].signature ^ image[b]);
       distance[a * image_count + b] = static_cast<std::uint8_t>(h);
       if (h > threshold_) continue;
       ++per_query[a];

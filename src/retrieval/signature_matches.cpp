@@ -1,4 +1,5 @@
-// markMatches: a scalar loop, and one with AVX-512's 64-bit population count chosen at run time.
+// markMatches: a scalar loop (with POPCNT where the CPU has it), and one with AVX-512's 64-bit population
+// count, chosen at run time.
 #include "retrieval/signature_matches.hpp"
 
 #if defined(__x86_64__)
@@ -9,11 +10,11 @@ namespace bovw::retrieval_detail {
 
 namespace {
 
-void markRange(const std::uint64_t* query, std::size_t query_count, const std::uint64_t* signatures,
+BOVW_POPCNT_CLONES void markRange(const std::uint64_t* query, std::size_t query_count, const std::uint64_t* signatures,
                std::size_t begin, std::size_t end, int threshold, std::vector<std::uint64_t>& marks) {
   for (std::size_t b = begin; b < end; ++b)
     for (std::size_t a = 0; a < query_count; ++a)
-      if (differingBits(query[a], signatures[b]) <= threshold) {
+      if (__builtin_popcountll(query[a] ^ signatures[b]) <= threshold) {
         marks[b / 64] |= std::uint64_t{1} << (b % 64);
         break;
       }

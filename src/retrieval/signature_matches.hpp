@@ -11,15 +11,15 @@
 
 namespace bovw::retrieval_detail {
 
-// The bits in which two signatures differ, inline: std::bitset's count() is a call into libgcc (the
-// build assumes no POPCNT instruction), and pairs are the inner loop of scoring.
-inline int differingBits(std::uint64_t a, std::uint64_t b) {
-  std::uint64_t x = a ^ b;
-  x = x - ((x >> 1) & 0x5555555555555555ull);
-  x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
-  x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
-  return static_cast<int>((x * 0x0101010101010101ull) >> 56);
-}
+// The functions that count the bits in which two signatures differ (__builtin_popcountll of their
+// xor; pairs are the inner loop of scoring) are built twice and one is chosen when the library loads:
+// with the POPCNT instruction (x86-64 CPUs since 2008-2011), and without it (libgcc's count), since the
+// build assumes only the x86-64 baseline.
+#if defined(__x86_64__)
+#define BOVW_POPCNT_CLONES __attribute__((target_clones("popcnt", "default")))
+#else
+#define BOVW_POPCNT_CLONES
+#endif
 
 // Sets `marks` to n bits (64 a word, bit b of word b / 64 for signature b): whether some query
 // signature differs from signatures[b] in at most `threshold` bits.
