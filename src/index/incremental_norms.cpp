@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <utility>
 
 namespace bovw::index_detail {
@@ -28,6 +29,13 @@ std::int64_t fixedLogSquared(std::int64_t log_frequency) {
   return static_cast<std::int64_t>((l * l + (static_cast<unsigned __int128>(1) << (kShift - 1))) >> kShift);
 }
 
+// The nearest double, as the conversion of __int128 gives it (a call into libgcc), converting in one
+// instruction where the value fits 64 bits, as most moments do.
+double toDouble(__int128 value) {
+  const bool fits = value >= std::numeric_limits<std::int64_t>::min() && value <= std::numeric_limits<std::int64_t>::max();
+  return fits ? static_cast<double>(static_cast<std::int64_t>(value)) : static_cast<double>(value);
+}
+
 }  // namespace
 
 IncrementalNorms::IncrementalNorms(const IndexData& data, const ScoringOptions& options, const TfIdfModel* model)
@@ -35,6 +43,9 @@ IncrementalNorms::IncrementalNorms(const IndexData& data, const ScoringOptions& 
   // f(c) and f(c)^2 are integers for counts (c, c^2) and f(c)^2 for square roots (c).
   const bool integral = options.term == TermWeighting::Count || (squared() && options.term == TermWeighting::Sqrt);
   term_fraction_ = integral ? 0 : kTermFraction;
+  m0_unit_ = std::ldexp(1.0, -term_fraction_);
+  m1_unit_ = std::ldexp(1.0, -(kLogFraction + term_fraction_));
+  m2_unit_ = std::ldexp(1.0, -(kLogSquaredFraction + term_fraction_));
   for (std::int32_t c = 0; c < kTabledCounts; ++c) term_units_.push_back(computeTermUnits(c));
 
   log_frequency_.resize(data.postings.size());
@@ -126,11 +137,11 @@ double IncrementalNorms::idf(std::size_t word, double offset) const {
 }
 
 double IncrementalNorms::norm(ImageId d, double offset) const {
-  const double m0 = std::ldexp(static_cast<double>(m0_[d]), -term_fraction_);
-  const double m1 = std::ldexp(static_cast<double>(m1_[d]), -(kLogFraction + term_fraction_));
+  const double m0 = static_cast<double>(m0_[d]) * m0_unit_;
+  const double m1 = toDouble(m1_[d]) * m1_unit_;
   if (!squared()) return offset * m0 - m1;
   if (m0_[d] == 0) return 0.0;
-  const double m2 = std::ldexp(static_cast<double>(m2_[d]), -(kLogSquaredFraction + term_fraction_));
+  const double m2 = toDouble(m2_[d]) * m2_unit_;
   return std::sqrt(std::max(0.0, offset * offset * m0 - 2.0 * offset * m1 + m2));
 }
 

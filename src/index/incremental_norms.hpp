@@ -70,6 +70,9 @@ class IncrementalNorms {
 
   ScoringOptions options_;
   int term_fraction_ = 0;
+  // The value of one unit of m0, m1 and m2 (powers of two, so multiplying by them is exact, as ldexp
+  // is, without a call per image and moment).
+  double m0_unit_ = 1, m1_unit_ = 1, m2_unit_ = 1;
   bool exact_ = true;
   std::vector<std::int64_t> term_units_;     // termUnits(c) for small c
   std::vector<std::int64_t> log_frequency_;  // l_w in units of 2^-52, as the moments hold it
