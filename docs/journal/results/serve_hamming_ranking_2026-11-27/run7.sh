@@ -1,0 +1,18 @@
+#!/bin/bash
+# Issue 22, default verified Hamming search, 100,000 images, K = 16,384, both batched (default):
+# prev (ranking before POPCNT, partial sort, norms' units) and cur (after), one lease.
+set -u
+D=$PWD/.device
+tar xJf $D/libs.tar.xz -C /tmp 2>/dev/null; export LD_LIBRARY_PATH=/tmp/libs
+source $D/opencl-env.sh
+export PATH=$D/bin:$PATH BOVW_SAMPLES=$D/jpegs BOVW_WORDS=16384
+nvidia-smi --query-gpu=name --format=csv,noheader; nproc
+mkdir -p /tmp/r7-prev /tmp/r7-cur
+$D/cur/bovw train $D/jpegs --words 16384 --seed 1 --output /tmp/r7-cur/vocabulary.bovw --quiet
+cp /tmp/r7-cur/vocabulary.bovw /tmp/r7-prev/
+for side in cur prev; do
+  echo "== $side"
+  timeout 250 bash bench/serve/serve_bench.sh $D/$side /tmp/r7-$side 100000 1,16 8 '/search?top=10&verify=50' 2>&1 | tail -6
+  grep -h "search_stage_seconds_sum\|search_stage_seconds_count" /tmp/r7-$side/metrics-100000.txt | grep -v waiting
+  cp /tmp/r7-$side/serve_bench.jsonl $OUT/$side.jsonl; cp /tmp/r7-$side/metrics-100000.txt $OUT/$side-metrics.txt
+done
