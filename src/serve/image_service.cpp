@@ -120,8 +120,9 @@ struct ImageService::Impl {
   std::unique_ptr<httplib::Server> server;
   Admission admission;
   ServiceMetrics metrics;
-  // Whether the features of concurrent requests run in batches, and the batcher that runs them.
-  bool batching = false;
+  // The most images whose features run as one batch (1: each request extracts on its own), and the
+  // batcher that runs them.
+  std::size_t batch_images;
   DynamicBatcher<cv::Mat, ImageWords> feature_batches;
   int bound_port = 0;
   std::atomic<bool> stop_requested{false}, run_ended{false};
@@ -131,21 +132,17 @@ struct ImageService::Impl {
         options(std::move(o)),
         admission(options.workers ? options.workers : std::max(1u, std::thread::hardware_concurrency()),
                   options.queue),
-        batching(batchImages(database, options) > 1),
-        feature_batches([this](const std::vector<cv::Mat>& images) { return database.words(images); },
-                        batchImages(database, options),
+        batch_images(options.batch_images > 0         ? options.batch_images
+                     : database.extractsInDeviceBatches() ? ServiceOptions::kAutoBatchImages
+                                                          : 1),
+        feature_batches([this](const std::vector<cv::Mat>& images) { return database.words(images); }, batch_images,
                         [](const cv::Mat& image) { return static_cast<std::size_t>(image.total()); },
                         static_cast<std::size_t>(std::max<std::int64_t>(options.batch_pixels, 1)),
                         [this](std::size_t images) { metrics.observeFeatureBatch(images); }) {}
 
-  static std::size_t batchImages(const ImageSearch& database, const ServiceOptions& options) {
-    if (options.batch_images > 0) return options.batch_images;
-    return database.extractsInDeviceBatches() ? ServiceOptions::kAutoBatchImages : 1;
-  }
-
   // A decoded image's words: in a batch with other requests' when batching.
   ImageWords wordsOf(cv::Mat image) {
-    return batching ? feature_batches.call(std::move(image)) : database.words(image);
+    return batch_images > 1 ? feature_batches.call(std::move(image)) : database.words(image);
   }
 
   // --- what every request goes through ---
