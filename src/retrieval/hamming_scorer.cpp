@@ -108,7 +108,8 @@ double HammingScorer::termFactor(std::size_t count) const {
   return count < kTabled ? factor_of_count_[count] : termWeight(count) / std::sqrt(static_cast<double>(count));
 }
 
-BOVW_POPCNT_CLONES double HammingScorer::pairSum(std::size_t query_begin, std::size_t query_end, const std::uint64_t* image,
+BOVW_POPCNT_CLONES
+double HammingScorer::pairSum(std::size_t query_begin, std::size_t query_end, const std::uint64_t* image,
                               std::size_t image_count, const KeypointStore::ScaleAngle* scale_angles, double factor,
                               Histograms* histograms) const {
   const std::size_t query_count = query_end - query_begin;

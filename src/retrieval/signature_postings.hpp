@@ -48,9 +48,10 @@ class SignaturePostings {
   Snapshot snapshot(std::uint32_t word) const { return lists_[word]; }
 
   // The one writer, beside snapshot() but before the changes it prepares for: copies of the lists of
-  // `words` (ascending, each once) that searches hold now, each with room for `room[i]` more features, which the next
-  // insert or erase of the word takes instead of copying the list then. (Only writers change lists,
-  // so a copy stays current until the writer uses it.) dropCopies() forgets those not used.
+  // `words` (ascending, each once) that searches hold now, each with room for `room[i]` more
+  // features, which the next insert or erase of the word takes instead of copying the list then.
+  // (Only writers change lists, so a copy stays current until the writer uses it.) dropCopies()
+  // forgets those not used.
   void prepareCopies(const std::vector<std::uint32_t>& words, const std::vector<std::size_t>& room);
   void dropCopies() { prepared_.clear(); }
 

@@ -3,8 +3,10 @@
 # prev (ranking before POPCNT, partial sort, norms' units) and cur (after), one lease.
 set -u
 D=$PWD/.device
-tar xJf $D/libs.tar.xz -C /tmp 2>/dev/null; export LD_LIBRARY_PATH=/tmp/libs
-source $D/opencl-env.sh
+# The run unpacked the libraries and registered NVIDIA's OpenCL with these two steps written inline;
+# bench/device_common.sh has them.
+source bench/device_common.sh
+bovw_use_libs $D/libs.tar.xz && bovw_opencl_env || exit 1
 export PATH=$D/bin:$PATH BOVW_SAMPLES=$D/jpegs BOVW_WORDS=16384
 nvidia-smi --query-gpu=name --format=csv,noheader; nproc
 mkdir -p /tmp/r7-prev /tmp/r7-cur
