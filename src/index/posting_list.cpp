@@ -34,7 +34,7 @@ std::int32_t PostingList::countOf(ImageId image, std::size_t& cursor) const {
 }
 
 void PostingList::pushBackSlow(ImageId image, std::int32_t count) {
-  const bool large = count >= static_cast<std::int32_t>(largeMark());
+  const bool large = count >= kLargeMark;
   // Room first, so that a failed allocation leaves the list as it was. Growth by half (not the
   // library's doubling) keeps a list grown by appends within 1.5x its size.
   if (large && !large_) large_ = std::make_unique<std::vector<Large>>();
@@ -44,7 +44,7 @@ void PostingList::pushBackSlow(ImageId image, std::int32_t count) {
     if (image >= counts.capacity())
       counts.reserve(std::max<std::size_t>(std::size_t{image} + 1, counts.size() * 3 / 2));
     counts.resize(std::size_t{image} + 1, 0);
-    counts[image] = large ? kDenseLargeCount : static_cast<std::uint8_t>(count);
+    counts[image] = large ? kLargeMark : static_cast<std::uint8_t>(count);
     ++dense_->size;
   } else {
     if (ids_.size() == ids_.capacity() || counts_.size() == counts_.capacity()) {
@@ -53,7 +53,7 @@ void PostingList::pushBackSlow(ImageId image, std::int32_t count) {
       counts_.reserve(capacity);
     }
     ids_.push_back(image);
-    counts_.push_back(large ? kLargeCount : static_cast<std::uint16_t>(count));
+    counts_.push_back(large ? kLargeMark : static_cast<std::uint8_t>(count));
   }
   if (large) large_->push_back({image, count});
 }
@@ -82,7 +82,7 @@ void PostingList::remove(ImageId image) {
     ids_.erase(ids_.begin() + at);
     counts_.erase(counts_.begin() + at);
   }
-  if (stored == largeMark()) eraseLarge(image);
+  if (stored == kLargeMark) eraseLarge(image);
 }
 
 bool PostingList::adapt(std::size_t ids) noexcept {
@@ -102,47 +102,33 @@ bool PostingList::adapt(std::size_t ids) noexcept {
   return false;
 }
 
+// Both forms store the same count bytes and share the side list of large counts: a change of form
+// only moves the bytes.
 void PostingList::toDense() {
-  // The new arrays are made whole before anything changes: a failed allocation leaves the list as it was.
+  // The new array is made whole before anything changes: a failed allocation leaves the list as it was.
   auto dense = std::make_unique<Dense>();
   std::vector<std::uint8_t>& counts = dense->counts;
   counts.assign(std::size_t{ids_.back()} + 1, 0);
-  std::unique_ptr<std::vector<Large>> large;
-  for (std::size_t i = 0; i < ids_.size(); ++i) {
-    const std::int32_t c = count(ids_[i], counts_[i]);
-    if (c >= kDenseLargeCount) {
-      if (!large) large = std::make_unique<std::vector<Large>>();
-      large->push_back({ids_[i], c});
-    }
-    counts[ids_[i]] = static_cast<std::uint8_t>(std::min<std::int32_t>(c, kDenseLargeCount));
-  }
+  for (std::size_t i = 0; i < ids_.size(); ++i) counts[ids_[i]] = counts_[i];
   dense->size = ids_.size();
   dense_.swap(dense);
-  large_.swap(large);
   std::vector<ImageId>().swap(ids_);
-  std::vector<std::uint16_t>().swap(counts_);
+  std::vector<std::uint8_t>().swap(counts_);
 }
 
 void PostingList::toSparse() {
   std::vector<ImageId> ids;
-  std::vector<std::uint16_t> counts;
+  std::vector<std::uint8_t> counts;
   ids.reserve(dense_->size);
   counts.reserve(dense_->size);
-  std::unique_ptr<std::vector<Large>> large;
   const std::vector<std::uint8_t>& stored = dense_->counts;
   for (std::size_t id = 0; id < stored.size(); ++id) {
     if (stored[id] == 0) continue;
-    const std::int32_t c = count(static_cast<ImageId>(id), stored[id]);
-    if (c >= kLargeCount) {
-      if (!large) large = std::make_unique<std::vector<Large>>();
-      large->push_back({static_cast<ImageId>(id), c});
-    }
     ids.push_back(static_cast<ImageId>(id));
-    counts.push_back(static_cast<std::uint16_t>(std::min<std::int32_t>(c, kLargeCount)));
+    counts.push_back(stored[id]);
   }
   ids_.swap(ids);
   counts_.swap(counts);
-  large_.swap(large);
   dense_.reset();
 }
 

@@ -3,7 +3,7 @@
 //
 //   u32 form (0 sparse, 1 dense), u32 postings, u32 n (sparse: ids; dense: the span of ids),
 //   u32 L (entries of the large-count side list), then
-//   sparse: n u32 ids, n u16 counts;   dense: n u8 counts;
+//   sparse: n u32 ids, n u8 counts;   dense: n u8 counts;   (a count of 255 marks a large one)
 //   zero bytes up to a multiple of 4, then L times u32 image, i32 count.
 #include "index/posting_list.hpp"
 
@@ -48,7 +48,7 @@ std::uint64_t LiveIds::count() const {
 }
 
 std::size_t PostingList::rawSize() const {
-  const std::size_t arrays = dense_ ? dense_->counts.size() : ids_.size() * (sizeof(ImageId) + sizeof(std::uint16_t));
+  const std::size_t arrays = dense_ ? dense_->counts.size() : ids_.size() * (sizeof(ImageId) + 1);
   return kRawHeader + padded(arrays) + (large_ ? large_->size() * sizeof(Large) : 0);
 }
 
@@ -74,7 +74,7 @@ PostingList PostingList::fromRaw(const unsigned char* bytes, std::size_t size, c
   std::memcpy(header, bytes, sizeof header);
   const auto [form, postings, n, large_entries] = header;
   if (form != kSparse && form != kDense) refuse("unknown form " + std::to_string(form));
-  const std::size_t arrays = form == kDense ? std::size_t{n} : std::size_t{n} * (sizeof(ImageId) + sizeof(std::uint16_t));
+  const std::size_t arrays = form == kDense ? std::size_t{n} : std::size_t{n} * (sizeof(ImageId) + 1);
   if (size != kRawHeader + padded(arrays) + std::size_t{large_entries} * sizeof(Large))
     refuse(std::to_string(size) + " bytes where its header declares " + std::to_string(n) + " entries and " +
            std::to_string(large_entries) + " large counts");
@@ -96,7 +96,7 @@ PostingList PostingList::fromRaw(const unsigned char* bytes, std::size_t size, c
       const unsigned present = counts[id] != 0;
       held += present;
       removed |= present & (live[id] ^ 1);
-      marked += counts[id] == kDenseLargeCount;
+      marked += counts[id] == kLargeMark;
     }
     if (removed)
       for (std::size_t id = 0; id < n; ++id)
@@ -108,13 +108,13 @@ PostingList PostingList::fromRaw(const unsigned char* bytes, std::size_t size, c
     take(in, list.ids_, n);
     take(in, list.counts_, n);
     const ImageId* ids = list.ids_.data();
-    const std::uint16_t* counts = list.counts_.data();
+    const std::uint8_t* counts = list.counts_.data();
     unsigned disorder = 0, zero = 0;
     std::uint64_t removed = 0;
     for (std::size_t i = 1; i < n; ++i) disorder |= ids[i] <= ids[i - 1];
     for (std::size_t i = 0; i < n; ++i) {
       zero |= counts[i] == 0;
-      marked += counts[i] == kLargeCount;
+      marked += counts[i] == kLargeMark;
     }
     if (disorder) refuse("its image ids are not strictly increasing");
     if (n > 0 && ids[n - 1] >= live.size()) refuse("image id " + std::to_string(ids[n - 1]) + " is not a live image");
@@ -130,15 +130,15 @@ PostingList PostingList::fromRaw(const unsigned char* bytes, std::size_t size, c
   if (large.size() != marked)
     refuse(std::to_string(marked) + " postings mark a large count but " + std::to_string(large.size()) + " are listed");
   for (std::size_t i = 0; i < large.size(); ++i) {
-    if ((i > 0 && large[i].image <= large[i - 1].image) || large[i].count < static_cast<std::int32_t>(list.largeMark()))
+    if ((i > 0 && large[i].image <= large[i - 1].image) || large[i].count < kLargeMark)
       refuse("its large counts are out of order or below the form's largest value");
     // Each entry's posting must mark a large count (marked == large.size() then covers the converse).
     bool marks;
     if (list.dense_) {
-      marks = large[i].image < n && list.dense_->counts[large[i].image] == kDenseLargeCount;
+      marks = large[i].image < n && list.dense_->counts[large[i].image] == kLargeMark;
     } else {
       const auto at = std::lower_bound(list.ids_.begin(), list.ids_.end(), large[i].image);
-      marks = at != list.ids_.end() && *at == large[i].image && list.counts_[at - list.ids_.begin()] == kLargeCount;
+      marks = at != list.ids_.end() && *at == large[i].image && list.counts_[at - list.ids_.begin()] == kLargeMark;
     }
     if (!marks) refuse("a large count for image id " + std::to_string(large[i].image) + ", whose posting does not mark one");
   }

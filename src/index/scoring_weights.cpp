@@ -48,7 +48,7 @@ ScoringWeights::ScoringWeights(const IndexData& data, const TfIdfModel& model, c
 }
 
 void ScoringWeights::tabulateTermWeights() {
-  term_power_.resize(static_cast<std::size_t>(kTabledCounts));
+  term_power_.assign(static_cast<std::size_t>(kTabledCounts) + 1, 0.0);
   for (std::int32_t c = 0; c < kTabledCounts; ++c) term_power_[static_cast<std::size_t>(c)] = computeTermWeight(c);
 }
 

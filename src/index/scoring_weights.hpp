@@ -38,8 +38,11 @@ class ScoringWeights {
   // The same factors as plain arrays for the query loops, which compute a posting's weight as
   // (termWeight(c) * idfPower(w)) * scale(d), the same operations in the same order as
   // weight(c, w) * scale(d), hence the same bits.
-  static constexpr std::int32_t kTabledCounts = 256;  // larger counts are rare: computed when met
-  const double* termTable() const { return term_power_.data(); }  // f(c)^alpha for c < kTabledCounts
+  // The table is indexed by a posting list's stored count byte: f(c)^alpha for c below 255, and 0
+  // for 255, the mark of a larger count (posting_list.hpp), which adds exactly nothing there and is
+  // weighed by termWeight() where the loops meet it. Entry 0 is 0 too (no count).
+  static constexpr std::int32_t kTabledCounts = 255;  // larger counts are rare: computed when met
+  const double* termTable() const { return term_power_.data(); }  // 256 entries
   double idfPower(std::size_t word) const { return idf_power_[word]; }
   const double* scales() const { return scale_.data(); }
   double termWeight(std::int32_t count) const {
@@ -56,7 +59,7 @@ class ScoringWeights {
 
   ScoringOptions options_;
   std::uint64_t model_version_;
-  std::vector<double> term_power_;  // f(c)^alpha by count c < kTabledCounts
+  std::vector<double> term_power_;  // f(c)^alpha by count c < kTabledCounts, then 0 (the large mark)
   std::vector<double> idf_power_;   // idf_w^alpha by word
   std::vector<double> scale_;       // by id
   std::vector<double> max_document_weight_;  // by word, cosine only

@@ -26,7 +26,7 @@ namespace bovw::live_detail {
 namespace {
 
 constexpr char kMagic[8] = {'B', 'O', 'V', 'W', 'C', 'K', 'P', 'T'};
-constexpr std::uint32_t kVersion = 1;
+constexpr std::uint32_t kVersion = 2;  // 1: the sparse lists' counts were 16-bit
 constexpr std::uint32_t kByteOrderMark = 0x01020304;  // in the host's order: the lists are
 constexpr std::size_t kStateSize = 96;
 constexpr char kListPrefix = 'w';

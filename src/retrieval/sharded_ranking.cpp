@@ -7,6 +7,8 @@
 #include <exception>
 #include <thread>
 
+#include <omp.h>
+
 namespace bovw::retrieval_detail {
 
 void expectImages(const TfIdfModel& global) {
@@ -30,9 +32,16 @@ std::vector<ShardedResult> queryShards(const std::vector<NumberedShard>& shards,
   if (shards.size() == 1) {
     search(0);
   } else {
+    // Each shard's query splits its images over OpenMP threads (query_scorer.cpp): the calling
+    // thread's share divided among the shards, not a team of every core per shard.
+    const int per_shard = std::max(1, omp_get_max_threads() / static_cast<int>(shards.size()));
     std::vector<std::thread> workers;
     workers.reserve(shards.size());
-    for (std::size_t s = 0; s < shards.size(); ++s) workers.emplace_back(search, s);
+    for (std::size_t s = 0; s < shards.size(); ++s)
+      workers.emplace_back([&search, s, per_shard] {
+        omp_set_num_threads(per_shard);
+        search(s);
+      });
     for (auto& worker : workers) worker.join();
   }
   for (const auto& failure : failures)

@@ -32,6 +32,7 @@ class Admission {
   std::optional<Ticket> enter();
   std::size_t waiting() const;  // requests waiting for a turn now: the queue's depth
   std::size_t working() const;  // requests holding a turn now
+  std::size_t capacity() const { return max_working_; }  // the most that hold a turn at once
 
  private:
   void leave();

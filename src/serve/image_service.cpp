@@ -19,6 +19,7 @@
 
 #include <httplib.h>
 #include <nlohmann/json.hpp>
+#include <omp.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -124,6 +125,7 @@ struct ImageService::Impl {
   // batcher that runs them.
   std::size_t batch_images;
   DynamicBatcher<cv::Mat, ImageWords> feature_batches;
+  int threads_per_request;  // OpenMP threads of each working request: the cores over the working slots
   int bound_port = 0;
   std::atomic<bool> stop_requested{false}, run_ended{false};
 
@@ -138,7 +140,9 @@ struct ImageService::Impl {
         feature_batches([this](const std::vector<cv::Mat>& images) { return database.words(images); }, batch_images,
                         [](const cv::Mat& image) { return static_cast<std::size_t>(image.total()); },
                         static_cast<std::size_t>(std::max<std::int64_t>(options.batch_pixels, 1)),
-                        [this](std::size_t images) { metrics.observeFeatureBatch(images); }) {}
+                        [this](std::size_t images) { metrics.observeFeatureBatch(images); }),
+        threads_per_request(static_cast<int>(std::max<std::size_t>(
+            1, std::max(1u, std::thread::hardware_concurrency()) / admission.capacity()))) {}
 
   // A decoded image's words: in a batch with other requests' when batching.
   ImageWords wordsOf(cv::Mat image) {
@@ -201,13 +205,16 @@ struct ImageService::Impl {
     if (!(read && *read) && hasBody(req)) closeAfter(res);
   }
 
-  // A turn of work, or 503 when the queue is full.
-  // A turn of work; the wait for it goes to `observe` (a search's or a write's stages) as "waiting".
+  // A turn of work, or 503 when the queue is full; the wait for it goes to `observe` (a search's or a
+  // write's stages) as "waiting". The library's OpenMP loops (a query's image ranges, the CPU
+  // histograms) get the cores divided among the working requests, so that concurrent requests do
+  // not each start a team of every core.
   Admission::Ticket turn(void (ServiceMetrics::*observe)(const std::string&, double)) {
     const Clock::time_point asked = Clock::now();
     std::optional<Admission::Ticket> ticket = admission.enter();
     if (!ticket)
       throw HttpError(503, "the server is busy: " + std::to_string(options.queue) + " requests wait already; retry later");
+    omp_set_num_threads(threads_per_request);
     (metrics.*observe)("waiting", secondsSince(asked));
     return std::move(*ticket);
   }

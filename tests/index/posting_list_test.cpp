@@ -209,7 +209,7 @@ TEST(PostingList, DenseFromAFifthOfTheIdsSparseBelowASixth) {
   EXPECT_TRUE(list.dense());
   EXPECT_TRUE(list.adapt(121));   // below a sixth
   EXPECT_FALSE(list.dense());
-  EXPECT_EQ(list.heapBytes(), 6 * list.size());
+  EXPECT_EQ(list.heapBytes(), 5 * list.size());
 }
 
 // The pass by image blocks visits every posting once, each image's words ascending, whatever the block

@@ -6,7 +6,10 @@
 #include <bovw/error.hpp>
 
 #include <cmath>
+#include <cstring>
 #include <numeric>
+
+#include <omp.h>
 
 namespace bovw::test {
 namespace {
@@ -92,6 +95,39 @@ TEST(IndexScoring, IndexesOfSeveralImageBlocksMatchTheReference) {
   RandomIndex r(rng, 60, 17000, 8);
   for (ImageId id = 16380; id < 16390; ++id) r.remove(id);  // around the first block's end
   r.expectMatchesBruteForce(rng, "17,000 images");
+}
+
+// The exhaustive query splits the images into ranges over OpenMP's threads (one per block at most):
+// whatever the number of threads, and wherever the ranges end (inside blocks, at removed ids), the
+// same ids and the same score bits as one thread, and the brute-force reference's ranking.
+TEST(IndexScoring, QueriesSplitOverThreadsEqualOneThreadBitForBit) {
+  BOVW_SEEDED_RNG(rng);
+  RandomIndex r(rng, 60, 5 * 16384 + 77, 24);  // six blocks, the last of 77 images
+  for (ImageId id = 32760; id < 32780; ++id) r.remove(id);  // around the second block's end
+  for (ImageId id = 49180; id < 49200; ++id) r.remove(id);  // around a third of the images
+  std::vector<Counts> queries;
+  for (ImageId id : {ImageId{0}, ImageId{81996}}) queries.push_back(r.images.at(id));
+  for (int i = 0; i < 2; ++i) queries.push_back(randomCounts(rng, 60, 1 + i * 9));
+  queries.push_back(Counts(60, 0));
+  const int threads = omp_get_max_threads();
+  for (std::size_t qi = 0; qi < queries.size(); ++qi)
+    for (Scoring scoring : kScorings) {
+      SCOPED_TRACE("query " + std::to_string(qi) + ", " + std::string(toString(scoring)));
+      omp_set_num_threads(1);
+      const auto one = r.index.query(view(queries[qi]), 25, scoring);
+      if (qi % 2 == 0) expectSameRanking(one, bruteForce(r.images, queries[qi], scoring), 25, r.names);
+      for (int t : {2, 3, 4, 6, 7}) {
+        omp_set_num_threads(t);
+        const auto split = r.index.query(view(queries[qi]), 25, scoring);
+        ASSERT_EQ(split.size(), one.size()) << t << " threads";
+        for (std::size_t k = 0; k < one.size(); ++k) {
+          EXPECT_EQ(split[k].id, one[k].id) << t << " threads, result " << k;
+          EXPECT_EQ(std::memcmp(&split[k].score, &one[k].score, sizeof(double)), 0)
+              << t << " threads, result " << k << ": " << split[k].score << " against " << one[k].score;
+        }
+      }
+    }
+  omp_set_num_threads(threads);
 }
 
 TEST(IndexScoring, MatchesReferenceAfterRemovalsAndReAdds) {
