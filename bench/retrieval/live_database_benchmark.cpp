@@ -1,7 +1,8 @@
 // Live databases against today's single-file database, side by side in one run, on synthetic
 // histograms shaped like real ones (issue 21): K = 65,536 words, each image 500 distinct words drawn
 // with popularity 1/rank^0.8, counts 1 + geometric(0.6); the queries are indexed images with 30% of
-// their words dropped; intersection scoring, top 10, one searching thread.
+// their words dropped; intersection scoring, top 10, one searching thread, whose query splits its
+// images over `--query-threads` OpenMP threads (1 by default: the issue's measure).
 //
 // For each image count N it reports
 //   file database (ImageDatabase, the .bovwdb file): add rate, save, file size, load, first query
@@ -19,7 +20,7 @@
 // Timings are medians and percentiles of the individual calls after warm-up queries.
 //
 // Usage: bovw_live_database_bench [--images 10000,100000] [--queries 200] [--folder DIR] [--json FILE]
-//          [--seed 1]
+//          [--seed 1] [--query-threads 1]
 #include <bovw/error.hpp>
 #include <bovw/image_database.hpp>
 #include <bovw/live_database.hpp>
@@ -30,6 +31,7 @@
 #include <nlohmann/json.hpp>
 
 #include <malloc.h>
+#include <omp.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -269,11 +271,16 @@ int main(int argc, char** argv) {
       ->check(CLI::ExistingDirectory);
   app.add_option("--json", json, "also write the results as JSON");
   app.add_option("--seed", seed, "random seed of the synthetic images");
+  int query_threads = 1;
+  app.add_option("--query-threads", query_threads, "OpenMP threads a query's images are split over")
+      ->check(CLI::PositiveNumber);
   CLI11_PARSE(app, argc, argv);
+  omp_set_num_threads(query_threads);
   try {
     nlohmann::json all = nlohmann::json::array();
     for (std::size_t n : counts) {
-      const nlohmann::json r = measure(n, queries, folder, seed);
+      nlohmann::json r = measure(n, queries, folder, seed);
+      r["query_threads"] = query_threads;
       std::cout << r.dump(2) << std::endl;
       all.push_back(r);
     }
