@@ -65,6 +65,9 @@ class IncrementalNorms {
   // f(c) (L1) or f(c)^2 (L2) in units of 2^-term_fraction_.
   std::int64_t termUnits(std::int32_t count) const;         // from term_units_ where tabled
   std::int64_t computeTermUnits(std::int32_t count) const;
+  // Adds every posting of `data` to the zeroed moments (the constructor's pass).
+  template <bool kSquared>
+  void addEveryPosting(const IndexData& data);
   // Adds (sign +1) or takes away (-1) one posting's terms from image d's moments.
   void move(ImageId d, std::int32_t count, std::int64_t l, std::int64_t l2, int sign);
 

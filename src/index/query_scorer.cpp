@@ -238,20 +238,23 @@ Ranked QueryScorer::exhaustive(const std::vector<QueryWord>& words, std::size_t 
   // Block by block of images, every word's postings in the block in ascending word order (each
   // image's sum in the same order as whole lists would add it): the block's scores and normalisers
   // stay in a core's cache, where whole lists would read both at random over the whole index (2.6x
-  // at 1,000,000 images, the same at 100,000; issue 21). The images are split into as many ranges as
-  // OpenMP gives the calling thread (one per core unless told otherwise: omp_set_num_threads, or
-  // OMP_NUM_THREADS), at most one range per block, each added by one thread into its own part of the
-  // scores: the same sums, in the same order, on every core (issue 21: a million images' query 1.9x
-  // faster on two cores).
+  // at 1,000,000 images, the same at 100,000; issue 21). The images are split into ranges added by
+  // as many threads as OpenMP gives the calling thread (one per core unless told otherwise:
+  // omp_set_num_threads, or OMP_NUM_THREADS), each range into its own part of the scores: the same
+  // sums, in the same order, on any number of threads (issue 21: a million images' query 1.9x faster
+  // on two cores). Four ranges a thread, taken as the threads come free, so that a thread slowed by
+  // other work (a writer on the same core) holds up the query by at most a small range; a range is
+  // at least a block, whose start in each list costs a binary search.
   const auto ids = static_cast<ImageId>(data.names.size());
   const std::size_t blocks = (std::size_t{ids} + kBlock - 1) / kBlock;
-  const std::size_t parts =
-      omp_in_parallel() ? 1 : std::clamp<std::size_t>(static_cast<std::size_t>(omp_get_max_threads()), 1, std::max<std::size_t>(blocks, 1));
+  const std::size_t threads = omp_in_parallel() ? 1 : static_cast<std::size_t>(std::max(1, omp_get_max_threads()));
+  const std::size_t parts = threads == 1 ? 1 : std::clamp<std::size_t>(4 * threads, 1, std::max<std::size_t>(blocks, 1));
+  const int team = static_cast<int>(std::min(threads, parts));
   // Everything the threads use is allocated here: nothing in the parallel part may throw.
   std::vector<std::size_t> cursors(parts * words.size());  // each range's lists' next postings
   std::vector<TopK> tops(parts, TopK(top_k));
   std::vector<Ranked> ranked(parts);
-#pragma omp parallel for num_threads(static_cast<int>(parts)) schedule(static, 1) if (parts > 1)
+#pragma omp parallel for num_threads(team) schedule(dynamic, 1) if (team > 1)
   for (std::size_t part = 0; part < parts; ++part) {
     const auto first = static_cast<ImageId>(std::uint64_t{ids} * part / parts);
     const auto last = static_cast<ImageId>(std::uint64_t{ids} * (part + 1) / parts);
