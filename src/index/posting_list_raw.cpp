@@ -131,7 +131,7 @@ PostingList PostingList::fromRaw(const unsigned char* bytes, std::size_t size, c
     refuse(std::to_string(marked) + " postings mark a large count but " + std::to_string(large.size()) + " are listed");
   for (std::size_t i = 0; i < large.size(); ++i) {
     if ((i > 0 && large[i].image <= large[i - 1].image) || large[i].count < kLargeMark)
-      refuse("its large counts are out of order or below the form's largest value");
+      refuse("its large counts are out of order or below 255");
     // Each entry's posting must mark a large count (marked == large.size() then covers the converse).
     bool marks;
     if (list.dense_) {
