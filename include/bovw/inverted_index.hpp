@@ -83,9 +83,9 @@ enum class QueryStrategy { Exhaustive, Pruned };
 // take it exclusively and waiting writers are not starved by a stream of queries. Moving,
 // move-assigning or destroying an index while another thread uses it is not safe. A moved-from
 // index may only be destroyed or assigned to.
-// A query of an index of more than 16,384 images splits the images over OpenMP threads: as many as
-// omp_get_max_threads() gives the calling thread (OMP_NUM_THREADS, or every core), at most one per
-// 16,384 images; the results are the same bits on any number. An application that runs many
+// A query of an index of more than 49,152 images (three blocks of 16,384) splits the images over
+// OpenMP threads: as many as omp_get_max_threads() gives the calling thread (OMP_NUM_THREADS, or
+// every core), at most one per two blocks; the results are the same bits on any number. An application that runs many
 // queries at once gives each of its threads a share: omp_set_num_threads(1) there, as `bovw serve`
 // does for its working requests.
 // Throws InvalidInput, with the message InvertedIndex::query gives, unless `histogram` can be a

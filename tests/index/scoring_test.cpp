@@ -97,12 +97,12 @@ TEST(IndexScoring, IndexesOfSeveralImageBlocksMatchTheReference) {
   r.expectMatchesBruteForce(rng, "17,000 images");
 }
 
-// The exhaustive query splits the images into ranges over OpenMP's threads (one per block at most):
+// The exhaustive query splits the images into ranges over OpenMP's threads (one per two blocks at most):
 // whatever the number of threads, and wherever the ranges end (inside blocks, at removed ids), the
 // same ids and the same score bits as one thread, and the brute-force reference's ranking.
 TEST(IndexScoring, QueriesSplitOverThreadsEqualOneThreadBitForBit) {
   BOVW_SEEDED_RNG(rng);
-  RandomIndex r(rng, 60, 5 * 16384 + 77, 24);  // six blocks, the last of 77 images
+  RandomIndex r(rng, 60, 5 * 16384 + 77, 24);  // six blocks, the last of 77 images: up to 3 threads
   for (ImageId id = 32760; id < 32780; ++id) r.remove(id);  // around the second block's end
   for (ImageId id = 49180; id < 49200; ++id) r.remove(id);  // around a third of the images
   std::vector<Counts> queries;
