@@ -68,7 +68,7 @@ IncrementalNorms::IncrementalNorms(const IndexData& data, const ScoringOptions& 
 // The constructor's pass, by blocks of images whose moments (24 or 40 bytes an image) a core's L2
 // holds, each list's stored counts read directly as the query's loops read them: through
 // forEachPostingByImageBlock, a call per posting and blocks of 131,072 images, the first query after
-// loading 100,000 images took 350-380 ms, against about 200 for the plain floating-point pass it
+// loading 100,000 images took 340-470 ms, against about 200 for the plain floating-point pass it
 // replaced (issue 21). A large count's byte (the mark, 255) adds a term of 0 in the loop and its own
 // term after it, as in the query.
 template <bool kSquared>
