@@ -85,9 +85,9 @@ enum class QueryStrategy { Exhaustive, Pruned };
 // index may only be destroyed or assigned to.
 // A query of an index of more than 49,152 images (three blocks of 16,384) splits the images over
 // OpenMP threads: as many as omp_get_max_threads() gives the calling thread (OMP_NUM_THREADS, or
-// every core), at most one per two blocks; the results are the same bits on any number. An application that runs many
-// queries at once gives each of its threads a share: omp_set_num_threads(1) there, as `bovw serve`
-// does for its working requests.
+// every core), at most one per two blocks; the results are the same bits on any number. An
+// application that runs many queries at once gives each of its threads a share:
+// omp_set_num_threads(1) there, as `bovw serve` does for its working requests.
 // Throws InvalidInput, with the message InvertedIndex::query gives, unless `histogram` can be a
 // query of a `words`-word index: K bins, no negative count. For checking a query where no index
 // with images is at hand (a rank whose shards are empty, bovw/distributed_shards.hpp).

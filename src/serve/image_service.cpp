@@ -132,8 +132,7 @@ struct ImageService::Impl {
   Impl(ImageSearch& d, ServiceOptions o)
       : database(d),
         options(std::move(o)),
-        admission(options.workers ? options.workers : std::max(1u, std::thread::hardware_concurrency()),
-                  options.queue),
+        admission(options.workers ? options.workers : cores(), options.queue),
         batch_images(options.batch_images > 0         ? options.batch_images
                      : database.extractsInDeviceBatches() ? ServiceOptions::kAutoBatchImages
                                                           : 1),
@@ -141,8 +140,9 @@ struct ImageService::Impl {
                         [](const cv::Mat& image) { return static_cast<std::size_t>(image.total()); },
                         static_cast<std::size_t>(std::max<std::int64_t>(options.batch_pixels, 1)),
                         [this](std::size_t images) { metrics.observeFeatureBatch(images); }),
-        threads_per_request(static_cast<int>(std::max<std::size_t>(
-            1, std::max(1u, std::thread::hardware_concurrency()) / admission.capacity()))) {}
+        threads_per_request(static_cast<int>(std::max<std::size_t>(1, cores() / admission.capacity()))) {}
+
+  static std::size_t cores() { return std::max(1u, std::thread::hardware_concurrency()); }
 
   // A decoded image's words: in a batch with other requests' when batching.
   ImageWords wordsOf(cv::Mat image) {
