@@ -6,6 +6,7 @@
 #pragma once
 
 #include "index/index_data.hpp"
+#include "io/byte_writer.hpp"
 
 #include <bovw/inverted_index.hpp>
 
@@ -58,6 +59,9 @@ struct IndexEditor {
   static InvertedIndex make(IndexData data);
   // Every live image with its sparse histogram, by id: one pass over the posting lists.
   static std::vector<SparseImage> images(const InvertedIndex& index);
+  // The index file as a block of an enclosing file (ImageDatabase's), under the index's read lock:
+  // u64 its length, then its bytes, streamed (index_file.hpp's writeIndexBlock).
+  static void writeBlock(const InvertedIndex& index, detail::ByteWriter& out);
 };
 
 }  // namespace bovw::index_detail

@@ -18,7 +18,10 @@ constexpr detail::BinaryFormat kFormat{"bovw index", {'B', 'O', 'V', 'W', 'I', '
 
 }  // namespace
 
-void writeIndex(std::ostream& out, const IndexData& data) {
+namespace {
+
+// The file's bytes, checksum included, into `e`.
+void writeIndexTo(detail::ByteWriter& e, const IndexData& data) {
   const VocabularySignature& v = data.vocabulary;
   std::uint64_t total = 0;
   std::uint32_t lists = 0;
@@ -26,7 +29,6 @@ void writeIndex(std::ostream& out, const IndexData& data) {
     total += list.size();
     lists += list.empty() ? 0 : 1;
   }
-  detail::ByteWriter e(out);
   detail::writeFileHeader(e, kFormat);
   e.u32(static_cast<std::uint32_t>(v.words));
   e.u32(static_cast<std::uint32_t>(v.dimension));
@@ -42,17 +44,54 @@ void writeIndex(std::ostream& out, const IndexData& data) {
     e.u32(static_cast<std::uint32_t>(name.size()));
     e.text(name);
   }
+  // The postings go out in pieces of 1,024: a writer call per number cost more than the rest of
+  // the write (a database of 38,400 images: 1.2 s, most of it per-number calls and copies).
+  constexpr std::size_t kPiece = 8 * 1024;
+  unsigned char piece[kPiece];
   for (std::size_t w = 0; w < data.postings.size(); ++w) {
     const auto& list = data.postings[w];
     if (list.empty()) continue;
     e.u32(static_cast<std::uint32_t>(w));
     e.u32(static_cast<std::uint32_t>(list.size()));
+    std::size_t used = 0;
     list.forEach([&](ImageId image, std::int32_t count) {
-      e.u32(image);
-      e.u32(static_cast<std::uint32_t>(count));
+      detail::encodeLittleEndian(image, piece + used);
+      detail::encodeLittleEndian(static_cast<std::uint32_t>(count), piece + used + 4);
+      used += 8;
+      if (used == kPiece) {
+        e.raw(reinterpret_cast<const char*>(piece), used);
+        used = 0;
+      }
     });
+    e.raw(reinterpret_cast<const char*>(piece), used);
   }
   e.checksum();
+}
+
+// What writeIndexTo writes, in bytes.
+std::uint64_t indexBytes(const IndexData& data) {
+  std::uint64_t bytes = kHeaderSize + data.vocabulary.descriptor_type.toString().size() + 8;  // + the checksum
+  for (const auto& name : data.names) bytes += 4 + name.size();
+  for (const auto& list : data.postings)
+    if (!list.empty()) bytes += 8 + 8 * std::uint64_t{list.size()};
+  return bytes;
+}
+
+}  // namespace
+
+void writeIndex(std::ostream& out, const IndexData& data) {
+  detail::ByteWriter e(out);
+  writeIndexTo(e, data);
+}
+
+void writeIndexBlock(detail::ByteWriter& out, const IndexData& data) {
+  const std::uint64_t bytes = indexBytes(data);
+  out.u64(bytes);
+  detail::ByteWriter block(out);
+  writeIndexTo(block, data);
+  if (block.written() != bytes)
+    throw Error("internal error: the index block took " + std::to_string(block.written()) + " bytes, not the " +
+                std::to_string(bytes) + " announced");
 }
 
 namespace {

@@ -22,6 +22,7 @@
 #pragma once
 
 #include "index/index_data.hpp"
+#include "io/byte_writer.hpp"
 
 #include <ostream>
 #include <string>
@@ -32,6 +33,9 @@ namespace bovw::index_detail {
 constexpr std::size_t kHeaderSize = 56;  // up to the descriptor type
 
 void writeIndex(std::ostream& out, const IndexData& data);
+// The same file as a block of an enclosing one (a database file): u64 its length, then its bytes,
+// streamed into `out` as they are made.
+void writeIndexBlock(detail::ByteWriter& out, const IndexData& data);
 
 // Throws IoError if `path` cannot be read (or is not a regular file), InvalidInput naming `path`
 // and the problem otherwise: from its first 56 bytes if they are wrong or declare more than the

@@ -708,6 +708,11 @@ void index_detail::IndexEditor::trim(InvertedIndex& index) {
 
 const index_detail::IndexData& index_detail::IndexEditor::data(const InvertedIndex& index) { return index.impl_->data; }
 
+void index_detail::IndexEditor::writeBlock(const InvertedIndex& index, detail::ByteWriter& out) {
+  auto lock = index.impl_->readLock();
+  writeIndexBlock(out, index.impl_->data);
+}
+
 InvertedIndex index_detail::IndexEditor::make(IndexData data) {
   return InvertedIndex(std::make_unique<InvertedIndex::Impl>(std::move(data)));
 }

@@ -1,6 +1,8 @@
 // Writing the little-endian fields of bovw's binary files to a stream, and the checksum that
 // closes them (docs/FORMATS.md). Output is buffered, so that the stream and the checksum see large
-// pieces; large arrays go to the stream directly on a little-endian host.
+// pieces; large arrays go to the stream directly on a little-endian host. A writer may also write
+// into another one: a block with a checksum of its own inside an enclosing file (the index inside
+// a database file), streamed through without being held whole in memory.
 #pragma once
 
 #include "io/byte_order.hpp"
@@ -17,6 +19,8 @@ namespace bovw::detail {
 class ByteWriter {
  public:
   explicit ByteWriter(std::ostream& out);
+  // Writes into `enclosing`, which sees every byte (its checksum included) as it is flushed.
+  explicit ByteWriter(ByteWriter& enclosing);
 
   template <typename T>
   void number(T value) {
@@ -43,11 +47,16 @@ class ByteWriter {
 
   // Writes the checksum of every byte written so far (the file's last field), then flushes.
   void checksum();
-  // Hands everything buffered to the stream (whose own errors its owner checks).
+  // Hands everything buffered to the stream (whose own errors its owner checks) or the enclosing writer.
   void flush();
+  // Bytes written so far, buffered ones included.
+  std::uint64_t written() const { return checksum_.length() + buffer_.size(); }
 
  private:
-  std::ostream& out_;
+  void emit(const char* data, std::size_t size);
+
+  std::ostream* out_ = nullptr;       // one of these two
+  ByteWriter* enclosing_ = nullptr;
   std::vector<char> buffer_;
   Checksum64 checksum_;
 };

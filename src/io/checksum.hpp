@@ -32,6 +32,8 @@ class Checksum64 {
     pending_size_ += size;
   }
 
+  std::uint64_t length() const { return length_; }  // bytes fed so far
+
   std::uint64_t digest() const {
     Checksum64 copy = *this;
     if (copy.pending_size_ != 0) {

@@ -90,6 +90,9 @@ class KeypointStore {
   // database format version 5, and in a live database's records before it).
   static constexpr std::uint32_t kWithScaleAngle = 0x80000000u;
   void write(detail::ByteWriter& out) const;
+  // The same as a block of an enclosing file (the database's), under one read lock: u64 its length,
+  // then its bytes.
+  void writeBlock(detail::ByteWriter& out) const;
   // One stored image in that layout (its count first), for a store that keeps images apart (a live
   // database's image records); readImage reads the rest after the count, with read()'s checks, and
   // fails through `in` naming the image as `image`; `scale_angles_allowed` false (a version-4 file)
@@ -104,6 +107,9 @@ class KeypointStore {
   static KeypointStore read(detail::ByteReader& in, const InvertedIndex& index, bool scale_angles_allowed);
 
  private:
+  void writeSlots(detail::ByteWriter& out) const;  // write()'s bytes; the caller holds the read lock
+  static bool writesScaleAngles(const StoredImage& image);
+  static std::uint64_t imageBytes(const StoredImage& image);  // what writeImage writes
   // Files image `id`'s keypoints into postings_, or takes them out; under the write lock.
   void file(ImageId id, const StoredImage& image);
   void unfile(ImageId id, const StoredImage& image);

@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <sstream>
 
 namespace bovw::test {
 namespace {
@@ -140,6 +141,83 @@ TEST(ImageDatabase, SaveLoadKeepsVocabularySettingsAndAnswers) {
   // Saving again writes the same bytes.
   database.save(dir.file("again.bovwdb"));
   EXPECT_EQ(readBytes(path), readBytes(dir.file("again.bovwdb")));
+}
+
+// The index and keypoint blocks are streamed into the file (ImageDatabase::write) after lengths
+// computed beforehand: the file read by its documented layout (docs/FORMATS.md) must hold the
+// index exactly as the index's own file writer writes it, each length must be its block's, and the
+// keypoints must load back as they were given. Images of 0 to 700 keypoints, with and without
+// sizes and angles, one removed, over words that repeat.
+TEST(ImageDatabaseFile, StreamedBlocksHoldTheIndexFileAndTheKeypoints) {
+  BOVW_SEEDED_RNG(rng);
+  TempDir dir;
+  const int k = 37;
+  ImageDatabase database(Vocabulary(randomMatrix(rng, k, 64), DescriptorType::parse("surf64")), FeatureSpec("surf"),
+                         DatabaseOptions{true});
+  std::uniform_int_distribution<std::int32_t> word(0, k - 1);
+  std::uniform_real_distribution<float> at(0.0f, 299.0f);
+  std::vector<ImageWords> images;
+  for (int i = 0; i < 9; ++i) {
+    ImageWords image;
+    image.image_size = {300, 300};
+    const int n = i == 3 ? 0 : static_cast<int>(rng() % 700);
+    for (int f = 0; f < n; ++f) {
+      image.points.emplace_back(at(rng), at(rng));
+      image.words.push_back(word(rng));
+      image.signatures.push_back(rng());
+      if (i % 2 == 0) {
+        image.sizes.push_back(1.0f + at(rng));
+        image.angles.push_back(at(rng));
+      }
+    }
+    images.push_back(image);
+    database.add("image " + std::to_string(i), image);
+  }
+  database.remove("image 5");
+  const std::string path = dir.file("db.bovwdb");
+  database.save(path);
+
+  const std::vector<char> file = readBytes(path);
+  std::size_t at_byte = kSpecLengthOffset;
+  const auto u64At = [&](std::size_t offset) {
+    std::uint64_t v;
+    std::memcpy(&v, file.data() + offset, sizeof v);
+    return v;
+  };
+  at_byte += 4 + specLength(file);
+  at_byte += 8 + u64At(at_byte);  // the vocabulary
+  const std::uint64_t index_length = u64At(at_byte);
+  const std::string index_block(file.data() + at_byte + 8, index_length);
+  at_byte += 8 + index_length;
+  const std::uint64_t keypoints_length = u64At(at_byte);
+  at_byte += 8 + keypoints_length;
+  EXPECT_EQ(at_byte + 8, file.size());  // then only the checksum
+  std::ostringstream index_file;
+  database.index().write(index_file);
+  EXPECT_EQ(index_block, index_file.str());
+
+  const ImageDatabase loaded = ImageDatabase::load(path);
+  for (int i = 0; i < 9; ++i) {
+    const auto id = loaded.index().find("image " + std::to_string(i));
+    ASSERT_EQ(id.has_value(), i != 5);
+    if (!id) continue;
+    const std::optional<ImageWords> kept = loaded.keypoints(*id);
+    const std::optional<ImageWords> given = database.keypoints(*id);
+    ASSERT_TRUE(kept && given);
+    EXPECT_EQ(kept->words, given->words);
+    EXPECT_EQ(kept->signatures, given->signatures);
+    EXPECT_EQ(kept->sizes, given->sizes);
+    EXPECT_EQ(kept->angles, given->angles);
+    EXPECT_EQ(kept->points.size(), images[static_cast<std::size_t>(i)].points.size());
+  }
+  // Without keypoints the block is empty.
+  ImageDatabase plain(database.vocabulary(), FeatureSpec("surf"));
+  plain.add("one", view(randomHistogram(rng, k, 40)));
+  plain.save(dir.file("plain.bovwdb"));
+  const std::vector<char> plain_file = readBytes(dir.file("plain.bovwdb"));
+  std::uint64_t last_length;
+  std::memcpy(&last_length, plain_file.data() + plain_file.size() - 16, sizeof last_length);
+  EXPECT_EQ(last_length, 0u);
 }
 
 TEST(ImageDatabase, EveryKindsSpecRoundTrips) {
