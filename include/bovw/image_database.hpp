@@ -65,6 +65,11 @@ class ImageDatabase {
   // stored, for points, words and signatures of different counts or points outside the image.
   ImageId add(std::string name, const ImageWords& words);
   void remove(const std::string& name);  // throws InvalidInput if no image has this name
+  // Adds every image of `later` after this database's, keypoints included (InvertedIndex::append):
+  // the database that adding them one by one in id order would make. `later` is left empty.
+  // Throws InvalidInput, before anything changes, for another vocabulary, other features, a
+  // different choice of storing keypoints, or a name both hold.
+  void append(ImageDatabase&& later);
 
   // The top `top_k` images for a query image's words under `options`, best first (equal scores by
   // id). The bag-of-words similarities rank the words' histogram (index().query); Scoring::Hamming

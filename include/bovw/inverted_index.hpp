@@ -110,6 +110,14 @@ class InvertedIndex {
   // the index, a histogram whose length is not K or a negative count; the index is then unchanged.
   ImageId add(std::string name, HistogramRef histogram);
 
+  // Adds every image of `later` after this index's, under its id plus this index's idCount() (its
+  // removed ids stay removed): the index that adding them one by one in id order would make, in
+  // the time of copying its posting lists (the ranks of a distributed index, each indexing its
+  // part of a folder, merged in the folder's order). `later` is left empty. Throws InvalidInput,
+  // before anything changes, for another vocabulary or a name both indexes hold; std::bad_alloc
+  // may leave part of `later` appended. Returns the offset added to `later`'s ids.
+  ImageId append(InvertedIndex&& later);
+
   // Throws InvalidInput if no live image has this name / id. Costs a binary search in every
   // word's posting list (no per-image word list is kept: it would double the index's memory).
   void remove(const std::string& name);

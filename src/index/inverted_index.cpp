@@ -390,6 +390,44 @@ ImageId InvertedIndex::add(std::string name, HistogramRef histogram) {
   return id;
 }
 
+ImageId InvertedIndex::append(InvertedIndex&& later) {
+  if (&later == this) throw InvalidInput("inverted index: an index cannot be appended to itself");
+  Impl& s = *impl_;
+  IndexData& from = later.impl_->data;
+  std::lock_guard<std::mutex> writing(s.writing);
+  std::lock_guard<std::mutex> later_writing(later.impl_->writing);
+  const auto later_lock = later.impl_->mutex.write();
+  index_detail::checkSameVocabulary(s.data.vocabulary, from.vocabulary);
+  for (const auto& [name, id] : from.ids)
+    if (s.data.ids.count(name) != 0)
+      throw InvalidInput("inverted index: an image named '" + name + "' is in both indexes");
+  if (s.data.names.size() + from.names.size() >= index_detail::kMaxIds)
+    throw CapacityError("inverted index: the two indexes hold more than " + std::to_string(index_detail::kMaxIds - 1) +
+                        " image ids");
+  const auto offset = static_cast<ImageId>(s.data.names.size());
+  // Room in the names and the sparse lists first, so that running out of memory comes before the
+  // lists change, but for a dense list (a word a fifth of the images hold), which grows by its ids.
+  s.data.names.reserve(s.data.names.size() + from.names.size());
+  s.data.ids.reserve(s.data.ids.size() + from.ids.size());
+  for (std::size_t w = 0; w < s.data.postings.size(); ++w)
+    s.data.postings[w].reserve(s.data.postings[w].size() + from.postings[w].size());
+
+  const auto lock = s.mutex.write();
+  for (std::string& name : from.names) s.data.names.push_back(std::move(name));
+  for (auto& [name, id] : from.ids) s.data.ids.emplace(name, offset + id);
+  for (std::size_t w = 0; w < s.data.postings.size(); ++w) {
+    index_detail::PostingList& list = s.data.postings[w];
+    from.postings[w].forEach([&](ImageId image, std::int32_t count) { list.push_back(offset + image, count); });
+    list.adapt(s.data.names.size());
+    from.postings[w] = index_detail::PostingList();
+  }
+  from.names.clear();
+  from.ids.clear();
+  s.install(Impl::Prepared{});  // the norms and weights are recomputed by the next query
+  later.impl_->install(Impl::Prepared{});
+  return offset;
+}
+
 void InvertedIndex::remove(const std::string& name) {
   Impl& s = *impl_;
   std::lock_guard<std::mutex> writing(s.writing);

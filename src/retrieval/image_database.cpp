@@ -162,6 +162,18 @@ void ImageDatabase::remove(const std::string& name) {
   if (keypoints_ && id) keypoints_->erase(*id);
 }
 
+void ImageDatabase::append(ImageDatabase&& later) {
+  if (features_.toString() != later.features_.toString())
+    throw InvalidInput("database: cannot append images of features '" + later.features_.toString() + "' to one of '" +
+                       features_.toString() + "'");
+  if (storesKeypoints() != later.storesKeypoints())
+    throw InvalidInput(std::string("database: cannot append a database ") +
+                       (later.storesKeypoints() ? "with" : "without") + " keypoints to one " +
+                       (storesKeypoints() ? "with" : "without"));
+  const ImageId offset = index_.append(std::move(later.index_));
+  if (keypoints_) keypoints_->append(std::move(*later.keypoints_), offset);
+}
+
 bool ImageDatabase::storesScaleAndAngle() const { return keypoints_ && keypoints_->storesScaleAngles(); }
 
 std::optional<ImageWords> ImageDatabase::keypoints(ImageId id) const {

@@ -104,6 +104,21 @@ void KeypointStore::put(ImageId id, StoredImage image) {
   postings_.dropCopies();
 }
 
+void KeypointStore::append(KeypointStore&& later, ImageId offset) {
+  const std::lock_guard<std::mutex> one_writer(writing_);
+  const std::lock_guard<std::mutex> later_writer(later.writing_);
+  const auto later_lock = later.mutex_.write();
+  const auto lock = mutex_.write();
+  if (images_.size() > offset)
+    throw Error("internal error: keypoints appended at id " + std::to_string(offset) + " below the " +
+                std::to_string(images_.size()) + " held");
+  images_.resize(std::size_t{offset} + later.images_.size());
+  postings_.append(later.postings_, offset);
+  for (std::size_t id = 0; id < later.images_.size(); ++id) images_[offset + id] = std::move(later.images_[id]);
+  without_scale_angles_ += later.without_scale_angles_;
+  later = KeypointStore(later.words_);
+}
+
 void KeypointStore::erase(ImageId id) {
   const std::lock_guard<std::mutex> one_writer(writing_);
   if (id >= images_.size() || !images_[id]) return;

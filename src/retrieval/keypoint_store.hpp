@@ -61,6 +61,9 @@ class KeypointStore {
   // Keeps a prepared image's keypoints under `id`, replacing what it held.
   void put(ImageId id, StoredImage image);
   void erase(ImageId id);
+  // Keeps every image of `later` under its id plus `offset` (above every id here), as put() one by
+  // one would; `later` is left empty. Both stores must be of the same K.
+  void append(KeypointStore&& later, ImageId offset);
   // The keypoints stored for `id`, in word order; nullopt if none were stored.
   std::optional<ImageWords> get(ImageId id) const;
   // The same as stored (quantised), for copying it elsewhere.

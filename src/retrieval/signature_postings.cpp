@@ -48,6 +48,17 @@ void SignaturePostings::insert(ImageId id, std::uint32_t word, const std::uint64
   list.signatures.insert(list.signatures.begin() + at, signatures, signatures + count);
 }
 
+void SignaturePostings::append(const SignaturePostings& later, ImageId offset) {
+  for (std::size_t word = 0; word < later.lists_.size(); ++word) {
+    if (!later.lists_[word] || later.lists_[word]->ids.empty()) continue;
+    const WordFeatures& from = *later.lists_[word];
+    WordFeatures& list = writable(static_cast<std::uint32_t>(word));
+    list.ids.reserve(list.ids.size() + from.ids.size());
+    for (ImageId id : from.ids) list.ids.push_back(offset + id);
+    list.signatures.insert(list.signatures.end(), from.signatures.begin(), from.signatures.end());
+  }
+}
+
 void SignaturePostings::erase(ImageId id, std::uint32_t word) {
   if (!lists_[word]) return;
   const WordFeatures& now = *lists_[word];

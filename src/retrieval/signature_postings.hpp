@@ -41,6 +41,9 @@ class SignaturePostings {
   // Files `count` features of image `id` under `word` (an image not yet filed under it), keeping the
   // list in id order: an append for the newest image, an insertion otherwise.
   void insert(ImageId id, std::uint32_t word, const std::uint64_t* signatures, std::size_t count);
+  // Files every feature of `later` under its image id plus `offset`, after those here (every id here
+  // is below `offset`); `later` is left as it is.
+  void append(const SignaturePostings& later, ImageId offset);
   // Takes image `id`'s features out of `word`'s list (nothing if it has none there).
   void erase(ImageId id, std::uint32_t word);
 

@@ -220,6 +220,87 @@ TEST(ImageDatabaseFile, StreamedBlocksHoldTheIndexFileAndTheKeypoints) {
   EXPECT_EQ(last_length, 0u);
 }
 
+// A database of the first images with the rest appended is the database of all of them added one
+// by one: the same file, byte for byte, and the same answers. Split at every point of a random
+// set (one side empty at the ends), with an image removed on each side, keypoints with and without
+// scale and angle.
+TEST(ImageDatabase, AppendingIsAddingOneByOne) {
+  BOVW_SEEDED_RNG(rng);
+  TempDir dir;
+  const int k = 29;
+  const Vocabulary vocabulary(randomMatrix(rng, k, 64), DescriptorType::parse("surf64"));
+  std::uniform_int_distribution<std::int32_t> word(0, k - 1);
+  std::uniform_real_distribution<float> at(0.0f, 199.0f);
+  std::vector<ImageWords> images(8);
+  for (std::size_t i = 0; i < images.size(); ++i) {
+    images[i].image_size = {200, 200};
+    for (int f = static_cast<int>(rng() % 90); f > 0; --f) {
+      images[i].points.emplace_back(at(rng), at(rng));
+      images[i].words.push_back(word(rng));
+      images[i].signatures.push_back(rng());
+      if (i % 3 != 0) {
+        images[i].sizes.push_back(1.0f + at(rng));
+        images[i].angles.push_back(at(rng));
+      }
+    }
+  }
+  const auto name = [](std::size_t i) { return "image " + std::to_string(i); };
+  const auto fill = [&](ImageDatabase& d, std::size_t from, std::size_t to, std::size_t removed) {
+    for (std::size_t i = from; i < to; ++i) d.add(name(i), images[i]);
+    if (removed >= from && removed < to) d.remove(name(removed));
+  };
+  ImageDatabase whole(vocabulary, FeatureSpec("surf"), DatabaseOptions{true});
+  fill(whole, 0, images.size(), 1);
+  whole.remove(name(6));
+  whole.save(dir.file("whole.bovwdb"));
+  const std::vector<char> expected = readBytes(dir.file("whole.bovwdb"));
+  for (std::size_t split = 0; split <= images.size(); ++split) {
+    ImageDatabase first(vocabulary, FeatureSpec("surf"), DatabaseOptions{true});
+    ImageDatabase second(vocabulary, FeatureSpec("surf"), DatabaseOptions{true});
+    fill(first, 0, split, 1);
+    fill(second, split, images.size(), 1);
+    if (split <= 6) second.remove(name(6));
+    else first.remove(name(6));
+    first.append(std::move(second));
+    EXPECT_EQ(second.index().size(), 0u);
+    first.save(dir.file("appended.bovwdb"));
+    EXPECT_EQ(readBytes(dir.file("appended.bovwdb")), expected) << "split at " << split;
+    const auto a = first.query(images[3], 5, ScoringOptions{});
+    const auto b = whole.query(images[3], 5, ScoringOptions{});
+    ASSERT_EQ(a.size(), b.size());
+    for (std::size_t r = 0; r < a.size(); ++r) {
+      EXPECT_EQ(a[r].name, b[r].name);
+      EXPECT_EQ(a[r].score, b[r].score);
+    }
+  }
+}
+
+TEST(ImageDatabase, AppendRefusesWhatWouldNotBeOneDatabase) {
+  BOVW_SEEDED_RNG(rng);
+  const int k = 16;
+  const Vocabulary vocabulary(randomMatrix(rng, k, 64), DescriptorType::parse("surf64"));
+  ImageDatabase database(vocabulary, FeatureSpec("surf"));
+  database.add("a", view(randomHistogram(rng, k, 30)));
+  const auto refused = [&](ImageDatabase later, const std::string& says) {
+    try {
+      database.append(std::move(later));
+      ADD_FAILURE() << "appended: " << says;
+    } catch (const InvalidInput& e) {
+      EXPECT_TRUE(contains(e.what(), says)) << e.what();
+    }
+    EXPECT_EQ(database.index().size(), 1u);
+    EXPECT_EQ(database.index().idCount(), 1u);
+  };
+  ImageDatabase same_name(vocabulary, FeatureSpec("surf"));
+  same_name.add("b", view(randomHistogram(rng, k, 30)));
+  same_name.add("a", view(randomHistogram(rng, k, 30)));
+  refused(std::move(same_name), "'a' is in both");
+  refused(ImageDatabase(Vocabulary(randomMatrix(rng, k, 64), DescriptorType::parse("surf64")), FeatureSpec("surf")),
+          "fingerprint");
+  refused(ImageDatabase(vocabulary, FeatureSpec("surf"), DatabaseOptions{true}), "keypoints");
+  refused(ImageDatabase(vocabulary, FeatureSpec::parse("surf hessian_threshold=500")), "features");
+}
+
 TEST(ImageDatabase, EveryKindsSpecRoundTrips) {
   BOVW_SEEDED_RNG(rng);
   TempDir dir;
