@@ -226,8 +226,9 @@ struct IndexProfile {
                             // the list is made: not part of the sum, and hidden but for setup_wait_s
   double work_s = 0;        // this rank's images: decoding, features, histograms, and each finished batch
                             // sent to rank 0 (on rank 0: added to the database)
-  double gather_s = 0;      // rank 0: the other ranks' batches taken and added after its own work (not the
-                            // waits for them); the others: their sends completing
+  double gather_s = 0;      // rank 0, after its own work: the other ranks' batches taken (not the waits
+                            // for them), the adds finished and the ranks' parts appended; the others:
+                            // their sends completing
   double write_s = 0;       // building the shards' databases, writing and committing the files
   double waiting_s = 0;     // the rest: waiting for other ranks (for their results, at agreements)
   std::int64_t images = 0;  // this rank's, indexed

@@ -1,6 +1,8 @@
 // MPI for bovw's distributed steps (library bovw::bovw_mpi, built when CMake finds MPI): the job's
-// ranks as a Communicator (bovw/communicator.hpp). Only the thread that made the session calls MPI
-// (MPI_THREAD_FUNNELED); OpenMP threads and device queues inside a rank never do.
+// ranks as a Communicator (bovw/communicator.hpp). The thread that made the session calls MPI, and,
+// where MPI allows calls from several threads (MPI_THREAD_MULTIPLE, asked for), a thread of the
+// communicator that moves streamed messages on (post/next); OpenMP threads and device queues inside
+// a rank never do.
 #pragma once
 
 #include <bovw/communicator.hpp>

@@ -3,17 +3,29 @@
 // Posted messages are a length (one uint64) and the chunks, all nonblocking sends under one tag of
 // their own: MPI keeps the messages of one sender, tag and communicator in order, so a receiver that
 // has matched a length takes the chunks that follow it.
+//
+// Open MPI moves a large message only while both ranks are inside MPI calls (it has no progress
+// thread of its own), and a rank calls MPI between its batches only: most of what the ranks of a
+// distributed index streamed to rank 0 used to arrive after the work, and rank 0 then took it in
+// while the others waited (docs/SCALING.md). Where MPI allows calls from several threads
+// (MPI_THREAD_MULTIPLE), a thread of the communicator therefore moves the posted messages on, both
+// ways, from the first post() or next() until the communicator ends.
 #include <bovw/error.hpp>
 #include <bovw/mpi_communicator.hpp>
 
 #include <mpi.h>
 
 #include <algorithm>
+#include <chrono>
 #include <climits>
+#include <condition_variable>
 #include <cstdlib>
+#include <deque>
 #include <list>
 #include <map>
+#include <mutex>
 #include <string>
+#include <thread>
 
 namespace bovw {
 
@@ -40,7 +52,7 @@ void inChunks(std::size_t bytes, Transfer transfer) {
 
 class MpiCommunicator final : public Communicator {
  public:
-  MpiCommunicator() {
+  explicit MpiCommunicator(bool threaded) : threaded_(threaded) {
     check(MPI_Comm_rank(MPI_COMM_WORLD, &rank_), "Comm_rank");
     check(MPI_Comm_size(MPI_COMM_WORLD, &size_), "Comm_size");
     check(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &host_), "Comm_split_type");
@@ -48,14 +60,22 @@ class MpiCommunicator final : public Communicator {
     check(MPI_Comm_size(host_, &local_size_), "Comm_size (host)");
   }
   ~MpiCommunicator() override {
+    if (progress_.joinable()) {
+      {
+        std::lock_guard<std::mutex> lock(streams_);
+        stop_ = true;
+      }
+      progress_.join();
+    }
     // A step that failed between post and completePosts: its sends may wait for a receiver that
     // is gone; they are dropped, not waited for (the job ends anyway).
     for (Posted& p : posted_)
       for (MPI_Request& request : p.requests)
         if (request != MPI_REQUEST_NULL) MPI_Request_free(&request);
-    for (auto& [source, in] : incoming_)
-      for (MPI_Request& request : in.requests)
-        if (request != MPI_REQUEST_NULL) MPI_Cancel(&request), MPI_Request_free(&request);
+    for (auto& [source, messages] : incoming_)
+      for (Incoming& in : messages)
+        for (MPI_Request& request : in.requests)
+          if (request != MPI_REQUEST_NULL) MPI_Cancel(&request), MPI_Request_free(&request);
     MPI_Comm_free(&host_);
   }
 
@@ -112,6 +132,8 @@ class MpiCommunicator final : public Communicator {
   }
 
   void post(Bytes bytes, int destination) override {
+    std::lock_guard<std::mutex> lock(streams_);
+    startProgress();
     Posted& p = posted_.emplace_back();
     p.bytes = std::move(bytes);
     p.length = p.bytes.size();
@@ -123,62 +145,44 @@ class MpiCommunicator final : public Communicator {
                       &p.requests.back()),
             "Isend");
     });
-    // Drop the messages that have left, and let MPI move the others on.
-    for (auto it = posted_.begin(); it != posted_.end();) {
-      int done = 0;
-      check(MPI_Testall(static_cast<int>(it->requests.size()), it->requests.data(), &done, MPI_STATUSES_IGNORE),
-            "Testall");
-      it = done ? posted_.erase(it) : std::next(it);
-    }
+    advance();
   }
 
-  // A message is taken in two steps: its length (small, so it has arrived whole when probed), then
-  // receives of its chunks, posted and left to complete; without `wait` this never blocks, so a rank
-  // that looks between its own batches is not held up by a sender busy elsewhere.
+  // Messages are taken as they come, from any source, in two steps: the length (small, so it has
+  // arrived whole when probed), then receives of its chunks, posted and left to complete; a
+  // source's messages are handed on in order. Without `wait` this never blocks, so a rank that looks
+  // between its own batches is not held up by a sender busy elsewhere.
   std::optional<Bytes> next(int source, bool wait) override {
-    Incoming& in = incoming_[source];
-    if (!in.started) {
-      if (!wait) {
-        int arrived = 0;
-        check(MPI_Iprobe(source, kPostTag, MPI_COMM_WORLD, &arrived, MPI_STATUS_IGNORE), "Iprobe");
-        if (!arrived) return std::nullopt;
+    std::unique_lock<std::mutex> lock(streams_);
+    startProgress();
+    for (;;) {
+      advance();
+      std::deque<Incoming>& messages = incoming_[source];
+      if (!messages.empty() && messages.front().complete) {
+        Bytes message = std::move(messages.front().bytes);
+        messages.pop_front();
+        return message;
       }
-      std::uint64_t length = 0;
-      check(MPI_Recv(&length, 1, MPI_UINT64_T, source, kPostTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE), "Recv");
-      in.started = true;
-      in.bytes.resize(length);
-      inChunks(in.bytes.size(), [&](std::size_t offset, int count) {
-        in.requests.emplace_back();
-        check(MPI_Irecv(in.bytes.data() + offset, count, MPI_BYTE, source, kPostTag, MPI_COMM_WORLD,
-                        &in.requests.back()),
-              "Irecv");
-      });
+      if (!wait) return std::nullopt;
+      pause(lock);
     }
-    const int count = static_cast<int>(in.requests.size());
-    if (wait) {
-      check(MPI_Waitall(count, in.requests.data(), MPI_STATUSES_IGNORE), "Waitall");
-    } else {
-      int done = 0;
-      check(MPI_Testall(count, in.requests.data(), &done, MPI_STATUSES_IGNORE), "Testall");
-      if (!done) return std::nullopt;
-    }
-    Bytes message = std::move(in.bytes);
-    incoming_.erase(source);
-    return message;
   }
 
   void completePosts() override {
-    for (Posted& p : posted_)
-      check(MPI_Waitall(static_cast<int>(p.requests.size()), p.requests.data(), MPI_STATUSES_IGNORE), "Waitall");
-    posted_.clear();
+    std::unique_lock<std::mutex> lock(streams_);
+    for (;;) {
+      advance();
+      if (posted_.empty()) return;
+      pause(lock);
+    }
   }
 
  private:
   // A message being received from one source: its bytes, unmoved, until its receives complete.
   struct Incoming {
-    bool started = false;
     Bytes bytes;
     std::vector<MPI_Request> requests;
+    bool complete = false;
   };
   // A posted message in flight: its bytes and length stay here, unmoved, until its sends complete.
   struct Posted {
@@ -186,6 +190,74 @@ class MpiCommunicator final : public Communicator {
     std::uint64_t length = 0;
     std::vector<MPI_Request> requests;
   };
+
+  // One round of moving messages on, with `streams_` held: sends that have left are dropped, messages
+  // whose length has arrived get their chunks' receives, and each source's first unfinished message
+  // is checked. Returns whether anything moved.
+  bool advance() {
+    bool moved = false;
+    for (auto it = posted_.begin(); it != posted_.end();) {
+      int done = 0;
+      check(MPI_Testall(static_cast<int>(it->requests.size()), it->requests.data(), &done, MPI_STATUSES_IGNORE),
+            "Testall");
+      moved |= done != 0;
+      it = done ? posted_.erase(it) : std::next(it);
+    }
+    for (;;) {
+      int arrived = 0;
+      MPI_Status status;
+      check(MPI_Iprobe(MPI_ANY_SOURCE, kPostTag, MPI_COMM_WORLD, &arrived, &status), "Iprobe");
+      if (!arrived) break;
+      std::uint64_t length = 0;
+      check(MPI_Recv(&length, 1, MPI_UINT64_T, status.MPI_SOURCE, kPostTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE), "Recv");
+      Incoming& in = incoming_[status.MPI_SOURCE].emplace_back();
+      in.bytes.resize(length);
+      inChunks(in.bytes.size(), [&](std::size_t offset, int count) {
+        in.requests.emplace_back();
+        check(MPI_Irecv(in.bytes.data() + offset, count, MPI_BYTE, status.MPI_SOURCE, kPostTag, MPI_COMM_WORLD,
+                        &in.requests.back()),
+              "Irecv");
+      });
+      moved = true;
+    }
+    for (auto& [source, messages] : incoming_)
+      for (Incoming& in : messages) {
+        if (in.complete) continue;
+        int done = 0;
+        check(MPI_Testall(static_cast<int>(in.requests.size()), in.requests.data(), &done, MPI_STATUSES_IGNORE),
+              "Testall");
+        if (!done) break;  // the source's later messages cannot be complete before this one
+        in.complete = true;
+        moved = true;
+      }
+    if (moved) moved_.notify_all();
+    return moved;
+  }
+
+  // Waits a moment for the progress thread to move something on (without one: just tries again).
+  void pause(std::unique_lock<std::mutex>& lock) {
+    if (progress_.joinable()) moved_.wait_for(lock, std::chrono::microseconds(200));
+  }
+
+  void startProgress() {
+    if (!threaded_ || progress_.joinable()) return;
+    progress_ = std::thread([this] {
+      std::unique_lock<std::mutex> lock(streams_);
+      while (!stop_) {
+        bool moved = false;
+        try {
+          moved = advance();
+        } catch (...) {
+          return;  // the calling thread meets the same failure in its own next MPI call
+        }
+        // Let the calling thread in between rounds; a round that moved nothing waits a little.
+        lock.unlock();
+        if (moved) std::this_thread::yield();
+        else std::this_thread::sleep_for(std::chrono::microseconds(100));
+        lock.lock();
+      }
+    });
+  }
 
   template <typename T>
   void reduce(T* values, std::size_t count, MPI_Datatype type, MPI_Op op) {
@@ -200,16 +272,22 @@ class MpiCommunicator final : public Communicator {
   int local_rank_ = 0;
   int local_size_ = 1;
   MPI_Comm host_ = MPI_COMM_NULL;
+  // The streams: post(), next(), completePosts() and the progress thread, under streams_.
+  bool threaded_ = false;  // MPI_THREAD_MULTIPLE: the progress thread may run
+  std::mutex streams_;
+  std::condition_variable moved_;
+  std::thread progress_;
+  bool stop_ = false;
   std::list<Posted> posted_;  // a list: its elements never move while MPI holds their addresses
-  std::map<int, Incoming> incoming_;  // by source; a map's elements do not move either
+  std::map<int, std::deque<Incoming>> incoming_;  // by source, in order; a deque keeps its elements in place at both ends
 };
 
 }  // namespace
 
 MpiSession::MpiSession(int& argc, char**& argv) {
   int provided = 0;
-  check(MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided), "Init_thread");
-  world_ = std::make_unique<MpiCommunicator>();
+  check(MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided), "Init_thread");
+  world_ = std::make_unique<MpiCommunicator>(provided >= MPI_THREAD_MULTIPLE);
 }
 
 MpiSession::~MpiSession() {

@@ -1,4 +1,4 @@
-// Batches posted to the root as they finish; the root hands them on rank by rank, in list order.
+// Batches posted to the root as they finish; the root hands each on as it comes, tagged with its rank.
 #include "pipeline/result_stream.hpp"
 
 #include "pipeline/histogram_exchange.hpp"
@@ -6,20 +6,26 @@
 #include <bovw/error.hpp>
 
 #include <chrono>
+#include <limits>
 
 namespace bovw::detail {
+
+namespace {
+constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
+}  // namespace
 
 ResultStream::ResultStream(Communicator& ranks, const std::vector<std::string>& paths, int root, Consumer consume)
     : ranks_(ranks),
       root_(root),
       consume_(std::move(consume)),
-      waiting_(static_cast<std::size_t>(ranks.size())),
+      first_(static_cast<std::size_t>(ranks.size()), kNone),
+      last_(static_cast<std::size_t>(ranks.size()), 0),
       ended_(static_cast<std::size_t>(ranks.size()), false) {
   if (ranks.rank() != root) return;
   for (std::size_t i = 0; i < paths.size(); ++i) position_.emplace(paths[i], i);
 }
 
-void ResultStream::add(const ImageHistograms& batch) {
+void ResultStream::add(ImageHistograms batch) {
   if (batch.names.empty()) return;
   if (ranks_.rank() != root_) {
     Bytes bytes = encodeImageHistograms(batch);
@@ -27,18 +33,8 @@ void ResultStream::add(const ImageHistograms& batch) {
     ranks_.post(std::move(bytes), root_);
     return;
   }
-  if (turn_ == root_ && !failure_) hand(batch);
-  else waiting_[static_cast<std::size_t>(root_)].push_back(batch);
-  // Whatever the others have sent so far: taking it lets their sends complete while this rank works.
-  for (int r = 0; r < ranks_.size(); ++r) {
-    if (r == root_) continue;
-    while (!ended_[static_cast<std::size_t>(r)]) {
-      std::optional<Bytes> message = ranks_.next(r, false);
-      if (!message) break;
-      take(r, std::move(*message));
-    }
-  }
-  consumeTurns();
+  hand(root_, std::move(batch));
+  takeArrived();  // taking it lets the others' sends complete while this rank works
 }
 
 void ResultStream::finish() {
@@ -48,8 +44,6 @@ void ResultStream::finish() {
     return;
   }
   ended_[static_cast<std::size_t>(root_)] = true;
-  // In rank order: the turn's rank first, so that its batches are handed on while later ranks'
-  // messages wait in MPI (their senders wait in completePosts meanwhile).
   for (int r = 0; r < ranks_.size(); ++r) {
     while (!ended_[static_cast<std::size_t>(r)]) {
       std::optional<Bytes> message = ranks_.next(r, false);
@@ -60,9 +54,19 @@ void ResultStream::finish() {
       }
       take(r, std::move(*message));
     }
-    consumeTurns();
   }
   if (failure_) std::rethrow_exception(failure_);
+}
+
+void ResultStream::takeArrived() {
+  for (int r = 0; r < ranks_.size(); ++r) {
+    if (r == root_) continue;
+    while (!ended_[static_cast<std::size_t>(r)]) {
+      std::optional<Bytes> message = ranks_.next(r, false);
+      if (!message) break;
+      take(r, std::move(*message));
+    }
+  }
 }
 
 void ResultStream::take(int source, Bytes message) {
@@ -73,39 +77,40 @@ void ResultStream::take(int source, Bytes message) {
   }
   if (failure_) return;  // drained, no longer used
   try {
-    waiting_[static_cast<std::size_t>(source)].push_back(
-        decodeImageHistograms(message, "rank " + std::to_string(source)));
+    hand(source, decodeImageHistograms(message, "rank " + std::to_string(source)));
   } catch (...) {
     failure_ = std::current_exception();
   }
 }
 
-// Hands on the batches of the rank whose turn it is, and moves the turn on past every rank whose
-// stream has ended and been handed on.
-void ResultStream::consumeTurns() {
-  while (turn_ < ranks_.size()) {
-    std::deque<ImageHistograms>& queue = waiting_[static_cast<std::size_t>(turn_)];
-    while (!queue.empty()) {
-      if (!failure_) hand(queue.front());
-      queue.pop_front();
-    }
-    if (!ended_[static_cast<std::size_t>(turn_)]) return;
-    ++turn_;
-  }
-}
-
-void ResultStream::hand(const ImageHistograms& batch) {
+// Checks that the batch's images come after those rank `rank` handed on before (in list order, each
+// once), after every image of the ranks before it and before every image of the ranks after it,
+// then hands it on.
+void ResultStream::hand(int rank, ImageHistograms batch) {
+  if (failure_) return;
   try {
-    if (ranks_.size() > 1)
+    if (ranks_.size() > 1) {
+      const auto r = static_cast<std::size_t>(rank);
+      std::size_t first = kNone, last = 0;
       for (const std::string& name : batch.names) {
         const auto found = position_.find(name);
         if (found == position_.end())
           throw InvalidInput("'" + name + "': an image result for a file not in the job's list");
-        if (found->second < next_position_)
+        const std::size_t at = found->second;
+        if ((first_[r] != kNone && at <= last_[r]) || (first != kNone && at <= last))
           throw InvalidInput("'" + name + "': an image result out of the job's list order, or twice");
-        next_position_ = found->second + 1;
+        if (first == kNone) first = at;
+        last = at;
       }
-    consume_(batch);
+      for (std::size_t q = 0; q < first_.size(); ++q)
+        if (q != r && first_[q] != kNone && (q < r ? first <= last_[q] : last >= first_[q]))
+          throw InvalidInput("'" + batch.names.front() + "' .. '" + batch.names.back() +
+                             "': image results of rank " + std::to_string(rank) + " among those of rank " +
+                             std::to_string(q) + ", out of the job's list order");
+      if (first_[r] == kNone) first_[r] = first;
+      last_[r] = last;
+    }
+    consume_(rank, std::move(batch));
   } catch (...) {
     failure_ = std::current_exception();
   }

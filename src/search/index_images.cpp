@@ -5,8 +5,9 @@
 // (src/distributed/work_split.hpp) and histograms it; the extractor and histogrammer (OpenCL
 // contexts, kernels) are made on a thread of their own while rank 0 lists the files. Without shards
 // each rank posts every finished batch to rank 0 as it completes (src/pipeline/result_stream.hpp),
-// and rank 0 adds them in the list's order, its own as they come and the others' after them: the
-// database is byte for byte the one-process database. With S shards, shard s is written by rank s mod R from the images of
+// and rank 0 adds each rank's to a database of that rank's part as they come, on a thread of their
+// own, and appends the parts in rank order at the end (src/search/index_parts.hpp): the database is
+// byte for byte the one-process database. With S shards, shard s is written by rank s mod R from the images of
 // that shard, under the names of a new generation that rank 0 chooses (bovw/shard_generations.hpp),
 // so that no file the manifest in place names is touched. Outputs are written in two phases
 // (bovw/atomic_file.hpp's PreparedFiles): every rank prepares its files, the ranks agree that all
@@ -21,6 +22,7 @@
 #include <bovw/image_pipeline.hpp>
 #include "pipeline/histogram_batches.hpp"
 #include "pipeline/result_stream.hpp"
+#include "search/index_parts.hpp"
 #include <bovw/rank_agreement.hpp>
 #include <bovw/shard_generations.hpp>
 #include <bovw/sharded_database.hpp>
@@ -164,16 +166,19 @@ IndexSummary indexListed(Communicator& group, const ImageSource& source, const V
   Outputs outputs;
   auto newDatabase = [&] { return ImageDatabase(vocabulary, features, index.database); };
   std::optional<detail::ResultStream> stream;
+  std::optional<detail::IndexParts> rank_parts;  // on rank 0, without shards
   std::unordered_map<std::string, std::size_t> position;  // with shards: of each path in the list
   std::unordered_map<std::size_t, std::size_t> output_of_shard;
   std::function<void(const ImageHistograms&)> keep;  // this rank's batches, with shards
   if (!index.shards) {
     if (root) {
-      outputs.databases.push_back(newDatabase());
+      std::vector<ImageDatabase> empties;
+      for (int r = 0; r < group.size(); ++r) empties.push_back(newDatabase());
+      rank_parts.emplace(std::move(empties), addImage);
       outputs.paths.push_back(output);
     }
-    stream.emplace(group, list.paths, 0, [&](const ImageHistograms& batch) {
-      for (std::size_t i = 0; i < batch.names.size(); ++i) addImage(outputs.databases.front(), batch, i);
+    stream.emplace(group, list.paths, 0, [&](int rank, ImageHistograms batch) {
+      rank_parts->take(static_cast<std::size_t>(rank), std::move(batch));
     });
   } else {
     for (std::size_t i = 0; i < list.paths.size(); ++i) position.emplace(list.paths[i], i);
@@ -201,14 +206,15 @@ IndexSummary indexListed(Communicator& group, const ImageSource& source, const V
           filesOfRank(list, part_of, group.size(), group.rank()), *made.extractor, vocabulary, *made.histogrammer,
           pipeline, [&](ImageHistograms&& batch) {
             indexed += static_cast<std::int64_t>(batch.names.size());
-            if (stream) stream->add(batch);
+            if (stream) stream->add(std::move(batch));
             else keep(batch);
           });
     });
   } catch (...) {
     failure = std::current_exception();
   }
-  // Every rank ends its stream, whatever happened: no rank is left sending or receiving.
+  // Every rank ends its stream, whatever happened: no rank is left sending or receiving. Rank 0
+  // then has every part added and appends them.
   if (stream) {
     try {
       timed(times.gather_s, [&] { stream->finish(); });
@@ -217,6 +223,12 @@ IndexSummary indexListed(Communicator& group, const ImageSource& source, const V
     }
     times.gather_s -= stream->waitedSeconds();  // waiting for the others' results is waiting
     times.bytes = stream->bytes();
+    try {
+      if (rank_parts && !failure) timed(times.gather_s, [&] { outputs.databases.push_back(rank_parts->finish()); });
+    } catch (...) {
+      failure = std::current_exception();
+    }
+    rank_parts.reset();
   }
   throwIfAnyRankFailed(group, failure);
   times.images = indexed;

@@ -252,11 +252,12 @@ TEST(ResultStream, OutOfOrderImagesAndConsumerFailuresFailTheRootAfterTheDrain) 
     batch.names = std::move(names);
     return batch;
   };
-  // In order: handed on in list order, rank by rank.
+  // In order: each rank's batches handed on in its list order, tagged with the rank.
   for (int ranks : {2, 3}) {
-    std::vector<std::string> handed;
+    std::vector<std::vector<std::string>> by_rank(static_cast<std::size_t>(ranks));
     test::runOnRanks(ranks, [&](Communicator& group) {
-      detail::ResultStream stream(group, list, 0, [&](const ImageHistograms& batch) {
+      detail::ResultStream stream(group, list, 0, [&](int rank, ImageHistograms batch) {
+        std::vector<std::string>& handed = by_rank[static_cast<std::size_t>(rank)];
         handed.insert(handed.end(), batch.names.begin(), batch.names.end());
       });
       if (group.rank() == 0) stream.add(batchOf({"a.png"}));
@@ -267,11 +268,15 @@ TEST(ResultStream, OutOfOrderImagesAndConsumerFailuresFailTheRootAfterTheDrain) 
       if (group.rank() == 2) stream.add(batchOf({"d.png"}));
       stream.finish();
     });
-    EXPECT_EQ(handed, ranks == 3 ? list : std::vector<std::string>(list.begin(), list.begin() + 3));
+    EXPECT_EQ(by_rank[0], std::vector<std::string>({"a.png"}));
+    EXPECT_EQ(by_rank[1], std::vector<std::string>({"b.png", "c.png"}));
+    if (ranks == 3) {
+      EXPECT_EQ(by_rank[2], std::vector<std::string>({"d.png"}));
+    }
   }
   std::vector<std::string> caught(2);
   test::runOnRanks(2, [&](Communicator& group) {
-    detail::ResultStream stream(group, list, 0, [](const ImageHistograms&) {});
+    detail::ResultStream stream(group, list, 0, [](int, ImageHistograms) {});
     if (group.rank() == 0) stream.add(batchOf({"c.png"}));
     if (group.rank() == 1) {
       stream.add(batchOf({"b.png"}));  // before rank 0's c.png in the list
@@ -286,7 +291,7 @@ TEST(ResultStream, OutOfOrderImagesAndConsumerFailuresFailTheRootAfterTheDrain) 
   EXPECT_TRUE(test::contains(caught[0], "b.png")) << caught[0];
   EXPECT_TRUE(caught[1].empty());
   test::runOnRanks(2, [&](Communicator& group) {
-    detail::ResultStream stream(group, list, 0, [](const ImageHistograms& batch) {
+    detail::ResultStream stream(group, list, 0, [](int, ImageHistograms batch) {
       if (batch.names.back() == "c.png") throw IoError("disk full at c.png");
     });
     if (group.rank() == 0) stream.add(batchOf({"a.png"}));
