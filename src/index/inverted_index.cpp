@@ -417,7 +417,7 @@ ImageId InvertedIndex::append(InvertedIndex&& later) {
   for (auto& [name, id] : from.ids) s.data.ids.emplace(name, offset + id);
   for (std::size_t w = 0; w < s.data.postings.size(); ++w) {
     index_detail::PostingList& list = s.data.postings[w];
-    from.postings[w].forEach([&](ImageId image, std::int32_t count) { list.push_back(offset + image, count); });
+    list.append(from.postings[w], offset);
     list.adapt(s.data.names.size());
     from.postings[w] = index_detail::PostingList();
   }

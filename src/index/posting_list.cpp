@@ -58,6 +58,33 @@ void PostingList::pushBackSlow(ImageId image, std::int32_t count) {
   if (large) large_->push_back({image, count});
 }
 
+void PostingList::append(const PostingList& later, ImageId offset) {
+  if (later.empty()) return;
+  if (dense_.operator bool() != later.dense_.operator bool()) {  // one at a time, each form as it takes it
+    later.forEach([&](ImageId image, std::int32_t count) { push_back(offset + image, count); });
+    return;
+  }
+  if (later.large_) {
+    if (!large_) large_ = std::make_unique<std::vector<Large>>();
+    large_->reserve(large_->size() + later.large_->size());
+  }
+  if (dense_) {
+    std::vector<std::uint8_t>& counts = dense_->counts;
+    const std::vector<std::uint8_t>& from = later.dense_->counts;
+    counts.reserve(std::size_t{offset} + from.size());
+    counts.resize(offset, 0);  // the ids up to `offset` that this list does not reach
+    counts.insert(counts.end(), from.begin(), from.end());
+    dense_->size += later.dense_->size;
+  } else {
+    ids_.reserve(ids_.size() + later.ids_.size());
+    counts_.reserve(counts_.size() + later.counts_.size());
+    for (ImageId image : later.ids_) ids_.push_back(offset + image);
+    counts_.insert(counts_.end(), later.counts_.begin(), later.counts_.end());
+  }
+  if (later.large_)
+    for (const Large& l : *later.large_) large_->push_back({offset + l.image, l.count});
+}
+
 void PostingList::pop_back() {
   ImageId last;
   if (dense_) {

@@ -109,6 +109,9 @@ class PostingList {
     ids_.push_back(image);
     counts_.push_back(static_cast<std::uint8_t>(count));
   }
+  // Appends `later`'s postings under their ids plus `offset`, which is above every id here: in one
+  // copy of each array where both lists have the same form (a dense list's count bytes shifted whole).
+  void append(const PostingList& later, ImageId offset);
   // Removes the posting with the largest id.
   void pop_back();
   // Removes the posting of `image`, which the list holds.

@@ -212,6 +212,37 @@ TEST(PostingList, DenseFromAFifthOfTheIdsSparseBelowASixth) {
   EXPECT_EQ(list.heapBytes(), 5 * list.size());
 }
 
+// A list with another appended holds both lists' postings, the other's under its ids plus the
+// offset: all four pairs of forms, counts at every field's edge (large ones in both), offsets right
+// after the first list's last id and far beyond it, an empty list on either side.
+TEST(PostingList, AppendingShiftsTheOtherListsIds) {
+  BOVW_SEEDED_RNG(rng);
+  const auto make = [&](std::size_t ids, int every, bool dense) {
+    PostingList list;
+    std::map<ImageId, std::int32_t> held;
+    for (ImageId id = 0; id < ids; ++id)
+      if (every > 0 && rng() % static_cast<unsigned>(every) == 0) {
+        held[id] = randomCount(rng);
+        list.push_back(id, held[id]);
+      }
+    list.adapt(dense ? list.size() : 100 * ids + 7);  // dense where it is at least a fifth of `ids`
+    return std::make_pair(std::move(list), held);
+  };
+  for (bool first_dense : {false, true})
+    for (bool later_dense : {false, true})
+      for (int every : {0, 2, 7})
+        for (ImageId gap : {0u, 1u, 300u}) {
+          auto [list, expected] = make(57, every, first_dense);
+          const auto [later, added] = make(91, 3, later_dense);
+          const ImageId offset = static_cast<ImageId>(57 + gap);
+          list.append(later, offset);
+          for (const auto& [id, count] : added) expected[offset + id] = count;
+          expectHolds(list, expected, offset + 91);
+          list.adapt(offset + 91);  // either form afterwards holds the same
+          expectHolds(list, expected, offset + 91);
+        }
+}
+
 // The pass by image blocks visits every posting once, each image's words ascending, whatever the block
 // size and the lists' forms.
 TEST(PostingList, ThePassByImageBlocksVisitsEveryPostingOnceInWordOrder) {
