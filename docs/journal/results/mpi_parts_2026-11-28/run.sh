@@ -17,7 +17,7 @@ run() {  # NAME BUILD RANKS COPIES
 same() { cmp -s "$1" "$2" && echo "same bytes: $1 $2" || echo "DIFFERENT: $1 $2"; }
 nvidia-smi --query-gpu=name --format=csv,noheader
 ompi_info 2>/dev/null | grep -i "thread support"
-for ranks in 4 2; do
+for ranks in ${RANKS:-4 2}; do  # RANKS=2 on a two-GPU machine
   copies=$((ranks == 4 ? 1024 : 256))
   run r${ranks}_base mpi_base $ranks $copies
   mv /tmp/w_r$ranks/index_R1_1.bovwdb /tmp/base_R1.bovwdb
