@@ -280,8 +280,8 @@ void ImageDatabase::save(const std::string& path) const {
 }
 
 // The index and keypoint blocks are streamed into the file as they are made, never held whole in
-// memory: each went to a string stream first, then was copied into the file (38,400 images: 1.2 s
-// to save, 0.4 s now, on the 2-core VM).
+// memory: each went to a string stream first, then was copied into the file (38,400 images of 700
+// words at K = 1,000: 1.35-1.48 s to save, 0.32-0.34 s now, on the 2-core VM).
 void ImageDatabase::write(std::ostream& out) const {
   std::ostringstream vocabulary;
   detail::writeVocabularyBinary(vocabulary, vocabulary_);
