@@ -218,12 +218,7 @@ void KeypointStore::writeBlock(detail::ByteWriter& out) const {
   const auto lock = mutex_.read();
   std::uint64_t bytes = 4;  // S
   for (const auto& image : images_) bytes += image ? imageBytes(*image) : 4;
-  out.u64(bytes);
-  const std::uint64_t start = out.written();
-  writeSlots(out);
-  if (out.written() - start != bytes)
-    throw Error("internal error: the keypoint block took " + std::to_string(out.written() - start) +
-                " bytes, not the " + std::to_string(bytes) + " announced");
+  out.block(bytes, "keypoint", [&](detail::ByteWriter& block) { writeSlots(block); });
 }
 
 void KeypointStore::writeSlots(detail::ByteWriter& out) const {
@@ -251,28 +246,17 @@ void KeypointStore::writeImage(detail::ByteWriter& out, const StoredImage& image
   out.u32(static_cast<std::uint32_t>(image.keypoints.size()) | (scale_angles ? kWithScaleAngle : 0));
   out.u32(image.width);
   out.u32(image.height);
-  // The keypoints go out in pieces: a writer call per field cost more than the rest of the write.
-  constexpr std::size_t kPiece = 256;
-  unsigned char piece[kPiece * (kKeypointBytes + 2)];
-  std::size_t used = 0;
   for (std::size_t i = 0; i < image.keypoints.size(); ++i) {
     const Keypoint& k = image.keypoints[i];
-    unsigned char* at = piece + used;
-    detail::encodeLittleEndian(k.word, at);
-    detail::encodeLittleEndian(k.x, at + 4);
-    detail::encodeLittleEndian(k.y, at + 6);
-    detail::encodeLittleEndian(k.signature, at + 8);
-    used += kKeypointBytes;
+    out.u32(k.word);
+    out.number(k.x);
+    out.number(k.y);
+    out.u64(k.signature);
     if (scale_angles) {
-      piece[used++] = image.scale_angles[i].log_scale;
-      piece[used++] = image.scale_angles[i].angle;
-    }
-    if (used > sizeof piece - (kKeypointBytes + 2)) {
-      out.raw(reinterpret_cast<const char*>(piece), used);
-      used = 0;
+      out.number(image.scale_angles[i].log_scale);
+      out.number(image.scale_angles[i].angle);
     }
   }
-  out.raw(reinterpret_cast<const char*>(piece), used);
 }
 
 KeypointStore::StoredImage KeypointStore::readImage(detail::ByteReader& in, std::uint32_t count, int words,
