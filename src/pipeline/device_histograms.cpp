@@ -30,6 +30,7 @@ struct ImageResult {
 // memory its read-backs land in (kept still: the reads are asynchronous).
 struct InFlight {
   std::vector<std::size_t> members;  // slot indices
+  surf::SurfBatchInput input;        // the grays its uploads read
   surf::SurfOnDevice surf;
   std::vector<cl::Event> search;
   Histograms counts;
@@ -40,11 +41,13 @@ struct InFlight {
   cl::Event done;  // the last read-back: the queue is in order, so the whole batch has run
 };
 
-// Runs device batches two at a time on one in-order queue: batch n+1 is uploaded and searched for
-// keypoints while the host still has batch n's results to collect, so the device does not idle
-// during the host's steps (the wait for each batch's keypoint count excepted). The last batch of a
-// pipeline batch stays in flight while the next pipeline batch's first starts: nothing drains the
-// queue between them.
+// Runs device batches three deep on one in-order queue. A batch is started (uploaded, searched for
+// keypoints) before the host waits for the keypoint count of the batch started before it, so the
+// device goes on working through that wait and while the host enqueues the earlier batch's
+// description, histogram search and read-backs; the batch before that one is collected then, while
+// the device runs. The two started batches use different working buffers (SurfBatchInput::slot).
+// Nothing drains the queue between pipeline batches: the last batches of one stay in flight while
+// the next one's start.
 class DeviceRoute {
  public:
   DeviceRoute(const DeviceFeatures& features, ResidentHistograms& search, const Vocabulary& vocabulary,
@@ -58,35 +61,72 @@ class DeviceRoute {
 
   // A batch still in flight reads into memory that goes with this object.
   ~DeviceRoute() {
-    if (!pending_) return;
+    if (!started_ && !pending_) return;
     try {
       device_.queue().finish();
     } catch (const cl::Error&) {
     }
   }
 
-  // Starts the device batches (slot indices; grays in slot.kept), collecting each earlier one once
-  // the next has started; the last stays in flight (settle() collects it). An image's results go to
-  // results(); one that fails gets its error in its slot: a failed batch of several is retried image by
-  // image, so that the error names its image and the others still finish.
+  // Starts the device batches (slot indices; grays in slot.kept); each start finishes the batch
+  // started before and collects the one before that. The last two stay in flight (settle() collects
+  // them). An image's results go to results(); one that fails gets its error in its slot: a failed
+  // batch of several is retried image by image, so that the error names its image and the others
+  // still finish.
   void run(const std::vector<std::vector<std::size_t>>& batches, std::vector<ImageSlot>& slots,
            const std::vector<std::string>& paths) {
     for (const std::vector<std::size_t>& members : batches) {
       std::unique_ptr<InFlight> started;
       try {
-        started = start(members, slots);  // waits for this batch's keypoint count: `pending_` is done
+        started = start(members, slots, next_slot_);
       } catch (const std::exception& e) {
-        settle(slots, paths);
+        advance(slots, paths);
         retryAlone(members, e, slots, paths);
         continue;
       }
-      settle(slots, paths);
-      pending_ = std::move(started);
+      next_slot_ = 1 - next_slot_;
+      advance(slots, paths);
+      started_ = std::move(started);
     }
   }
 
-  // Collects the batch in flight, if any.
+  // Finishes and collects every batch in flight.
   void settle(std::vector<ImageSlot>& slots, const std::vector<std::string>& paths) {
+    advance(slots, paths);
+    advance(slots, paths);
+  }
+
+  // The slots below this are settled: no batch in flight holds them.
+  std::size_t settledBelow(std::size_t end) const {
+    if (pending_) return pending_->members.front();
+    return started_ ? started_->members.front() : end;
+  }
+
+  // The results of settled images that succeeded, by slot index (taken by the caller).
+  std::map<std::size_t, ImageResult>& results() { return results_; }
+
+ private:
+  static constexpr int kRetrySlot = 2;  // the working buffers of batches retried image by image
+
+  // One step down the pipeline: the started batch is finished (the wait for its keypoint count
+  // while the device runs whatever was started after it), then the batch finished before it is
+  // collected.
+  void advance(std::vector<ImageSlot>& slots, const std::vector<std::string>& paths) {
+    std::unique_ptr<InFlight> finished = std::move(started_);
+    if (finished) {
+      try {
+        finish(*finished);
+      } catch (const std::exception& e) {
+        collectPending(slots, paths);
+        retryAlone(finished->members, e, slots, paths);
+        finished.reset();
+      }
+    }
+    collectPending(slots, paths);
+    pending_ = std::move(finished);
+  }
+
+  void collectPending(std::vector<ImageSlot>& slots, const std::vector<std::string>& paths) {
     if (!pending_) return;
     std::unique_ptr<InFlight> batch = std::move(pending_);
     try {
@@ -96,13 +136,6 @@ class DeviceRoute {
     }
   }
 
-  // The slots below this are settled: no batch in flight holds them.
-  std::size_t settledBelow(std::size_t end) const { return pending_ ? pending_->members.front() : end; }
-
-  // The results of settled images that succeeded, by slot index (taken by the caller).
-  std::map<std::size_t, ImageResult>& results() { return results_; }
-
- private:
   // After a failure: the queue drained, then each image alone (or, alone already, the error in its slot).
   void retryAlone(const std::vector<std::size_t>& members, const std::exception& failure,
                   std::vector<ImageSlot>& slots, const std::vector<std::string>& paths) {
@@ -113,7 +146,9 @@ class DeviceRoute {
     if (members.size() > 1) {
       for (std::size_t i : members) {
         try {
-          collect(*start({i}, slots), slots);
+          const std::unique_ptr<InFlight> alone = start({i}, slots, kRetrySlot);
+          finish(*alone);
+          collect(*alone, slots);
         } catch (const std::exception& e) {
           retryAlone({i}, e, slots, paths);
         }
@@ -126,52 +161,63 @@ class DeviceRoute {
     slots[members[0]].error = message;
   }
 
-  // Enqueues SURF, the histogram search and the read-backs of one batch (the device is not waited
-  // for, except for its keypoint count).
-  std::unique_ptr<InFlight> start(const std::vector<std::size_t>& members, const std::vector<ImageSlot>& slots) {
+  // Enqueues the upload and keypoint search of one batch in working-buffer slot `slot` (nothing is
+  // waited for).
+  std::unique_ptr<InFlight> start(const std::vector<std::size_t>& members, const std::vector<ImageSlot>& slots,
+                                  int slot) {
     auto batch = std::make_unique<InFlight>();
-    const auto begin = std::chrono::steady_clock::now();
-    // Reads into `batch` may be queued when a step fails: they must be done before it goes.
-    finishingQueueOnFailure(device_.queue(), [&] { enqueue(members, slots, *batch); });
-    if (profile_ != nullptr) {
-      profile_->enqueue_s += secondsSince(begin);
-      profile_->count_wait_s += batch->surf.count_wait_s;
-    }
+    batch->members = members;
+    batch->input.slot = slot;
+    for (std::size_t i : members) batch->input.grays.push_back(slots[i].kept);
+    timed([&] { batch->surf = features_.start(device_, batch->input); });
     return batch;
   }
 
-  // start's work, into `out`.
-  void enqueue(const std::vector<std::size_t>& members, const std::vector<ImageSlot>& slots, InFlight& out) {
-    withOpenCLErrors([&] {
-      out.members = members;
-      surf::SurfBatchInput input;
-      for (std::size_t i : members) input.grays.push_back(slots[i].kept);
-      out.surf = features_.enqueue(device_, input);
-      const surf::SurfOnDevice& surf = out.surf;
-      const int images = surf.image_count, words = vocabulary_.size(), n = surf.count;
-      // One more histogram than images: the keypoints the orientation stage dropped, counted and ignored.
-      const cl::Buffer best_word = device_.scratch().get("pipeline.best_word", sizeof(cl_int) * std::max(n, 1));
-      const cl::Buffer histograms = device_.scratch().get(
-          "pipeline.histograms", sizeof(cl_int) * static_cast<std::size_t>(images + 1) * words);
-      out.search = search_.enqueueHistograms(surf.descriptors, n, surf.width, surf.offsets, images + 1, vocabulary_,
-                                             best_word, histograms);
-      auto& queue = device_.queue();
-      out.counts.resize(images + 1, words);
-      out.offsets.resize(static_cast<std::size_t>(images) + 2);
-      queue.enqueueReadBuffer(histograms, CL_FALSE, 0, sizeof(cl_int) * out.counts.size(), out.counts.data());
-      queue.enqueueReadBuffer(surf.offsets, CL_FALSE, 0, sizeof(cl_int) * out.offsets.size(),
-                              out.offsets.data(), nullptr, &out.done);
-      if (keep_words_ && n > 0) {  // what the words need: keypoints, words and (for signatures) descriptors
-        out.records.resize(static_cast<std::size_t>(n));
-        out.assigned.resize(static_cast<std::size_t>(n));
-        out.rows.create(n, surf.width, CV_32F);
-        queue.enqueueReadBuffer(surf.records, CL_FALSE, 0, sizeof(surf::DeviceKeypoint) * n, out.records.data());
-        queue.enqueueReadBuffer(best_word, CL_FALSE, 0, sizeof(cl_int) * n, out.assigned.data());
-        queue.enqueueReadBuffer(surf.descriptors, CL_FALSE, 0, sizeof(float) * out.rows.total(),
-                                out.rows.data, nullptr, &out.done);
-      }
-      queue.flush();
+  // Waits for a started batch's keypoint count, then enqueues the rest of its SURF, the histogram
+  // search and the read-backs (nothing else is waited for).
+  void finish(InFlight& batch) {
+    timed([&] {
+      // Reads into `batch` may be queued when a step fails: they must be done before it goes.
+      finishingQueueOnFailure(device_.queue(), [&] { enqueueRest(batch); });
     });
+    if (profile_ != nullptr) profile_->count_wait_s += batch.surf.detection.count_wait_s;
+  }
+
+  // `step` under the OpenCL error translation, its time added to the profile's enqueueing.
+  template <typename Step>
+  void timed(Step step) {
+    const auto begin = std::chrono::steady_clock::now();
+    withOpenCLErrors(step);
+    if (profile_ != nullptr) profile_->enqueue_s += secondsSince(begin);
+  }
+
+  // finish's work, into `out`.
+  void enqueueRest(InFlight& out) {
+    features_.finish(device_, out.input, out.surf);
+    const surf::SurfOnDevice& surf = out.surf;
+    const int images = surf.image_count, words = vocabulary_.size(), n = surf.count;
+    // One more histogram than images: the keypoints the orientation stage dropped, counted and ignored.
+    const cl::Buffer best_word = device_.scratch().get("pipeline.best_word", sizeof(cl_int) * std::max(n, 1));
+    const cl::Buffer histograms = device_.scratch().get(
+        "pipeline.histograms", sizeof(cl_int) * static_cast<std::size_t>(images + 1) * words);
+    out.search = search_.enqueueHistograms(surf.descriptors, n, surf.width, surf.offsets, images + 1, vocabulary_,
+                                           best_word, histograms);
+    auto& queue = device_.queue();
+    out.counts.resize(images + 1, words);
+    out.offsets.resize(static_cast<std::size_t>(images) + 2);
+    queue.enqueueReadBuffer(histograms, CL_FALSE, 0, sizeof(cl_int) * out.counts.size(), out.counts.data());
+    queue.enqueueReadBuffer(surf.offsets, CL_FALSE, 0, sizeof(cl_int) * out.offsets.size(), out.offsets.data(),
+                            nullptr, &out.done);
+    if (keep_words_ && n > 0) {  // what the words need: keypoints, words and (for signatures) descriptors
+      out.records.resize(static_cast<std::size_t>(n));
+      out.assigned.resize(static_cast<std::size_t>(n));
+      out.rows.create(n, surf.width, CV_32F);
+      queue.enqueueReadBuffer(surf.records, CL_FALSE, 0, sizeof(surf::DeviceKeypoint) * n, out.records.data());
+      queue.enqueueReadBuffer(best_word, CL_FALSE, 0, sizeof(cl_int) * n, out.assigned.data());
+      queue.enqueueReadBuffer(surf.descriptors, CL_FALSE, 0, sizeof(float) * out.rows.total(), out.rows.data,
+                              nullptr, &out.done);
+    }
+    queue.flush();
   }
 
   // Waits for a started batch (not for what was queued after it) and puts each image's results in
@@ -226,7 +272,9 @@ class DeviceRoute {
   const Vocabulary& vocabulary_;
   bool keep_words_;
   PipelineProfile* profile_;
-  std::unique_ptr<InFlight> pending_;      // the batch started last, not yet collected
+  int next_slot_ = 0;                  // the working-buffer slot of the next batch started (0 or 1)
+  std::unique_ptr<InFlight> started_;  // the batch started last: its keypoint count not yet waited for
+  std::unique_ptr<InFlight> pending_;  // the batch finished last: not yet collected
   std::map<std::size_t, ImageResult> results_;
 };
 

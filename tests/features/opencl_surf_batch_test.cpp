@@ -94,6 +94,43 @@ TEST_F(OpenClSurfBatch, EachImageOfABatchGetsTheBuiltinSurfsFeatures) {
   }
 }
 
+// Batches started in two slots before either is finished (as the fused route runs them: start n + 1,
+// finish n, read n) give each image the builtin SURF's features. Threshold 0 makes the first batch
+// find more keypoints than its first extremum launch has room for, so its second launch runs after
+// the other batch's detection was queued.
+TEST_F(OpenClSurfBatch, BatchesStartedBeforeTheEarlierOneIsFinishedKeepTheirOwnFeatures) {
+  SurfParams everything;
+  everything.hessian_threshold = 0;
+  const std::vector<cv::Mat> mixed = mixedImages();
+  std::vector<surf::SurfBatchInput> inputs(3);
+  inputs[0].grays = {test::texturedImage(640, 480, 5, 0.5), mixed[1]};
+  inputs[1].grays = {mixed[4], mixed[5], mixed[2]};
+  inputs[2].grays = {mixed[3]};
+  std::vector<surf::SurfOnDevice> batches;
+  std::vector<std::vector<ImageFeatures>> gpu(inputs.size());
+  for (std::size_t b = 0; b <= inputs.size(); ++b) {
+    if (b < inputs.size()) {
+      inputs[b].slot = static_cast<int>(b % 2);
+      batches.push_back(surf::startSurf(*device_, inputs[b], everything));
+    }
+    if (b == 0) continue;
+    surf::finishSurf(*device_, inputs[b - 1], everything, batches[b - 1]);
+    gpu[b - 1] = surf::readFeatures(*device_, batches[b - 1], inputs[b - 1]);
+  }
+  EXPECT_NE(batches[0].detection.extrema(), batches[0].detection.first_extrema())
+      << "the first batch's first extremum launch should have run out of room (" << batches[0].detection.count
+      << " keypoints)";
+  const auto builtin = surf::makeSurfExtractor(everything, SurfBackend::Builtin);
+  for (std::size_t b = 0; b < inputs.size(); ++b) {
+    ASSERT_EQ(gpu[b].size(), inputs[b].grays.size());
+    for (std::size_t i = 0; i < inputs[b].grays.size(); ++i) {
+      ImageFeatures cpu;
+      builtin->detectAndCompute(inputs[b].grays[i], cv::noArray(), cpu.keypoints, cpu.descriptors);
+      test::expectSameFeatures(cpu, gpu[b][i], "batch " + std::to_string(b) + ", image " + std::to_string(i));
+    }
+  }
+}
+
 // The registry's OpenCL SURF runs a batch as the builtin SURF runs each image alone, and it offers the
 // device seam that the fused route meets with an OpenCL histogrammer's; host extractors and
 // histogrammers offer none.
@@ -248,17 +285,26 @@ TEST_F(OpenClSurfBatch, AFailedDeviceBatchIsRetriedImageByImage) {
   const ImageHistograms reference = histogramImages(paths, *gpu_surf, vocabulary, *makeHistogrammer(opencl));
   ASSERT_EQ(reference.names.size(), paths.size());
   opencl.device_memory_limit = 600'000;  // about 2,000 descriptors: the whole batch does not fit
-  const ImageHistograms limited = histogramImages(paths, *gpu_surf, vocabulary, *makeHistogrammer(opencl));
-  EXPECT_FALSE(limited.names.empty()) << "small images fit alone";
-  EXPECT_FALSE(limited.failures.empty()) << "graf1's 4,805 descriptors do not";
-  EXPECT_EQ(limited.names.size() + limited.failures.size(), paths.size());
-  for (std::size_t i = 0; i < limited.names.size(); ++i) {
-    const auto at = std::find(reference.names.begin(), reference.names.end(), limited.names[i]) - reference.names.begin();
-    EXPECT_TRUE(limited.histograms.row(static_cast<Eigen::Index>(i)) == reference.histograms.row(at)) << limited.names[i];
-  }
-  for (const ImageFailure& f : limited.failures) {
-    EXPECT_NE(f.message.find(f.path), std::string::npos) << f.message;
-    EXPECT_NE(f.message.find("device memory"), std::string::npos) << f.message;
+  // One device batch; then several, so that a failing one has others in flight before and after it.
+  PipelineOptions one_batch, several;
+  several.batch_images = 4;
+  several.device_batch_pixels = 100'000;
+  for (const PipelineOptions& options : {one_batch, several}) {
+    const std::string what = options.batch_images == 4 ? "several device batches" : "one device batch";
+    const ImageHistograms limited = histogramImages(paths, *gpu_surf, vocabulary, *makeHistogrammer(opencl), options);
+    EXPECT_FALSE(limited.names.empty()) << what << ": small images fit alone";
+    EXPECT_FALSE(limited.failures.empty()) << what << ": graf1's 4,805 descriptors do not";
+    EXPECT_EQ(limited.names.size() + limited.failures.size(), paths.size()) << what;
+    for (std::size_t i = 0; i < limited.names.size(); ++i) {
+      const auto at =
+          std::find(reference.names.begin(), reference.names.end(), limited.names[i]) - reference.names.begin();
+      EXPECT_TRUE(limited.histograms.row(static_cast<Eigen::Index>(i)) == reference.histograms.row(at))
+          << what << ": " << limited.names[i];
+    }
+    for (const ImageFailure& f : limited.failures) {
+      EXPECT_NE(f.message.find(f.path), std::string::npos) << what << ": " << f.message;
+      EXPECT_NE(f.message.find("device memory"), std::string::npos) << what << ": " << f.message;
+    }
   }
 }
 

@@ -119,8 +119,15 @@ TEST(OpenClSurfDetect, KeypointsAreTheCpusOnOddSizesSettingsAndMasks) {
 TEST(OpenClSurfDetect, MoreKeypointsThanTheFirstLaunchHasRoomForAreAllFound) {
   BOVW_REQUIRE_OPENCL();
   SurfParams everything;
-  everything.hessian_threshold = 0;  // every local maximum: several per 256 searched samples
-  checkDetection({"noise, threshold 0", test::texturedImage(400, 300, 5, 2.0), everything});
+  // Every local maximum of fine noise: more than the first launch's room (4,096 per image, or one per
+  // 256 searched samples).
+  everything.hessian_threshold = 0;
+  const cv::Mat noise = test::texturedImage(640, 480, 5, 0.5);
+  checkDetection({"noise, threshold 0", noise, everything});
+  detail::DeviceContext device("");
+  const surf::DeviceImages image = surf::uploadImages(device, {noise}, "image");
+  const surf::DeviceDetection found = surf::detectOnDevice(device, image, nullptr, everything);
+  EXPECT_NE(found.extrema(), found.first_extrema()) << found.count << " keypoints: no second launch ran";
 }
 
 TEST(OpenClSurfDetect, ImagesBelowTheSmallestSearchWindowHaveNoKeypoints) {

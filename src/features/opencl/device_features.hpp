@@ -25,9 +25,13 @@ class DeviceFeatures {
   // The host's part of one image, done on the decoding workers: 8-bit gray (toSurfGray).
   virtual cv::Mat prepare(const cv::Mat& image) const = 0;
 
-  // A batch of prepared images through every stage on device.queue(), its features left there
-  // (surf::enqueueSurf: waits only for the keypoint count).
-  virtual surf::SurfOnDevice enqueue(DeviceContext& device, const surf::SurfBatchInput& input) const = 0;
+  // A batch of prepared images started on device.queue(): uploaded and searched for keypoints,
+  // nothing waited for (surf::startSurf).
+  virtual surf::SurfOnDevice start(DeviceContext& device, const surf::SurfBatchInput& input) const = 0;
+
+  // The rest of a started batch, its features left on the device (surf::finishSurf: waits only for
+  // the batch's keypoint count).
+  virtual void finish(DeviceContext& device, const surf::SurfBatchInput& input, surf::SurfOnDevice& batch) const = 0;
 
   // A batch of prepared images through every stage on a queue of the extractor's, its features read
   // back into that queue's pinned memory and returned in OpenCV's order (what extractFeaturesBatch

@@ -41,8 +41,11 @@ class OpenClSurf final : public SurfExtractor, public detail::DeviceFeatures {
   // The device seam: the fused route's batches, on another owner's queue of the same device.
   bool runsOn(const detail::DeviceContext& device) const override { return device.device()() == device_(); }
   cv::Mat prepare(const cv::Mat& image) const override { return toSurfGray(image); }
-  SurfOnDevice enqueue(detail::DeviceContext& device, const SurfBatchInput& input) const override {
-    return enqueueSurf(device, input, params());
+  SurfOnDevice start(detail::DeviceContext& device, const SurfBatchInput& input) const override {
+    return startSurf(device, input, params());
+  }
+  void finish(detail::DeviceContext& device, const SurfBatchInput& input, SurfOnDevice& batch) const override {
+    finishSurf(device, input, params(), batch);
   }
   std::vector<ImageFeatures> extract(const SurfBatchInput& input) const override {
     SurfStageTimes ignored;

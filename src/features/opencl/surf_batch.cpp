@@ -65,35 +65,12 @@ void enqueueGrouping(detail::DeviceContext& device, const cl::Buffer& detected, 
                                       &batch.grouped);
 }
 
-// Everything after the upload: detection (or the given keypoints), orientation, grouping, description.
-void enqueueStages(detail::DeviceContext& device, const SurfBatchInput& input, const SurfParams& params,
-                   SurfOnDevice& batch) {
-  if (input.given != nullptr) {  // in the caller's order: oriented in place, nothing to group
-    uploadGiven(device, *input.given, batch);
-    batch.oriented = enqueueOrientations(device, batch.images, batch.records, batch.count, params.upright);
-  } else {
-    if (!input.masks.empty()) batch.masks = uploadImages(device, maskImages(input), "mask");
-    const DeviceDetection detection =
-        detectOnDevice(device, batch.images, input.masks.empty() ? nullptr : &batch.masks, params);
-    batch.count = detection.count;
-    batch.hessian = detection.hessian;
-    batch.first_extrema = detection.first_extrema;
-    batch.extrema = detection.extrema;
-    batch.count_wait_s = detection.count_wait_s;
-    // Orientation before grouping: grouping sets the dropped keypoints apart.
-    batch.oriented = enqueueOrientations(device, batch.images, detection.records, batch.count, params.upright);
-    enqueueGrouping(device, detection.records, batch);
-  }
-  if (input.describe && batch.count > 0) {
-    batch.descriptors = device.scratch().get("surf.descriptors", sizeof(float) * batch.count * batch.width);
-    batch.described = enqueueDescriptors(device, batch.images, batch.records, batch.count, params.extended,
-                                         params.upright, batch.descriptors, &batch.described_end);
-  }
-}
+// The slot's suffix of the scratch buffers' names (slot 0: none).
+std::string slotSuffix(int slot) { return slot == 0 ? std::string() : "#" + std::to_string(slot); }
 
 }  // namespace
 
-SurfOnDevice enqueueSurf(detail::DeviceContext& device, const SurfBatchInput& input, const SurfParams& params) {
+SurfOnDevice startSurf(detail::DeviceContext& device, const SurfBatchInput& input, const SurfParams& params) {
   const int images = static_cast<int>(input.grays.size());
   if (images < 1 || images > kMaxBatchImages)
     throw InvalidInput("SURF on the device: a batch holds 1 to " + std::to_string(kMaxBatchImages) + " images, got " +
@@ -103,12 +80,46 @@ SurfOnDevice enqueueSurf(detail::DeviceContext& device, const SurfBatchInput& in
                        std::to_string(images) + " images");
   if (input.given != nullptr && images != 1)
     throw InvalidInput("SURF on the device: given keypoints need a batch of one image");
+  const std::string slot = slotSuffix(input.slot);
   SurfOnDevice batch;
   batch.image_count = images;
   batch.width = params.extended ? 128 : 64;
-  batch.images = uploadImages(device, input.grays, "image");
+  batch.images = uploadImages(device, input.grays, "image" + slot);
   // The uploads read host memory that `batch` owns: they must be done before it goes.
-  detail::finishingQueueOnFailure(device.queue(), [&] { enqueueStages(device, input, params, batch); });
+  detail::finishingQueueOnFailure(device.queue(), [&] {
+    if (input.given != nullptr) return;  // nothing to detect
+    if (!input.masks.empty()) batch.masks = uploadImages(device, maskImages(input), "mask" + slot);
+    batch.detection =
+        startDetection(device, batch.images, input.masks.empty() ? nullptr : &batch.masks, params, slot);
+  });
+  return batch;
+}
+
+void finishSurf(detail::DeviceContext& device, const SurfBatchInput& input, const SurfParams& params,
+                SurfOnDevice& batch) {
+  detail::finishingQueueOnFailure(device.queue(), [&] {
+    if (input.given != nullptr) {  // in the caller's order: oriented in place, nothing to group
+      uploadGiven(device, *input.given, batch);
+      batch.oriented = enqueueOrientations(device, batch.images, batch.records, batch.count, params.upright);
+    } else {
+      finishDetection(device, batch.detection);
+      batch.count = batch.detection.count;
+      // Orientation before grouping: grouping sets the dropped keypoints apart.
+      batch.oriented =
+          enqueueOrientations(device, batch.images, batch.detection.records, batch.count, params.upright);
+      enqueueGrouping(device, batch.detection.records, batch);
+    }
+    if (input.describe && batch.count > 0) {
+      batch.descriptors = device.scratch().get("surf.descriptors", sizeof(float) * batch.count * batch.width);
+      batch.described = enqueueDescriptors(device, batch.images, batch.records, batch.count, params.extended,
+                                           params.upright, batch.descriptors, &batch.described_end);
+    }
+  });
+}
+
+SurfOnDevice enqueueSurf(detail::DeviceContext& device, const SurfBatchInput& input, const SurfParams& params) {
+  SurfOnDevice batch = startSurf(device, input, params);
+  finishSurf(device, input, params, batch);
   return batch;
 }
 
@@ -200,9 +211,11 @@ double elapsedBetween(const cl::Event& first, const cl::Event& last) {
 
 void addStageTimes(const SurfOnDevice& batch, SurfStageTimes& times) {
   times.prepare_ms += elapsedBetween(batch.images.uploaded, batch.images.integrated);
-  times.hessian_ms += elapsedBetween(batch.hessian, batch.hessian);
+  const DeviceDetection& detection = batch.detection;
+  times.hessian_ms += elapsedBetween(detection.hessian, detection.hessian);
   // Grouping by image is the device's share of what the CPU detector's final sort does.
-  times.extrema_ms += elapsedBetween(batch.first_extrema, batch.extrema) + elapsedBetween(batch.grouped, batch.grouped);
+  times.extrema_ms +=
+      elapsedBetween(detection.first_extrema, detection.extrema) + elapsedBetween(batch.grouped, batch.grouped);
   times.orientation_ms += elapsedBetween(batch.oriented, batch.oriented);
   times.descriptor_ms += elapsedBetween(batch.described, batch.described_end);
 }

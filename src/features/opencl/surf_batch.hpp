@@ -6,6 +6,7 @@
 
 #include "device_images.hpp"
 #include "device_keypoint.hpp"
+#include "surf_detect.hpp"
 #include "opencl/device_context.hpp"
 
 #include <bovw/feature_extractor.hpp>
@@ -27,6 +28,9 @@ struct SurfBatchInput {
   // detecting; null to detect.
   const std::vector<cv::KeyPoint>* given = nullptr;
   bool describe = true;
+  // Which set of working buffers the batch's upload and detection use: a batch started while an
+  // earlier one still waits to be finished (startSurf, finishSurf) needs a slot of its own.
+  int slot = 0;
 };
 
 // What a batch leaves on the device, and the events that bound its stages.
@@ -40,13 +44,23 @@ struct SurfOnDevice {
   cl::Buffer offsets;
   cl::Buffer descriptors;  // `count` rows in the records' order, when described (dropped ones: zeros)
   int width = 0;
-  cl::Event hessian, first_extrema, extrema, oriented, grouped, described, described_end;
-  double count_wait_s = 0;  // the host's wait for the keypoint count (host clock)
+  DeviceDetection detection;  // detected batches: its stages' events, its count wait
+  cl::Event oriented, grouped, described, described_end;
 };
 
-// Enqueues the batch on device.queue(); waits only for the keypoint count (and so for everything
-// queued before). Keep the result until the queue has run it. Throws CapacityError when the batch's
-// scale spaces do not fit the device (see detectOnDevice).
+// Starts the batch on device.queue(): the upload and the detection, up to the keypoint count's
+// read-back, without waiting. Keep the result until the queue has run it. Throws InvalidInput for a
+// bad batch, CapacityError when its scale spaces do not fit the device (see startDetection).
+SurfOnDevice startSurf(detail::DeviceContext& device, const SurfBatchInput& input, const SurfParams& params);
+
+// Waits for a started batch's keypoint count (not for batches started after it), then enqueues its
+// orientation, grouping and description. The device goes on with what was queued after the count
+// while the host waits and enqueues: a caller that starts batch n + 1 before finishing batch n (in
+// another slot) keeps the device busy.
+void finishSurf(detail::DeviceContext& device, const SurfBatchInput& input, const SurfParams& params,
+                SurfOnDevice& batch);
+
+// startSurf and finishSurf: waits only for the keypoint count (and so for everything queued before).
 SurfOnDevice enqueueSurf(detail::DeviceContext& device, const SurfBatchInput& input, const SurfParams& params);
 
 // The features of every image, read back (waits): detected keypoints in OpenCV's order, given ones

@@ -53,8 +53,52 @@ cl::Event enqueueIntegralImages(detail::DeviceContext& device, const DeviceImage
   return done;
 }
 
-DeviceDetection detectOnDevice(detail::DeviceContext& device, const DeviceImages& images, const DeviceImages* masks,
-                               const SurfParams& params) {
+// The extremum search's arguments, its room, and the count's read-back (into `found`, which stays
+// where it is while the read runs: this object is shared, not moved).
+struct PendingExtrema {
+  cl::Buffer sum, mask_sum, layers, searches, det, count;
+  cl_int search_count = 0, search_items = 0;
+  cl_float threshold = 0;
+  std::string records_name;
+  int capacity = 0;
+  cl_int found = 0;
+  cl::Event count_read;
+};
+
+namespace {
+
+// One extremum launch with room for e.capacity records, then the count's read-back (blocking or
+// not). Every argument is set again: the kernel object is shared with the batches started since.
+cl::Buffer enqueueExtrema(detail::DeviceContext& device, PendingExtrema& e, bool blocking, cl::Event& done) {
+  auto& queue = device.queue();
+  cl::Kernel& extrema = device.kernel("surf_extrema", "surf_extrema", surfProgramOptions(device));
+  const cl::Buffer records = device.scratch().get(e.records_name, sizeof(DeviceKeypoint) * e.capacity);
+  extrema.setArg(0, e.sum);
+  if (e.mask_sum() != nullptr)
+    extrema.setArg(1, e.mask_sum);
+  else
+    extrema.setArg(1, sizeof(cl_mem), nullptr);
+  extrema.setArg(2, e.layers);
+  extrema.setArg(3, e.searches);
+  extrema.setArg(4, e.search_count);
+  extrema.setArg(5, e.search_items);
+  extrema.setArg(6, e.det);
+  extrema.setArg(7, e.threshold);
+  extrema.setArg(8, records);
+  extrema.setArg(9, cl_int{e.capacity});
+  extrema.setArg(10, e.count);
+  const cl_int zero = 0;
+  queue.enqueueFillBuffer(e.count, zero, 0, sizeof zero);
+  queue.enqueueNDRangeKernel(extrema, cl::NullRange, roundedUp(e.search_items), cl::NDRange(kGroup), nullptr, &done);
+  queue.enqueueReadBuffer(e.count, blocking ? CL_TRUE : CL_FALSE, 0, sizeof e.found, &e.found, nullptr,
+                          &e.count_read);
+  return records;
+}
+
+}  // namespace
+
+DeviceDetection startDetection(detail::DeviceContext& device, const DeviceImages& images, const DeviceImages* masks,
+                               const SurfParams& params, const std::string& slot) {
   const DeviceScaleSpace plan = planDeviceScaleSpace(images.layout, params.octaves, params.octave_layers);
   const auto max_alloc = device.device().getInfo<CL_DEVICE_MAX_MEM_ALLOC_SIZE>();
   const std::uint64_t det_bytes = sizeof(float) * static_cast<std::uint64_t>(plan.det_elements);
@@ -75,62 +119,55 @@ DeviceDetection detectOnDevice(detail::DeviceContext& device, const DeviceImages
   DeviceDetection result;
   if (plan.searches.empty()) return result;  // smaller than the smallest octave's search window
 
-  auto& queue = device.queue();
+  auto pending = std::make_shared<PendingExtrema>();
+  PendingExtrema& e = *pending;
   // The same for every image of one size: kept on the device while the size repeats.
-  const cl::Buffer layers = tableBuffer(device, "surf.layers", plan.layers);
-  const cl::Buffer searches = tableBuffer(device, "surf.searches", plan.searches);
-  const cl::Buffer det = device.scratch().get("surf.det", det_bytes);
+  e.layers = tableBuffer(device, "surf.layers", plan.layers);
+  e.searches = tableBuffer(device, "surf.searches", plan.searches);
+  e.det = device.scratch().get("surf.det" + slot, det_bytes);
+  e.count = device.scratch().get("surf.count" + slot, sizeof(cl_int));
+  e.sum = images.sum;
+  if (masks != nullptr) e.mask_sum = masks->sum;
+  e.search_count = static_cast<cl_int>(plan.searches.size());
+  e.search_items = static_cast<cl_int>(plan.search_items);
+  e.threshold = static_cast<cl_float>(params.hessian_threshold);
+  e.records_name = "surf.records" + slot;
+  e.capacity = std::max<int>(kMinCapacity * images.layout.size(), static_cast<int>(plan.search_items / 256));
 
   cl::Kernel& hessian = device.kernel("surf_hessian", "surf_hessian", surfProgramOptions(device));
   hessian.setArg(0, images.sum);
-  hessian.setArg(1, layers);
+  hessian.setArg(1, e.layers);
   hessian.setArg(2, static_cast<cl_int>(plan.layers.size()));
   hessian.setArg(3, static_cast<cl_int>(plan.hessian_items));
-  hessian.setArg(4, det);
-  cl::Event hessian_done;
-  queue.enqueueNDRangeKernel(hessian, cl::NullRange, roundedUp(plan.hessian_items), cl::NDRange(kGroup), nullptr,
-                             &hessian_done);
-
-  cl::Kernel& extrema = device.kernel("surf_extrema", "surf_extrema", surfProgramOptions(device));
-  extrema.setArg(0, images.sum);
-  if (masks != nullptr)
-    extrema.setArg(1, masks->sum);
-  else
-    extrema.setArg(1, sizeof(cl_mem), nullptr);
-  extrema.setArg(2, layers);
-  extrema.setArg(3, searches);
-  extrema.setArg(4, static_cast<cl_int>(plan.searches.size()));
-  extrema.setArg(5, static_cast<cl_int>(plan.search_items));
-  extrema.setArg(6, det);
-  extrema.setArg(7, static_cast<cl_float>(params.hessian_threshold));
-  const cl::Buffer count = device.scratch().get("surf.count", sizeof(cl_int));
-  // A second launch with room for every keypoint when the first one ran out (the count is exact).
-  int capacity = std::max<int>(kMinCapacity * images.layout.size(), static_cast<int>(plan.search_items / 256));
-  cl_int found = 0;
-  cl::Buffer records;
-  cl::Event first_extrema, extrema_done;
-  for (int attempt = 0; attempt < 2; ++attempt) {
-    records = device.scratch().get("surf.records", sizeof(DeviceKeypoint) * capacity);
-    const cl_int zero = 0;
-    queue.enqueueFillBuffer(count, zero, 0, sizeof zero);
-    extrema.setArg(8, records);
-    extrema.setArg(9, cl_int{capacity});
-    extrema.setArg(10, count);
-    queue.enqueueNDRangeKernel(extrema, cl::NullRange, roundedUp(plan.search_items), cl::NDRange(kGroup), nullptr,
-                               &extrema_done);
-    if (attempt == 0) first_extrema = extrema_done;
-    const auto wait_start = std::chrono::steady_clock::now();
-    queue.enqueueReadBuffer(count, CL_TRUE, 0, sizeof found, &found);
-    result.count_wait_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - wait_start).count();
-    if (found <= capacity) break;
-    capacity = found;
-  }
-  result.records = records;
-  result.count = found;
-  result.hessian = hessian_done;
-  result.first_extrema = first_extrema;
-  result.extrema = extrema_done;
+  hessian.setArg(4, e.det);
+  device.queue().enqueueNDRangeKernel(hessian, cl::NullRange, roundedUp(plan.hessian_items), cl::NDRange(kGroup),
+                                      nullptr, &result.hessian);
+  result.records = enqueueExtrema(device, e, false, result.first_extrema);
+  result.extrema = result.first_extrema;
+  result.pending = std::move(pending);
   return result;
+}
+
+void finishDetection(detail::DeviceContext& device, DeviceDetection& detection) {
+  if (!detection.pending) return;
+  PendingExtrema& e = *detection.pending;
+  const auto wait_start = std::chrono::steady_clock::now();
+  e.count_read.wait();
+  detection.count_wait_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - wait_start).count();
+  // A second launch with room for every keypoint when the first one ran out (the count is exact).
+  if (e.found > e.capacity) {
+    e.capacity = e.found;
+    detection.records = enqueueExtrema(device, e, true, detection.extrema);
+  }
+  detection.count = e.found;
+  detection.pending.reset();
+}
+
+DeviceDetection detectOnDevice(detail::DeviceContext& device, const DeviceImages& images, const DeviceImages* masks,
+                               const SurfParams& params) {
+  DeviceDetection detection = startDetection(device, images, masks, params, "");
+  finishDetection(device, detection);
+  return detection;
 }
 
 std::vector<cv::KeyPoint> detectKeypoints(detail::DeviceContext& device, const DeviceImages& image,
