@@ -4,6 +4,15 @@
 
 namespace bovw::detail {
 
+ScratchBuffers::~ScratchBuffers() {
+  for (auto& [name, entry] : uploads_) {
+    try {
+      if (entry.written() != nullptr) entry.written.wait();
+    } catch (const cl::Error&) {  // a failed write reads nothing any more
+    }
+  }
+}
+
 cl::Buffer ScratchBuffers::get(const std::string& name, std::size_t bytes) {
   bytes = std::max<std::size_t>(bytes, 1);
   if (bytes > retain_limit_) {
@@ -27,6 +36,19 @@ cl::Buffer ScratchBuffers::table(const std::string& name, const void* data, std:
                               entry.content.data());
   }
   return entry.buffer;
+}
+
+cl::Buffer ScratchBuffers::upload(cl::CommandQueue& queue, const std::string& name, const void* data,
+                                  std::size_t bytes) {
+  Upload& entry = uploads_[name];
+  if (entry.written() != nullptr) entry.written.wait();  // its content may go now
+  const auto* begin = static_cast<const unsigned char*>(data);
+  entry.content.assign(begin, begin + bytes);
+  const cl::Buffer buffer = get(name, bytes);
+  entry.written = cl::Event();
+  if (bytes > 0)
+    queue.enqueueWriteBuffer(buffer, CL_FALSE, 0, bytes, entry.content.data(), nullptr, &entry.written);
+  return buffer;
 }
 
 }  // namespace bovw::detail

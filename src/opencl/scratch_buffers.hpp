@@ -25,6 +25,9 @@ class ScratchBuffers {
   static constexpr std::size_t kRetainLimit = std::size_t{64} << 20;
 
   explicit ScratchBuffers(cl::Context context) : context_(std::move(context)) {}
+  ~ScratchBuffers();  // waits for the uploads still reading this object's copies
+  ScratchBuffers(ScratchBuffers&&) = default;
+  ScratchBuffers& operator=(ScratchBuffers&&) = default;
 
   // A read-write buffer of at least `bytes` (at least 1) bytes, named `name`; its content is
   // whatever the previous user left.
@@ -39,6 +42,14 @@ class ScratchBuffers {
   // uploaded nor allocated again.
   cl::Buffer table(const std::string& name, const void* data, std::size_t bytes);
 
+  // A buffer named `name` (as get's) holding `bytes` bytes of `data`, written on `queue` without
+  // waiting: for a small table that changes from call to call (a batch's image offsets), where
+  // table() would make a buffer per change and release the previous one, and a release on NVIDIA's
+  // driver waits for the device to finish everything queued (the queue drains at every batch). The
+  // bytes are copied here and kept until their write has run: the name's next upload waits for it
+  // (on an in-order queue long done by then).
+  cl::Buffer upload(cl::CommandQueue& queue, const std::string& name, const void* data, std::size_t bytes);
+
  private:
   struct Entry {
     cl::Buffer buffer;
@@ -52,6 +63,11 @@ class ScratchBuffers {
   std::size_t retain_limit_ = kRetainLimit;
   std::map<std::string, Entry> buffers_;
   std::map<std::string, Table> tables_;
+  struct Upload {
+    std::vector<unsigned char> content;  // what the last write reads
+    cl::Event written;
+  };
+  std::map<std::string, Upload> uploads_;
 };
 
 }  // namespace bovw::detail

@@ -1,5 +1,6 @@
 // ScratchBuffers (src/opencl/scratch_buffers.hpp): a name's buffer is reused while it is big enough,
-// grows when it is not, and requests above the retain limit are served but not kept.
+// grows when it is not, and requests above the retain limit are served but not kept; tables and
+// uploads hold what they were given.
 #include "opencl/device_context.hpp"
 #include "support/test_support.hpp"
 
@@ -44,6 +45,31 @@ TEST(ScratchBuffers, TablesAreKeptWhileTheirContentIsTheSame) {
   device.queue().enqueueReadBuffer(changed, CL_TRUE, 0, sizeof(int) * read.size(), read.data());
   EXPECT_EQ(read, values);  // the new content, not the old
   EXPECT_NE(scratch.table("t", values.data(), sizeof(int) * 4)(), changed());  // a shorter table differs
+}
+
+// Uploads write into one kept buffer, without waiting, from a copy: the caller's memory may change or
+// go at once, and each kernel-side reader (here a read-back queued right after each upload) sees the
+// content of its own upload, not a later one.
+TEST(ScratchBuffers, UploadsReuseTheirBufferAndEachReaderSeesItsOwnContent) {
+  BOVW_REQUIRE_OPENCL();
+  detail::DeviceContext device("");
+  detail::ScratchBuffers& scratch = device.scratch();
+  std::vector<std::vector<int>> reads;
+  cl::Buffer first;
+  for (int round = 0; round < 5; ++round) {
+    std::vector<int> values(8 - round % 2);  // the longest first: later ones fit its buffer
+    for (std::size_t i = 0; i < values.size(); ++i) values[i] = round * 100 + static_cast<int>(i);
+    const cl::Buffer buffer = scratch.upload(device.queue(), "u", values.data(), sizeof(int) * values.size());
+    if (round == 0) first = buffer;
+    EXPECT_EQ(buffer(), first()) << "round " << round << ": a new buffer (a release per change)";
+    reads.emplace_back(values.size());
+    device.queue().enqueueReadBuffer(buffer, CL_FALSE, 0, sizeof(int) * values.size(), reads.back().data());
+    values.assign(values.size(), -1);  // the caller's memory changes before the write has run
+  }
+  device.queue().finish();
+  for (int round = 0; round < 5; ++round)
+    for (std::size_t i = 0; i < reads[round].size(); ++i)
+      EXPECT_EQ(reads[round][i], round * 100 + static_cast<int>(i)) << "round " << round << ", value " << i;
 }
 
 }  // namespace

@@ -41,8 +41,8 @@ DeviceImages uploadImages(detail::DeviceContext& device, const std::vector<cv::M
   DeviceImages images;
   images.layout = layoutImages(sizes);
   const ImageLayout& layout = images.layout;
-  images.table = device.scratch().table("surf." + name + ".table", layout.records.data(),
-                                        sizeof(DeviceImageRecord) * layout.records.size());
+  images.table = device.scratch().upload(device.queue(), "surf." + name + ".table", layout.records.data(),
+                                         sizeof(DeviceImageRecord) * layout.records.size());
   images.gray = device.scratch().get("surf." + name + ".gray", static_cast<std::size_t>(layout.pixels));
   images.sum = device.scratch().get("surf." + name + ".sum", sizeof(cl_uint) * layout.sum_elements);
   for (int i = 0; i < layout.size(); ++i) {

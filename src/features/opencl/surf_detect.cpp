@@ -24,9 +24,10 @@ cl::NDRange roundedUp(std::int64_t items) {
   return cl::NDRange(static_cast<std::size_t>((items + kGroup - 1) / kGroup * kGroup));
 }
 
+// A batch's table (its layers or searches), written into the named buffer without waiting.
 template <typename Record>
 cl::Buffer tableBuffer(detail::DeviceContext& device, const std::string& name, const std::vector<Record>& table) {
-  return device.scratch().table(name, table.data(), sizeof(Record) * table.size());
+  return device.scratch().upload(device.queue(), name, table.data(), sizeof(Record) * table.size());
 }
 
 }  // namespace
@@ -121,9 +122,8 @@ DeviceDetection startDetection(detail::DeviceContext& device, const DeviceImages
 
   auto pending = std::make_shared<PendingExtrema>();
   PendingExtrema& e = *pending;
-  // The same for every image of one size: kept on the device while the size repeats.
-  e.layers = tableBuffer(device, "surf.layers", plan.layers);
-  e.searches = tableBuffer(device, "surf.searches", plan.searches);
+  e.layers = tableBuffer(device, "surf.layers" + slot, plan.layers);
+  e.searches = tableBuffer(device, "surf.searches" + slot, plan.searches);
   e.det = device.scratch().get("surf.det" + slot, det_bytes);
   e.count = device.scratch().get("surf.count" + slot, sizeof(cl_int));
   e.sum = images.sum;
