@@ -5,6 +5,7 @@
 #include "device_batches.hpp"
 #include "image_workers.hpp"
 #include "opencl/cl_errors.hpp"
+#include "opencl/pinned_host.hpp"
 #include "opencl/resident_histograms.hpp"
 
 #include <bovw/error.hpp>
@@ -12,6 +13,7 @@
 
 #include <opencv2/core/utility.hpp>
 
+#include <array>
 #include <chrono>
 #include <cstring>
 #include <map>
@@ -26,18 +28,20 @@ struct ImageResult {
   ImageWords words;
 };
 
-// One device batch between its start and its collection: what the device was asked for and the host
-// memory its read-backs land in (kept still: the reads are asynchronous).
+// One device batch between its start and its collection: what the device was asked for, and where
+// its read-backs land (pinned memory of its slot, kept still until it is collected: the reads are
+// asynchronous).
 struct InFlight {
   std::vector<std::size_t> members;  // slot indices
   surf::SurfBatchInput input;        // the grays its uploads read
   surf::SurfOnDevice surf;
   std::vector<cl::Event> search;
-  Histograms counts;
-  std::vector<cl_int> offsets;
-  std::vector<surf::DeviceKeypoint> records;
-  std::vector<cl_int> assigned;
-  cv::Mat rows;
+  const cl_int* counts = nullptr;    // (images + 1) x K histograms, row-major
+  const cl_int* offsets = nullptr;   // images + 2
+  // With words: n records, their words, and their descriptor rows (n x width).
+  const surf::DeviceKeypoint* records = nullptr;
+  const cl_int* assigned = nullptr;
+  const float* rows = nullptr;
   cl::Event done;  // the last read-back: the queue is in order, so the whole batch has run
 };
 
@@ -107,6 +111,18 @@ class DeviceRoute {
 
  private:
   static constexpr int kRetrySlot = 2;  // the working buffers of batches retried image by image
+
+  // The pinned read-back memory of working-buffer slot `slot`: a batch's region is reused by the
+  // next batch of its slot, which is finished only after it was collected. Made on first use, and
+  // mapped through a queue of its own (so that growing it never waits for this queue's work).
+  PinnedReadback& readback(int slot) {
+    std::unique_ptr<PinnedReadback>& memory = readbacks_.at(static_cast<std::size_t>(slot));
+    if (!memory) {
+      if (!mapping_) mapping_ = device_.anotherQueue();
+      memory = std::make_unique<PinnedReadback>(mapping_->context(), mapping_->queue());
+    }
+    return *memory;
+  }
 
   // One step down the pipeline: the started batch is finished (the wait for its keypoint count
   // while the device runs whatever was started after it), then the batch finished before it is
@@ -202,20 +218,35 @@ class DeviceRoute {
         "pipeline.histograms", sizeof(cl_int) * static_cast<std::size_t>(images + 1) * words);
     out.search = search_.enqueueHistograms(surf.descriptors, n, surf.width, surf.offsets, images + 1, vocabulary_,
                                            best_word, histograms);
+    // The read-backs' parts, 64-byte aligned, in the slot's pinned memory (DMAs: a pageable
+    // destination costs the driver a staging copy, and a batch's descriptor rows are tens of MB).
+    const bool words_too = keep_words_ && n > 0;  // keypoints, words and (for signatures) descriptors
+    const std::size_t count_bytes = sizeof(cl_int) * static_cast<std::size_t>(images + 1) * words;
+    const std::size_t offset_bytes = sizeof(cl_int) * (static_cast<std::size_t>(images) + 2);
+    const std::size_t record_bytes = words_too ? sizeof(surf::DeviceKeypoint) * n : 0;
+    const std::size_t assigned_bytes = words_too ? sizeof(cl_int) * n : 0;
+    const std::size_t row_bytes = words_too ? sizeof(float) * n * surf.width : 0;
+    const auto aligned = [](std::size_t bytes) { return (bytes + 63) / 64 * 64; };
+    unsigned char* memory = readback(out.input.slot)
+                                .reserve(aligned(count_bytes) + aligned(offset_bytes) + aligned(record_bytes) +
+                                         aligned(assigned_bytes) + row_bytes);
+    std::size_t at = 0;
+    const auto part = [&](std::size_t bytes) {
+      unsigned char* p = memory + at;
+      at += aligned(bytes);
+      return p;
+    };
     auto& queue = device_.queue();
-    out.counts.resize(images + 1, words);
-    out.offsets.resize(static_cast<std::size_t>(images) + 2);
-    queue.enqueueReadBuffer(histograms, CL_FALSE, 0, sizeof(cl_int) * out.counts.size(), out.counts.data());
-    queue.enqueueReadBuffer(surf.offsets, CL_FALSE, 0, sizeof(cl_int) * out.offsets.size(), out.offsets.data(),
-                            nullptr, &out.done);
-    if (keep_words_ && n > 0) {  // what the words need: keypoints, words and (for signatures) descriptors
-      out.records.resize(static_cast<std::size_t>(n));
-      out.assigned.resize(static_cast<std::size_t>(n));
-      out.rows.create(n, surf.width, CV_32F);
-      queue.enqueueReadBuffer(surf.records, CL_FALSE, 0, sizeof(surf::DeviceKeypoint) * n, out.records.data());
-      queue.enqueueReadBuffer(best_word, CL_FALSE, 0, sizeof(cl_int) * n, out.assigned.data());
-      queue.enqueueReadBuffer(surf.descriptors, CL_FALSE, 0, sizeof(float) * out.rows.total(), out.rows.data,
-                              nullptr, &out.done);
+    const auto read = [&](const cl::Buffer& from, std::size_t bytes, unsigned char* to) {
+      queue.enqueueReadBuffer(from, CL_FALSE, 0, bytes, to, nullptr, &out.done);
+      return to;
+    };
+    out.counts = reinterpret_cast<const cl_int*>(read(histograms, count_bytes, part(count_bytes)));
+    out.offsets = reinterpret_cast<const cl_int*>(read(surf.offsets, offset_bytes, part(offset_bytes)));
+    if (words_too) {
+      out.records = reinterpret_cast<const surf::DeviceKeypoint*>(read(surf.records, record_bytes, part(record_bytes)));
+      out.assigned = reinterpret_cast<const cl_int*>(read(best_word, assigned_bytes, part(assigned_bytes)));
+      out.rows = reinterpret_cast<const float*>(read(surf.descriptors, row_bytes, part(row_bytes)));
     }
     queue.flush();
   }
@@ -243,19 +274,21 @@ class DeviceRoute {
     cv::parallel_for_(cv::Range(0, batch.surf.image_count), [&](const cv::Range& range) {
       for (int i = range.start; i < range.end; ++i) {
         ImageResult& r = *results[i];
-        r.histogram.assign(batch.counts.row(i).data(), batch.counts.row(i).data() + words);
+        const cl_int* counts = batch.counts + static_cast<std::size_t>(i) * words;
+        r.histogram.assign(counts, counts + words);
         const int begin = batch.offsets[i], end = batch.offsets[i + 1];
         r.descriptors = end - begin;
         if (!keep_words_) continue;
         // In OpenCV's keypoint order, as the image-by-image path stores them.
         r.words.image_size = slots[batch.members[i]].image_size;
-        for (int k : surf::outputOrder(batch.records.data() + begin, end - begin, true, cv::Mat())) {
+        for (int k : surf::outputOrder(batch.records + begin, end - begin, true, cv::Mat())) {
           const int row = begin + k;
           r.words.points.emplace_back(batch.records[row].x, batch.records[row].y);
           r.words.sizes.push_back(batch.records[row].size);
           r.words.angles.push_back(batch.records[row].angle);
           r.words.words.push_back(batch.assigned[row]);
-          r.words.signatures.push_back(wordSignature(batch.rows.ptr<float>(row), vocabulary_, batch.assigned[row]));
+          const float* descriptor = batch.rows + static_cast<std::size_t>(row) * batch.surf.width;
+          r.words.signatures.push_back(wordSignature(descriptor, vocabulary_, batch.assigned[row]));
         }
       }
     });
@@ -272,6 +305,8 @@ class DeviceRoute {
   const Vocabulary& vocabulary_;
   bool keep_words_;
   PipelineProfile* profile_;
+  std::unique_ptr<DeviceContext> mapping_;                       // maps the read-back memory
+  std::array<std::unique_ptr<PinnedReadback>, 3> readbacks_;     // per working-buffer slot
   int next_slot_ = 0;                  // the working-buffer slot of the next batch started (0 or 1)
   std::unique_ptr<InFlight> started_;  // the batch started last: its keypoint count not yet waited for
   std::unique_ptr<InFlight> pending_;  // the batch finished last: not yet collected
