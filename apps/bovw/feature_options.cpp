@@ -152,6 +152,13 @@ void FeatureOptions::printProfile() const {
                "profile: the device thread: enqueueing %.3f s (of which waiting for keypoint counts %.3f s), "
                "waiting for finished batches %.3f s, collecting results %.3f s\n",
                p.enqueue_s, p.count_wait_s, p.finish_wait_s, p.collect_s);
+  if (p.device_last_ns > p.device_first_ns) {
+    const double timeline_s = static_cast<double>(p.device_last_ns - p.device_first_ns) * 1e-9;
+    std::fprintf(stderr,
+                 "profile: the device's timeline (first upload to last read-back) %.3f s, %.0f%% of wall; the "
+                 "stages fill %.0f%% of it\n",
+                 timeline_s, p.wall_s > 0 ? 100 * timeline_s / p.wall_s : 0.0, device_ms / 10 / timeline_s);
+  }
 }
 
 ImageHistograms FeatureOptions::histogramFolder(const std::string& directory, const Vocabulary& vocabulary,

@@ -47,6 +47,9 @@ struct PipelineProfile {
   std::int64_t device_batches = 0;
   SurfStageTimes surf;
   double histogram_ms = 0;
+  // The device's timeline: from the first batch's first upload to the last batch's last read-back
+  // (device timestamps, ns); what the stages do not fill is idle time or the commands between them.
+  std::uint64_t device_first_ns = 0, device_last_ns = 0;
   // The calling thread on that route (host clock): enqueueing batches (their upload and the wait for
   // each batch's keypoint count included), waiting for finished batches, and collecting their results.
   double enqueue_s = 0, count_wait_s = 0, finish_wait_s = 0, collect_s = 0;  // count_wait_s: part of enqueue_s

@@ -263,6 +263,7 @@ class DeviceRoute {
       ++profile_->device_batches;
       surf::addStageTimes(batch.surf, profile_->surf);
       for (const cl::Event& e : batch.search) profile_->histogram_ms += surf::elapsedBetween(e, e);
+      addToTimeline(batch);
     }
     const int words = vocabulary_.size();
     std::vector<ImageResult*> results;
@@ -293,6 +294,19 @@ class DeviceRoute {
       }
     });
     if (profile_ != nullptr) profile_->collect_s += secondsSince(finished);
+  }
+
+  // Widens the profile's device timeline to cover the batch (a device that withholds a timestamp
+  // leaves it as it was).
+  void addToTimeline(const InFlight& batch) {
+    try {
+      if (batch.surf.images.uploaded() == nullptr || batch.done() == nullptr) return;
+      const auto first = batch.surf.images.uploaded.getProfilingInfo<CL_PROFILING_COMMAND_START>();
+      const auto last = batch.done.getProfilingInfo<CL_PROFILING_COMMAND_END>();
+      if (profile_->device_first_ns == 0 || first < profile_->device_first_ns) profile_->device_first_ns = first;
+      profile_->device_last_ns = std::max<std::uint64_t>(profile_->device_last_ns, last);
+    } catch (const cl::Error&) {
+    }
   }
 
   static double secondsSince(std::chrono::steady_clock::time_point t) {
