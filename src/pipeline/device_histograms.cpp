@@ -16,6 +16,7 @@
 #include <array>
 #include <chrono>
 #include <cstring>
+#include <deque>
 #include <map>
 
 namespace bovw::detail {
@@ -49,9 +50,10 @@ struct InFlight {
 // keypoints) before the host waits for the keypoint count of the batch started before it, so the
 // device goes on working through that wait and while the host enqueues the earlier batch's
 // description, histogram search and read-backs; the batch before that one is collected then, while
-// the device runs. The two started batches use different working buffers (SurfBatchInput::slot).
-// Nothing drains the queue between pipeline batches: the last batches of one stay in flight while
-// the next one's start.
+// the device runs. Consecutive batches use different working buffers and read-back memory
+// (SurfBatchInput::slot). Nothing drains the queue between pipeline batches: the last batch of one
+// is finished before the host goes to wait for the next one's images, so the device has its
+// description to run meanwhile.
 class DeviceRoute {
  public:
   DeviceRoute(const DeviceFeatures& features, ResidentHistograms& search, const Vocabulary& vocabulary,
@@ -65,7 +67,7 @@ class DeviceRoute {
 
   // A batch still in flight reads into memory that goes with this object.
   ~DeviceRoute() {
-    if (!started_ && !pending_) return;
+    if (!started_ && finished_.empty()) return;
     try {
       device_.queue().finish();
     } catch (const cl::Error&) {
@@ -73,10 +75,10 @@ class DeviceRoute {
   }
 
   // Starts the device batches (slot indices; grays in slot.kept); each start finishes the batch
-  // started before and collects the one before that. The last two stay in flight (settle() collects
-  // them). An image's results go to results(); one that fails gets its error in its slot: a failed
-  // batch of several is retried image by image, so that the error names its image and the others
-  // still finish.
+  // started before and collects the one finished before that. The last two stay in flight, finished
+  // (settle() collects them). An image's results go to results(); one that fails gets its error in
+  // its slot: a failed batch of several is retried image by image, so that the error names its
+  // image and the others still finish.
   void run(const std::vector<std::vector<std::size_t>>& batches, std::vector<ImageSlot>& slots,
            const std::vector<std::string>& paths) {
     for (const std::vector<std::size_t>& members : batches) {
@@ -84,25 +86,27 @@ class DeviceRoute {
       try {
         started = start(members, slots, next_slot_);
       } catch (const std::exception& e) {
-        advance(slots, paths);
+        settle(slots, paths);
         retryAlone(members, e, slots, paths);
         continue;
       }
       next_slot_ = 1 - next_slot_;
-      advance(slots, paths);
+      finishStarted(slots, paths);
+      collectDownTo(1, slots, paths);  // the batch of this slot's memory, finished two steps ago
       started_ = std::move(started);
     }
+    finishStarted(slots, paths);
   }
 
   // Finishes and collects every batch in flight.
   void settle(std::vector<ImageSlot>& slots, const std::vector<std::string>& paths) {
-    advance(slots, paths);
-    advance(slots, paths);
+    finishStarted(slots, paths);
+    collectDownTo(0, slots, paths);
   }
 
   // The slots below this are settled: no batch in flight holds them.
   std::size_t settledBelow(std::size_t end) const {
-    if (pending_) return pending_->members.front();
+    if (!finished_.empty()) return finished_.front()->members.front();
     return started_ ? started_->members.front() : end;
   }
 
@@ -113,7 +117,8 @@ class DeviceRoute {
   static constexpr int kRetrySlot = 2;  // the working buffers of batches retried image by image
 
   // The pinned read-back memory of working-buffer slot `slot`: a batch's region is reused by the
-  // next batch of its slot, which is finished only after it was collected. Made on first use, and
+  // next batch of its slot, which is finished only after it was collected (at most two batches
+  // are finished and not collected, of different slots). Made on first use, and
   // mapped through a queue of its own (so that growing it never waits for this queue's work).
   PinnedReadback& readback(int slot) {
     std::unique_ptr<PinnedReadback>& memory = readbacks_.at(static_cast<std::size_t>(slot));
@@ -124,31 +129,29 @@ class DeviceRoute {
     return *memory;
   }
 
-  // One step down the pipeline: the started batch is finished (the wait for its keypoint count
-  // while the device runs whatever was started after it), then the batch finished before it is
-  // collected.
-  void advance(std::vector<ImageSlot>& slots, const std::vector<std::string>& paths) {
-    std::unique_ptr<InFlight> finished = std::move(started_);
-    if (finished) {
-      try {
-        finish(*finished);
-      } catch (const std::exception& e) {
-        collectPending(slots, paths);
-        retryAlone(finished->members, e, slots, paths);
-        finished.reset();
-      }
-    }
-    collectPending(slots, paths);
-    pending_ = std::move(finished);
-  }
-
-  void collectPending(std::vector<ImageSlot>& slots, const std::vector<std::string>& paths) {
-    if (!pending_) return;
-    std::unique_ptr<InFlight> batch = std::move(pending_);
+  // The started batch, if any, finished (the wait for its keypoint count while the device runs
+  // whatever was queued after it) and queued for collection.
+  void finishStarted(std::vector<ImageSlot>& slots, const std::vector<std::string>& paths) {
+    std::unique_ptr<InFlight> batch = std::move(started_);
+    if (!batch) return;
     try {
-      collect(*batch, slots);
+      finish(*batch);
+      finished_.push_back(std::move(batch));
     } catch (const std::exception& e) {
       retryAlone(batch->members, e, slots, paths);
+    }
+  }
+
+  // Collects the oldest finished batches until `keep` remain.
+  void collectDownTo(std::size_t keep, std::vector<ImageSlot>& slots, const std::vector<std::string>& paths) {
+    while (finished_.size() > keep) {
+      std::unique_ptr<InFlight> batch = std::move(finished_.front());
+      finished_.pop_front();
+      try {
+        collect(*batch, slots);
+      } catch (const std::exception& e) {
+        retryAlone(batch->members, e, slots, paths);
+      }
     }
   }
 
@@ -323,7 +326,7 @@ class DeviceRoute {
   std::array<std::unique_ptr<PinnedReadback>, 3> readbacks_;     // per working-buffer slot
   int next_slot_ = 0;                  // the working-buffer slot of the next batch started (0 or 1)
   std::unique_ptr<InFlight> started_;  // the batch started last: its keypoint count not yet waited for
-  std::unique_ptr<InFlight> pending_;  // the batch finished last: not yet collected
+  std::deque<std::unique_ptr<InFlight>> finished_;  // finished, not yet collected, oldest first
   std::map<std::size_t, ImageResult> results_;
 };
 
