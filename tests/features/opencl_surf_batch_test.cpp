@@ -26,6 +26,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <tuple>
 
 namespace bovw {
 namespace {
@@ -190,6 +191,25 @@ TEST_F(OpenClSurfBatch, RecordsAreGroupedByImage) {
       }
     }
   }
+  // Every detected record exactly once (the grouping runs in chunks of 4,096: graf1 alone has more).
+  std::vector<surf::DeviceKeypoint> detected(records.size());
+  device_->queue().enqueueReadBuffer(batch.detection.records, CL_TRUE, 0, sizeof(surf::DeviceKeypoint) * detected.size(),
+                                     detected.data());
+  const auto key = [](const surf::DeviceKeypoint& k) { return std::make_tuple(k.image, k.y, k.x, k.size, k.response); };
+  const auto before = [&](const surf::DeviceKeypoint& a, const surf::DeviceKeypoint& b) { return key(a) < key(b); };
+  std::sort(records.begin(), records.end(), before);
+  std::sort(detected.begin(), detected.end(), before);
+  ASSERT_GT(records.size(), 4096u);
+  for (std::size_t r = 0; r < records.size(); ++r) ASSERT_EQ(key(records[r]), key(detected[r])) << "record " << r;
+
+  // Nothing to group: the offsets are still written, all zero.
+  surf::SurfBatchInput tiny;
+  tiny.grays = {test::texturedImage(20, 20, 7, 2.0), test::texturedImage(15, 30, 8, 2.0)};
+  const surf::SurfOnDevice none = surf::enqueueSurf(*device_, tiny, SurfParams{});
+  ASSERT_EQ(none.count, 0);
+  std::vector<cl_int> zeros(4, -1);
+  device_->queue().enqueueReadBuffer(none.offsets, CL_TRUE, 0, sizeof(cl_int) * zeros.size(), zeros.data());
+  EXPECT_EQ(zeros, std::vector<cl_int>(4, 0));
 }
 
 TEST_F(OpenClSurfBatch, BadBatchesAreRefusedByName) {

@@ -21,7 +21,8 @@
 namespace bovw::surf {
 namespace {
 
-constexpr int kGroupSize = 256;  // kernels/surf_group.cl's SURF_GROUP_SIZE
+constexpr int kGroupSize = 256;     // kernels/surf_group.cl's SURF_GROUP_SIZE
+constexpr int kGroupChunk = 4096;   // and SURF_GROUP_CHUNK
 
 // The masks as 0/1 images (an empty mask: every pixel), for their integral images.
 std::vector<cv::Mat> maskImages(const SurfBatchInput& input) {
@@ -51,18 +52,36 @@ void uploadGiven(detail::DeviceContext& device, const std::vector<cv::KeyPoint>&
                                     records.data());
 }
 
-// Detected records grouped by image into batch.records, with their offsets.
+// Detected records grouped by image into batch.records, with their offsets (kernels/surf_group.cl:
+// a count pass and a scatter pass over chunks of kGroupChunk records).
 void enqueueGrouping(detail::DeviceContext& device, const cl::Buffer& detected, SurfOnDevice& batch) {
   batch.offsets = device.scratch().get("surf.offsets", sizeof(cl_int) * (batch.image_count + 2));
   batch.records = device.scratch().get("surf.grouped", sizeof(DeviceKeypoint) * std::max(batch.count, 1));
-  cl::Kernel& kernel = device.kernel("surf_group", "surf_group_by_image", surfProgramOptions(device));
-  kernel.setArg(0, detected);
-  kernel.setArg(1, cl_int{batch.count});
-  kernel.setArg(2, cl_int{batch.image_count});
-  kernel.setArg(3, batch.records);
-  kernel.setArg(4, batch.offsets);
-  device.queue().enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(kGroupSize), cl::NDRange(kGroupSize), nullptr,
-                                      &batch.grouped);
+  const std::size_t tally_bytes = 2 * sizeof(cl_int) * (static_cast<std::size_t>(batch.image_count) + 1);
+  const cl::Buffer tallies = device.scratch().get("surf.group.tallies", tally_bytes);
+  auto& queue = device.queue();
+  queue.enqueueFillBuffer(tallies, cl_int{0}, 0, tally_bytes);
+  const std::size_t chunks = (static_cast<std::size_t>(batch.count) + kGroupChunk - 1) / kGroupChunk;
+  const std::string options = surfProgramOptions(device);
+  if (chunks > 0) {
+    cl::Kernel& count = device.kernel("surf_group", "surf_group_count", options);
+    count.setArg(0, detected);
+    count.setArg(1, cl_int{batch.count});
+    count.setArg(2, cl_int{batch.image_count});
+    count.setArg(3, tallies);
+    queue.enqueueNDRangeKernel(count, cl::NullRange, cl::NDRange(chunks * kGroupSize), cl::NDRange(kGroupSize),
+                               nullptr, &batch.counted);
+  }
+  cl::Kernel& scatter = device.kernel("surf_group", "surf_group_scatter", options);
+  scatter.setArg(0, detected);
+  scatter.setArg(1, cl_int{batch.count});
+  scatter.setArg(2, cl_int{batch.image_count});
+  scatter.setArg(3, tallies);
+  scatter.setArg(4, batch.records);
+  scatter.setArg(5, batch.offsets);
+  // At least one work-group: the offsets are written also when there is nothing to group.
+  queue.enqueueNDRangeKernel(scatter, cl::NullRange, cl::NDRange(std::max<std::size_t>(chunks, 1) * kGroupSize),
+                             cl::NDRange(kGroupSize), nullptr, &batch.grouped);
 }
 
 // The slot's suffix of the scratch buffers' names (slot 0: none).
@@ -215,7 +234,8 @@ void addStageTimes(const SurfOnDevice& batch, SurfStageTimes& times) {
   times.hessian_ms += elapsedBetween(detection.hessian, detection.hessian);
   // Grouping by image is the device's share of what the CPU detector's final sort does.
   times.extrema_ms +=
-      elapsedBetween(detection.first_extrema, detection.extrema) + elapsedBetween(batch.grouped, batch.grouped);
+      elapsedBetween(detection.first_extrema, detection.extrema) +
+      elapsedBetween(batch.counted() != nullptr ? batch.counted : batch.grouped, batch.grouped);
   times.orientation_ms += elapsedBetween(batch.oriented, batch.oriented);
   times.descriptor_ms += elapsedBetween(batch.described, batch.described_end);
 }

@@ -45,7 +45,7 @@ struct SurfOnDevice {
   cl::Buffer descriptors;  // `count` rows in the records' order, when described (dropped ones: zeros)
   int width = 0;
   DeviceDetection detection;  // detected batches: its stages' events, its count wait
-  cl::Event oriented, grouped, described, described_end;
+  cl::Event oriented, counted, grouped, described, described_end;  // counted, grouped: the grouping's two passes
 };
 
 // Starts the batch on device.queue(): the upload and the detection, up to the keypoint count's
