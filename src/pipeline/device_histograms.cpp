@@ -39,10 +39,10 @@ struct InFlight {
   std::vector<cl::Event> search;
   const cl_int* counts = nullptr;    // (images + 1) x K histograms, row-major
   const cl_int* offsets = nullptr;   // images + 2
-  // With words: n records, their words, and their descriptor rows (n x width).
+  // With words: n records, their words, and their signatures (kernels/word_signatures.cl).
   const surf::DeviceKeypoint* records = nullptr;
   const cl_int* assigned = nullptr;
-  const float* rows = nullptr;
+  const cl_ulong* signatures = nullptr;
   cl::Event done;  // the last read-back: the queue is in order, so the whole batch has run
 };
 
@@ -221,18 +221,20 @@ class DeviceRoute {
         "pipeline.histograms", sizeof(cl_int) * static_cast<std::size_t>(images + 1) * words);
     out.search = search_.enqueueHistograms(surf.descriptors, n, surf.width, surf.offsets, images + 1, vocabulary_,
                                            best_word, histograms);
+    const bool words_too = keep_words_ && n > 0;  // keypoints, words and signatures
+    cl::Buffer signatures;
+    if (words_too) signatures = enqueueSignatures(surf, best_word);
     // The read-backs' parts, 64-byte aligned, in the slot's pinned memory (DMAs: a pageable
-    // destination costs the driver a staging copy, and a batch's descriptor rows are tens of MB).
-    const bool words_too = keep_words_ && n > 0;  // keypoints, words and (for signatures) descriptors
+    // destination costs the driver a staging copy).
     const std::size_t count_bytes = sizeof(cl_int) * static_cast<std::size_t>(images + 1) * words;
     const std::size_t offset_bytes = sizeof(cl_int) * (static_cast<std::size_t>(images) + 2);
     const std::size_t record_bytes = words_too ? sizeof(surf::DeviceKeypoint) * n : 0;
     const std::size_t assigned_bytes = words_too ? sizeof(cl_int) * n : 0;
-    const std::size_t row_bytes = words_too ? sizeof(float) * n * surf.width : 0;
+    const std::size_t signature_bytes = words_too ? sizeof(cl_ulong) * n : 0;
     const auto aligned = [](std::size_t bytes) { return (bytes + 63) / 64 * 64; };
     unsigned char* memory = readback(out.input.slot)
                                 .reserve(aligned(count_bytes) + aligned(offset_bytes) + aligned(record_bytes) +
-                                         aligned(assigned_bytes) + row_bytes);
+                                         aligned(assigned_bytes) + signature_bytes);
     std::size_t at = 0;
     const auto part = [&](std::size_t bytes) {
       unsigned char* p = memory + at;
@@ -249,9 +251,31 @@ class DeviceRoute {
     if (words_too) {
       out.records = reinterpret_cast<const surf::DeviceKeypoint*>(read(surf.records, record_bytes, part(record_bytes)));
       out.assigned = reinterpret_cast<const cl_int*>(read(best_word, assigned_bytes, part(assigned_bytes)));
-      out.rows = reinterpret_cast<const float*>(read(surf.descriptors, row_bytes, part(row_bytes)));
+      out.signatures = reinterpret_cast<const cl_ulong*>(read(signatures, signature_bytes, part(signature_bytes)));
     }
     queue.flush();
+  }
+
+  // Each descriptor's Hamming-embedding signature against its word (wordSignature's, computed where
+  // the descriptors are: 8 bytes a keypoint come back instead of its row), in a scratch buffer.
+  cl::Buffer enqueueSignatures(const surf::SurfOnDevice& surf, const cl::Buffer& best_word) {
+    if (centroids_() == nullptr) {  // the vocabulary's words, row-major, once per route
+      const auto& c = vocabulary_.centroids();
+      centroids_ = cl::Buffer(device_.context(), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof(float) * c.size(),
+                              const_cast<float*>(c.data()));
+    }
+    const cl::Buffer signatures = device_.scratch().get("pipeline.signatures", sizeof(cl_ulong) * surf.count);
+    cl::Kernel& kernel = device_.kernel("word_signatures", "word_signatures", "");
+    kernel.setArg(0, surf.descriptors);
+    kernel.setArg(1, best_word);
+    kernel.setArg(2, centroids_);
+    kernel.setArg(3, cl_int{surf.count});
+    kernel.setArg(4, cl_int{surf.width});
+    kernel.setArg(5, signatures);
+    constexpr std::size_t kGroup = 128;
+    const std::size_t items = (static_cast<std::size_t>(surf.count) + kGroup - 1) / kGroup * kGroup;
+    device_.queue().enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(items), cl::NDRange(kGroup));
+    return signatures;
   }
 
   // Waits for a started batch (not for what was queued after it) and puts each image's results in
@@ -291,8 +315,7 @@ class DeviceRoute {
           r.words.sizes.push_back(batch.records[row].size);
           r.words.angles.push_back(batch.records[row].angle);
           r.words.words.push_back(batch.assigned[row]);
-          const float* descriptor = batch.rows + static_cast<std::size_t>(row) * batch.surf.width;
-          r.words.signatures.push_back(wordSignature(descriptor, vocabulary_, batch.assigned[row]));
+          r.words.signatures.push_back(batch.signatures[row]);
         }
       }
     });
@@ -322,6 +345,7 @@ class DeviceRoute {
   const Vocabulary& vocabulary_;
   bool keep_words_;
   PipelineProfile* profile_;
+  cl::Buffer centroids_;                                         // the words, for the signatures
   std::unique_ptr<DeviceContext> mapping_;                       // maps the read-back memory
   std::array<std::unique_ptr<PinnedReadback>, 3> readbacks_;     // per working-buffer slot
   int next_slot_ = 0;                  // the working-buffer slot of the next batch started (0 or 1)

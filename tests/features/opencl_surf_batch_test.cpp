@@ -235,53 +235,64 @@ TEST_F(OpenClSurfBatch, FusedRouteGivesThePipelinesHistogramsAndWords) {
   std::ofstream(paths.back()) << "not a png";
   add(test::texturedImage(401, 333, 9, 2.0));
 
-  // A vocabulary of real SURF descriptors: every 7th of graf1's, 61 words (an odd K).
-  const cv::Mat graf = mixedImages()[0];
-  std::vector<cv::KeyPoint> keypoints;
-  cv::Mat descriptors;
-  surf::makeSurfExtractor({}, SurfBackend::Builtin)->detectAndCompute(graf, cv::noArray(), keypoints, descriptors);
-  Descriptors words(61, 64);
-  for (int k = 0; k < 61; ++k)
-    for (int j = 0; j < 64; ++j) words(k, j) = descriptors.at<float>(k * 7, j);
-  const Vocabulary vocabulary(words, DescriptorType("surf", 64));
+  // 64-D and 128-D (extended) descriptors: the signatures compare every dimension, or every other.
+  for (const bool extended : {false, true}) {
+    SCOPED_TRACE(extended ? "extended" : "64-D");
+    SurfParams params;
+    params.extended = extended;
+    const int d = extended ? 128 : 64;
+    // A vocabulary of real SURF descriptors: every 7th of graf1's, 61 words (an odd K).
+    const cv::Mat graf = mixedImages()[0];
+    std::vector<cv::KeyPoint> keypoints;
+    cv::Mat descriptors;
+    surf::makeSurfExtractor(params, SurfBackend::Builtin)->detectAndCompute(graf, cv::noArray(), keypoints, descriptors);
+    Descriptors words(61, d);
+    for (int k = 0; k < 61; ++k)
+      for (int j = 0; j < d; ++j) words(k, j) = descriptors.at<float>(k * 7, j);
+    const Vocabulary vocabulary(words, DescriptorType("surf", d));
 
-  PipelineOptions options;
-  options.keep_words = true;
-  options.batch_images = 4;                // pipeline batches of 4 images ...
-  options.device_batch_pixels = 300'000;   // ... cut into device batches by pixels
-  ExtractorOptions gpu_features;
-  gpu_features.surf_backend = SurfBackend::OpenCL;
-  const auto gpu_surf = makeFeatureExtractor(surfFeatureSpec({}), gpu_features);
-  HistogrammerConfig opencl;
-  opencl.backend = Backend::OpenCL;
-  const auto histogrammer = makeHistogrammer(opencl);
-  const ImageHistograms fused = histogramImages(paths, *gpu_surf, vocabulary, *histogrammer, options);
-  options.fused_device = false;
-  const ImageHistograms by_image = histogramImages(paths, *gpu_surf, vocabulary, *histogrammer, options);
-  ExtractorOptions cpu_features;
-  cpu_features.surf_backend = SurfBackend::Builtin;
-  const ImageHistograms cpu = histogramImages(paths, *makeFeatureExtractor(surfFeatureSpec({}), cpu_features),
-                                              vocabulary, *makeHistogrammer({}), options);
+    PipelineOptions options;
+    options.keep_words = true;
+    options.batch_images = 4;                // pipeline batches of 4 images ...
+    options.device_batch_pixels = 300'000;   // ... cut into device batches by pixels
+    ExtractorOptions gpu_features;
+    gpu_features.surf_backend = SurfBackend::OpenCL;
+    const auto gpu_surf = makeFeatureExtractor(surfFeatureSpec(params), gpu_features);
+    HistogrammerConfig opencl;
+    opencl.backend = Backend::OpenCL;
+    const auto histogrammer = makeHistogrammer(opencl);
+    const ImageHistograms fused = histogramImages(paths, *gpu_surf, vocabulary, *histogrammer, options);
+    options.fused_device = false;
+    const ImageHistograms by_image = histogramImages(paths, *gpu_surf, vocabulary, *histogrammer, options);
+    ExtractorOptions cpu_features;
+    cpu_features.surf_backend = SurfBackend::Builtin;
+    const ImageHistograms cpu = histogramImages(paths, *makeFeatureExtractor(surfFeatureSpec(params), cpu_features),
+                                                vocabulary, *makeHistogrammer({}), options);
 
-  for (const ImageHistograms* other : {&by_image, &cpu}) {
-    ASSERT_EQ(fused.names, other->names);
-    EXPECT_TRUE(fused.histograms == other->histograms);
-    EXPECT_EQ(fused.descriptor_counts, other->descriptor_counts);
-    ASSERT_EQ(fused.words.size(), other->words.size());
-    for (std::size_t i = 0; i < fused.words.size(); ++i) {
-      EXPECT_EQ(fused.words[i].image_size, other->words[i].image_size) << i;
-      EXPECT_EQ(fused.words[i].points, other->words[i].points) << i;
-      EXPECT_EQ(fused.words[i].words, other->words[i].words) << i;
-      EXPECT_EQ(fused.words[i].signatures, other->words[i].signatures) << i;
-      EXPECT_EQ(fused.words[i].sizes, other->words[i].sizes) << i;
-      EXPECT_EQ(fused.words[i].angles, other->words[i].angles) << i;
+    for (const ImageHistograms* other : {&by_image, &cpu}) {
+      ASSERT_EQ(fused.names, other->names);
+      EXPECT_TRUE(fused.histograms == other->histograms);
+      EXPECT_EQ(fused.descriptor_counts, other->descriptor_counts);
+      ASSERT_EQ(fused.words.size(), other->words.size());
+      for (std::size_t i = 0; i < fused.words.size(); ++i) {
+        EXPECT_EQ(fused.words[i].image_size, other->words[i].image_size) << i;
+        EXPECT_EQ(fused.words[i].points, other->words[i].points) << i;
+        EXPECT_EQ(fused.words[i].words, other->words[i].words) << i;
+        EXPECT_EQ(fused.words[i].signatures, other->words[i].signatures) << i;
+        EXPECT_EQ(fused.words[i].sizes, other->words[i].sizes) << i;
+        EXPECT_EQ(fused.words[i].angles, other->words[i].angles) << i;
+      }
+      ASSERT_EQ(other->failures.size(), 1u);
     }
-    ASSERT_EQ(other->failures.size(), 1u);
+    EXPECT_EQ(fused.names.size(), paths.size() - 1);
+    ASSERT_EQ(fused.failures.size(), 1u);
+    EXPECT_EQ(fused.failures[0].path, path("corrupt.png"));
+    EXPECT_GT(fused.histograms.sum(), 1000);
+    std::size_t mixed = 0;  // signatures with both bit values: the comparisons are exercised
+    for (const ImageWords& w : fused.words)
+      for (const std::uint64_t signature : w.signatures) mixed += signature != 0 && ~signature != 0;
+    EXPECT_GT(mixed, 100u);
   }
-  EXPECT_EQ(fused.names.size(), paths.size() - 1);
-  ASSERT_EQ(fused.failures.size(), 1u);
-  EXPECT_EQ(fused.failures[0].path, path("corrupt.png"));
-  EXPECT_GT(fused.histograms.sum(), 1000);
 }
 
 // A device batch that fails (here: more descriptors than a small device-memory limit allows) is retried
