@@ -46,6 +46,25 @@ KeypointStore& KeypointStore::operator=(KeypointStore&& other) noexcept {
   return *this;
 }
 
+std::vector<std::uint32_t> KeypointStore::wordOrder(const std::vector<Keypoint>& keypoints) const {
+  const std::size_t n = keypoints.size();
+  std::vector<std::uint32_t> order(n);
+  if (static_cast<std::size_t>(words_) <= 4 * n) {  // a counting sort: one pass, one scatter
+    std::vector<std::uint32_t> first(static_cast<std::size_t>(words_) + 1, 0);
+    for (const Keypoint& k : keypoints) ++first[k.word + 1];
+    for (std::size_t w = 1; w < first.size(); ++w) first[w] += first[w - 1];
+    for (std::size_t i = 0; i < n; ++i) order[first[keypoints[i].word]++] = static_cast<std::uint32_t>(i);
+    return order;
+  }
+  // A large vocabulary next to the image: (word, index) packed into one integer and sorted (unique
+  // keys, so the sort is stable; a comparator reaching into the keypoints was most of an add's time).
+  std::vector<std::uint64_t> keys(n);
+  for (std::size_t i = 0; i < n; ++i) keys[i] = std::uint64_t{keypoints[i].word} << 32 | i;
+  std::sort(keys.begin(), keys.end());
+  for (std::size_t i = 0; i < n; ++i) order[i] = static_cast<std::uint32_t>(keys[i]);
+  return order;
+}
+
 KeypointStore::StoredImage KeypointStore::prepare(const ImageWords& image, const std::string& name) const {
   auto refuse = [&](const std::string& problem) { throw InvalidInput("keypoints of '" + name + "': " + problem); };
   if (image.points.size() != image.words.size() || image.points.size() != image.signatures.size())
@@ -74,17 +93,13 @@ KeypointStore::StoredImage KeypointStore::prepare(const ImageWords& image, const
                                 image.signatures[i]});
     if (with_scale_angles) scale_angles.push_back({quantiseLogScale(image.sizes[i]), quantiseAngle(image.angles[i])});
   }
-  std::vector<std::size_t> order(stored.keypoints.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    return stored.keypoints[a].word < stored.keypoints[b].word;
-  });
+  const std::vector<std::uint32_t> order = wordOrder(stored.keypoints);
   std::vector<Keypoint> keypoints;
   keypoints.reserve(order.size());
-  for (std::size_t i : order) keypoints.push_back(stored.keypoints[i]);
+  for (const std::uint32_t i : order) keypoints.push_back(stored.keypoints[i]);
   stored.keypoints = std::move(keypoints);
   if (with_scale_angles)
-    for (std::size_t i : order) stored.scale_angles.push_back(scale_angles[i]);
+    for (const std::uint32_t i : order) stored.scale_angles.push_back(scale_angles[i]);
   return stored;
 }
 
@@ -131,20 +146,25 @@ void KeypointStore::erase(ImageId id) {
 }
 
 void KeypointStore::prepareCopies(const StoredImage* adding, const StoredImage* removing) {
-  std::vector<std::pair<std::uint32_t, std::size_t>> changes;  // (word, features it gains)
-  if (adding)
-    for (const Keypoint& key : adding->keypoints) changes.emplace_back(key.word, 1);
-  if (removing)
-    for (const Keypoint& key : removing->keypoints) changes.emplace_back(key.word, 0);
-  std::sort(changes.begin(), changes.end());
+  // The words either image touches, each with the features it gains: both keypoint lists are in word
+  // order (prepare; checked on reading), so one merge of the two gives them in order.
+  static const std::vector<Keypoint> none;
+  const std::vector<Keypoint>& gained = adding ? adding->keypoints : none;
+  const std::vector<Keypoint>& lost = removing ? removing->keypoints : none;
   std::vector<std::uint32_t> words;
   std::vector<std::size_t> room;
-  for (const auto& [word, gain] : changes) {
+  auto note = [&](std::uint32_t word, std::size_t gain) {
     if (words.empty() || words.back() != word) {
       words.push_back(word);
       room.push_back(0);
     }
     room.back() += gain;
+  };
+  for (std::size_t i = 0, j = 0; i < gained.size() || j < lost.size();) {
+    if (j == lost.size() || (i < gained.size() && gained[i].word <= lost[j].word))
+      note(gained[i++].word, 1);
+    else
+      note(lost[j++].word, 0);
   }
   postings_.prepareCopies(words, room);
 }

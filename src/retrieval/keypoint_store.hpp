@@ -110,6 +110,8 @@ class KeypointStore {
   static KeypointStore read(detail::ByteReader& in, const InvertedIndex& index, bool scale_angles_allowed);
 
  private:
+  // The keypoints' indices in word order, those of one word in their given order.
+  std::vector<std::uint32_t> wordOrder(const std::vector<Keypoint>& keypoints) const;
   void writeSlots(detail::ByteWriter& out) const;  // write()'s bytes; the caller holds the read lock
   static bool writesScaleAngles(const StoredImage& image);
   static std::uint64_t imageBytes(const StoredImage& image);  // what writeImage writes

@@ -43,7 +43,11 @@ SignaturePostings::WordFeatures& SignaturePostings::writable(std::uint32_t word)
 
 void SignaturePostings::insert(ImageId id, std::uint32_t word, const std::uint64_t* signatures, std::size_t count) {
   WordFeatures& list = writable(word);
-  const auto at = std::upper_bound(list.ids.begin(), list.ids.end(), id) - list.ids.begin();
+  // Ids mostly come in increasing order (an index is built image after image): then the new ones go
+  // at the end, without a binary search over a list that can be millions long.
+  const auto at = list.ids.empty() || list.ids.back() <= id
+                      ? list.ids.size()
+                      : std::upper_bound(list.ids.begin(), list.ids.end(), id) - list.ids.begin();
   list.ids.insert(list.ids.begin() + at, count, id);
   list.signatures.insert(list.signatures.begin() + at, signatures, signatures + count);
 }

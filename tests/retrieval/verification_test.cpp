@@ -372,6 +372,41 @@ KeypointDatabase keypointDatabase() {
   return {vocabulary, images, std::move(database)};
 }
 
+// An image's keypoints are kept in word order, those of one word in the order given (the stable sort
+// is the reference), both where the vocabulary is small next to the image (a counting sort) and where
+// it is large (a sort of packed keys); every point comes back with its own word, signature and place.
+TEST(KeypointDatabase, KeepsKeypointsInWordOrderAndTiesInTheirOrder) {
+  std::mt19937_64 rng(seedForCurrentTest());
+  for (const int words : {7, 50'000}) {
+    Descriptors centroids(words, 64);
+    centroids.setRandom();
+    DatabaseOptions options;
+    options.store_keypoints = true;
+    ImageDatabase db(Vocabulary(centroids, DescriptorType("surf", 64)), FeatureSpec("surf"), options);
+    ImageWords image;
+    image.image_size = cv::Size(1000, 700);
+    const int n = 301;  // odd, and many keypoints per word when words = 7
+    for (int k = 0; k < n; ++k) {
+      image.words.push_back(static_cast<std::int32_t>(rng() % static_cast<std::uint64_t>(words)));
+      image.points.emplace_back(static_cast<float>(k * 3), static_cast<float>(rng() % 700));
+      image.signatures.push_back(rng());
+    }
+    const ImageId id = db.add("image.png", image);
+    const auto stored = db.keypoints(id);
+    ASSERT_TRUE(stored.has_value());
+    std::vector<int> order(n);
+    for (int k = 0; k < n; ++k) order[k] = k;
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return image.words[a] < image.words[b]; });
+    ASSERT_EQ(stored->words.size(), static_cast<std::size_t>(n)) << words << " words";
+    for (int k = 0; k < n; ++k) {
+      const int from = order[k];
+      EXPECT_EQ(stored->words[k], image.words[from]) << words << " words, keypoint " << k;
+      EXPECT_EQ(stored->signatures[k], image.signatures[from]) << words << " words, keypoint " << k;
+      EXPECT_NEAR(stored->points[k].x, image.points[from].x, 0.02) << words << " words, keypoint " << k;
+    }
+  }
+}
+
 TEST(KeypointDatabase, SavesAndLoadsEveryKeypointWithinItsQuantisation) {
   TempDir dir;
   const KeypointDatabase made = keypointDatabase();
