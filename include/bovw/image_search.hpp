@@ -187,6 +187,11 @@ class ImageSearch {
   // Adds the image, or replaces the one of the same name (in one durable write, when live: a search
   // sees the old image or the new one). Returns its id (a new one).
   ImageId put(const std::string& name, const ImageWords& words);
+  // The same for several images, in order: when live, in one durable write (one sync of the store for
+  // all of them), all or none, and a name twice in `images` is refused (InvalidInput) like any other
+  // problem of add(); a database of one file takes them one after another. Returns their ids.
+  // `bovw serve` writes the PUTs that arrive together this way.
+  std::vector<ImageId> put(const std::vector<NamedImageWords>& images);
   void remove(const std::string& name);  // throws InvalidInput if no image has this name
   // All or none: throws InvalidInput naming the first name no image has, removing nothing.
   void remove(const std::vector<std::string>& names);

@@ -441,6 +441,11 @@ ImageId ImageSearch::put(const std::string& name, const ImageWords& words) {
   return impl_->add({{name, words}}, true).front();
 }
 
+std::vector<ImageId> ImageSearch::put(const std::vector<NamedImageWords>& images) {
+  if (images.empty()) return {};
+  return impl_->add(images, true);
+}
+
 ImageWords ImageSearch::words(const cv::Mat& image) const { return impl_->wordsOf(image); }
 
 std::vector<ImageWords> ImageSearch::words(const std::vector<cv::Mat>& images) const {

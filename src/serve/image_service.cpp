@@ -125,6 +125,12 @@ struct ImageService::Impl {
   // batcher that runs them.
   std::size_t batch_images;
   DynamicBatcher<cv::Mat, ImageWords> feature_batches;
+  // Group commit: the PUTs (and the DELETEs) that reach the store while another write is being made
+  // go in the next write together, one sync of the store for all of them instead of one each. Each
+  // is still answered only once its write is durable, and a write that fails is made again one
+  // request at a time (DynamicBatcher), so that one request's problem (a name twice) is its own.
+  DynamicBatcher<NamedImageWords, ImageId> puts;
+  DynamicBatcher<std::string, bool> removals;
   int threads_per_request;  // OpenMP threads of each working request: the cores over the working slots
   int bound_port = 0;
   std::atomic<bool> stop_requested{false}, run_ended{false};
@@ -140,6 +146,22 @@ struct ImageService::Impl {
                         [](const cv::Mat& image) { return static_cast<std::size_t>(image.total()); },
                         static_cast<std::size_t>(std::max<std::int64_t>(options.batch_pixels, 1)),
                         [this](std::size_t images) { metrics.observeFeatureBatch(images); }),
+        // The metrics count the writes made (a write that failed and is made again request by
+        // request is not one).
+        puts(
+            [this](const std::vector<NamedImageWords>& images) {
+              std::vector<ImageId> ids = database.put(images);
+              metrics.observeWriteBatch(images.size());
+              return ids;
+            },
+            ServiceOptions::kMaxWriteBatch, {}, 0),
+        removals(
+            [this](const std::vector<std::string>& names) {
+              database.remove(names);
+              metrics.observeWriteBatch(names.size());
+              return std::vector<bool>(names.size(), true);
+            },
+            ServiceOptions::kMaxWriteBatch, {}, 0),
         threads_per_request(static_cast<int>(std::max<std::size_t>(1, cores() / admission.capacity()))) {}
 
   static std::size_t cores() { return std::max(1u, std::thread::hardware_concurrency()); }
@@ -255,7 +277,7 @@ struct ImageService::Impl {
       const ImageWords words = wordsOf(decode(body, name));
       metrics.observeWriteStage("features", secondsSince(start));
       const Clock::time_point storing = Clock::now();
-      const ImageId id = database.put(name, words);
+      const ImageId id = puts.call({name, words});
       metrics.observeWriteStage("storing", secondsSince(storing));
       reply(res, 200, {{"name", name}, {"id", id}, {"keypoints", words.words.size()}});
     });
@@ -268,7 +290,7 @@ struct ImageService::Impl {
       const Admission::Ticket ticket = turn(&ServiceMetrics::observeWriteStage);
       const Clock::time_point storing = Clock::now();
       try {
-        database.remove(name);
+        removals.call(name);
         metrics.observeWriteStage("storing", secondsSince(storing));
       } catch (const InvalidInput& e) {
         if (!database.contains(name)) throw HttpError(404, "no image is named '" + printableName(name) + "'");

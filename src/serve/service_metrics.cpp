@@ -40,6 +40,11 @@ ServiceMetrics::ServiceMetrics()
                                 .Help("Images whose features ran as one batch (concurrent searches and PUTs)")
                                 .Register(*registry_)
                                 .Add({}, prometheus::Histogram::BucketBoundaries{1, 2, 4, 8, 16, 32, 64})),
+      write_batch_requests_(prometheus::BuildHistogram()
+                                .Name("bovw_write_batch_requests")
+                                .Help("PUTs or DELETEs written to the store in one durable write (one sync)")
+                                .Register(*registry_)
+                                .Add({}, prometheus::Histogram::BucketBoundaries{1, 2, 4, 8, 16, 32, 64})),
       waiting_(prometheus::BuildGauge()
                    .Name("bovw_queue_depth")
                    .Help("Requests waiting for a turn of work (search, add, remove)")
@@ -73,6 +78,10 @@ void ServiceMetrics::observeWriteStage(const std::string& stage, double seconds)
 
 void ServiceMetrics::observeFeatureBatch(std::size_t images) {
   feature_batch_images_.Observe(static_cast<double>(images));
+}
+
+void ServiceMetrics::observeWriteBatch(std::size_t requests) {
+  write_batch_requests_.Observe(static_cast<double>(requests));
 }
 
 void ServiceMetrics::setQueue(std::size_t waiting, std::size_t working) {

@@ -29,6 +29,8 @@ class ServiceMetrics {
   void observeWriteStage(const std::string& stage, double seconds);
   // One batch of images whose features ran together (a search's or PUT's, with batching on).
   void observeFeatureBatch(std::size_t images);
+  // One durable write of the store and the concurrent PUTs (or DELETEs) it carried.
+  void observeWriteBatch(std::size_t requests);
   // Sampled when the metrics are read.
   void setQueue(std::size_t waiting, std::size_t working);
   void setImages(std::size_t images);
@@ -43,6 +45,7 @@ class ServiceMetrics {
   prometheus::Family<prometheus::Histogram>& stage_seconds_;
   prometheus::Family<prometheus::Histogram>& write_stage_seconds_;
   prometheus::Histogram& feature_batch_images_;
+  prometheus::Histogram& write_batch_requests_;
   prometheus::Gauge& waiting_;
   prometheus::Gauge& working_;
   prometheus::Gauge& images_;

@@ -29,6 +29,9 @@ struct ServiceOptions {
   std::size_t batch_images = 0;
   std::int64_t batch_pixels = 16'000'000;
   static constexpr std::size_t kAutoBatchImages = 16;
+  // The most PUTs (or DELETEs) that share one durable write of the store (group commit); the rest
+  // wait for the next one.
+  static constexpr std::size_t kMaxWriteBatch = 64;
   std::size_t max_top = 1000;         // the largest ?top= and ?verify=
   VerificationOptions verification;   // thresholds of ?verify=
   // A PEM certificate and its key: HTTPS in the server itself. Empty: plain HTTP (behind a reverse

@@ -8,7 +8,9 @@ The image set is test_retrieval.py's (4 scenes x 4 views). Checked:
   inliers and verification); PUT, DELETE and GET /images round trips, seen by `bovw list` in another
   process; names with spaces, slashes, '%', '+' and non-ASCII come back exactly; PUT of a name held
   replaces its image;
-- kill -9 of the server during a stream of PUTs, then a restart: every PUT answered 2xx is there;
+- kill -9 of the server during streams of PUTs from three clients, then a restart: every PUT answered
+  2xx is there; concurrent PUTs and DELETEs share durable writes (group commit) and each keeps its own
+  outcome (a name several clients PUT held once, a name deleted twice: 200 then 404);
 - searches during PUTs and DELETEs never fail; concurrent searches whose features run in one batch
   (--batch-images) each get their own answer, and batches of several images form;
 - every error status: 400 (undecodable, empty, bad parameters), 401 (token missing or wrong, for
@@ -261,35 +263,46 @@ class RoundTrips(ServeTestCase):
         self.assertEqual(server.request("DELETE", quoted(SET.paths[0]))[0], 405)
 
 
+def write_batches(metrics):
+    """(durable writes, requests they carried) from the server's /metrics text."""
+    count = float(metrics.split("bovw_write_batch_requests_count ")[1].split()[0])
+    total = float(metrics.split("bovw_write_batch_requests_sum ")[1].split()[0])
+    return count, total
+
+
 class Durability(ServeTestCase):
     def test_every_acknowledged_put_survives_kill_9(self):
+        # Three writers at once, so that the kills also fall during writes that carry several PUTs
+        # (group commit): each PUT is answered only once the write that carries it is durable.
         rng = random.Random(SEED)
         live = self.live(keypoints=False)
         acknowledged = set()
         for round_ in range(3):
-            server = self.serve("--index", live)
+            server = self.serve("--index", live, "--workers", 3)
             stop = threading.Event()
 
-            def writer():
+            def writer(w):
                 i = 0
                 while not stop.is_set():
-                    name = "round%d/put%03d.png" % (round_, i)
+                    name = "round%d/writer%d/put%03d.png" % (round_, w, i)
                     try:
-                        status, _, _ = server.request("PUT", quoted(name), image_bytes(SET.paths[i % 16]))
+                        status, _, _ = server.request("PUT", quoted(name), image_bytes(SET.paths[(i + w) % 16]))
                     except (OSError, http.client.HTTPException):
                         return  # the server died mid-request: this PUT was not acknowledged
                     if status == 200:
                         acknowledged.add(name)
                     i += 1
 
-            thread = threading.Thread(target=writer)
-            thread.start()
+            threads = [threading.Thread(target=writer, args=(w,)) for w in range(3)]
+            for thread in threads:
+                thread.start()
             time.sleep(rng.uniform(0.3, 1.5))
             server.process.kill()
             server.process.wait()
             stop.set()
-            thread.join(timeout=60)
-            self.assertFalse(thread.is_alive())
+            for thread in threads:
+                thread.join(timeout=60)
+                self.assertFalse(thread.is_alive())
         names = set(self.names(live))
         self.assertTrue(acknowledged, "no PUT was answered before the kills")
         self.assertEqual(acknowledged - names, set(), "acknowledged PUTs lost by kill -9")
@@ -298,6 +311,58 @@ class Durability(ServeTestCase):
         status, _, health = server.request("GET", "/health")
         self.assertEqual(health["images"], len(names))
         self.assertEqual(server.search(SET.new_view)[0], 200)
+
+    def test_concurrent_writes_share_durable_writes_and_keep_their_own_outcomes(self):
+        # Group commit: PUTs that reach the store together go in one durable write. Each request's
+        # outcome must still be what it would be one at a time: eight clients PUT names of their own
+        # and one name all of them PUT (a write holding a name twice is made again one request at a
+        # time), then DELETE their names, the shared one and a name nobody has.
+        live = self.live(keypoints=False)
+        before = self.names(live)
+        server = self.serve("--index", live, "--workers", 8, "--batch-images", 4)
+        clients, own = 8, 3
+        shared = "group/shared.png"
+        statuses = {}
+
+        def client(c, work):
+            for method, name, image in work(c):
+                status, _, answer = server.request(method, quoted(name), image and image_bytes(image))
+                statuses.setdefault((method, name), []).append((status, answer))
+
+        def run(work):
+            threads = [threading.Thread(target=client, args=(c, work)) for c in range(clients)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+
+        mine = lambda c: ["group/%d/%d.png" % (c, i) for i in range(own)]  # noqa: E731
+        run(lambda c: [("PUT", name, SET.paths[(c + i) % 16]) for i, name in enumerate(mine(c))] +
+            [("PUT", shared, SET.paths[c % 16])])
+        for c in range(clients):
+            for name in mine(c):
+                self.assertEqual([s for s, _ in statuses[("PUT", name)]], [200], name)
+        self.assertEqual([s for s, _ in statuses[("PUT", shared)]], [200] * clients)
+        # Another process sees every acknowledged PUT, and the shared name once.
+        listed = self.names(live)
+        self.assertEqual(sorted(listed), sorted(before + [n for c in range(clients) for n in mine(c)] + [shared]))
+        # Every PUT went into exactly one durable write, and some write carried several.
+        writes, carried = write_batches(server.request("GET", "/metrics")[2])
+        self.assertEqual(carried, clients * (own + 1))
+        self.assertLess(writes, carried)
+        # The database searches as the CLI's (another process, the same store).
+        self.assertEqual([r["name"] for r in server.search(SET.new_view, "?top=20")[2]["results"]],
+                         [r[0] for r in self.cli_search(live, SET.new_view, "--top", 20)])
+
+        run(lambda c: [("DELETE", name, None) for name in mine(c)] + [("DELETE", shared, None)] +
+            ([("DELETE", "group/nobody.png", None)] if c < 2 else []))
+        for c in range(clients):
+            for name in mine(c):
+                self.assertEqual([s for s, _ in statuses[("DELETE", name)]], [200], name)
+        self.assertEqual(sorted(s for s, _ in statuses[("DELETE", shared)]), [200] + [404] * (clients - 1))
+        self.assertEqual([s for s, _ in statuses[("DELETE", "group/nobody.png")]], [404, 404])
+        self.assertEqual(sorted(self.names(live)), sorted(before))
+        self.assertEqual(server.stop()[0], 0)
 
     def test_searches_during_puts_and_deletes_never_fail(self):
         live = self.live()
