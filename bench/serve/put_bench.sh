@@ -6,7 +6,9 @@
 # Usage: bench/serve/put_bench.sh BUILD_DIR OUT_DIR [IMAGES=10000] [CLIENTS=1,4,16] [SECONDS=10]
 # Environment: BOVW_SAMPLES, the folder of JPEGs (default: opencv-doc's); BOVW_BOVW, the bovw program
 # to serve with (default: BUILD_DIR/bovw; another build's, to compare); BOVW_SERVE_OPTIONS, more
-# options of `bovw serve` (default: --workers 16). Writes OUT_DIR/put_bench.json and prints a table.
+# options of `bovw serve` (default: --workers 16); BOVW_KEYPOINTS=1, a database that stores keypoints
+# (verification, Hamming embedding), whose writes are larger. Writes OUT_DIR/put_bench.json and prints
+# a table.
 # Needs wrk.
 set -euo pipefail
 build=$(realpath "$1"); out=$(realpath -m "$2")
@@ -36,7 +38,8 @@ PY
 
 db="$out/db-$n.bovwlive"
 rm -rf "$db"
-"$build/bench/serve/bovw_serving_database" --vocabulary "$out/vocabulary.bovw" --samples "$out/jpegs" --images "$n" --output "$db"
+"$build/bench/serve/bovw_serving_database" --vocabulary "$out/vocabulary.bovw" --samples "$out/jpegs" --images "$n" --output "$db" \
+  $([[ ${BOVW_KEYPOINTS:-0} == 1 ]] && echo --keypoints)
 "$bovw" serve --index "$db" --listen 127.0.0.1:0 --log-level warn "${options[@]}" > "$out/serve.out" 2> "$out/serve.err" &
 server=$!
 trap 'kill -TERM $server 2>/dev/null || true' EXIT
