@@ -8,7 +8,7 @@
 # to serve with (default: BUILD_DIR/bovw; another build's, to compare); BOVW_SERVE_OPTIONS, more
 # options of `bovw serve` (default: --workers 16); BOVW_KEYPOINTS=1, a database that stores keypoints
 # (verification, Hamming embedding), whose writes are larger. Writes OUT_DIR/put_bench.json and prints
-# a table.
+# a table. BOVW_METRICS_OUT=FILE: the server's /metrics after the last run, into FILE.
 # Needs wrk.
 set -euo pipefail
 build=$(realpath "$1"); out=$(realpath -m "$2")
@@ -54,6 +54,10 @@ for c in ${clients//,/ }; do
   python3 -c "import json,sys; r=json.loads(sys.argv[1]); r.update(images=$n, clients=$c, writes=$w1-$w0, carried=$r1-$r0); print(json.dumps(r))" \
     "$result" | tee -a "$records"
 done
+if [[ -n ${BOVW_METRICS_OUT:-} ]]; then
+  python3 -c "import sys, urllib.request; sys.stdout.write(urllib.request.urlopen(sys.argv[1]).read().decode())" \
+    "http://127.0.0.1:$port/metrics" > "$BOVW_METRICS_OUT"
+fi
 kill -TERM "$server"; wait "$server" || true
 trap - EXIT
 rm -rf "$db"
