@@ -206,6 +206,38 @@ TEST(ImageSearch, AddsAndRemovesRankAsAFreshIndex) {
   EXPECT_EQ(fresh.size(), 3u);
 }
 
+// put() of several images on a live database: one write, all or none, each name replaced as one put
+// of it would replace it; the result ranks as a database indexed afresh from the final images.
+TEST(ImageSearch, PutsOfSeveralImagesRankAsAFreshIndexAndAreAllOrNone) {
+  const auto& set = imageSet();
+  test::TempDir dir;
+  ImageSearch live = ImageSearch::createLive(dir.file("live"), vocabulary(), FeatureSpec::parse("surf"), withKeypoints());
+  EXPECT_TRUE(live.add({set.box, set.graf_crop}).empty());
+  const auto words = [&](const std::string& path) { return live.words(loadImage(path)); };
+  // A name twice: refused, nothing written.
+  EXPECT_THROW(live.put({{"twice", words(set.texture)}, {"twice", words(set.box_rotated)}}), InvalidInput);
+  EXPECT_EQ(live.size(), 2u);
+  EXPECT_FALSE(live.contains("twice"));
+  // One image replaced (box now holds box_bright's features), two new ones.
+  const std::vector<ImageId> ids =
+      live.put({{set.box, words(set.box_bright)}, {"texture", words(set.texture)}, {"rotated", words(set.box_rotated)}});
+  EXPECT_EQ(ids.size(), 3u);
+  EXPECT_TRUE(live.put({}).empty());
+  ImageSearch fresh = ImageSearch::create(vocabulary(), FeatureSpec::parse("surf"), withKeypoints());
+  EXPECT_TRUE(fresh.add({set.graf_crop}).empty());
+  fresh.add(set.box, loadImage(set.box_bright));
+  fresh.add("texture", loadImage(set.texture));
+  fresh.add("rotated", loadImage(set.box_rotated));
+  EXPECT_EQ(live.size(), 4u);
+  SearchOptions options;
+  options.top = 10;
+  options.verify = 4;
+  for (const std::string& query : set.good()) {
+    SCOPED_TRACE(query);
+    expectSameRanking(live.search(query, options), fresh.search(query, options));
+  }
+}
+
 TEST(ImageSearch, ShardsAnswerAsOneDatabase) {
   const auto& set = imageSet();
   test::TempDir dir;
