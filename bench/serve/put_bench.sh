@@ -17,9 +17,8 @@ here=$(dirname "$(realpath "$0")")
 samples=${BOVW_SAMPLES:-/usr/share/doc/opencv-doc/examples/data}
 bovw=${BOVW_BOVW:-$build/bovw}
 read -r -a options <<< "${BOVW_SERVE_OPTIONS:---workers 16}"
-mkdir -p "$out/jpegs"
-cp "$samples"/*.jpg "$out/jpegs/"
-jpegs=("$out"/jpegs/*.jpg)
+source "$here/serve_common.sh"
+bovw_copy_samples "$samples" "$out"
 records="$out/put_bench.jsonl"
 : > "$records"
 if [[ ! -f "$out/vocabulary.bovw" ]]; then
@@ -40,11 +39,8 @@ db="$out/db-$n.bovwlive"
 rm -rf "$db"
 "$build/bench/serve/bovw_serving_database" --vocabulary "$out/vocabulary.bovw" --samples "$out/jpegs" --images "$n" --output "$db" \
   $([[ ${BOVW_KEYPOINTS:-0} == 1 ]] && echo --keypoints)
-"$bovw" serve --index "$db" --listen 127.0.0.1:0 --log-level warn "${options[@]}" > "$out/serve.out" 2> "$out/serve.err" &
-server=$!
+bovw_start_server "$out/serve" "$bovw" --index "$db" --log-level warn "${options[@]}"
 trap 'kill -TERM $server 2>/dev/null || true' EXIT
-for _ in $(seq 100); do grep -q "ready on" "$out/serve.out" 2>/dev/null && break; sleep 0.2; done
-port=$(sed -n 's/.*127\.0\.0\.1:\([0-9]*\) .*/\1/p' "$out/serve.out")
 for c in ${clients//,/ }; do
   read -r w0 r0 < <(writes || echo "0 0")
   threads=$(( c < 2 ? c : 2 ))

@@ -19,9 +19,8 @@ here=$(dirname "$(realpath "$0")")
 samples=${BOVW_SAMPLES:-/usr/share/doc/opencv-doc/examples/data}
 read -r -a extra <<< "${BOVW_SERVE_OPTIONS:-}"
 read -r -a serve_only <<< "${BOVW_SERVE_ONLY_OPTIONS:-}"
-mkdir -p "$out/jpegs"
-cp "$samples"/*.jpg "$out/jpegs/"
-jpegs=("$out"/jpegs/*.jpg)
+source "$here/serve_common.sh"
+bovw_copy_samples "$samples" "$out"
 records="$out/serve_bench.jsonl"
 : > "$records"
 
@@ -51,10 +50,7 @@ for n in ${sizes//,/ }; do
   rm -rf "$db"
   "${BOVW_SERVING_DATABASE:-$build/bench/serve/bovw_serving_database}" --vocabulary "$out/vocabulary.bovw" --samples "$out/jpegs" \
     --images "$n" --output "$db" $([[ $query == *verify=* ]] && echo --keypoints)
-  "$build/bovw" serve --index "$db" --listen 127.0.0.1:0 --log-level warn "${extra[@]}" "${serve_only[@]}" > "$out/serve-$n.out" 2> "$out/serve-$n.err" &
-  server=$!
-  for _ in $(seq 100); do grep -q "ready on" "$out/serve-$n.out" 2>/dev/null && break; sleep 0.2; done
-  port=$(sed -n 's/.*127\.0\.0\.1:\([0-9]*\) .*/\1/p' "$out/serve-$n.out")
+  bovw_start_server "$out/serve-$n" "$build/bovw" --index "$db" --log-level warn "${extra[@]}" "${serve_only[@]}"
   url="http://127.0.0.1:$port$query"
   seconds_saved=$seconds; seconds=3; load "$url" 4 warmup > /dev/null; seconds=$seconds_saved
   for c in ${clients//,/ }; do load "$url" "$c" search | tee -a "$records"; done
