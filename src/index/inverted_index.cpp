@@ -20,6 +20,7 @@
 #include <memory>
 #include <mutex>
 #include <shared_mutex>
+#include <stdexcept>
 #include <unordered_set>
 #include <utility>
 
@@ -742,6 +743,18 @@ void index_detail::IndexEditor::trim(InvertedIndex& index) {
     list.adapt(s.data.names.size());
     list.shrinkToFit();
   }
+}
+
+std::vector<index_detail::PostingList> index_detail::IndexEditor::replaceLists(InvertedIndex& index,
+                                                                              std::vector<PostingList> lists) {
+  InvertedIndex::Impl& s = *index.impl_;
+  std::lock_guard<std::mutex> writing(s.writing);
+  bool same = lists.size() == s.data.postings.size();
+  for (std::size_t w = 0; same && w < lists.size(); ++w) same = lists[w].size() == s.data.postings[w].size();
+  if (!same) throw std::logic_error("inverted index: the lists to put in place hold other postings");
+  const auto lock = s.mutex.write();
+  s.data.postings.swap(lists);
+  return lists;
 }
 
 const index_detail::IndexData& index_detail::IndexEditor::data(const InvertedIndex& index) { return index.impl_->data; }

@@ -2,6 +2,8 @@
 // most 6 bytes a posting, in one of two forms chosen by the word's frequency.
 #pragma once
 
+#include "index/list_array.hpp"
+
 #include <bovw/inverted_index.hpp>
 
 #include <algorithm>
@@ -77,7 +79,7 @@ class PostingList {
   template <typename F>
   std::size_t forEachBelow(std::size_t from, ImageId end, F&& f) const {
     if (dense_) {
-      const std::vector<std::uint8_t>& counts = dense_->counts;
+      const ListArray<std::uint8_t>& counts = dense_->counts;
       const std::size_t last = std::min<std::size_t>(end, counts.size());
       for (std::size_t id = from; id < last; ++id)
         if (counts[id] != 0) f(static_cast<ImageId>(id), count(static_cast<ImageId>(id), counts[id]));
@@ -104,10 +106,9 @@ class PostingList {
 
   // `image` above every id in the list; count > 0.
   void push_back(ImageId image, std::int32_t count) {
-    if (dense_ || count >= kLargeMark || ids_.size() == ids_.capacity() || counts_.size() == counts_.capacity())
-      return pushBackSlow(image, count);
-    ids_.push_back(image);
-    counts_.push_back(static_cast<std::uint8_t>(count));
+    if (dense_ || count >= kLargeMark || ids_.spare() == 0 || counts_.spare() == 0) return pushBackSlow(image, count);
+    ids_.own().push_back(image);
+    counts_.own().push_back(static_cast<std::uint8_t>(count));
   }
   // Appends `later`'s postings under their ids plus `offset`, which is above every id here: in one
   // copy of each array where both lists have the same form (a dense list's count bytes shifted whole).
@@ -120,22 +121,24 @@ class PostingList {
   template <typename Drop>
   void eraseIf(Drop&& drop) {
     if (dense_) {
-      std::vector<std::uint8_t>& counts = dense_->counts;
+      std::vector<std::uint8_t>& counts = dense_->counts.own();
       for (std::size_t id = 0; id < counts.size(); ++id)
         if (counts[id] != 0 && drop(static_cast<ImageId>(id))) {
           counts[id] = 0;
           --dense_->size;
         }
     } else {
+      std::vector<ImageId>& ids = ids_.own();
+      std::vector<std::uint8_t>& counts = counts_.own();
       std::size_t kept = 0;
-      for (std::size_t i = 0; i < ids_.size(); ++i) {
-        if (drop(ids_[i])) continue;
-        ids_[kept] = ids_[i];
-        counts_[kept] = counts_[i];
+      for (std::size_t i = 0; i < ids.size(); ++i) {
+        if (drop(ids[i])) continue;
+        ids[kept] = ids[i];
+        counts[kept] = counts[i];
         ++kept;
       }
-      ids_.resize(kept);
-      counts_.resize(kept);
+      ids.resize(kept);
+      counts.resize(kept);
     }
     if (large_) {
       large_->erase(std::remove_if(large_->begin(), large_->end(), [&](const Large& l) { return drop(l.image); }),
@@ -146,8 +149,8 @@ class PostingList {
   // Room for `n` postings in the sparse form (the dense form grows with the ids instead).
   void reserve(std::size_t n) {
     if (dense_) return;
-    ids_.reserve(n);
-    counts_.reserve(n);
+    ids_.own().reserve(n);
+    counts_.own().reserve(n);
   }
   // Chooses the form for an index of `ids` image ids (removed ones included): dense from a fifth of
   // them, sparse again below a sixth (the gap keeps a word near the limit from switching at every
@@ -155,9 +158,9 @@ class PostingList {
   bool adapt(std::size_t ids) noexcept;
   // Gives back the capacity beyond the postings (where the allocator can).
   void shrinkToFit() noexcept {
-    ids_.shrink_to_fit();
-    counts_.shrink_to_fit();
-    if (dense_) dense_->counts.shrink_to_fit();
+    ids_.shrinkToFit();
+    counts_.shrinkToFit();
+    if (dense_) dense_->counts.shrinkToFit();
   }
   // The list's arrays as they lie in memory (host byte order), for a live database's checkpoint
   // (live/checkpoint.hpp), which keeps its own checksum: rawSize() bytes, written by writeRaw() and
@@ -169,11 +172,16 @@ class PostingList {
   // InvalidInput (naming no file) for a problem. A sparse list gets room for `room` more postings
   // (those about to be appended: a list grown later is copied whole).
   static PostingList fromRaw(const unsigned char* bytes, std::size_t size, const LiveIds& live, std::size_t room = 0);
+  // The same list, checked the same way, reading its arrays in place from `bytes`, which must stay
+  // valid and unchanged while it does (until its first change copies them: ListArray). Where `bytes`
+  // are not 4-byte aligned (the ids' alignment) the arrays are copied instead.
+  static PostingList readInPlace(const unsigned char* bytes, std::size_t size, const LiveIds& live);
+  // Whether the list reads some array in place (readInPlace, not changed since).
+  bool readsInPlace() const { return ids_.borrowed() || counts_.borrowed() || (dense_ && dense_->counts.borrowed()); }
 
   // Bytes the list holds on the heap (capacity, not size).
   std::size_t heapBytes() const {
-    return ids_.capacity() * sizeof(ImageId) + counts_.capacity() +
-           (dense_ ? sizeof(*dense_) + dense_->counts.capacity() : 0) +
+    return ids_.heapBytes() + counts_.heapBytes() + (dense_ ? sizeof(*dense_) + dense_->counts.heapBytes() : 0) +
            (large_ ? sizeof(*large_) + large_->capacity() * sizeof(Large) : 0);
   }
 
@@ -188,13 +196,16 @@ class PostingList {
   void toDense();
   void toSparse();
 
+  static PostingList fromRaw(const unsigned char* bytes, std::size_t size, const LiveIds& live, std::size_t room,
+                             bool in_place);
+
   struct Dense {
-    std::vector<std::uint8_t> counts;  // by id
+    ListArray<std::uint8_t> counts;  // by id
     std::size_t size = 0;              // the postings (non-zero counts)
   };
 
-  std::vector<ImageId> ids_;          // sparse form
-  std::vector<std::uint8_t> counts_;  // sparse form
+  ListArray<ImageId> ids_;          // sparse form
+  ListArray<std::uint8_t> counts_;  // sparse form
   // The dense form (null for the sparse one) and the counts beyond the form's field (ids ascending;
   // null when there is none) behind pointers: 8 bytes a word each, not 32 and 24, for the many words
   // that have neither.

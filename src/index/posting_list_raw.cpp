@@ -1,5 +1,6 @@
-// PostingList's raw form: its arrays copied as they are, so that a live database opens by copying
-// lists instead of rebuilding them posting by posting. Host byte order (the checkpoint records it):
+// PostingList's raw form: its arrays as they lie in memory, so that a live database opens by reading
+// lists in place (or copying them) instead of rebuilding them posting by posting. Host byte order
+// (the checkpoint records it); the ids at offset 16, 4-byte aligned where the form starts so:
 //
 //   u32 form (0 sparse, 1 dense), u32 postings, u32 n (sparse: ids; dense: the span of ids),
 //   u32 L (entries of the large-count side list), then
@@ -10,6 +11,7 @@
 #include <bovw/error.hpp>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <string>
 
@@ -34,6 +36,20 @@ void take(const unsigned char*& in, std::vector<T>& values, std::size_t n) {
   values.resize(n);
   if (n == 0) return;
   std::memcpy(values.data(), in, n * sizeof(T));
+  in += n * sizeof(T);
+}
+
+// `n` values at `in` into `values`: read in place (borrowed) or copied, with room for `room` more.
+template <typename T>
+void take(const unsigned char*& in, ListArray<T>& values, std::size_t n, bool in_place, std::size_t room = 0) {
+  if (in_place) {
+    values.borrow(reinterpret_cast<const T*>(in), n);
+  } else {
+    std::vector<T>& owned = values.own();
+    owned.reserve(n + room);
+    take(in, owned, n);
+    return;
+  }
   in += n * sizeof(T);
 }
 
@@ -69,6 +85,15 @@ void PostingList::writeRaw(unsigned char* out) const {
 }
 
 PostingList PostingList::fromRaw(const unsigned char* bytes, std::size_t size, const LiveIds& live, std::size_t room) {
+  return fromRaw(bytes, size, live, room, false);
+}
+
+PostingList PostingList::readInPlace(const unsigned char* bytes, std::size_t size, const LiveIds& live) {
+  return fromRaw(bytes, size, live, 0, true);
+}
+
+PostingList PostingList::fromRaw(const unsigned char* bytes, std::size_t size, const LiveIds& live, std::size_t room,
+                                 bool in_place) {
   if (size < kRawHeader) refuse(std::to_string(size) + " bytes, fewer than its header's 16");
   std::uint32_t header[4];
   std::memcpy(header, bytes, sizeof header);
@@ -88,7 +113,7 @@ PostingList PostingList::fromRaw(const unsigned char* bytes, std::size_t size, c
   std::size_t marked = 0;  // postings whose count is in the side list
   if (form == kDense) {
     list.dense_ = std::make_unique<Dense>();
-    take(in, list.dense_->counts, n);
+    take(in, list.dense_->counts, n, in_place);
     const std::uint8_t* counts = list.dense_->counts.data();
     std::size_t held = 0;
     std::uint64_t removed = 0;
@@ -104,9 +129,10 @@ PostingList PostingList::fromRaw(const unsigned char* bytes, std::size_t size, c
     if (held != postings) refuse(std::to_string(postings) + " postings declared, " + std::to_string(held) + " held");
     list.dense_->size = held;
   } else {
-    list.reserve(std::size_t{n} + room);
-    take(in, list.ids_, n);
-    take(in, list.counts_, n);
+    // In place only where the ids lie aligned (the raw form's header keeps them so from an aligned start).
+    const bool aligned = reinterpret_cast<std::uintptr_t>(in) % alignof(ImageId) == 0;
+    take(in, list.ids_, n, in_place && aligned, room);
+    take(in, list.counts_, n, in_place && aligned, room);
     const ImageId* ids = list.ids_.data();
     const std::uint8_t* counts = list.counts_.data();
     unsigned disorder = 0, zero = 0;

@@ -99,7 +99,7 @@ void applyAfter(index_detail::PostingList& list, std::uint32_t word, const Write
 // them; returns the checkpoint's postings among them.
 std::uint64_t readLists(const std::vector<std::pair<std::uint32_t, std::string_view>>& entries, std::size_t begin,
                         std::size_t end, const index_detail::LiveIds& live, const WritesAfter* after,
-                        const index_detail::LiveIds& removed, index_detail::IndexData& index,
+                        const index_detail::LiveIds& removed, ListReading reading, index_detail::IndexData& index,
                         const detail::ByteReader& d) {
   std::uint64_t postings = 0;
   for (std::size_t i = begin; i < end; ++i) {
@@ -109,8 +109,11 @@ std::uint64_t readLists(const std::vector<std::pair<std::uint32_t, std::string_v
     const std::size_t raw = value.size() - 8;
     if (listChecksum(word, bytes, raw) != detail::decodeLittleEndian<std::uint64_t>(bytes + raw))
       d.fail("word " + std::to_string(word) + "'s list does not match its checksum");
+    const bool changed = addedPostings(after, word) > 0 || (after && after->removed_from[word]);
     try {
-      index.postings[word] = index_detail::PostingList::fromRaw(bytes, raw, live, addedPostings(after, word));
+      index.postings[word] = reading == ListReading::InPlace && !changed
+                                 ? index_detail::PostingList::readInPlace(bytes, raw, live)
+                                 : index_detail::PostingList::fromRaw(bytes, raw, live, addedPostings(after, word));
     } catch (const InvalidInput& e) {
       d.fail("word " + std::to_string(word) + "'s " + e.problem());
     }
@@ -158,8 +161,13 @@ std::optional<std::uint64_t> checkpointGeneration(const LmdbTransaction& txn, MD
   return decodeState(*state_bytes, source).generation;
 }
 
+const void* checkpointAddress(const LmdbTransaction& txn, MDB_dbi table) {
+  const auto state_bytes = txn.get(table, "state");
+  return state_bytes ? state_bytes->data() : nullptr;
+}
+
 std::optional<Checkpoint> readCheckpoint(const LmdbTransaction& txn, MDB_dbi table, const VocabularySignature& vocabulary,
-                                         const std::string& source, const WritesAfter* after) {
+                                         const std::string& source, const WritesAfter* after, ListReading reading) {
   const auto state_bytes = txn.get(table, "state");
   if (!state_bytes) return std::nullopt;
   const State state = decodeState(*state_bytes, source);
@@ -233,7 +241,7 @@ std::optional<Checkpoint> readCheckpoint(const LmdbTransaction& txn, MDB_dbi tab
     const std::size_t until = bytes / parts * (part + 1);
     while (end < entries.size() && (seen < until || part + 1 == parts)) seen += entries[end++].second.size();
     lists.push_back(std::async(std::launch::async, readLists, std::cref(entries), begin, end, std::cref(live),
-                               after, std::cref(removed), std::ref(index), std::cref(d)));
+                               after, std::cref(removed), reading, std::ref(index), std::cref(d)));
     begin = end;
   }
   index.ids.reserve(state.live + (after ? after->added.size() : 0));

@@ -1,7 +1,8 @@
 // A live database's checkpoint: its in-memory index as of one write (the names by id and every
 // posting list in its in-memory form, index/posting_list_raw.cpp) in the table `checkpoint`, so
-// that open() copies lists instead of rebuilding them from every image's record (19 s at a million
-// images, 28 ns a posting), then replays the writes after it from the change feed. It is derived
+// that open() takes lists instead of rebuilding them from every image's record (19 s at a million
+// images, 28 ns a posting), or reads them in place where LMDB maps them (no copy into fresh memory),
+// then replays the writes after it from the change feed. It is derived
 // data: one that is damaged, written on a host of the other byte order, or made for another
 // vocabulary is refused and the records are read instead; nothing is lost. It is written in one
 // LMDB write, so a kill -9 during it leaves the one before. Layout in docs/FORMATS.md.
@@ -21,6 +22,12 @@ struct Checkpoint {
   std::uint64_t generation = 0;  // the write whose state it holds
   index_detail::IndexData index;
 };
+
+// Where the checkpoint's state lies in LMDB's map in `txn`'s snapshot, null when there is none. A
+// checkpoint is only ever replaced whole (writeCheckpoint), on pages of its own: the same address in
+// a later snapshot means the same checkpoint on the same pages, which lists read in place may go on
+// reading in that snapshot.
+const void* checkpointAddress(const LmdbTransaction& txn, MDB_dbi table);
 
 // Replaces the table's content with `index`, the state after write `generation`.
 void writeCheckpoint(LmdbTransaction& txn, MDB_dbi table, const index_detail::IndexData& index, std::uint64_t generation,
@@ -46,11 +53,16 @@ struct WritesAfter {
   std::uint64_t next_id = 0;           // the id after them all
 };
 
+// How readCheckpoint takes the lists: copied, or read in place where LMDB maps them (each list that
+// `after` leaves as it is), which needs `txn` kept open while any of them is read.
+enum class ListReading { Copy, InPlace };
+
 // The checkpoint in `table` with `after` applied (null: nothing), none when there is no checkpoint.
 // Throws InvalidInput naming `source` and the problem for one that is damaged, of the other byte
 // order, of another vocabulary than `vocabulary`, or that `after` does not fit (ids it holds added,
-// ids it does not hold removed). The lists are copied and checked on every core.
+// ids it does not hold removed). The lists are checked on every core.
 std::optional<Checkpoint> readCheckpoint(const LmdbTransaction& txn, MDB_dbi table, const VocabularySignature& vocabulary,
-                                         const std::string& source, const WritesAfter* after = nullptr);
+                                         const std::string& source, const WritesAfter* after = nullptr,
+                                         ListReading reading = ListReading::Copy);
 
 }  // namespace bovw::live_detail

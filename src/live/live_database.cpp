@@ -176,6 +176,13 @@ struct LiveDatabase::Impl {
   Impl(std::unique_ptr<LmdbEnvironment> s, ImageDatabase d) : store(std::move(s)), database(std::move(d)) {}
 
   std::unique_ptr<LmdbEnvironment> store;
+  // The snapshot whose checkpoint the lists read in place (null when none does: opened from the
+  // records, or storing keypoints), and where that checkpoint's state lies in the map. LMDB reuses
+  // no page freed after a held snapshot, so a kept one would make the file grow with every write:
+  // each refresh moves it to the newest state (holdSnapshot). Declared before `database`, whose
+  // lists read it, so that it outlives them.
+  std::unique_ptr<LmdbTransaction> snapshot;
+  const void* snapshot_checkpoint = nullptr;
   ImageDatabase database;
   std::atomic<std::uint64_t> generation{0};  // of `database`
   Opening opening;
@@ -327,20 +334,12 @@ struct LiveDatabase::Impl {
   // it is copied. A database storing keypoints has none: its records are read for them anyway.
   bool loadCheckpoint() {
     if (database.storesKeypoints()) return false;
-    LmdbTransaction txn(*store, false);
-    const std::uint64_t latest = counter(txn, "generation");
+    auto txn = std::make_unique<LmdbTransaction>(*store, false);
+    const std::uint64_t latest = counter(*txn, "generation");
     std::optional<live_detail::Checkpoint> checkpoint;
     try {
-      const auto held = live_detail::checkpointGeneration(txn, tables().checkpoint, path());
-      if (!held) return false;
-      if (*held > latest)
-        throw InvalidInput(path(), "its checkpoint is of write " + std::to_string(*held) + ", after the last one (" +
-                                       std::to_string(latest) + ")");
-      const Writes since = writesSince(txn, *held, latest);
-      Records added;
-      for (ImageId id : since.added) added.emplace_back(id, storedRecord(txn, id));
-      const live_detail::WritesAfter after = writesAfter(since, added);
-      checkpoint = live_detail::readCheckpoint(txn, tables().checkpoint, database.index().vocabulary(), path(), &after);
+      checkpoint = checkpointWithWritesAfter(*txn, latest);
+      if (!checkpoint) return false;
     } catch (const InvalidInput& e) {
       opening.refused = e.what();
       return false;
@@ -349,7 +348,52 @@ struct LiveDatabase::Impl {
     opening.checkpoint = checkpoint->generation;
     DatabaseEditor::trim(database);
     generation = latest;
+    snapshot_checkpoint = live_detail::checkpointAddress(*txn, tables().checkpoint);
+    snapshot = std::move(txn);
     return true;
+  }
+
+  // The checkpoint in `txn` with the writes after it up to `latest` (the last in `txn`) applied, its
+  // unchanged lists read in place (valid while `txn` lasts); none when there is no checkpoint.
+  // Throws InvalidInput for a checkpoint that is damaged or later than `latest`.
+  std::optional<live_detail::Checkpoint> checkpointWithWritesAfter(const LmdbTransaction& txn, std::uint64_t latest) const {
+    const auto held = live_detail::checkpointGeneration(txn, tables().checkpoint, path());
+    if (!held) return std::nullopt;
+    if (*held > latest)
+      throw InvalidInput(path(), "its checkpoint is of write " + std::to_string(*held) + ", after the last one (" +
+                                     std::to_string(latest) + ")");
+    const Writes since = writesSince(txn, *held, latest);
+    Records added;
+    for (ImageId id : since.added) added.emplace_back(id, storedRecord(txn, id));
+    const live_detail::WritesAfter after = writesAfter(since, added);
+    return live_detail::readCheckpoint(txn, tables().checkpoint, database.index().vocabulary(), path(), &after,
+                                       live_detail::ListReading::InPlace);
+  }
+
+  // Moves the lists read in place to `txn`, a newer snapshot whose last write the copy holds (else
+  // nothing changes), and lets go of the one they were read from. Where the checkpoint is the same one on the same pages
+  // that is all; where a writer replaced it since, the lists are first read again from the new one
+  // (with the writes after it), in place, and put where the old ones were: the same postings, so
+  // searches see no change. A new checkpoint that cannot be read keeps the old snapshot (and the
+  // file grows until one can). Called holding `writing`.
+  void holdSnapshot(std::unique_ptr<LmdbTransaction> txn) {
+    if (!snapshot || counter(*txn, "generation") != generation) return;
+    const void* checkpoint_at = live_detail::checkpointAddress(*txn, tables().checkpoint);
+    if (checkpoint_at != snapshot_checkpoint) {
+      std::optional<live_detail::Checkpoint> checkpoint;
+      try {
+        checkpoint = checkpointWithWritesAfter(*txn, generation);
+      } catch (const InvalidInput&) {
+        return;
+      }
+      if (!checkpoint) return;
+      // Freed after the index's lock, with the snapshot they read still held.
+      std::vector<index_detail::PostingList> old =
+          DatabaseEditor::replaceLists(database, std::move(checkpoint->index.postings));
+      DatabaseEditor::trim(database);
+    }
+    snapshot = std::move(txn);
+    snapshot_checkpoint = checkpoint_at;
   }
 
   // What open() does: the checkpoint and the writes after it, or every record.
@@ -372,6 +416,7 @@ struct LiveDatabase::Impl {
           txn.put(tables().meta, "checkpointed", u64Bytes(counter(txn, "changes")));
           txn.commit();
           checkpoint_due = false;
+          if (snapshot) holdSnapshot(std::make_unique<LmdbTransaction>(*store, false));
           return;
         }
       }
@@ -381,7 +426,8 @@ struct LiveDatabase::Impl {
 
   // Called holding `writing`.
   bool refreshLocked() {
-    LmdbTransaction txn(*store, false);
+    auto held = std::make_unique<LmdbTransaction>(*store, false);
+    const LmdbTransaction& txn = *held;
     const std::uint64_t latest = counter(txn, "generation");
     if (latest == generation) return false;
     if (latest < generation)
@@ -395,6 +441,7 @@ struct LiveDatabase::Impl {
     change.index.next_id = writes.next_id;
     namingFile(path(), [&] { DatabaseEditor::apply(database, std::move(change)); });
     generation = latest;
+    holdSnapshot(std::move(held));
     return true;
   }
 

@@ -10,6 +10,7 @@
 #include "retrieval/keypoint_store.hpp"
 
 #include <optional>
+#include <utility>
 #include <vector>
 
 namespace bovw::retrieval_detail {
@@ -30,6 +31,11 @@ struct DatabaseEditor {
   }
   // IndexEditor::trim on the database's index.
   static void trim(ImageDatabase& database) { index_detail::IndexEditor::trim(database.index_); }
+  // IndexEditor::replaceLists on the database's index.
+  static std::vector<index_detail::PostingList> replaceLists(ImageDatabase& database,
+                                                             std::vector<index_detail::PostingList> lists) {
+    return index_detail::IndexEditor::replaceLists(database.index_, std::move(lists));
+  }
   // Puts `index` (of the database's vocabulary) in place of the database's, which must hold no images
   // and store no keypoints: a live database opening from its checkpoint.
   static void replaceIndex(ImageDatabase& database, InvertedIndex index);

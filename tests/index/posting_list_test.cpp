@@ -148,7 +148,51 @@ TEST(PostingList, TheRawFormGivesBackTheSameList) {
   EXPECT_TRUE(dense && sparse);
 }
 
-// Bytes that are not a list writeRaw() wrote for these ids are refused, whichever field is wrong.
+// Read in place (a live database's mapped checkpoint), the raw form gives the same postings without
+// copying its arrays, until the first change copies them: from then on the bytes it was read from
+// are not read again (here overwritten). Where the bytes are not 4-byte aligned, a sparse list's
+// arrays are copied (its ids need the alignment); a dense list's count bytes need none.
+TEST(PostingList, TheRawFormIsReadInPlaceUntilTheFirstChange) {
+  BOVW_SEEDED_RNG(rng);
+  bool dense = false, sparse = false;
+  for (int trial = 0; trial < 60; ++trial) {
+    const auto ids = static_cast<ImageId>(std::uniform_int_distribution<int>(1, 3000)(rng));
+    std::map<ImageId, std::int32_t> expected;
+    const PostingList list = randomList(rng, ids, expected);
+    if (list.empty()) continue;
+    (list.dense() ? dense : sparse) = true;
+    const std::vector<unsigned char> raw = rawOf(list);
+    const bool aligned = std::bernoulli_distribution(0.7)(rng);
+    std::vector<std::uint32_t> storage(raw.size() / 4 + 2);  // 4-byte aligned; one byte on where not
+    unsigned char* bytes = reinterpret_cast<unsigned char*>(storage.data()) + (aligned ? 0 : 1);
+    std::memcpy(bytes, raw.data(), raw.size());
+    SCOPED_TRACE(std::string(list.dense() ? "dense" : "sparse") + (aligned ? ", aligned" : ", one byte off"));
+    PostingList back = PostingList::readInPlace(bytes, raw.size(), allLive(ids));
+    EXPECT_EQ(back.dense(), list.dense());
+    EXPECT_EQ(back.readsInPlace(), aligned || list.dense());
+    // In place, the heap holds only the side list of large counts (8 bytes each) and the heads of it
+    // and of the dense part (80 bytes).
+    const auto large = std::count_if(expected.begin(), expected.end(), [](const auto& p) { return p.second >= 255; });
+    if (back.readsInPlace()) EXPECT_LE(back.heapBytes(), 80 + 8 * static_cast<std::size_t>(large));
+    expectHolds(back, expected, ids);
+    // A change: a new last posting, or one removed.
+    if (std::bernoulli_distribution(0.5)(rng)) {
+      back.push_back(ids, 3);
+      expected[ids] = 3;
+    } else {
+      const ImageId gone = std::next(expected.begin(), std::uniform_int_distribution<std::size_t>(0, expected.size() - 1)(rng))->first;
+      back.remove(gone);
+      expected.erase(gone);
+    }
+    EXPECT_FALSE(back.readsInPlace());
+    std::memset(bytes, 0xee, raw.size());
+    expectHolds(back, expected, ids + 1);
+  }
+  EXPECT_TRUE(dense && sparse);
+}
+
+// Bytes that are not a list writeRaw() wrote for these ids are refused, whichever field is wrong,
+// copied or read in place.
 TEST(PostingList, TheRawFormRefusesWhatCannotBeAList) {
   for (const bool dense : {false, true}) {
     PostingList list;
@@ -160,11 +204,14 @@ TEST(PostingList, TheRawFormRefusesWhatCannotBeAList) {
     const index_detail::LiveIds live = allLive(ids);
     auto refused = [&](std::vector<unsigned char> bytes, const index_detail::LiveIds& held, const std::string& problem) {
       SCOPED_TRACE(std::string(dense ? "dense: " : "sparse: ") + problem);
-      try {
-        PostingList::fromRaw(bytes.data(), bytes.size(), held);
-        ADD_FAILURE() << "accepted";
-      } catch (const InvalidInput& e) {
-        EXPECT_NE(std::string(e.what()).find(problem), std::string::npos) << e.what();
+      for (const bool in_place : {false, true}) {
+        try {
+          in_place ? PostingList::readInPlace(bytes.data(), bytes.size(), held)
+                   : PostingList::fromRaw(bytes.data(), bytes.size(), held);
+          ADD_FAILURE() << "accepted" << (in_place ? " in place" : "");
+        } catch (const InvalidInput& e) {
+          EXPECT_NE(std::string(e.what()).find(problem), std::string::npos) << e.what();
+        }
       }
     };
     refused({raw.begin(), raw.begin() + 9}, live, "fewer than its header");
