@@ -51,7 +51,9 @@ int runAddCommand() {
   ProgressBar bar("add", args.quiet);
   QueryOptions how;
   how.histogrammer = args.histogrammer;
-  ImageSearch database = ImageSearch::open(args.index, how.engine(bar, args.strict));
+  ImageSearchOptions engine = how.engine(bar, args.strict);
+  engine.live_lists = PostingMemory::Mapped;  // one write per command: the open is most of its time
+  ImageSearch database = ImageSearch::open(args.index, engine);
   warnIfCheckpointRefused(database.liveDatabase());
   const std::vector<ImageFailure> failures = database.add(images);
   const std::size_t failed = reportFailures(failures, images.size());

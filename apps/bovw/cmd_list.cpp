@@ -21,7 +21,9 @@ CLI::App* addListCommand(CLI::App& app) {
 }
 
 int runListCommand() {
-  const ImageSearch database = ImageSearch::open(index_path);
+  ImageSearchOptions engine;
+  engine.live_lists = PostingMemory::Mapped;  // names only: no list is read
+  const ImageSearch database = ImageSearch::open(index_path, engine);
   for (const IndexedImage& image : database.images()) std::cout << image.name << "\n";
   return 0;
 }

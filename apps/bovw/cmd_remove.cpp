@@ -29,7 +29,7 @@ CLI::App* addRemoveCommand(CLI::App& app) {
 int runRemoveCommand() {
   if (!LiveDatabase::holdsLiveDatabase(args.index))
     throw InvalidInput(args.index, "is not a live database's folder; images are removed from live databases only");
-  LiveDatabase database = LiveDatabase::open(args.index);
+  LiveDatabase database = LiveDatabase::open(args.index, PostingMemory::Mapped);  // one write per command
   warnIfCheckpointRefused(&database);
   database.remove(args.names);
   std::cout << "bovw remove: removed " << args.names.size() << " images from " << args.index << " (now "

@@ -156,6 +156,7 @@ int runSearchCommand() {
   if (!distributedProgram() && query.histogrammer.backend == toString(Backend::Auto) && images.size() <= kFewQueryImages)
     query.histogrammer.backend = toString(resolveBackend(HistogrammerConfig{}, {}));  // the CPU's choice
   ImageSearchOptions engine = query.engine(bar);
+  engine.live_lists = PostingMemory::Mapped;  // one process per command: the open is most of its time
   timeline.configured = Clock::now();
   if (args.profile) engine.pipeline.profile = &timeline.reading;
   const ImageSearch database = ImageSearch::open(group, args.index, engine);

@@ -100,6 +100,9 @@ struct ImageSearchOptions {
   HistogrammerConfig histogrammer;  // Backend::Auto by default: OpenCL on a GPU, else OpenMPTiled
   ExtractorOptions extractor;       // SurfBackend::Auto: OpenCL SURF where there is a device
   PipelineOptions pipeline;         // workers, strict, max_pixels, progress (keep_words is set as needed)
+  // A live database's posting lists (LiveDatabase::open): Copied for a process that serves many
+  // searches, Mapped for one that opens, searches or adds a few times and exits.
+  PostingMemory live_lists = PostingMemory::Copied;
 };
 
 // Threads: the const members (search, words, histograms, size, images) may run in several threads at

@@ -31,6 +31,22 @@ struct NamedImageWords {
   ImageWords words;
 };
 
+// Where an opened live database keeps the posting lists of its checkpoint (docs/FORMATS.md, "The
+// checkpoint"; figures in docs/PERFORMANCE.md, "Live databases"). Either way the rankings are the
+// same, writes copy the lists they change, and a database without a checkpoint is read from its
+// records into the process's memory.
+enum class PostingMemory {
+  // Copied into the process's memory: the fastest queries, for a process that serves many (at a
+  // million images on the 2-core VM, 2.5 GB and an open of about 10 s).
+  Copied,
+  // Read in place where LMDB maps the store (the page cache, shared by every process): for a
+  // process that opens, searches or writes a few times and exits (1.7-2 s at a million images, 0.13
+  // GB of its own); its queries ran 1.2x slower at p50, 2x at p99, on the 2-core VM. It holds an LMDB
+  // snapshot, moved on at each write and refresh(): a process that holds one open and does neither
+  // keeps other processes' writes from reusing pages, and the file grows.
+  Mapped,
+};
+
 class LiveDatabase {
  public:
   // A new, empty database in the folder `path`, which must not exist. Throws InvalidInput as
@@ -46,7 +62,7 @@ class LiveDatabase {
   // Throws InvalidInput naming the folder if it is not a live database, is damaged, or is open in
   // this process already (LMDB's locks are per process: share the one object between threads);
   // IoError if it cannot be read.
-  static LiveDatabase open(const std::string& path);
+  static LiveDatabase open(const std::string& path, PostingMemory lists = PostingMemory::Copied);
   // Whether `path` is a folder holding a live database's data file (what open() expects).
   static bool holdsLiveDatabase(const std::string& path);
 

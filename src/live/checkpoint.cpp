@@ -13,7 +13,11 @@
 
 #include <bovw/error.hpp>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <future>
 #include <thread>
@@ -79,6 +83,29 @@ State decodeState(std::string_view bytes, const std::string& source) {
                                &s.fingerprint, &s.names_checksum})
     *field = d.u64("a count");
   return s;
+}
+
+// Maps the pages of `entries`' values in one call (MADV_POPULATE_READ), rather than a page fault
+// for each 4 KB page as the checks first touch it: on the 2-core VM the faults took about 0.5 s of
+// an open of a million images, the call a few hundredths. The values of one checkpoint lie in one
+// stretch of the file, mostly (one write transaction appends them); where the kernel has no such
+// call, the faults happen as before.
+void mapPages(const std::vector<std::pair<std::uint32_t, std::string_view>>& entries) {
+  std::vector<std::pair<std::uintptr_t, std::uintptr_t>> spans;  // [begin, end) of each value
+  for (const auto& entry : entries) {
+    const auto begin = reinterpret_cast<std::uintptr_t>(entry.second.data());
+    spans.emplace_back(begin, begin + entry.second.size());
+  }
+  std::sort(spans.begin(), spans.end());
+  const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+  // Runs of values with gaps of at most 16 pages, each one call (the pages of other tables between
+  // them would otherwise be mapped too, and counted in the process's resident memory).
+  for (std::size_t i = 0; i < spans.size();) {
+    const std::uintptr_t begin = spans[i].first - spans[i].first % page;
+    std::uintptr_t end = spans[i].second;
+    for (++i; i < spans.size() && spans[i].first <= end + 16 * page; ++i) end = std::max(end, spans[i].second);
+    ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_POPULATE_READ);  // speed only: a failure changes nothing
+  }
 }
 
 std::size_t addedPostings(const WritesAfter* after, std::uint32_t word) {
@@ -232,6 +259,7 @@ std::optional<Checkpoint> readCheckpoint(const LmdbTransaction& txn, MDB_dbi tab
   if (entries.size() != state.lists)
     d.fail("it holds " + std::to_string(entries.size()) + " lists where its state counts " + std::to_string(state.lists));
 
+  mapPages(entries);
   // The lists on every core, in parts of about equal bytes, while this thread maps the names to ids.
   index.postings.resize(state.words);
   const std::size_t parts = std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, 64);

@@ -173,11 +173,13 @@ std::size_t coreCount() { return std::clamp<std::size_t>(std::thread::hardware_c
 }  // namespace
 
 struct LiveDatabase::Impl {
-  Impl(std::unique_ptr<LmdbEnvironment> s, ImageDatabase d) : store(std::move(s)), database(std::move(d)) {}
+  Impl(std::unique_ptr<LmdbEnvironment> s, ImageDatabase d, PostingMemory l)
+      : store(std::move(s)), lists(l), database(std::move(d)) {}
 
   std::unique_ptr<LmdbEnvironment> store;
-  // The snapshot whose checkpoint the lists read in place (null when none does: opened from the
-  // records, or storing keypoints), and where that checkpoint's state lies in the map. LMDB reuses
+  PostingMemory lists;
+  // The snapshot whose checkpoint the lists read in place (null when none does: PostingMemory::Copied,
+  // opened from the records, or storing keypoints), and where that checkpoint's state lies in the map. LMDB reuses
   // no page freed after a held snapshot, so a kept one would make the file grow with every write:
   // each refresh moves it to the newest state (holdSnapshot). Declared before `database`, whose
   // lists read it, so that it outlives them.
@@ -337,8 +339,10 @@ struct LiveDatabase::Impl {
     auto txn = std::make_unique<LmdbTransaction>(*store, false);
     const std::uint64_t latest = counter(*txn, "generation");
     std::optional<live_detail::Checkpoint> checkpoint;
+    const bool mapped = lists == PostingMemory::Mapped;
     try {
-      checkpoint = checkpointWithWritesAfter(*txn, latest);
+      checkpoint = checkpointWithWritesAfter(*txn, latest,
+                                             mapped ? live_detail::ListReading::InPlace : live_detail::ListReading::Copy);
       if (!checkpoint) return false;
     } catch (const InvalidInput& e) {
       opening.refused = e.what();
@@ -348,15 +352,18 @@ struct LiveDatabase::Impl {
     opening.checkpoint = checkpoint->generation;
     DatabaseEditor::trim(database);
     generation = latest;
-    snapshot_checkpoint = live_detail::checkpointAddress(*txn, tables().checkpoint);
-    snapshot = std::move(txn);
+    if (mapped) {
+      snapshot_checkpoint = live_detail::checkpointAddress(*txn, tables().checkpoint);
+      snapshot = std::move(txn);
+    }
     return true;
   }
 
   // The checkpoint in `txn` with the writes after it up to `latest` (the last in `txn`) applied, its
-  // unchanged lists read in place (valid while `txn` lasts); none when there is no checkpoint.
-  // Throws InvalidInput for a checkpoint that is damaged or later than `latest`.
-  std::optional<live_detail::Checkpoint> checkpointWithWritesAfter(const LmdbTransaction& txn, std::uint64_t latest) const {
+  // unchanged lists taken as `reading` says (in place: valid while `txn` lasts); none when there is
+  // no checkpoint. Throws InvalidInput for a checkpoint that is damaged or later than `latest`.
+  std::optional<live_detail::Checkpoint> checkpointWithWritesAfter(const LmdbTransaction& txn, std::uint64_t latest,
+                                                                   live_detail::ListReading reading) const {
     const auto held = live_detail::checkpointGeneration(txn, tables().checkpoint, path());
     if (!held) return std::nullopt;
     if (*held > latest)
@@ -366,8 +373,7 @@ struct LiveDatabase::Impl {
     Records added;
     for (ImageId id : since.added) added.emplace_back(id, storedRecord(txn, id));
     const live_detail::WritesAfter after = writesAfter(since, added);
-    return live_detail::readCheckpoint(txn, tables().checkpoint, database.index().vocabulary(), path(), &after,
-                                       live_detail::ListReading::InPlace);
+    return live_detail::readCheckpoint(txn, tables().checkpoint, database.index().vocabulary(), path(), &after, reading);
   }
 
   // Moves the lists read in place to `txn`, a newer snapshot whose last write the copy holds (else
@@ -382,7 +388,7 @@ struct LiveDatabase::Impl {
     if (checkpoint_at != snapshot_checkpoint) {
       std::optional<live_detail::Checkpoint> checkpoint;
       try {
-        checkpoint = checkpointWithWritesAfter(*txn, generation);
+        checkpoint = checkpointWithWritesAfter(*txn, generation, live_detail::ListReading::InPlace);
       } catch (const InvalidInput&) {
         return;
       }
@@ -480,6 +486,7 @@ struct LiveDatabase::Impl {
   template <typename Write>
   void commitWrite(Write&& write) {
     std::lock_guard<std::mutex> guard(writing);
+    store->clearDeadReaders();
     LmdbTransaction txn(*store, true);
     FeedEntry entry;
     std::uint64_t next_id = counter(txn, "next_id");
@@ -636,7 +643,7 @@ LiveDatabase LiveDatabase::convert(const std::string& source, const std::string&
   return live;
 }
 
-LiveDatabase LiveDatabase::open(const std::string& path) {
+LiveDatabase LiveDatabase::open(const std::string& path, PostingMemory lists) {
   auto store = std::make_unique<LmdbEnvironment>(path, false);
   std::optional<Settings> settings;
   {
@@ -648,7 +655,7 @@ LiveDatabase LiveDatabase::open(const std::string& path) {
   ImageDatabase database = namingFile(path, [&] {
     return ImageDatabase(std::move(settings->vocabulary), std::move(settings->features), options);
   });
-  auto impl = std::make_unique<Impl>(std::move(store), std::move(database));
+  auto impl = std::make_unique<Impl>(std::move(store), std::move(database), lists);
   impl->load();
   return LiveDatabase(std::move(impl));
 }

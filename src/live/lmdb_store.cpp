@@ -75,9 +75,7 @@ LmdbEnvironment::LmdbEnvironment(const std::string& path, bool create) : path_(p
     // MDB_NOTLS: a read transaction belongs to the call that made it, not to its thread (searches
     // run on any thread). Durability is LMDB's default: every commit is synced.
     check(mdb_env_open(env_, path.c_str(), MDB_NOTLS, 0644), "opening");
-    // A reader killed with -9 leaves its slot taken, and the pages it saw can never be reused.
-    int dead = 0;
-    check(mdb_reader_check(env_, &dead), "clearing the slots of dead readers");
+    clearDeadReaders();
     // LMDB maps pages past the end of a truncated data file and faults when it touches them.
     MDB_envinfo info;
     MDB_stat stat;
@@ -138,6 +136,11 @@ void LmdbEnvironment::forget() {
   const auto held = open_files.find(*identity_);
   if (held != open_files.end() && held->second == ::getpid()) open_files.erase(held);
   identity_.reset();
+}
+
+void LmdbEnvironment::clearDeadReaders() const {
+  int dead = 0;
+  check(mdb_reader_check(env_, &dead), "clearing the slots of dead readers");
 }
 
 LmdbTransaction::LmdbTransaction(const LmdbEnvironment& environment, bool write) : environment_(environment) {

@@ -40,6 +40,10 @@ class LmdbEnvironment {
   MDB_env* get() const { return env_; }
   const Tables& tables() const { return tables_; }
   const std::string& path() const { return path_; }
+  // Frees the reader slots of processes that died holding one (kill -9): LMDB reuses no page freed
+  // after the snapshot of a slot still taken. Done at open, and by writers before each write, since
+  // a reader may hold its snapshot for as long as it runs (lists read in place).
+  void clearDeadReaders() const;
   // Throws IoError "'<path>': <what>: <LMDB's message>" unless `rc` is MDB_SUCCESS; MDB_CORRUPTED and
   // friends are InvalidInput (the file is damaged, not the machine).
   void check(int rc, const std::string& what) const;

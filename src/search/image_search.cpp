@@ -337,7 +337,7 @@ ImageSearch ImageSearch::open(const std::string& path, ImageSearchOptions option
   auto impl = std::make_unique<Impl>();
   impl->options = std::move(options);
   impl->source = path;
-  if (LiveDatabase::holdsLiveDatabase(path)) impl->live.emplace(LiveDatabase::open(path));
+  if (LiveDatabase::holdsLiveDatabase(path)) impl->live.emplace(LiveDatabase::open(path, impl->options.live_lists));
   else if (looksLikeShardManifest(path)) impl->shards.emplace(DistributedShards::load(singleProcess(), path));
   else impl->single.emplace(ImageDatabase::load(path));
   return ImageSearch(std::move(impl));

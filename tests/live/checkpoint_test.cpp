@@ -4,8 +4,9 @@
 // order, is refused by name and the records are read instead, nothing lost, and the next write
 // replaces it; a writer killed with SIGKILL at random moments while it alternates adds and
 // checkpoints leaves a database that opens from a checkpoint, holds each add whole or not at all,
-// and ranks as indexed afresh. Lists are read in place from the checkpoint and follow each new one
-// without making the file grow with every write.
+// and ranks as indexed afresh. Lists are copied or read in place from the checkpoint
+// (PostingMemory), and read in place they follow each new one without making the file grow with
+// every write.
 #include "live/live_test_support.hpp"
 
 #include "io/byte_order.hpp"
@@ -128,7 +129,7 @@ TEST(LiveCheckpoint, OpensFromItAndTheWritesAfterItAsIndexedAfresh) {
     images.remove(removed);
   }
   {
-    LiveDatabase reopened = LiveDatabase::open(path);
+    LiveDatabase reopened = LiveDatabase::open(path, PostingMemory::Mapped);
     ASSERT_EQ(reopened.opening().checkpoint, std::optional<std::uint64_t>(checkpointed)) << reopened.opening().refused;
     EXPECT_EQ(reopened.opening().refused, "");
     EXPECT_EQ(reopened.generation(), checkpointed + 3);
@@ -250,7 +251,8 @@ bool readsListsInPlace(const LiveDatabase& live) {
   return live.database().index().postingBytes() < live.database().index().postingCount();
 }
 
-// An open reads the checkpoint's lists in place; writes copy the lists they change; a new
+// Opened with PostingMemory::Mapped, a database reads the checkpoint's lists in place (Copied, the
+// default, copies them: the other tests); writes copy the lists they change; a new
 // checkpoint, this process's or another's (a child process writes one while this one holds the
 // old), moves the lists onto it, in place again. Rankings as indexed afresh throughout.
 TEST(LiveCheckpoint, ListsAreReadInPlaceAndFollowEachNewCheckpoint) {
@@ -267,7 +269,7 @@ TEST(LiveCheckpoint, ListsAreReadInPlaceAndFollowEachNewCheckpoint) {
     images.add(batch);
     live.checkpoint();
   }
-  LiveDatabase live = LiveDatabase::open(path);
+  LiveDatabase live = LiveDatabase::open(path, PostingMemory::Mapped);
   ASSERT_TRUE(live.opening().checkpoint) << live.opening().refused;
   EXPECT_TRUE(readsListsInPlace(live));
   expectSameRankings(live.database(), images.fresh(vocabulary), rng, k);
@@ -292,7 +294,7 @@ TEST(LiveCheckpoint, ListsAreReadInPlaceAndFollowEachNewCheckpoint) {
   if (child == 0) {
     int status = 0;
     try {
-      LiveDatabase other = LiveDatabase::open(path);
+      LiveDatabase other = LiveDatabase::open(path, PostingMemory::Mapped);
       other.add(before);
       other.checkpoint();
       other.add(after);
@@ -313,7 +315,8 @@ TEST(LiveCheckpoint, ListsAreReadInPlaceAndFollowEachNewCheckpoint) {
 
 // LMDB reuses no page freed after a snapshot someone holds: lists read in place hold one, which
 // each write moves on, so that a writer's durable writes reuse the pages of those before them
-// instead of making the file grow by every page they copy (about ten pages, 40 KB, a write).
+// instead of making the file grow by every page they copy (about ten pages, 40 KB, a write); and a
+// reader killed while holding one does not hold it for ever.
 TEST(LiveCheckpoint, ListsReadInPlaceDoNotMakeTheFileGrowWithEveryWrite) {
   BOVW_SEEDED_RNG(rng);
   TempDir dir;
@@ -325,8 +328,29 @@ TEST(LiveCheckpoint, ListsReadInPlaceDoNotMakeTheFileGrowWithEveryWrite) {
     live.add(randomBatch(rng, k, "a", 0, 3000));
     live.checkpoint();
   }
-  LiveDatabase live = LiveDatabase::open(path);
+  LiveDatabase live = LiveDatabase::open(path, PostingMemory::Mapped);
   ASSERT_TRUE(readsListsInPlace(live));
+  // Another reader that holds its snapshot and is killed with -9: its reader slot stays taken until a
+  // writer clears the slots of dead processes.
+  int ready[2];
+  ASSERT_EQ(::pipe(ready), 0);
+  const pid_t reader = ::fork();
+  ASSERT_GE(reader, 0);
+  if (reader == 0) {
+    try {
+      const LiveDatabase other = LiveDatabase::open(path, PostingMemory::Mapped);
+      if (::write(ready[1], "r", 1) != 1) ::_exit(1);
+      for (;;) ::pause();
+    } catch (...) {
+      ::_exit(1);
+    }
+  }
+  char byte = 0;
+  ASSERT_EQ(::read(ready[0], &byte, 1), 1);
+  ::close(ready[0]);
+  ::close(ready[1]);
+  ::kill(reader, SIGKILL);
+  ASSERT_EQ(::waitpid(reader, nullptr, 0), reader);
   const auto file = path + "/data.mdb";
   const auto size_before = std::filesystem::file_size(file);
   const int writes = 300;
@@ -362,7 +386,7 @@ TEST(LiveCheckpoint, AWriterKilledWhileWritingOneLeavesTheOneBefore) {
     const pid_t child = ::fork();
     if (child == 0) {
       try {
-        LiveDatabase live = LiveDatabase::open(path);
+        LiveDatabase live = LiveDatabase::open(path, PostingMemory::Mapped);
         for (std::size_t i = 0, added = 0; i < adds.size() && added < limit; ++i) {
           if (live.database().index().find(adds[i][0].name)) continue;
           live.add(adds[i]);
@@ -397,7 +421,7 @@ TEST(LiveCheckpoint, AWriterKilledWhileWritingOneLeavesTheOneBefore) {
     ASSERT_EQ(::waitpid(child, &status, 0), child);
     ASSERT_TRUE(WIFSIGNALED(status) || (WIFEXITED(status) && WEXITSTATUS(status) == 0)) << "the writer failed";
     killed_writing += WIFSIGNALED(status);
-    const LiveDatabase live = LiveDatabase::open(path);
+    const LiveDatabase live = LiveDatabase::open(path, trial % 2 ? PostingMemory::Mapped : PostingMemory::Copied);
     EXPECT_TRUE(live.opening().checkpoint) << live.opening().refused;
     EXPECT_EQ(live.opening().refused, "");
     // The adds present are a prefix of the writer's, each whole.
