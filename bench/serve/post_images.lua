@@ -1,8 +1,11 @@
 -- wrk script: each request sends the next of the image files named after `--` (read once per
 -- thread). BOVW_METHOD=POST (default) posts them to the URL's path and query (/search?top=10);
--- BOVW_METHOD=PUT puts each under a new name, /images/wrk-<thread>-<n>.jpg (a client that adds).
+-- BOVW_METHOD=PUT puts each under a name of its own, /images/<BOVW_PUT_PREFIX>-<thread>-<n>.jpg
+-- (a client that adds; the prefix defaults to wrk: a second run with the same prefix replaces the
+-- first run's images instead of adding new ones).
 -- done() prints one JSON line for serve_bench.sh; errors counts non-2xx answers too.
 local method = os.getenv("BOVW_METHOD") or "POST"
+local prefix = os.getenv("BOVW_PUT_PREFIX") or "wrk"
 local threads = {}
 local bodies = {}
 local next_body = 1
@@ -27,7 +30,7 @@ function request()
   next_body = next_body % #bodies + 1
   sent = sent + 1
   local path = nil
-  if method == "PUT" then path = string.format("/images/wrk-%d-%d.jpg", id, sent) end
+  if method == "PUT" then path = string.format("/images/%s-%d-%d.jpg", prefix, id, sent) end
   return wrk.format(method, path, {["Content-Type"] = "application/octet-stream"}, body)
 end
 

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # `bovw serve` taking images (docs/PERFORMANCE.md, "Serving"): PUTs per second against concurrent
 # clients, and how many PUTs each durable write of the store carried (group commit), read from the
-# server's /metrics before and after each run. wrk PUTs real JPEGs, each under a new name.
+# server's /metrics before and after each run. wrk PUTs real JPEGs, each under a new name (runs of
+# several client counts use a name prefix each), or with BOVW_PUT_REPLACE=1 under the names of the
+# run before, whose images they replace (the first run adds).
 #
 # Usage: bench/serve/put_bench.sh BUILD_DIR OUT_DIR [IMAGES=10000] [CLIENTS=1,4,16] [SECONDS=10]
 # Environment: BOVW_SAMPLES, the folder of JPEGs (default: opencv-doc's); BOVW_BOVW, the bovw program
@@ -41,10 +43,14 @@ rm -rf "$db"
   $([[ ${BOVW_KEYPOINTS:-0} == 1 ]] && echo --keypoints)
 bovw_start_server "$out/serve" "$bovw" --index "$db" --log-level warn "${options[@]}"
 trap 'kill -TERM $server 2>/dev/null || true' EXIT
+run=0
 for c in ${clients//,/ }; do
   read -r w0 r0 < <(writes || echo "0 0")
   threads=$(( c < 2 ? c : 2 ))
-  result=$(BOVW_METHOD=PUT wrk -t"$threads" -c"$c" -d"${seconds}s" --timeout 30s -s "$here/post_images.lua" \
+  run=$((run + 1))
+  prefix=wrk$run
+  [[ ${BOVW_PUT_REPLACE:-0} == 1 ]] && prefix=wrk
+  result=$(BOVW_METHOD=PUT BOVW_PUT_PREFIX=$prefix wrk -t"$threads" -c"$c" -d"${seconds}s" --timeout 30s -s "$here/post_images.lua" \
              "http://127.0.0.1:$port" -- "${jpegs[@]}" | tail -1)
   read -r w1 r1 < <(writes || echo "0 0")
   python3 -c "import json,sys; r=json.loads(sys.argv[1]); r.update(images=$n, clients=$c, writes=$w1-$w0, carried=$r1-$r0); print(json.dumps(r))" \
