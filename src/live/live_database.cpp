@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <exception>
 #include <filesystem>
 #include <future>
 #include <map>
@@ -179,9 +180,9 @@ struct LiveDatabase::Impl {
   std::unique_ptr<LmdbEnvironment> store;
   PostingMemory lists;
   // The snapshot whose checkpoint the lists read in place (null when none does: PostingMemory::Copied,
-  // opened from the records, or storing keypoints), and where that checkpoint's state lies in the map. LMDB reuses
-  // no page freed after a held snapshot, so a kept one would make the file grow with every write:
-  // each refresh moves it to the newest state (holdSnapshot). Declared before `database`, whose
+  // opened from the records, or storing keypoints), and where that checkpoint's state lies in the
+  // map. LMDB reuses no page freed after a held snapshot, so a kept one would make the file grow
+  // with every write: each refresh moves it to the newest state (holdSnapshot). Declared before `database`, whose
   // lists read it, so that it outlives them.
   std::unique_ptr<LmdbTransaction> snapshot;
   const void* snapshot_checkpoint = nullptr;
@@ -377,29 +378,29 @@ struct LiveDatabase::Impl {
   }
 
   // Moves the lists read in place to `txn`, a newer snapshot whose last write the copy holds (else
-  // nothing changes), and lets go of the one they were read from. Where the checkpoint is the same one on the same pages
-  // that is all; where a writer replaced it since, the lists are first read again from the new one
+  // nothing changes), and lets go of the one they were read from. Where the checkpoint is the same
+  // one on the same pages that is all; where a writer replaced it since, the lists are first read again from the new one
   // (with the writes after it), in place, and put where the old ones were: the same postings, so
-  // searches see no change. A new checkpoint that cannot be read keeps the old snapshot (and the
-  // file grows until one can). Called holding `writing`.
-  void holdSnapshot(std::unique_ptr<LmdbTransaction> txn) {
-    if (!snapshot || counter(*txn, "generation") != generation) return;
-    const void* checkpoint_at = live_detail::checkpointAddress(*txn, tables().checkpoint);
-    if (checkpoint_at != snapshot_checkpoint) {
-      std::optional<live_detail::Checkpoint> checkpoint;
-      try {
-        checkpoint = checkpointWithWritesAfter(*txn, generation, live_detail::ListReading::InPlace);
-      } catch (const InvalidInput&) {
-        return;
+  // searches see no change. A new checkpoint that cannot be read, or any failure here, keeps the old
+  // snapshot (and the file grows until a later refresh succeeds): it follows a committed write, which
+  // must not look failed. Called holding `writing`.
+  void holdSnapshot(std::unique_ptr<LmdbTransaction> txn) noexcept {
+    try {
+      if (!snapshot || counter(*txn, "generation") != generation) return;
+      const void* checkpoint_at = live_detail::checkpointAddress(*txn, tables().checkpoint);
+      if (checkpoint_at != snapshot_checkpoint) {
+        std::optional<live_detail::Checkpoint> checkpoint =
+            checkpointWithWritesAfter(*txn, generation, live_detail::ListReading::InPlace);
+        if (!checkpoint) return;
+        // Freed after the index's lock, with the snapshot they read still held.
+        std::vector<index_detail::PostingList> old =
+            DatabaseEditor::replaceLists(database, std::move(checkpoint->index.postings));
+        DatabaseEditor::trim(database);
       }
-      if (!checkpoint) return;
-      // Freed after the index's lock, with the snapshot they read still held.
-      std::vector<index_detail::PostingList> old =
-          DatabaseEditor::replaceLists(database, std::move(checkpoint->index.postings));
-      DatabaseEditor::trim(database);
+      snapshot = std::move(txn);
+      snapshot_checkpoint = checkpoint_at;
+    } catch (const std::exception&) {
     }
-    snapshot = std::move(txn);
-    snapshot_checkpoint = checkpoint_at;
   }
 
   // What open() does: the checkpoint and the writes after it, or every record.
