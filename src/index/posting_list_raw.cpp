@@ -42,14 +42,12 @@ void take(const unsigned char*& in, std::vector<T>& values, std::size_t n) {
 // `n` values at `in` into `values`: read in place (borrowed) or copied, with room for `room` more.
 template <typename T>
 void take(const unsigned char*& in, ListArray<T>& values, std::size_t n, bool in_place, std::size_t room = 0) {
-  if (in_place) {
-    values.borrow(reinterpret_cast<const T*>(in), n);
-  } else {
+  if (!in_place) {
     std::vector<T>& owned = values.own();
     owned.reserve(n + room);
-    take(in, owned, n);
-    return;
+    return take(in, owned, n);
   }
+  values.borrow(reinterpret_cast<const T*>(in), n);
   in += n * sizeof(T);
 }
 

@@ -289,23 +289,12 @@ TEST(LiveCheckpoint, ListsAreReadInPlaceAndFollowEachNewCheckpoint) {
   // (The lists that writes after the checkpoint change are copied: one image of three words.)
   const auto before = randomBatch(rng, k, "c", 0, 100);
   const std::vector<NamedImageWords> after = {{"d", randomWords(rng, k, 3)}};
-  const pid_t child = ::fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
-    int status = 0;
-    try {
-      LiveDatabase other = LiveDatabase::open(path, PostingMemory::Mapped);
-      other.add(before);
-      other.checkpoint();
-      other.add(after);
-    } catch (...) {
-      status = 1;
-    }
-    ::_exit(status);
-  }
-  int status = -1;
-  ASSERT_EQ(::waitpid(child, &status, 0), child);
-  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  ASSERT_TRUE(succeedsInChildProcess([&] {
+    LiveDatabase other = LiveDatabase::open(path, PostingMemory::Mapped);
+    other.add(before);
+    other.checkpoint();
+    other.add(after);
+  }));
   images.add(before);
   images.add(after);
   EXPECT_TRUE(live.refresh());

@@ -9,9 +9,6 @@
 #include <bovw/error.hpp>
 #include <bovw/live_database.hpp>
 
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <atomic>
 #include <cstring>
 #include <map>
@@ -158,24 +155,13 @@ TEST(LiveDatabase, OneRefreshBringsInManyWritesOfAnotherProcess) {
     removes.push_back({"a" + std::to_string(2 * w), "a" + std::to_string(2 * w + 1)});
   }
   adds.back().push_back({"a0", randomWords(rng, k, 25)});  // a name removed, then added back
-  const pid_t child = ::fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {  // its own environment: the parent's must not be used here
-    int status = 0;
-    try {
-      LiveDatabase other = LiveDatabase::open(path);
-      for (std::size_t w = 0; w < adds.size(); ++w) {
-        other.remove(removes[w]);
-        other.add(adds[w]);
-      }
-    } catch (...) {
-      status = 1;
+  ASSERT_TRUE(succeedsInChildProcess([&] {
+    LiveDatabase other = LiveDatabase::open(path);
+    for (std::size_t w = 0; w < adds.size(); ++w) {
+      other.remove(removes[w]);
+      other.add(adds[w]);
     }
-    ::_exit(status);
-  }
-  int status = -1;
-  ASSERT_EQ(::waitpid(child, &status, 0), child);
-  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  }));
   // What a search calls: with no write of this process in progress it catches up like refresh().
   EXPECT_TRUE(live.refreshUnlessBusy());
   EXPECT_EQ(live.generation(), 1u + 2u * adds.size());

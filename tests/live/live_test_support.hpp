@@ -8,6 +8,10 @@
 #include <bovw/error.hpp>
 #include <bovw/image_database.hpp>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <functional>
 #include <map>
 #include <random>
 #include <string>
@@ -22,6 +26,25 @@ inline void expectInvalidInput(const std::function<void()>& call, const std::str
   EXPECT_EQ(thrown.kind, "InvalidInput") << thrown.message;
   EXPECT_NE(thrown.message.find(path), std::string::npos) << thrown.message;
   EXPECT_NE(thrown.message.find(problem), std::string::npos) << thrown.message;
+}
+
+// Runs `work` in a child process (another process's writes: the child opens the database itself,
+// since the parent's environment must not be used there) and waits for it: whether it finished
+// without throwing.
+inline bool succeedsInChildProcess(const std::function<void()>& work) {
+  const pid_t child = ::fork();
+  if (child < 0) return false;
+  if (child == 0) {
+    int status = 0;
+    try {
+      work();
+    } catch (...) {
+      status = 1;
+    }
+    ::_exit(status);
+  }
+  int status = -1;
+  return ::waitpid(child, &status, 0) == child && WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
 inline Vocabulary randomVocabulary(std::mt19937_64& rng, int k) {
