@@ -13,7 +13,7 @@
 
 namespace bovw::index_detail {
 
-// Largest vocabulary: the posting lists cost 64 bytes per word even when empty, so this also
+// Largest vocabulary: the posting lists cost 48 bytes per word even when empty, so this also
 // bounds what a (crafted) index file can make the loader allocate before its lists are read.
 constexpr std::uint32_t kMaxWords = 1u << 24;
 // Ids are 32-bit and never reused; the last value is kept free as "no id".

@@ -41,23 +41,20 @@ void PostingList::pushBackSlow(ImageId image, std::int32_t count) {
   if (large && !large_) large_ = std::make_unique<std::vector<Large>>();
   if (large) large_->reserve(large_->size() + 1);
   if (dense_) {
-    const std::size_t span = dense_->counts.size();  // room for growth by half, should this copy
-    std::vector<std::uint8_t>& counts = dense_->counts.own(image >= span ? std::max<std::size_t>(image + 1, span * 3 / 2) - span : 0);
-    if (image >= counts.capacity())
+    ListArray<std::uint8_t>& counts = dense_->counts;
+    if (image >= counts.size() + counts.spare())
       counts.reserve(std::max<std::size_t>(std::size_t{image} + 1, counts.size() * 3 / 2));
-    counts.resize(std::size_t{image} + 1, 0);
-    counts[image] = large ? kLargeMark : static_cast<std::uint8_t>(count);
+    counts.resize(std::max<std::size_t>(counts.size(), std::size_t{image} + 1), 0);
+    counts.writable()[image] = large ? kLargeMark : static_cast<std::uint8_t>(count);
     ++dense_->size;
   } else {
-    std::vector<ImageId>& ids = ids_.own(ids_.size() / 2 + 1);  // room as below, should this copy
-    std::vector<std::uint8_t>& counts = counts_.own(counts_.size() / 2 + 1);
-    if (ids.size() == ids.capacity() || counts.size() == counts.capacity()) {
-      const std::size_t capacity = ids.size() + ids.size() / 2 + 1;
-      ids.reserve(capacity);
-      counts.reserve(capacity);
+    if (ids_.spare() == 0 || counts_.spare() == 0) {  // both arrays grow together (a borrowed one is copied)
+      const std::size_t capacity = ids_.size() + ids_.size() / 2 + 1;
+      ids_.reserve(capacity);
+      counts_.reserve(capacity);
     }
-    ids.push_back(image);
-    counts.push_back(large ? kLargeMark : static_cast<std::uint8_t>(count));
+    ids_.push_back(image);
+    counts_.push_back(large ? kLargeMark : static_cast<std::uint8_t>(count));
   }
   if (large) large_->push_back({image, count});
 }
@@ -74,18 +71,16 @@ void PostingList::append(const PostingList& later, ImageId offset) {
   }
   if (dense_) {
     const ListArray<std::uint8_t>& from = later.dense_->counts;
-    std::vector<std::uint8_t>& counts = dense_->counts.own();
+    ListArray<std::uint8_t>& counts = dense_->counts;
     counts.reserve(std::size_t{offset} + from.size());
     counts.resize(offset, 0);  // the ids up to `offset` that this list does not reach
-    counts.insert(counts.end(), from.begin(), from.end());
+    counts.append(from.begin(), from.end());
     dense_->size += later.dense_->size;
   } else {
-    std::vector<ImageId>& ids = ids_.own(later.ids_.size());
-    std::vector<std::uint8_t>& counts = counts_.own(later.counts_.size());
-    ids.reserve(ids.size() + later.ids_.size());
-    counts.reserve(counts.size() + later.counts_.size());
-    for (ImageId image : later.ids_) ids.push_back(offset + image);
-    counts.insert(counts.end(), later.counts_.begin(), later.counts_.end());
+    ids_.reserve(ids_.size() + later.ids_.size());
+    counts_.reserve(counts_.size() + later.counts_.size());
+    for (ImageId image : later.ids_) ids_.push_back(offset + image);
+    counts_.append(later.counts_.begin(), later.counts_.end());
   }
   if (later.large_)
     for (const Large& l : *later.large_) large_->push_back({offset + l.image, l.count});
@@ -106,17 +101,15 @@ void PostingList::pop_back() {
 void PostingList::remove(ImageId image) {
   std::uint32_t stored;
   if (dense_) {
-    std::vector<std::uint8_t>& counts = dense_->counts.own();
+    std::uint8_t* counts = dense_->counts.writable();
     stored = counts[image];
     counts[image] = 0;
     --dense_->size;
   } else {
-    std::vector<ImageId>& ids = ids_.own();
-    std::vector<std::uint8_t>& counts = counts_.own();
-    const auto at = std::lower_bound(ids.begin(), ids.end(), image) - ids.begin();
-    stored = counts[static_cast<std::size_t>(at)];
-    ids.erase(ids.begin() + at);
-    counts.erase(counts.begin() + at);
+    const auto at = static_cast<std::size_t>(std::lower_bound(ids_.begin(), ids_.end(), image) - ids_.begin());
+    stored = counts_[at];
+    ids_.erase(at);
+    counts_.erase(at);
   }
   if (stored == kLargeMark) eraseLarge(image);
 }
@@ -143,8 +136,8 @@ bool PostingList::adapt(std::size_t ids) noexcept {
 void PostingList::toDense() {
   // The new array is made whole before anything changes: a failed allocation leaves the list as it was.
   auto dense = std::make_unique<Dense>();
-  std::vector<std::uint8_t>& counts = dense->counts.own();
-  counts.assign(std::size_t{ids_.back()} + 1, 0);
+  dense->counts.assign(std::size_t{ids_.back()} + 1, 0);
+  std::uint8_t* counts = dense->counts.writable();
   for (std::size_t i = 0; i < ids_.size(); ++i) counts[ids_[i]] = counts_[i];
   dense->size = ids_.size();
   dense_.swap(dense);
@@ -153,8 +146,8 @@ void PostingList::toDense() {
 }
 
 void PostingList::toSparse() {
-  std::vector<ImageId> ids;
-  std::vector<std::uint8_t> counts;
+  ListArray<ImageId> ids;
+  ListArray<std::uint8_t> counts;
   ids.reserve(dense_->size);
   counts.reserve(dense_->size);
   const ListArray<std::uint8_t>& stored = dense_->counts;
@@ -163,8 +156,8 @@ void PostingList::toSparse() {
     ids.push_back(static_cast<ImageId>(id));
     counts.push_back(stored[id]);
   }
-  ids_ = ListArray<ImageId>(std::move(ids));
-  counts_ = ListArray<std::uint8_t>(std::move(counts));
+  ids_ = std::move(ids);
+  counts_ = std::move(counts);
   dense_.reset();
 }
 

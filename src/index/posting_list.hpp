@@ -107,8 +107,8 @@ class PostingList {
   // `image` above every id in the list; count > 0.
   void push_back(ImageId image, std::int32_t count) {
     if (dense_ || count >= kLargeMark || ids_.spare() == 0 || counts_.spare() == 0) return pushBackSlow(image, count);
-    ids_.own().push_back(image);
-    counts_.own().push_back(static_cast<std::uint8_t>(count));
+    ids_.push_back(image);
+    counts_.push_back(static_cast<std::uint8_t>(count));
   }
   // Appends `later`'s postings under their ids plus `offset`, which is above every id here: in one
   // copy of each array where both lists have the same form (a dense list's count bytes shifted whole).
@@ -121,24 +121,24 @@ class PostingList {
   template <typename Drop>
   void eraseIf(Drop&& drop) {
     if (dense_) {
-      std::vector<std::uint8_t>& counts = dense_->counts.own();
-      for (std::size_t id = 0; id < counts.size(); ++id)
+      std::uint8_t* counts = dense_->counts.writable();
+      for (std::size_t id = 0; id < dense_->counts.size(); ++id)
         if (counts[id] != 0 && drop(static_cast<ImageId>(id))) {
           counts[id] = 0;
           --dense_->size;
         }
     } else {
-      std::vector<ImageId>& ids = ids_.own();
-      std::vector<std::uint8_t>& counts = counts_.own();
+      ImageId* ids = ids_.writable();
+      std::uint8_t* counts = counts_.writable();
       std::size_t kept = 0;
-      for (std::size_t i = 0; i < ids.size(); ++i) {
+      for (std::size_t i = 0; i < ids_.size(); ++i) {
         if (drop(ids[i])) continue;
         ids[kept] = ids[i];
         counts[kept] = counts[i];
         ++kept;
       }
-      ids.resize(kept);
-      counts.resize(kept);
+      ids_.resize(kept);
+      counts_.resize(kept);
     }
     if (large_) {
       large_->erase(std::remove_if(large_->begin(), large_->end(), [&](const Large& l) { return drop(l.image); }),
@@ -149,8 +149,8 @@ class PostingList {
   // Room for `n` postings in the sparse form (the dense form grows with the ids instead).
   void reserve(std::size_t n) {
     if (dense_) return;
-    ids_.own().reserve(n);
-    counts_.own().reserve(n);
+    ids_.reserve(n);
+    counts_.reserve(n);
   }
   // Chooses the form for an index of `ids` image ids (removed ones included): dense from a fifth of
   // them, sparse again below a sixth (the gap keeps a word near the limit from switching at every

@@ -43,9 +43,11 @@ void take(const unsigned char*& in, std::vector<T>& values, std::size_t n) {
 template <typename T>
 void take(const unsigned char*& in, ListArray<T>& values, std::size_t n, bool in_place, std::size_t room = 0) {
   if (!in_place) {
-    std::vector<T>& owned = values.own();
-    owned.reserve(n + room);
-    return take(in, owned, n);
+    values.reserve(n + room);
+    values.resize(n);
+    if (n > 0) std::memcpy(values.writable(), in, n * sizeof(T));
+    in += n * sizeof(T);
+    return;
   }
   values.borrow(reinterpret_cast<const T*>(in), n);
   in += n * sizeof(T);

@@ -7,6 +7,8 @@
 #include <bovw/error.hpp>
 
 #include <cstring>
+#include <fstream>
+#include <string>
 
 namespace bovw::test {
 namespace {
@@ -253,6 +255,34 @@ TEST_F(IndexFile, DuplicateNamesAndUnsortedImagesBehindAValidChecksum) {
   putU32(bad, 77, 1);
   putU32(bad, 85, 0);
   expectRefused(resealed(bad), "not strictly increasing", "image ids out of order");
+}
+
+// The peak resident memory (VmHWM) in KB, after resetting it to the current one when `reset`;
+// -1 where /proc does not allow it.
+long peakKb(bool reset) {
+  if (reset) {
+    std::ofstream clear("/proc/self/clear_refs");
+    if (!(clear << "5" << std::flush)) return -1;
+  }
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);)
+    if (line.rfind("VmHWM:", 0) == 0) return std::stol(line.substr(6));
+  return -1;
+}
+
+// A file refused in its lists costs what it holds, not a list per word (CI fuzzing, 2026-12-02: a
+// 197-byte file of K = 2^24 took 2 GB before it was refused): the 102-byte index, declaring the
+// largest K and refused for its zero count, peaks far below the 0.8 GB of 2^24 empty lists.
+TEST_F(IndexFile, AFileRefusedInItsListsCostsWhatItHoldsNotAListPerWord) {
+  std::string bad = smallFile();
+  putU32(bad, kK, 1u << 24);
+  putU32(bad, kFirstCount, 0);
+  const std::string sealed = resealed(bad);
+  const std::vector<char> bytes(sealed.begin(), sealed.end());
+  const long before = peakKb(true);
+  if (before < 0) GTEST_SKIP() << "/proc/self/clear_refs cannot reset the peak memory here";
+  EXPECT_THROW(InvertedIndex::read(bytes, "crafted"), InvalidInput);
+  EXPECT_LT(peakKb(false) - before, 64 * 1024) << "KB more at the peak while refusing the file";
 }
 
 TEST_F(IndexFile, MissingFilesAndUnwritablePathsAreIoErrors) {

@@ -173,7 +173,9 @@ TEST(PostingList, TheRawFormIsReadInPlaceUntilTheFirstChange) {
     // In place, the heap holds only the side list of large counts (8 bytes each) and the heads of it
     // and of the dense part (80 bytes).
     const auto large = std::count_if(expected.begin(), expected.end(), [](const auto& p) { return p.second >= 255; });
-    if (back.readsInPlace()) EXPECT_LE(back.heapBytes(), 80 + 8 * static_cast<std::size_t>(large));
+    if (back.readsInPlace()) {
+      EXPECT_LE(back.heapBytes(), 80 + 8 * static_cast<std::size_t>(large));
+    }
     expectHolds(back, expected, ids);
     // A change: a new last posting, or one removed.
     if (std::bernoulli_distribution(0.5)(rng)) {

@@ -212,7 +212,7 @@ TEST_F(CompactPostings, AtMostFiveBytesAPostingWhenLoaded) {
   BOVW_SEEDED_RNG(rng);
   const int words = 97;
   constexpr std::size_t kPerWord = sizeof(index_detail::PostingList);
-  static_assert(kPerWord == 96, "the documented per-word size");
+  static_assert(kPerWord == 48, "the documented per-word size");
   InvertedIndex index(signature(words));
   std::vector<Counts> added;
   for (int i = 0; i < 203; ++i) {
