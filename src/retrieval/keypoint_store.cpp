@@ -152,21 +152,23 @@ void KeypointStore::prepareCopies(const StoredImage* adding, const StoredImage* 
   const std::vector<Keypoint>& gained = adding ? adding->keypoints : none;
   const std::vector<Keypoint>& lost = removing ? removing->keypoints : none;
   std::vector<std::uint32_t> words;
-  std::vector<std::size_t> room;
-  auto note = [&](std::uint32_t word, std::size_t gain) {
+  std::vector<std::size_t> gains, losses;
+  auto note = [&](std::uint32_t word, std::size_t gain, std::size_t loss) {
     if (words.empty() || words.back() != word) {
       words.push_back(word);
-      room.push_back(0);
+      gains.push_back(0);
+      losses.push_back(0);
     }
-    room.back() += gain;
+    gains.back() += gain;
+    losses.back() += loss;
   };
   for (std::size_t i = 0, j = 0; i < gained.size() || j < lost.size();) {
     if (j == lost.size() || (i < gained.size() && gained[i].word <= lost[j].word))
-      note(gained[i++].word, 1);
+      note(gained[i++].word, 1, 0);
     else
-      note(lost[j++].word, 0);
+      note(lost[j++].word, 0, 1);
   }
-  postings_.prepareCopies(words, room);
+  postings_.prepareCopies(words, gains, losses);
 }
 
 std::vector<SignaturePostings::Snapshot> KeypointStore::signatureLists(const std::vector<std::uint32_t>& words) const {
@@ -196,8 +198,10 @@ void KeypointStore::file(ImageId id, const StoredImage& image) {
 
 void KeypointStore::unfile(ImageId id, const StoredImage& image) {
   const std::vector<Keypoint>& keys = image.keypoints;
+  std::vector<std::uint32_t> words;  // each once (the keypoints are in word order)
   for (std::size_t i = 0; i < keys.size(); ++i)
-    if (i == 0 || keys[i].word != keys[i - 1].word) postings_.erase(id, keys[i].word);
+    if (i == 0 || keys[i].word != keys[i - 1].word) words.push_back(keys[i].word);
+  postings_.erase(id, words);
 }
 
 std::optional<ImageWords> KeypointStore::get(ImageId id) const {

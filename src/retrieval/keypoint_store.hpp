@@ -83,7 +83,8 @@ class KeypointStore {
 
   // The stored keypoints' signatures filed under each of `words` (signature_postings.hpp), parallel to
   // them: taken under the store's read lock, then read without it, so that a search scoring from
-  // them never holds up put and erase.
+  // them never holds up put and erase. Erased images' may be among them (until their lists are
+  // compacted); the caller drops those images.
   std::vector<SignaturePostings::Snapshot> signatureLists(const std::vector<std::uint32_t>& words) const;
 
   // Block layout: u32 S, image slots; then per slot u32 n (0xffffffff: nothing stored), and when

@@ -1,5 +1,5 @@
 // SignaturePostings: keeping each word's features in image id order as images come and go, copying a
-// list where a search still holds it.
+// list where a search still holds it, taking erased images out a list at a time.
 #include "retrieval/signature_postings.hpp"
 
 #include <algorithm>
@@ -7,14 +7,16 @@
 
 namespace bovw::retrieval_detail {
 
-void SignaturePostings::prepareCopies(const std::vector<std::uint32_t>& words, const std::vector<std::size_t>& room) {
+void SignaturePostings::prepareCopies(const std::vector<std::uint32_t>& words, const std::vector<std::size_t>& gained,
+                                      const std::vector<std::size_t>& lost) {
   prepared_.clear();
   for (std::size_t i = 0; i < words.size(); ++i) {
     const std::shared_ptr<WordFeatures>& list = lists_[words[i]];
     if (!list || list.use_count() == 1) continue;  // changed in place (or copied then, if taken meanwhile)
+    if (gained[i] == 0 && !compacts(words[i], lost[i])) continue;  // an erase that leaves the list as it is
     auto copy = std::make_shared<WordFeatures>();
-    copy->ids.reserve(list->ids.size() + room[i]);
-    copy->signatures.reserve(list->signatures.size() + room[i]);
+    copy->ids.reserve(list->ids.size() + gained[i]);
+    copy->signatures.reserve(list->signatures.size() + gained[i]);
     copy->ids = list->ids;
     copy->signatures = list->signatures;
     prepared_.emplace_back(words[i], std::move(copy));  // ascending, as `words`
@@ -42,6 +44,14 @@ SignaturePostings::WordFeatures& SignaturePostings::writable(std::uint32_t word)
 }
 
 void SignaturePostings::insert(ImageId id, std::uint32_t word, const std::uint64_t* signatures, std::size_t count) {
+  if (erased(id)) {
+    // Filed again after its erasure (an add undone and its id given out again): its old features
+    // must not be read as the new ones, so every list with erased features is compacted, which
+    // leaves no erased feature anywhere. Rare: ids are otherwise never reused.
+    for (std::uint32_t w = 0; w < lists_.size(); ++w)
+      if (erased_features_[w] > 0) compact(w);
+    erased_ids_.assign(erased_ids_.size(), false);
+  }
   WordFeatures& list = writable(word);
   // Ids mostly come in increasing order (an index is built image after image): then the new ones go
   // at the end, without a binary search over a list that can be millions long.
@@ -54,24 +64,57 @@ void SignaturePostings::insert(ImageId id, std::uint32_t word, const std::uint64
 
 void SignaturePostings::append(const SignaturePostings& later, ImageId offset) {
   for (std::size_t word = 0; word < later.lists_.size(); ++word) {
-    if (!later.lists_[word] || later.lists_[word]->ids.empty()) continue;
+    if (!later.lists_[word] || later.lists_[word]->ids.size() == later.erased_features_[word]) continue;
     const WordFeatures& from = *later.lists_[word];
     WordFeatures& list = writable(static_cast<std::uint32_t>(word));
-    list.ids.reserve(list.ids.size() + from.ids.size());
-    for (ImageId id : from.ids) list.ids.push_back(offset + id);
-    list.signatures.insert(list.signatures.end(), from.signatures.begin(), from.signatures.end());
+    const std::size_t n = from.ids.size() - later.erased_features_[word];  // `later`'s erased features stay behind
+    list.ids.reserve(list.ids.size() + n);
+    list.signatures.reserve(list.signatures.size() + n);
+    for (std::size_t i = 0; i < from.ids.size(); ++i)
+      if (!later.erased(from.ids[i])) {
+        list.ids.push_back(offset + from.ids[i]);
+        list.signatures.push_back(from.signatures[i]);
+      }
   }
 }
 
-void SignaturePostings::erase(ImageId id, std::uint32_t word) {
-  if (!lists_[word]) return;
-  const WordFeatures& now = *lists_[word];
-  const auto [first, last] = std::equal_range(now.ids.begin(), now.ids.end(), id);
-  if (first == last) return;  // no copy for nothing to take out
-  const auto begin = first - now.ids.begin(), end = last - now.ids.begin();
+void SignaturePostings::erase(ImageId id, const std::vector<std::uint32_t>& words) {
+  if (erased(id)) return;
+  bool held = false;  // features of `id` in some list
+  for (const std::uint32_t word : words) {
+    if (!lists_[word]) continue;
+    const std::vector<ImageId>& ids = lists_[word]->ids;
+    const auto [first, last] = std::equal_range(ids.begin(), ids.end(), id);
+    if (first == last) continue;
+    if (!held) {
+      if (erased_ids_.size() <= id) erased_ids_.resize(std::size_t{id} + 1, false);
+      erased_ids_[id] = true;
+      held = true;
+    }
+    const auto n = static_cast<std::size_t>(last - first);
+    const bool full = compacts(word, n);
+    erased_features_[word] += n;
+    if (full) compact(word);
+  }
+}
+
+bool SignaturePostings::compacts(std::uint32_t word, std::size_t more) const {
+  const std::size_t size = lists_[word] ? lists_[word]->ids.size() : 0;
+  return more > 0 && 3 * (erased_features_[word] + more) >= size;
+}
+
+void SignaturePostings::compact(std::uint32_t word) {
   WordFeatures& list = writable(word);
-  list.ids.erase(list.ids.begin() + begin, list.ids.begin() + end);
-  list.signatures.erase(list.signatures.begin() + begin, list.signatures.begin() + end);
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < list.ids.size(); ++i) {
+    if (erased(list.ids[i])) continue;
+    list.ids[kept] = list.ids[i];
+    list.signatures[kept] = list.signatures[i];
+    ++kept;
+  }
+  list.ids.resize(kept);
+  list.signatures.resize(kept);
+  erased_features_[word] = 0;
 }
 
 }  // namespace bovw::retrieval_detail

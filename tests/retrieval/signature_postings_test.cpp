@@ -1,7 +1,9 @@
 // SignaturePostings and the lists a search takes from KeypointStore: a taken list never changes, a
 // later one shows every change (whether the writer prepared its copies beforehand or not), and a
 // write made while a search holds lists neither waits for it nor alters what it holds. The reference
-// is a plain map of (image, signatures) by word, kept beside.
+// is a plain map of (image, signatures) by word, kept beside. Erased images' features may stay in a
+// list (they are taken out a list at a time): a list is compared with the reference without them,
+// and holds at most half as many of them as of live features.
 #include "retrieval/keypoint_store.hpp"
 #include "retrieval/signature_postings.hpp"
 
@@ -9,6 +11,7 @@
 
 #include <future>
 #include <map>
+#include <set>
 #include <random>
 
 namespace bovw::retrieval_detail {
@@ -30,12 +33,25 @@ SignaturePostings::WordFeatures expectedList(const Reference& reference, std::ui
   return list;
 }
 
+// `list` without the features of images outside `live` (erased ones that it still holds) against
+// `expected`; and the erased ones at most half the live ones.
 void expectList(const SignaturePostings::Snapshot& list, const SignaturePostings::WordFeatures& expected,
-                const std::string& where) {
-  const std::vector<ImageId> no_ids;
-  const std::vector<std::uint64_t> no_signatures;
-  EXPECT_EQ(list ? list->ids : no_ids, expected.ids) << where;
-  EXPECT_EQ(list ? list->signatures : no_signatures, expected.signatures) << where;
+                const std::set<ImageId>& live, const std::string& where) {
+  SignaturePostings::WordFeatures kept;
+  std::size_t erased = 0;
+  if (list)
+    for (std::size_t i = 0; i < list->ids.size(); ++i) {
+      if (!live.count(list->ids[i])) {
+        ++erased;
+        continue;
+      }
+      kept.ids.push_back(list->ids[i]);
+      kept.signatures.push_back(list->signatures[i]);
+    }
+  EXPECT_EQ(kept.ids, expected.ids) << where;
+  EXPECT_EQ(kept.signatures, expected.signatures) << where;
+  EXPECT_TRUE(erased == 0 || 2 * erased < kept.ids.size()) << where << ": " << erased << " erased features beside "
+                                                            << kept.ids.size();
 }
 
 TEST(SignaturePostings, TakenListsKeepTheirStateAndNewOnesFollowEveryChange) {
@@ -45,7 +61,8 @@ TEST(SignaturePostings, TakenListsKeepTheirStateAndNewOnesFollowEveryChange) {
     SignaturePostings postings(words);
     Reference reference;
     // Lists taken along the way, with the reference's list for them when taken.
-    std::vector<std::tuple<std::uint32_t, SignaturePostings::Snapshot, SignaturePostings::WordFeatures>> taken;
+    std::vector<std::tuple<std::uint32_t, SignaturePostings::Snapshot, SignaturePostings::WordFeatures, std::set<ImageId>>>
+        taken;
     std::vector<ImageId> filed;  // images with features filed somewhere
     ImageId next_id = 0;
     // Half the time the writer copies held lists first, as KeypointStore does, for some of the words
@@ -53,13 +70,14 @@ TEST(SignaturePostings, TakenListsKeepTheirStateAndNewOnesFollowEveryChange) {
     const auto maybePrepare = [&] {
       if (rng() % 2) return;
       std::vector<std::uint32_t> some;
-      std::vector<std::size_t> room;
+      std::vector<std::size_t> gained, lost;
       for (std::uint32_t w = 0; w < static_cast<std::uint32_t>(words); ++w)
         if (rng() % 3 == 0) {
           some.push_back(w);
-          room.push_back(rng() % 4);
+          gained.push_back(rng() % 4);
+          lost.push_back(rng() % 4);
         }
-      postings.prepareCopies(some, room);
+      postings.prepareCopies(some, gained, lost);
     };
     for (int step = 0; step < 300; ++step) {
       const int action = static_cast<int>(rng() % 10);
@@ -83,36 +101,73 @@ TEST(SignaturePostings, TakenListsKeepTheirStateAndNewOnesFollowEveryChange) {
         const std::size_t pick = rng() % filed.size();
         const ImageId id = filed[pick];
         maybePrepare();
+        std::vector<std::uint32_t> all(static_cast<std::size_t>(words));
         for (std::uint32_t w = 0; w < static_cast<std::uint32_t>(words); ++w) {
-          postings.erase(id, w);  // also words it has none in: nothing happens
+          all[w] = w;  // also words it has none in: nothing happens there
           if (reference.count(w)) reference[w].erase(id);
         }
+        postings.erase(id, all);
+        EXPECT_TRUE(postings.erased(id));
         filed.erase(filed.begin() + static_cast<std::ptrdiff_t>(pick));
         postings.dropCopies();
       } else {
         const auto w = static_cast<std::uint32_t>(rng() % words);
-        taken.emplace_back(w, postings.snapshot(w), expectedList(reference, w));
+        taken.emplace_back(w, postings.snapshot(w), expectedList(reference, w),
+                           std::set<ImageId>(filed.begin(), filed.end()));
       }
     }
     for (std::size_t i = 0; i < taken.size(); ++i)
-      expectList(std::get<1>(taken[i]), std::get<2>(taken[i]),
+      expectList(std::get<1>(taken[i]), std::get<2>(taken[i]), std::get<3>(taken[i]),
                  "trial " + std::to_string(trial) + ", list taken " + std::to_string(i));
+    const std::set<ImageId> live(filed.begin(), filed.end());
     for (std::uint32_t w = 0; w < static_cast<std::uint32_t>(words); ++w)
-      expectList(postings.snapshot(w), expectedList(reference, w), "trial " + std::to_string(trial) + ", word " +
-                                                                       std::to_string(w) + " at the end");
+      expectList(postings.snapshot(w), expectedList(reference, w), live,
+                 "trial " + std::to_string(trial) + ", word " + std::to_string(w) + " at the end");
   }
 }
 
 TEST(SignaturePostings, AWordNeverFiledHasNoList) {
   SignaturePostings postings(5);
   EXPECT_EQ(postings.snapshot(3), nullptr);
-  postings.erase(7, 3);  // nothing to take out
+  postings.erase(7, {3});  // nothing to take out
   EXPECT_EQ(postings.snapshot(3), nullptr);
+  EXPECT_FALSE(postings.erased(7));
   const std::uint64_t signature = 42;
   postings.insert(7, 3, &signature, 1);
-  postings.erase(7, 3);
+  postings.erase(7, {3});  // the whole list erased: compacted at once
   ASSERT_NE(postings.snapshot(3), nullptr);
   EXPECT_TRUE(postings.snapshot(3)->ids.empty());
+}
+
+// One erased image among many stays where it lies (nothing moved, no copy of a held list) until a
+// third of the list is erased features; then one pass takes them all out. An id filed again after
+// its erasure is not confused with its old features.
+TEST(SignaturePostings, ErasedFeaturesGoAListAtATime) {
+  SignaturePostings postings(2);
+  const std::uint64_t signatures[2] = {11, 12};
+  for (ImageId id = 0; id < 9; ++id) postings.insert(id, 0, signatures, 2);  // 18 features
+  const SignaturePostings::Snapshot held = postings.snapshot(0);
+  postings.prepareCopies({0}, {0}, {2});  // an erase that compacts nothing: no copy needed
+  postings.erase(4, {0, 1});
+  postings.dropCopies();
+  EXPECT_EQ(postings.snapshot(0), held) << "the list was changed (or copied) for one erased image";
+  EXPECT_EQ(postings.erasedFeatures(0), 2u);
+  postings.erase(4, {0});  // erased already: nothing more
+  EXPECT_EQ(postings.erasedFeatures(0), 2u);
+  postings.erase(1, {0});
+  postings.erase(7, {0});  // 6 of 18 erased: a third, compacted
+  const SignaturePostings::Snapshot now = postings.snapshot(0);
+  EXPECT_NE(now, held);
+  EXPECT_EQ(now->ids, (std::vector<ImageId>{0, 0, 2, 2, 3, 3, 5, 5, 6, 6, 8, 8}));
+  EXPECT_EQ(postings.erasedFeatures(0), 0u);
+  EXPECT_EQ(held->ids.size(), 18u) << "the search's list changed under it";
+
+  postings.erase(2, {0});  // stays in the list, erased
+  const std::uint64_t again[1] = {99};
+  postings.insert(2, 1, again, 1);  // id 2 filed again (under another word): its old features go first
+  EXPECT_FALSE(postings.erased(2));
+  EXPECT_EQ(postings.snapshot(0)->ids, (std::vector<ImageId>{0, 0, 3, 3, 5, 5, 6, 6, 8, 8}));
+  EXPECT_EQ(postings.snapshot(1)->ids, (std::vector<ImageId>{2}));
 }
 
 // An image of `points` keypoints over words 0..words-1 for KeypointStore.
@@ -148,7 +203,9 @@ TEST(KeypointStoreSignatureLists, AWriteNeitherWaitsForNorChangesTheListsASearch
   ASSERT_EQ(write.wait_for(std::chrono::seconds(20)), std::future_status::ready) << "the write waited for the search";
   write.get();
 
-  for (std::size_t w = 0; w < held.size(); ++w) expectList(held[w], before[w], "held list of word " + std::to_string(w));
+  const std::set<ImageId> before_live{0, 1, 2, 3, 4, 5}, after_live{0, 1, 3, 4, 5, 6};
+  for (std::size_t w = 0; w < held.size(); ++w)
+    expectList(held[w], before[w], before_live, "held list of word " + std::to_string(w));
   // The lists taken now: image 2 gone, image 6 in, each word's list the stored keypoints' signatures.
   const auto now = store.signatureLists(all);
   for (std::size_t w = 0; w < now.size(); ++w) {
@@ -162,7 +219,7 @@ TEST(KeypointStoreSignatureLists, AWriteNeitherWaitsForNorChangesTheListsASearch
           expected.signatures.push_back(key.signature);
         }
     }
-    expectList(now[w], expected, "word " + std::to_string(w) + " after the write");
+    expectList(now[w], expected, after_live, "word " + std::to_string(w) + " after the write");
   }
   EXPECT_FALSE(store.stored(2).has_value());
 }
