@@ -173,18 +173,43 @@ IncrementalNorms IncrementalNorms::after(const IndexData& data, const IndexChang
     const std::int64_t old_l2 = squared() ? log_squared_[w] : 0;
     const std::int64_t l2 = squared() ? fixedLogSquared(l) : 0;
     if (squared()) next.log_squared_[w] = l2;
-    list.forEach([&](ImageId image, std::int32_t count) {
-      if (removed.empty() || !removed[image]) {
-        const __int128 t = termUnits(count);
-        next.m1_[image] += t * (l - old_l);
-        if (squared()) next.m2_[image] += t * (l2 - old_l2);
-      }
-    });
+    const char* skip = removed.empty() ? nullptr : removed.data();
+    if (squared())
+      next.shiftWord<true>(list, l - old_l, l2 - old_l2, skip);
+    else
+      next.shiftWord<false>(list, l - old_l, 0, skip);
   }
   for (const SparseImage& image : change.added)
     for (const WordCount& w : image.words)
       next.move(image.id, w.count, next.log_frequency_[w.word], squared() ? next.log_squared_[w.word] : 0, 1);
   return next;
+}
+
+template <bool kSquared>
+void IncrementalNorms::shiftWord(const PostingList& list, std::int64_t dl, std::int64_t dl2, const char* removed) {
+  std::int64_t table[256];
+  for (int c = 0; c < 255; ++c) table[c] = termUnits(c);
+  table[PostingList::kLargeMark] = 0;  // the large counts below, from their side list
+  __int128* m1 = m1_.data();
+  __int128* m2 = kSquared ? m2_.data() : nullptr;
+  const auto shift = [&](ImageId image, std::int64_t t) {
+    if (removed && removed[image]) return;
+    m1[image] += static_cast<__int128>(t) * dl;
+    if (kSquared) m2[image] += static_cast<__int128>(t) * dl2;
+  };
+  if (list.dense()) {
+    const std::uint8_t* counts = list.denseCounts();
+    for (std::size_t id = 0; id < list.denseSpan(); ++id)
+      if (counts[id] != 0) shift(static_cast<ImageId>(id), table[counts[id]]);
+  } else {
+    const ImageId* ids = list.ids();
+    const std::uint8_t* counts = list.counts();
+    for (std::size_t i = 0; i < list.size(); ++i) shift(ids[i], table[counts[i]]);
+  }
+  if (list.hasLargeCounts())
+    list.forEach([&](ImageId image, std::int32_t count) {
+      if (count >= PostingList::kLargeMark) shift(image, termUnits(count));
+    });
 }
 
 double IncrementalNorms::offset(std::uint64_t images) { return 1.0 + std::log1p(static_cast<double>(images)); }

@@ -68,6 +68,11 @@ class IncrementalNorms {
   // Adds every posting of `data` to the zeroed moments (the constructor's pass).
   template <bool kSquared>
   void addEveryPosting(const IndexData& data);
+  // Moves m1 (and m2) of every image in `list` by its term times `dl` (and `dl2`), the change of its
+  // word's l_w (and l_w^2), except the images `removed` marks (null: none): after()'s loop, over the
+  // list's arrays as addEveryPosting reads them (a call per posting was most of a write beside searches).
+  template <bool kSquared>
+  void shiftWord(const PostingList& list, std::int64_t dl, std::int64_t dl2, const char* removed);
   // Adds (sign +1) or takes away (-1) one posting's terms from image d's moments.
   void move(ImageId d, std::int32_t count, std::int64_t l, std::int64_t l2, int sign);
 

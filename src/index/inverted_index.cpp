@@ -155,6 +155,9 @@ struct InvertedIndex::Impl {
   mutable std::vector<std::shared_ptr<const ScoringWeights>> weights;  // oldest first
   mutable std::vector<std::shared_ptr<const index_detail::IncrementalNorms>> incremental;  // oldest first
   mutable bool incremental_used = false;  // a query read them since the last change
+  // Postings the writers read following the norms since a query last read them (under `writing`).
+  mutable std::uint64_t unread_following = 0;
+  static constexpr std::uint64_t kUnreadFollowing = 4;
   // norms() under a global model: computed once per model version, dropped with the weights.
   mutable std::vector<std::pair<std::uint64_t, std::shared_ptr<const index_detail::IncrementalNorms>>> global_norms;
 
@@ -219,7 +222,11 @@ struct InvertedIndex::Impl {
 
   // What queries need after a change: no norms when the writer does not follow them: there are none,
   // or the change touches many words (its lists cost about as much as recomputing) and no query read
-  // them since the last change (adds in bulk, which would otherwise pay that for every image).
+  // them while the writer spent kUnreadFollowing passes over every posting following them (adds in
+  // bulk, which would otherwise pay that for every image). Not at the first such change: an image
+  // replaced is two changes (remove, add) that no query comes between, and a query that finds the
+  // norms dropped recomputes them from every posting (issue 22: at K = 1,000, replacing images
+  // beside Hamming searches spent 30% of the time so once removals got fast).
   struct Prepared {
     std::vector<std::shared_ptr<const index_detail::IncrementalNorms>> norms;
     std::shared_ptr<const ScoringWeights> weights;
@@ -244,16 +251,27 @@ struct InvertedIndex::Impl {
     }
     if (prepared.norms.empty()) return prepared;
     std::vector<std::uint64_t> frequencies(data.postings.size());
-    for (std::size_t w = 0; w < frequencies.size(); ++w) frequencies[w] = data.postings[w].size();
+    std::uint64_t postings = 0, cost = 0;  // cost: the changed words' postings, which following reads
+    for (std::size_t w = 0; w < frequencies.size(); ++w) postings += frequencies[w] = data.postings[w].size();
     std::size_t changed = 0;
+    const auto note = [&](std::uint32_t w, bool added) {
+      if (frequencies[w] == data.postings[w].size()) {  // the word's first change
+        ++changed;
+        cost += frequencies[w];
+      }
+      frequencies[w] = added ? frequencies[w] + 1 : frequencies[w] - 1;
+    };
     for (const auto& words : change.removed_words)
-      for (std::uint32_t w : words) changed += frequencies[w]-- == data.postings[w].size() ? 1 : 0;
+      for (std::uint32_t w : words) note(w, false);
     for (const auto& image : change.added)
-      for (const auto& w : image.words) changed += frequencies[w.word]++ == data.postings[w.word].size() ? 1 : 0;
-    if (changed > data.postings.size() / 4 && !wanted) {
+      for (const auto& w : image.words) note(w.word, true);
+    if (wanted) unread_following = 0;
+    if (changed > data.postings.size() / 4 && !wanted && unread_following + cost > kUnreadFollowing * postings) {
+      unread_following = 0;
       prepared.norms.clear();
       return prepared;
     }
+    if (!wanted) unread_following += cost;
     prepared.model = TfIdfModel(data.live() - change.removed.size() + change.added.size(), std::move(frequencies));
     for (auto& norms : prepared.norms) {
       norms = std::make_shared<const index_detail::IncrementalNorms>(norms->after(data, change));
