@@ -71,12 +71,38 @@ IncrementalNorms::IncrementalNorms(const IndexData& data, const ScoringOptions& 
 // loading 100,000 images took 340-470 ms, against about 200 for the plain floating-point pass it
 // replaced (issue 21). A large count's byte (the mark, 255) adds a term of 0 in the loop and its own
 // term after it, as in the query.
+IncrementalNorms::TermTable IncrementalNorms::termTable() const {
+  TermTable table{};
+  for (int c = 0; c < PostingList::kLargeMark; ++c) table[static_cast<std::size_t>(c)] = termUnits(c);
+  return table;  // table[kLargeMark] = 0
+}
+
+template <typename F>
+std::size_t IncrementalNorms::forEachTermBelow(const PostingList& list, const TermTable& table, std::size_t from,
+                                               ImageId end, F&& f) const {
+  std::size_t i = from;
+  if (list.dense()) {
+    const std::uint8_t* counts = list.denseCounts();
+    const std::size_t last = std::min<std::size_t>(end, list.denseSpan());
+    for (; i < last; ++i)
+      if (counts[i] != 0) f(static_cast<ImageId>(i), table[counts[i]]);
+    i = std::max(i, from);
+  } else {
+    const ImageId* image = list.ids();
+    const std::uint8_t* counts = list.counts();
+    for (; i < list.size() && image[i] < end; ++i) f(image[i], table[counts[i]]);
+  }
+  if (list.hasLargeCounts())
+    list.forEachBelow(from, end, [&](ImageId image, std::int32_t count) {
+      if (count >= PostingList::kLargeMark) f(image, termUnits(count));
+    });
+  return i;
+}
+
 template <bool kSquared>
 void IncrementalNorms::addEveryPosting(const IndexData& data) {
   constexpr std::size_t kBlock = kSquared ? 16384 : 32768;
-  std::int64_t table[256];
-  for (int c = 0; c < 255; ++c) table[c] = termUnits(c);
-  table[PostingList::kLargeMark] = 0;
+  const TermTable table = termTable();
   std::int64_t* m0 = m0_.data();
   __int128* m1 = m1_.data();
   __int128* m2 = kSquared ? m2_.data() : nullptr;
@@ -95,25 +121,9 @@ void IncrementalNorms::addEveryPosting(const IndexData& data) {
   for (std::size_t begin = 0; begin < ids; begin += kBlock) {
     const auto end = static_cast<ImageId>(std::min(ids, begin + kBlock));
     for (std::size_t w = 0; w < data.postings.size(); ++w) {
-      const PostingList& list = data.postings[w];
       const std::int64_t l = log_frequency_[w], l2 = kSquared ? log_squared_[w] : 0;
-      std::size_t from = next[w], i = from;
-      if (list.dense()) {
-        const std::uint8_t* counts = list.denseCounts();
-        const std::size_t last = std::min<std::size_t>(end, list.denseSpan());
-        for (i = std::max(from, begin); i < last; ++i)
-          if (counts[i] != 0) add(static_cast<ImageId>(i), table[counts[i]], l, l2);
-        i = std::max(i, from);
-      } else {
-        const ImageId* image = list.ids();
-        const std::uint8_t* counts = list.counts();
-        for (; i < list.size() && image[i] < end; ++i) add(image[i], table[counts[i]], l, l2);
-      }
-      if (list.hasLargeCounts())
-        list.forEachBelow(from, end, [&](ImageId image, std::int32_t count) {
-          if (count >= PostingList::kLargeMark) add(image, termUnits(count), l, l2);
-        });
-      next[w] = i;
+      next[w] = forEachTermBelow(data.postings[w], table, next[w], end,
+                                 [&](ImageId image, std::int64_t t) { add(image, t, l, l2); });
     }
   }
   if (seen >= static_cast<std::uint64_t>(kLargestM0)) exact_ = false;
@@ -187,29 +197,13 @@ IncrementalNorms IncrementalNorms::after(const IndexData& data, const IndexChang
 
 template <bool kSquared>
 void IncrementalNorms::shiftWord(const PostingList& list, std::int64_t dl, std::int64_t dl2, const char* removed) {
-  std::int64_t table[256];
-  for (int c = 0; c < 255; ++c) table[c] = termUnits(c);
-  table[PostingList::kLargeMark] = 0;  // the large counts below, from their side list
   __int128* m1 = m1_.data();
   __int128* m2 = kSquared ? m2_.data() : nullptr;
-  const auto shift = [&](ImageId image, std::int64_t t) {
+  forEachTermBelow(list, termTable(), 0, PostingList::kNoImage, [&](ImageId image, std::int64_t t) {
     if (removed && removed[image]) return;
     m1[image] += static_cast<__int128>(t) * dl;
     if (kSquared) m2[image] += static_cast<__int128>(t) * dl2;
-  };
-  if (list.dense()) {
-    const std::uint8_t* counts = list.denseCounts();
-    for (std::size_t id = 0; id < list.denseSpan(); ++id)
-      if (counts[id] != 0) shift(static_cast<ImageId>(id), table[counts[id]]);
-  } else {
-    const ImageId* ids = list.ids();
-    const std::uint8_t* counts = list.counts();
-    for (std::size_t i = 0; i < list.size(); ++i) shift(ids[i], table[counts[i]]);
-  }
-  if (list.hasLargeCounts())
-    list.forEach([&](ImageId image, std::int32_t count) {
-      if (count >= PostingList::kLargeMark) shift(image, termUnits(count));
-    });
+  });
 }
 
 double IncrementalNorms::offset(std::uint64_t images) { return 1.0 + std::log1p(static_cast<double>(images)); }

@@ -23,6 +23,7 @@
 #include <bovw/scoring.hpp>
 #include <bovw/tfidf_model.hpp>
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -65,12 +66,21 @@ class IncrementalNorms {
   // f(c) (L1) or f(c)^2 (L2) in units of 2^-term_fraction_.
   std::int64_t termUnits(std::int32_t count) const;         // from term_units_ where tabled
   std::int64_t computeTermUnits(std::int32_t count) const;
+  // termUnits of each stored count byte, 0 for the large mark (whose true counts are in a side list).
+  using TermTable = std::array<std::int64_t, 256>;
+  TermTable termTable() const;
+  // Calls f(image, termUnits of its count) for the postings of `list` from position `from` whose
+  // image is below `end` (positions as PostingList::forEachBelow's), reading the list's arrays through
+  // `table`; returns the position after them. The hot loop of the moments' passes.
+  template <typename F>
+  std::size_t forEachTermBelow(const PostingList& list, const TermTable& table, std::size_t from, ImageId end,
+                               F&& f) const;
   // Adds every posting of `data` to the zeroed moments (the constructor's pass).
   template <bool kSquared>
   void addEveryPosting(const IndexData& data);
   // Moves m1 (and m2) of every image in `list` by its term times `dl` (and `dl2`), the change of its
-  // word's l_w (and l_w^2), except the images `removed` marks (null: none): after()'s loop, over the
-  // list's arrays as addEveryPosting reads them (a call per posting was most of a write beside searches).
+  // word's l_w (and l_w^2), except the images `removed` marks (null: none): after()'s loop (a call
+  // per posting through forEach was most of a write beside searches).
   template <bool kSquared>
   void shiftWord(const PostingList& list, std::int64_t dl, std::int64_t dl2, const char* removed);
   // Adds (sign +1) or takes away (-1) one posting's terms from image d's moments.

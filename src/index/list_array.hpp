@@ -132,8 +132,7 @@ class ListArray {
   // given back.
   void borrow(const T* values, std::size_t n) {
     if (n > kMaxSize) throw std::length_error("a posting list array of more than 2^32 - 1 elements");
-    ListArray none;
-    *this = std::move(none);
+    *this = ListArray();
     if (n == 0) return;
     data_ = const_cast<T*>(values);
     size_ = static_cast<std::uint32_t>(n);
