@@ -30,7 +30,6 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
-#include <malloc.h>
 #include <omp.h>
 #include <unistd.h>
 
@@ -70,11 +69,14 @@ double residentBytes() {
   return resident * static_cast<double>(::sysconf(_SC_PAGESIZE));
 }
 
-// Bytes allocated on the heap (glibc's count): unlike the resident size, without the store's pages
-// that an open read and the process still maps (the page cache's, shared and reclaimable).
-double heapBytes() {
-  const struct mallinfo2 info = ::mallinfo2();
-  return static_cast<double>(info.uordblks + info.hblkhd);
+// The process's own resident memory (RssAnon in /proc/self/status: the heap and the region an open
+// copies the lists into): unlike the resident size, without the store's pages that an open read and
+// the process still maps (the page cache's, shared and reclaimable).
+double ownBytes() {
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);)
+    if (line.rfind("RssAnon:", 0) == 0) return 1024.0 * std::stod(line.substr(8));  // "RssAnon:  N kB"
+  return 0;
 }
 
 Row denseRow(const std::vector<std::pair<int, int>>& image) {
@@ -227,11 +229,11 @@ nlohmann::json measure(std::size_t n, std::size_t query_count, const std::string
     result["live"]["open_from_checkpoint_s"] = percentile(opens, 0.5);
   }
   {
-    const double before = residentBytes(), heap_before = heapBytes();
+    const double before = residentBytes(), own_before = ownBytes();
     bovw::LiveDatabase live = bovw::LiveDatabase::open(path);
     const double resident = residentBytes() - before;
     result["live"]["resident_bytes_per_posting"] = resident / static_cast<double>(postings);
-    result["live"]["heap_bytes_per_posting"] = (heapBytes() - heap_before) / static_cast<double>(postings);
+    result["live"]["own_bytes_per_posting"] = (ownBytes() - own_before) / static_cast<double>(postings);
     measureQueries(result["live"], live.database().index(), queries, postings);
 
     // Searches while another thread adds one image at a time (new images of the same kind).

@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <cstring>
 #include <future>
+#include <limits>
 #include <thread>
 
 #define XXH_INLINE_ALL
@@ -112,6 +113,13 @@ std::size_t addedPostings(const WritesAfter* after, std::uint32_t word) {
   return after ? static_cast<std::size_t>(after->starts[word + 1] - after->starts[word]) : 0;
 }
 
+// Whether `after` changes the list of `word`.
+bool changedAfter(const WritesAfter* after, std::uint32_t word) {
+  return addedPostings(after, word) > 0 || (after && after->removed_from[word]);
+}
+
+constexpr std::size_t kNotCopied = std::numeric_limits<std::size_t>::max();
+
 // Applies `after` to the list of `word` (the checkpoint's): its removed images out, its added ones
 // appended (all of their ids are above the list's), then the list in its form for `ids` ids.
 void applyAfter(index_detail::PostingList& list, std::uint32_t word, const WritesAfter* after,
@@ -123,24 +131,27 @@ void applyAfter(index_detail::PostingList& list, std::uint32_t word, const Write
 }
 
 // The lists' entries [begin, end) into `index.postings`, each checked, then `after` applied to
-// them; returns the checkpoint's postings among them.
+// them; returns the checkpoint's postings among them. Entry i with a slot in `copies` (`slots[i]`)
+// is copied there first and read in place from the copy (whose bytes are the ones checked).
 std::uint64_t readLists(const std::vector<std::pair<std::uint32_t, std::string_view>>& entries, std::size_t begin,
                         std::size_t end, const index_detail::LiveIds& live, const WritesAfter* after,
-                        const index_detail::LiveIds& removed, ListReading reading, index_detail::IndexData& index,
+                        const index_detail::LiveIds& removed, ListReading reading, const ListRegion* copies,
+                        const std::vector<std::size_t>& slots, index_detail::IndexData& index,
                         const detail::ByteReader& d) {
   std::uint64_t postings = 0;
   for (std::size_t i = begin; i < end; ++i) {
     const auto [word, value] = entries[i];
     const auto* bytes = reinterpret_cast<const unsigned char*>(value.data());
     if (value.size() < 8) d.fail("word " + std::to_string(word) + "'s list is " + std::to_string(value.size()) + " bytes");
+    const bool copied = slots[i] != kNotCopied;
+    if (copied) bytes = static_cast<const unsigned char*>(std::memcpy(copies->at(slots[i]), bytes, value.size()));
     const std::size_t raw = value.size() - 8;
     if (listChecksum(word, bytes, raw) != detail::decodeLittleEndian<std::uint64_t>(bytes + raw))
       d.fail("word " + std::to_string(word) + "'s list does not match its checksum");
-    const bool changed = addedPostings(after, word) > 0 || (after && after->removed_from[word]);
+    const bool in_place = copied || (reading == ListReading::InPlace && !changedAfter(after, word));
     try {
-      index.postings[word] = reading == ListReading::InPlace && !changed
-                                 ? index_detail::PostingList::readInPlace(bytes, raw, live)
-                                 : index_detail::PostingList::fromRaw(bytes, raw, live, addedPostings(after, word));
+      index.postings[word] = in_place ? index_detail::PostingList::readInPlace(bytes, raw, live)
+                                      : index_detail::PostingList::fromRaw(bytes, raw, live, addedPostings(after, word));
     } catch (const InvalidInput& e) {
       d.fail("word " + std::to_string(word) + "'s " + e.problem());
     }
@@ -259,6 +270,19 @@ std::optional<Checkpoint> readCheckpoint(const LmdbTransaction& txn, MDB_dbi tab
   if (entries.size() != state.lists)
     d.fail("it holds " + std::to_string(entries.size()) + " lists where its state counts " + std::to_string(state.lists));
 
+  // Copied: the lists the writes after it leave as they are, into one region.
+  std::vector<std::size_t> slots(entries.size(), kNotCopied);
+  if (reading == ListReading::Copy) {
+    std::vector<std::size_t> sizes;
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+      if (changedAfter(after, entries[i].first)) continue;
+      slots[i] = sizes.size();
+      sizes.push_back(entries[i].second.size());
+      checkpoint.copied_words.push_back(entries[i].first);
+    }
+    if (!sizes.empty()) checkpoint.copies = std::make_unique<ListRegion>(sizes);
+  }
+
   mapPages(entries);
   // The lists on every core, in parts of about equal bytes, while this thread maps the names to ids.
   index.postings.resize(state.words);
@@ -269,7 +293,8 @@ std::optional<Checkpoint> readCheckpoint(const LmdbTransaction& txn, MDB_dbi tab
     const std::size_t until = bytes / parts * (part + 1);
     while (end < entries.size() && (seen < until || part + 1 == parts)) seen += entries[end++].second.size();
     lists.push_back(std::async(std::launch::async, readLists, std::cref(entries), begin, end, std::cref(live),
-                               after, std::cref(removed), reading, std::ref(index), std::cref(d)));
+                               after, std::cref(removed), reading, checkpoint.copies.get(), std::cref(slots),
+                               std::ref(index), std::cref(d)));
     begin = end;
   }
   index.ids.reserve(state.live + (after ? after->added.size() : 0));

@@ -9,9 +9,11 @@
 #pragma once
 
 #include "index/index_data.hpp"
+#include "live/list_region.hpp"
 #include "live/lmdb_store.hpp"
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,6 +22,11 @@ namespace bovw::live_detail {
 
 struct Checkpoint {
   std::uint64_t generation = 0;  // the write whose state it holds
+  // With ListReading::Copy: the memory the lists that the writes after it leave as they are were
+  // copied into, and are read in place from (null when there were none), and the word of each of its
+  // lists. Declared before `index`, whose lists read it.
+  std::unique_ptr<ListRegion> copies;
+  std::vector<std::uint32_t> copied_words;
   index_detail::IndexData index;
 };
 
@@ -53,8 +60,10 @@ struct WritesAfter {
   std::uint64_t next_id = 0;           // the id after them all
 };
 
-// How readCheckpoint takes the lists: copied, or read in place where LMDB maps them (each list that
-// `after` leaves as it is), which needs `txn` kept open while any of them is read.
+// How readCheckpoint takes the lists that `after` leaves as they are: copied into the checkpoint's
+// ListRegion (`copies`, which must outlive the lists), or read in place where LMDB maps them, which
+// needs `txn` kept open while any of them is read. The lists `after` changes are copied into memory of
+// their own either way.
 enum class ListReading { Copy, InPlace };
 
 // The checkpoint in `table` with `after` applied (null: nothing), none when there is no checkpoint.

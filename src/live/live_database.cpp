@@ -8,6 +8,7 @@
 #include "io/byte_order.hpp"
 #include "io/vocabulary_formats.hpp"
 #include "live/checkpoint.hpp"
+#include "live/list_region.hpp"
 #include "live/image_record.hpp"
 #include "live/lmdb_store.hpp"
 #include "retrieval/database_editor.hpp"
@@ -186,6 +187,11 @@ struct LiveDatabase::Impl {
   // lists read it, so that it outlives them.
   std::unique_ptr<LmdbTransaction> snapshot;
   const void* snapshot_checkpoint = nullptr;
+  // The memory the open copied the checkpoint's lists into (PostingMemory::Copied; null when it
+  // copied none, or once writes have changed every one), and each of its lists' word. Declared
+  // before `database`, whose lists read it.
+  std::unique_ptr<live_detail::ListRegion> copies;
+  std::vector<std::uint32_t> copied_words;
   ImageDatabase database;
   std::atomic<std::uint64_t> generation{0};  // of `database`
   Opening opening;
@@ -350,6 +356,8 @@ struct LiveDatabase::Impl {
       return false;
     }
     DatabaseEditor::replaceIndex(database, index_detail::IndexEditor::make(std::move(checkpoint->index)));
+    copies = std::move(checkpoint->copies);
+    copied_words = std::move(checkpoint->copied_words);
     opening.checkpoint = checkpoint->generation;
     DatabaseEditor::trim(database);
     generation = latest;
@@ -449,7 +457,21 @@ struct LiveDatabase::Impl {
     namingFile(path(), [&] { DatabaseEditor::apply(database, std::move(change)); });
     generation = latest;
     holdSnapshot(std::move(held));
+    releaseCopies();
     return true;
+  }
+
+  // Gives back the pages of the copied lists that no list reads any more: those the last change
+  // copied out (changed lists read from memory of their own from then on). Called holding `writing`,
+  // after the change: the lists that queries read are then the changed ones.
+  void releaseCopies() noexcept {
+    if (!copies) return;
+    const index_detail::IndexData& data = index_detail::IndexEditor::data(database.index());
+    for (std::size_t i = 0; i < copied_words.size(); ++i)
+      if (copies->holds(i) && !data.postings[copied_words[i]].readsInPlace()) copies->release(i);
+    if (copies->held() > 0) return;
+    copies.reset();
+    copied_words = {};
   }
 
   // The writes after `from` up to `latest`, from the change feed read in `txn`.

@@ -9,6 +9,7 @@
 // every write.
 #include "live/live_test_support.hpp"
 
+#include "index/index_editor.hpp"
 #include "io/byte_order.hpp"
 #include "live/lmdb_store.hpp"
 
@@ -252,7 +253,8 @@ bool readsListsInPlace(const LiveDatabase& live) {
 }
 
 // Opened with PostingMemory::Mapped, a database reads the checkpoint's lists in place (Copied, the
-// default, copies them: the other tests); writes copy the lists they change; a new
+// default, copies them into a region of its own and reads them there: the test after this one);
+// writes copy the lists they change; a new
 // checkpoint, this process's or another's (a child process writes one while this one holds the
 // old), moves the lists onto it, in place again. Rankings as indexed afresh throughout.
 TEST(LiveCheckpoint, ListsAreReadInPlaceAndFollowEachNewCheckpoint) {
@@ -299,6 +301,72 @@ TEST(LiveCheckpoint, ListsAreReadInPlaceAndFollowEachNewCheckpoint) {
   images.add(after);
   EXPECT_TRUE(live.refresh());
   EXPECT_TRUE(readsListsInPlace(live));
+  expectSameRankings(live.database(), images.fresh(vocabulary), rng, k);
+}
+
+// Opened with PostingMemory::Copied, the lists are read in place from the process's copy of them
+// (live/list_region.hpp), many small lists to a page; each write copies out the lists it changes
+// and the copy's pages that no list reads any more are given back. Rankings as indexed afresh after
+// every write: a page given back while a list still read it would read as zeros.
+std::size_t listsReadInPlace(const LiveDatabase& live) {
+  const auto& lists = index_detail::IndexEditor::data(live.database().index()).postings;
+  return static_cast<std::size_t>(std::count_if(lists.begin(), lists.end(), [](const auto& l) { return l.readsInPlace(); }));
+}
+
+TEST(LiveCheckpoint, CopiedListsGiveBackTheirPagesAsWritesChangeThem) {
+  BOVW_SEEDED_RNG(rng);
+  TempDir dir;
+  // Lists from a few bytes (tens to a page) to a few pages (the common words').
+  const int k = std::uniform_int_distribution<int>(300, 600)(rng);
+  const Vocabulary vocabulary = randomVocabulary(rng, k);
+  const std::string path = dir.file("db");
+  Images images;
+  {
+    LiveDatabase live = LiveDatabase::create(path, vocabulary, kSurf);
+    std::vector<NamedImageWords> batch;
+    for (int i = 0; i < 6000; ++i)
+      batch.push_back({"a" + std::to_string(i), randomWords(rng, k, std::uniform_int_distribution<int>(1, 40)(rng))});
+    live.add(batch);
+    images.add(batch);
+    live.checkpoint();
+  }
+  LiveDatabase live = LiveDatabase::open(path);
+  ASSERT_TRUE(live.opening().checkpoint) << live.opening().refused;
+  const auto& lists = index_detail::IndexEditor::data(live.database().index()).postings;
+  const auto nonEmpty = static_cast<std::size_t>(std::count_if(lists.begin(), lists.end(), [](const auto& l) { return !l.empty(); }));
+  EXPECT_EQ(listsReadInPlace(live), nonEmpty);
+  expectSameRankings(live.database(), images.fresh(vocabulary), rng, k);
+  // Writes of images of a few rare words, and removals of them: the common words' long lists stay
+  // in the copy, beside pages given back.
+  std::uniform_int_distribution<int> rare(k / 2, k - 1);
+  std::vector<std::string> written;
+  for (int write = 0; write < 12; ++write) {
+    if (write % 3 == 2) {
+      const std::vector<std::string> gone(written.end() - 2, written.end());
+      written.resize(written.size() - 2);
+      live.remove(gone);
+      images.remove(gone);
+    } else {
+      std::vector<NamedImageWords> batch;
+      for (int i = 0; i < 3; ++i) {
+        ImageWords words;
+        for (int j = std::uniform_int_distribution<int>(1, 4)(rng); j > 0; --j) words.words.push_back(rare(rng));
+        written.push_back("w" + std::to_string(write) + "-" + std::to_string(i));
+        batch.push_back({written.back(), words});
+      }
+      live.put(batch);
+      images.add(batch);
+    }
+    expectSameRankings(live.database(), images.fresh(vocabulary), rng, k);
+  }
+  EXPECT_GT(listsReadInPlace(live), 0u);
+  EXPECT_LT(listsReadInPlace(live), nonEmpty);
+  // A write of every word: every list copied out, the region given back whole.
+  ImageWords every;
+  for (int w = 0; w < k; ++w) every.words.push_back(w);
+  live.add({{"every", every}});
+  images.add({{"every", every}});
+  EXPECT_EQ(listsReadInPlace(live), 0u);
   expectSameRankings(live.database(), images.fresh(vocabulary), rng, k);
 }
 

@@ -1,0 +1,72 @@
+#include "live/list_region.hpp"
+
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <new>
+
+namespace bovw::live_detail {
+namespace {
+
+constexpr std::size_t kHugePage = std::size_t{2} << 20;
+constexpr std::size_t kAlignment = 16;
+
+std::size_t roundUp(std::size_t n, std::size_t to) { return (n + to - 1) / to * to; }
+
+}  // namespace
+
+ListRegion::ListRegion(const std::vector<std::size_t>& sizes) : held_(sizes.size(), 1), held_lists_(sizes.size()) {
+  offsets_.reserve(sizes.size());
+  sizes_.reserve(sizes.size());
+  std::size_t end = 0;
+  for (std::size_t size : sizes) {
+    offsets_.push_back(end);
+    sizes_.push_back(size);
+    end = roundUp(end + size, kAlignment);
+  }
+  if (end == 0) return;
+  mapped_ = roundUp(end, kHugePage);
+  // A huge page needs an aligned 2 MiB of the mapping: map one more, keep the aligned part.
+  const std::size_t asked = mapped_ + kHugePage;
+  void* memory = ::mmap(nullptr, asked, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (memory == MAP_FAILED) throw std::bad_alloc();
+  auto* start = static_cast<unsigned char*>(memory);
+  base_ = reinterpret_cast<unsigned char*>(roundUp(reinterpret_cast<std::uintptr_t>(start), kHugePage));
+  if (base_ > start) ::munmap(start, static_cast<std::size_t>(base_ - start));
+  if (start + asked > base_ + mapped_) ::munmap(base_ + mapped_, static_cast<std::size_t>(start + asked - (base_ + mapped_)));
+  ::madvise(base_, mapped_, MADV_HUGEPAGE);  // speed only: without it the pages are small
+
+  on_page_.assign(mapped_ / kPage, 0);
+  for (std::size_t list = 0; list < offsets_.size(); ++list) {
+    if (sizes_[list] == 0) continue;
+    const std::size_t last = (offsets_[list] + sizes_[list] - 1) / kPage;
+    for (std::size_t page = offsets_[list] / kPage; page <= last; ++page)
+      if (on_page_[page]++ == 0) ++held_pages_;
+  }
+}
+
+ListRegion::~ListRegion() {
+  if (base_) ::munmap(base_, mapped_);
+}
+
+void ListRegion::release(std::size_t list) noexcept {
+  if (!held_[list]) return;
+  held_[list] = 0;
+  --held_lists_;
+  if (sizes_[list] == 0) return;
+  // The pages only this list lay on, in runs: one call each.
+  const std::size_t first = offsets_[list] / kPage, last = (offsets_[list] + sizes_[list] - 1) / kPage;
+  for (std::size_t page = first; page <= last;) {
+    if (--on_page_[page] != 0) {
+      ++page;
+      continue;
+    }
+    std::size_t end = page + 1;
+    while (end <= last && on_page_[end] == 1) on_page_[end++] = 0;
+    held_pages_ -= end - page;
+    ::madvise(base_ + page * kPage, (end - page) * kPage, MADV_DONTNEED);  // nothing reads these pages now
+    page = end;
+  }
+}
+
+}  // namespace bovw::live_detail

@@ -1,0 +1,59 @@
+// The memory a live database's open copies its checkpoint's posting lists into (PostingMemory::Copied,
+// the default): one anonymous mapping in transparent huge pages, which the lists then read in place,
+// as they read LMDB's map with PostingMemory::Mapped. Why not one malloc per list: an open of a
+// million images copies 2.5-2.75 GB into fresh memory, and on the 2-core VM of 2026-12-02 faulting in
+// and clearing 2.75 GB of 4 KiB pages took 6.8-13.5 s, in 2 MiB pages 0.65-0.77 s (docs/PERFORMANCE.md,
+// "Live databases").
+//
+// A list's first change copies it out into memory of its own (ListArray's copy on write); the
+// region keeps count of the lists on each page, and a page that none of them reads any more is
+// given back to the system (madvise MADV_DONTNEED), so that a database whose writers change every
+// list holds its lists once, not the open's copy beside them.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace bovw::live_detail {
+
+class ListRegion {
+ public:
+  // Room for lists of `sizes` bytes (in that order: list i at offset(i)), each at an address aligned
+  // to 16 bytes. Huge pages are asked for (madvise MADV_HUGEPAGE), not required: where the kernel
+  // does not give them (transparent_hugepage "never"), the region has small pages. Throws
+  // std::bad_alloc where the memory cannot be mapped.
+  explicit ListRegion(const std::vector<std::size_t>& sizes);
+  ~ListRegion();
+  ListRegion(const ListRegion&) = delete;
+  ListRegion& operator=(const ListRegion&) = delete;
+
+  std::size_t lists() const { return offsets_.size(); }
+  unsigned char* at(std::size_t list) const { return base_ + offsets_[list]; }
+  std::size_t size(std::size_t list) const { return sizes_[list]; }
+  // Whether list `list` is still read here (not yet released).
+  bool holds(std::size_t list) const { return held_[list] != 0; }
+  // Lists still held.
+  std::size_t held() const { return held_lists_; }
+  // Bytes of the region's pages still held (those some held list lies on).
+  std::size_t heldBytes() const { return held_pages_ * kPage; }
+
+  // List `list` is no longer read (its list was changed, and copied out): its pages that no held
+  // list lies on are given back. Releasing a list twice changes nothing. Not safe beside another
+  // call of release() (the caller's writer lock orders them); the memory of held lists is untouched.
+  void release(std::size_t list) noexcept;
+
+  static constexpr std::size_t kPage = 4096;  // the unit pages are given back in
+
+ private:
+  unsigned char* base_ = nullptr;  // 2 MiB aligned
+  std::size_t mapped_ = 0;         // bytes mapped at base_
+  std::vector<std::uint64_t> offsets_;
+  std::vector<std::uint64_t> sizes_;
+  std::vector<std::uint8_t> held_;        // by list
+  std::vector<std::uint16_t> on_page_;    // held lists lying on each page (at most 4096 / 16)
+  std::size_t held_lists_ = 0;
+  std::size_t held_pages_ = 0;
+};
+
+}  // namespace bovw::live_detail
