@@ -135,7 +135,8 @@ class InvertedIndex {
   // Bytes the posting lists take in memory: 5 a posting in a sparse list (a 32-bit id and a count
   // byte) times its capacity (at most 1.5x its length while images are added one at a time, exactly
   // its length after load() or read()), a byte per image id in a dense one (a common word's: at most
-  // 5 a posting when chosen, 6 before it goes back), plus 48 bytes per word.
+  // 5 a posting when chosen, 6 before it goes back), plus 48 bytes per word. Lists that a live
+  // database reads in place (its copy of the checkpoint, or LMDB's map) count the bytes they read.
   std::uint64_t postingBytes() const;
 
   // Top `top_k` images for a histogram of the same vocabulary. Throws InvalidInput if the index

@@ -504,7 +504,7 @@ std::uint64_t InvertedIndex::postingCount() const {
 std::uint64_t InvertedIndex::postingBytes() const {
   auto lock = impl_->readLock();
   std::uint64_t total = 0;
-  for (const auto& list : impl_->data.postings) total += sizeof(list) + list.heapBytes();
+  for (const auto& list : impl_->data.postings) total += sizeof(list) + list.bytes();
   return total;
 }
 

@@ -184,6 +184,11 @@ class PostingList {
     return ids_.heapBytes() + counts_.heapBytes() + (dense_ ? sizeof(*dense_) + dense_->counts.heapBytes() : 0) +
            (large_ ? sizeof(*large_) + large_->capacity() * sizeof(Large) : 0);
   }
+  // Bytes the list takes in memory: its heap's and those of the arrays it reads in place.
+  std::size_t bytes() const {
+    return heapBytes() + (ids_.borrowed() ? ids_.bytes() : 0) + (counts_.borrowed() ? counts_.bytes() : 0) +
+           (dense_ && dense_->counts.borrowed() ? dense_->counts.bytes() : 0);
+  }
 
  private:
   struct Large {

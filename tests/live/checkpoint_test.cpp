@@ -245,12 +245,13 @@ TEST(LiveCheckpoint, ADamagedOneIsRefusedAndTheRecordsRead) {
   }
 }
 
-// Whether the database's posting lists are read in place (from LMDB's map) rather than held on the
-// heap: then the heap holds less than a byte a posting (their fixed parts, large counts), where lists
-// of its own hold about five.
-bool readsListsInPlace(const LiveDatabase& live) {
-  return live.database().index().postingBytes() < live.database().index().postingCount();
+// The database's posting lists that are read in place (from LMDB's map, or the process's copy of
+// the checkpoint), not from memory of their own.
+std::size_t listsReadInPlace(const LiveDatabase& live) {
+  const auto& lists = index_detail::IndexEditor::data(live.database().index()).postings;
+  return static_cast<std::size_t>(std::count_if(lists.begin(), lists.end(), [](const auto& l) { return l.readsInPlace(); }));
 }
+bool readsListsInPlace(const LiveDatabase& live) { return listsReadInPlace(live) > 0; }
 
 // Opened with PostingMemory::Mapped, a database reads the checkpoint's lists in place (Copied, the
 // default, copies them into a region of its own and reads them there: the test after this one);
@@ -308,11 +309,6 @@ TEST(LiveCheckpoint, ListsAreReadInPlaceAndFollowEachNewCheckpoint) {
 // (live/list_region.hpp), many small lists to a page; each write copies out the lists it changes
 // and the copy's pages that no list reads any more are given back. Rankings as indexed afresh after
 // every write: a page given back while a list still read it would read as zeros.
-std::size_t listsReadInPlace(const LiveDatabase& live) {
-  const auto& lists = index_detail::IndexEditor::data(live.database().index()).postings;
-  return static_cast<std::size_t>(std::count_if(lists.begin(), lists.end(), [](const auto& l) { return l.readsInPlace(); }));
-}
-
 TEST(LiveCheckpoint, CopiedListsGiveBackTheirPagesAsWritesChangeThem) {
   BOVW_SEEDED_RNG(rng);
   TempDir dir;
