@@ -36,8 +36,9 @@ struct NamedImageWords {
 // same, writes copy the lists they change, and a database without a checkpoint is read from its
 // records into the process's memory.
 enum class PostingMemory {
-  // Copied into the process's memory: the fastest queries, for a process that serves many (at a
-  // million images on the 2-core VM, 2.5 GB and an open of about 10 s).
+  // Copied into the process's memory (one region of transparent huge pages, read in place there):
+  // the fastest queries, for a process that serves many (at a million images on the 2-core VM,
+  // 2.5 GB and an open of 3.3-4.9 s, 7.5-8.0 s with a malloc per list before 2026-12-02).
   Copied,
   // Read in place where LMDB maps the store (the page cache, shared by every process): for a
   // process that opens, searches or writes a few times and exits (1.8-2.5 s at a million images, 0.13
