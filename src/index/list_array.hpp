@@ -72,8 +72,8 @@ class ListArray {
   std::size_t spare() const { return borrowed() ? 0 : capacity_ - size_; }
   // Bytes held on the heap (capacity, not size): none while borrowed.
   std::size_t heapBytes() const { return borrowed() ? 0 : std::size_t{capacity_} * sizeof(T); }
-  // Bytes the array takes in memory: the heap's, or the borrowed elements' (memory it reads).
-  std::size_t bytes() const { return borrowed() ? std::size_t{size_} * sizeof(T) : heapBytes(); }
+  // Bytes of the elements it borrows (memory it reads, not its own): none when it owns them.
+  std::size_t borrowedBytes() const { return borrowed() ? std::size_t{size_} * sizeof(T) : 0; }
 
   // The changes. Each copies a borrowed array first; where memory runs out they throw
   // std::bad_alloc and leave the array as it was.

@@ -186,8 +186,7 @@ class PostingList {
   }
   // Bytes the list takes in memory: its heap's and those of the arrays it reads in place.
   std::size_t bytes() const {
-    return heapBytes() + (ids_.borrowed() ? ids_.bytes() : 0) + (counts_.borrowed() ? counts_.bytes() : 0) +
-           (dense_ && dense_->counts.borrowed() ? dense_->counts.bytes() : 0);
+    return heapBytes() + ids_.borrowedBytes() + counts_.borrowedBytes() + (dense_ ? dense_->counts.borrowedBytes() : 0);
   }
 
  private:

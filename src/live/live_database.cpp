@@ -8,8 +8,8 @@
 #include "io/byte_order.hpp"
 #include "io/vocabulary_formats.hpp"
 #include "live/checkpoint.hpp"
-#include "live/list_region.hpp"
 #include "live/image_record.hpp"
+#include "live/list_region.hpp"
 #include "live/lmdb_store.hpp"
 #include "retrieval/database_editor.hpp"
 

@@ -357,7 +357,7 @@ TEST(LiveCheckpoint, CopiedListsGiveBackTheirPagesAsWritesChangeThem) {
   }
   EXPECT_GT(listsReadInPlace(live), 0u);
   EXPECT_LT(listsReadInPlace(live), nonEmpty);
-  // A write of every word: every list copied out, the region given back whole.
+  // A write of every word: every list copied out of the region.
   ImageWords every;
   for (int w = 0; w < k; ++w) every.words.push_back(w);
   live.add({{"every", every}});
