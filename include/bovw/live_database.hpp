@@ -37,8 +37,9 @@ struct NamedImageWords {
 // records into the process's memory.
 enum class PostingMemory {
   // Copied into the process's memory (one region of transparent huge pages, read in place there):
-  // the fastest queries, for a process that serves many (at a million images on the 2-core VM,
-  // 2.5 GB and an open of 3.3-4.9 s, 7.5-8.0 s with a malloc per list before 2026-12-02).
+  // the fastest queries, for a process that serves many (2.5 GB at a million images). open()
+  // returns once the lists are searchable in place, as with Mapped, and a thread of the database
+  // copies them meanwhile and puts the copy in their place (waitForCopiedLists).
   Copied,
   // Read in place where LMDB maps the store (the page cache, shared by every process): for a
   // process that opens, searches or writes a few times and exits (1.8-2.5 s at a million images, 0.13
@@ -114,6 +115,10 @@ class LiveDatabase {
     std::string refused;
   };
   const Opening& opening() const;
+  // Waits until a PostingMemory::Copied open's lists are read from the process's memory (opened from
+  // the records: at once); true then, false with PostingMemory::Mapped or where copying them failed
+  // (they stay in place, as with Mapped). Searches and writes need not wait for it.
+  bool waitForCopiedLists() const;
 
  private:
   struct Impl;

@@ -131,15 +131,15 @@ void applyAfter(index_detail::PostingList& list, std::uint32_t word, const Write
 }
 
 // The lists' entries [begin, end) into `index.postings`, each checked, then `after` applied to
-// them; returns the checkpoint's postings among them. Entry i with a slot in `copies` (`slots[i]`)
+// them, until `abandon` is set; returns the checkpoint's postings among them. Entry i with a slot in `copies` (`slots[i]`)
 // is copied there first and read in place from the copy (whose bytes are the ones checked).
 std::uint64_t readLists(const std::vector<std::pair<std::uint32_t, std::string_view>>& entries, std::size_t begin,
                         std::size_t end, const index_detail::LiveIds& live, const WritesAfter* after,
                         const index_detail::LiveIds& removed, ListReading reading, const ListRegion* copies,
                         const std::vector<std::size_t>& slots, index_detail::IndexData& index,
-                        const detail::ByteReader& d) {
+                        const detail::ByteReader& d, const std::atomic<bool>* abandon) {
   std::uint64_t postings = 0;
-  for (std::size_t i = begin; i < end; ++i) {
+  for (std::size_t i = begin; i < end && !(abandon && *abandon); ++i) {
     const auto [word, value] = entries[i];
     const auto* bytes = reinterpret_cast<const unsigned char*>(value.data());
     if (value.size() < 8) d.fail("word " + std::to_string(word) + "'s list is " + std::to_string(value.size()) + " bytes");
@@ -205,7 +205,8 @@ const void* checkpointAddress(const LmdbTransaction& txn, MDB_dbi table) {
 }
 
 std::optional<Checkpoint> readCheckpoint(const LmdbTransaction& txn, MDB_dbi table, const VocabularySignature& vocabulary,
-                                         const std::string& source, const WritesAfter* after, ListReading reading) {
+                                         const std::string& source, const WritesAfter* after, ListReading reading,
+                                         const std::atomic<bool>* abandon) {
   const auto state_bytes = txn.get(table, "state");
   if (!state_bytes) return std::nullopt;
   const State state = decodeState(*state_bytes, source);
@@ -294,7 +295,7 @@ std::optional<Checkpoint> readCheckpoint(const LmdbTransaction& txn, MDB_dbi tab
     while (end < entries.size() && (seen < until || part + 1 == parts)) seen += entries[end++].second.size();
     lists.push_back(std::async(std::launch::async, readLists, std::cref(entries), begin, end, std::cref(live),
                                after, std::cref(removed), reading, checkpoint.copies.get(), std::cref(slots),
-                               std::ref(index), std::cref(d)));
+                               std::ref(index), std::cref(d), abandon));
     begin = end;
   }
   index.ids.reserve(state.live + (after ? after->added.size() : 0));
@@ -303,6 +304,7 @@ std::optional<Checkpoint> readCheckpoint(const LmdbTransaction& txn, MDB_dbi tab
     if (!index.names[id].empty() && !index.ids.emplace(index.names[id], static_cast<ImageId>(id)).second) twice = index.names[id];
   std::uint64_t postings = 0;
   for (auto& part : lists) postings += part.get();  // rethrows a part's refusal
+  if (abandon && *abandon) return std::nullopt;
   if (twice) d.fail("it names two images '" + *twice + "'");
   // The words of added images that the checkpoint has no list of.
   for (std::uint32_t word = 0; after && word < state.words; ++word)

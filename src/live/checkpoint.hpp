@@ -12,6 +12,7 @@
 #include "live/list_region.hpp"
 #include "live/lmdb_store.hpp"
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -66,12 +67,14 @@ struct WritesAfter {
 // their own either way.
 enum class ListReading { Copy, InPlace };
 
-// The checkpoint in `table` with `after` applied (null: nothing), none when there is no checkpoint.
-// Throws InvalidInput naming `source` and the problem for one that is damaged, of the other byte
-// order, of another vocabulary than `vocabulary`, or that `after` does not fit (ids it holds added,
-// ids it does not hold removed). The lists are checked on every core.
+// The checkpoint in `table` with `after` applied (null: nothing), none when there is no checkpoint
+// or once `abandon` (null: never) is set, which the lists' readers look at between lists. Throws
+// InvalidInput naming `source` and the problem for one that is damaged, of the other byte order, of
+// another vocabulary than `vocabulary`, or that `after` does not fit (ids it holds added, ids it does
+// not hold removed). The lists are checked on every core.
 std::optional<Checkpoint> readCheckpoint(const LmdbTransaction& txn, MDB_dbi table, const VocabularySignature& vocabulary,
                                          const std::string& source, const WritesAfter* after = nullptr,
-                                         ListReading reading = ListReading::Copy);
+                                         ListReading reading = ListReading::Copy,
+                                         const std::atomic<bool>* abandon = nullptr);
 
 }  // namespace bovw::live_detail

@@ -16,6 +16,7 @@
 #include <bovw/error.hpp>
 #include <bovw/image_names.hpp>
 
+#include <malloc.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -177,18 +178,23 @@ std::size_t coreCount() { return std::clamp<std::size_t>(std::thread::hardware_c
 struct LiveDatabase::Impl {
   Impl(std::unique_ptr<LmdbEnvironment> s, ImageDatabase d, PostingMemory l)
       : store(std::move(s)), lists(l), database(std::move(d)) {}
+  // The copy of the lists (copyLists) is stopped between two lists, not waited for to the end.
+  ~Impl() {
+    abandon = true;
+    if (copying.valid()) copying.wait();
+  }
 
   std::unique_ptr<LmdbEnvironment> store;
   PostingMemory lists;
-  // The snapshot whose checkpoint the lists read in place (null when none does: PostingMemory::Copied,
-  // opened from the records, or storing keypoints), and where that checkpoint's state lies in the
-  // map. LMDB reuses no page freed after a held snapshot, so a kept one would make the file grow
-  // with every write: each refresh moves it to the newest state (holdSnapshot). Declared before `database`, whose
-  // lists read it, so that it outlives them.
+  // The snapshot whose checkpoint the lists read in place (null when none does: opened from the
+  // records, storing keypoints, or PostingMemory::Copied once copyLists is done), and where that
+  // checkpoint's state lies in the map. LMDB reuses no page freed after a held snapshot, so a kept
+  // one would make the file grow with every write: each refresh moves it to the newest state
+  // (holdSnapshot). Declared before `database`, whose lists read it, so that it outlives them.
   std::unique_ptr<LmdbTransaction> snapshot;
   const void* snapshot_checkpoint = nullptr;
-  // The memory the open copied the checkpoint's lists into (PostingMemory::Copied; null when it
-  // copied none, or once writes have changed every one), and each of its lists' word. Declared
+  // The memory copyLists copied the checkpoint's lists into (PostingMemory::Copied; null before, when
+  // it copied none, or once writes have changed every one), and each of its lists' word. Declared
   // before `database`, whose lists read it.
   std::unique_ptr<live_detail::ListRegion> copies;
   std::vector<std::uint32_t> copied_words;
@@ -198,6 +204,10 @@ struct LiveDatabase::Impl {
   bool checkpoint_due = false;                // the next write writes one, whatever changed since
   bool checkpoint_failed = false;             // this process writes none after a failure (a full disk)
   std::mutex writing;                         // one write or refresh of this process at a time
+  // PostingMemory::Copied: copyLists, started once the open is done (invalid when there was nothing to
+  // copy); true once every list reads the copy.
+  std::shared_future<bool> copying;
+  std::atomic<bool> abandon{false};  // set when the database is closed
 
   const std::string& path() const { return store->path(); }
   const live_detail::Tables& tables() const { return store->tables(); }
@@ -346,33 +356,73 @@ struct LiveDatabase::Impl {
     auto txn = std::make_unique<LmdbTransaction>(*store, false);
     const std::uint64_t latest = counter(*txn, "generation");
     std::optional<live_detail::Checkpoint> checkpoint;
-    const bool mapped = lists == PostingMemory::Mapped;
     try {
-      checkpoint = checkpointWithWritesAfter(*txn, latest,
-                                             mapped ? live_detail::ListReading::InPlace : live_detail::ListReading::Copy);
+      checkpoint = checkpointWithWritesAfter(*txn, latest, live_detail::ListReading::InPlace);
       if (!checkpoint) return false;
     } catch (const InvalidInput& e) {
       opening.refused = e.what();
       return false;
     }
     DatabaseEditor::replaceIndex(database, index_detail::IndexEditor::make(std::move(checkpoint->index)));
-    copies = std::move(checkpoint->copies);
-    copied_words = std::move(checkpoint->copied_words);
     opening.checkpoint = checkpoint->generation;
     DatabaseEditor::trim(database);
     generation = latest;
-    if (mapped) {
-      snapshot_checkpoint = live_detail::checkpointAddress(*txn, tables().checkpoint);
-      snapshot = std::move(txn);
-    }
+    snapshot_checkpoint = live_detail::checkpointAddress(*txn, tables().checkpoint);
+    snapshot = std::move(txn);
     return true;
+  }
+
+  // PostingMemory::Copied, beside searches and writes once the open is done: the checkpoint read
+  // again with its lists copied into the process's memory (a ListRegion), put in place of the lists
+  // read in LMDB's map (the same postings: searches see no change), and the snapshot they read let
+  // go. The read takes no lock, so writes go on meanwhile; where one came in between, it is read
+  // again, the last time holding `writing` (this process's writers wait for it then). False when
+  // abandoned or it failed: the lists stay in place, as with PostingMemory::Mapped.
+  bool copyLists() noexcept {
+    constexpr int kTries = 3;
+    try {
+      for (int attempt = 1; attempt <= kTries && !abandon; ++attempt) {
+        std::unique_lock<std::mutex> guard(writing, std::defer_lock);
+        if (attempt == kTries) guard.lock();
+        std::optional<live_detail::Checkpoint> checkpoint;
+        std::uint64_t at;
+        {
+          const LmdbTransaction txn(*store, false);
+          at = counter(txn, "generation");
+          checkpoint = checkpointWithWritesAfter(txn, at, live_detail::ListReading::Copy, &abandon);
+        }
+        if (!checkpoint) return false;
+        if (!guard.owns_lock()) guard.lock();
+        refreshLocked();
+        if (generation != at) continue;
+        // Freed after the index's lock, with the snapshot they read still held.
+        std::vector<index_detail::PostingList> old = DatabaseEditor::replaceLists(database, std::move(checkpoint->index.postings));
+        DatabaseEditor::trim(database);
+        copies = std::move(checkpoint->copies);
+        copied_words = std::move(checkpoint->copied_words);
+        old.clear();
+        snapshot.reset();
+        snapshot_checkpoint = nullptr;
+#ifdef __GLIBC__
+        // The lists short enough to lie in LMDB's leaf pages were copied at the open, and are freed
+        // now: their pages go back to the system instead of staying in the heap (at 100,000 images
+        // 1.3 bytes a posting, a fifth of the process's own memory).
+        ::malloc_trim(0);
+#endif
+        return true;
+      }
+    } catch (const std::exception&) {
+    }
+    return false;
   }
 
   // The checkpoint in `txn` with the writes after it up to `latest` (the last in `txn`) applied, its
   // unchanged lists taken as `reading` says (in place: valid while `txn` lasts); none when there is
-  // no checkpoint. Throws InvalidInput for a checkpoint that is damaged or later than `latest`.
+  // no checkpoint or once `abandon` is set. Throws InvalidInput for a checkpoint that is damaged or
+  // later than `latest`.
   std::optional<live_detail::Checkpoint> checkpointWithWritesAfter(const LmdbTransaction& txn, std::uint64_t latest,
-                                                                   live_detail::ListReading reading) const {
+                                                                   live_detail::ListReading reading,
+                                                                   const std::atomic<bool>* abandon = nullptr) const {
     const auto held = live_detail::checkpointGeneration(txn, tables().checkpoint, path());
     if (!held) return std::nullopt;
     if (*held > latest)
@@ -382,7 +432,8 @@ struct LiveDatabase::Impl {
     Records added;
     for (ImageId id : since.added) added.emplace_back(id, storedRecord(txn, id));
     const live_detail::WritesAfter after = writesAfter(since, added);
-    return live_detail::readCheckpoint(txn, tables().checkpoint, database.index().vocabulary(), path(), &after, reading);
+    return live_detail::readCheckpoint(txn, tables().checkpoint, database.index().vocabulary(), path(), &after, reading,
+                                       abandon);
   }
 
   // Moves the lists read in place to `txn`, a newer snapshot whose last write the copy holds (else
@@ -680,6 +731,8 @@ LiveDatabase LiveDatabase::open(const std::string& path, PostingMemory lists) {
   });
   auto impl = std::make_unique<Impl>(std::move(store), std::move(database), lists);
   impl->load();
+  if (lists == PostingMemory::Copied && impl->snapshot)
+    impl->copying = std::async(std::launch::async, &Impl::copyLists, impl.get()).share();
   return LiveDatabase(std::move(impl));
 }
 
@@ -694,6 +747,11 @@ void LiveDatabase::checkpoint() {
 }
 
 const LiveDatabase::Opening& LiveDatabase::opening() const { return impl_->opening; }
+
+bool LiveDatabase::waitForCopiedLists() const {
+  if (impl_->lists == PostingMemory::Mapped) return false;
+  return !impl_->copying.valid() || impl_->copying.get();
+}
 
 // Both check without the lock first: when nothing changed, a search beside this process's writer
 // must not wait for the writer's sync (LMDB's readers never wait).

@@ -254,7 +254,7 @@ std::size_t listsReadInPlace(const LiveDatabase& live) {
 bool readsListsInPlace(const LiveDatabase& live) { return listsReadInPlace(live) > 0; }
 
 // Opened with PostingMemory::Mapped, a database reads the checkpoint's lists in place (Copied, the
-// default, copies them into a region of its own and reads them there: the test after this one);
+// default, does so too until it has copied them into a region of its own: the tests after this one);
 // writes copy the lists they change; a new
 // checkpoint, this process's or another's (a child process writes one while this one holds the
 // old), moves the lists onto it, in place again. Rankings as indexed afresh throughout.
@@ -328,6 +328,7 @@ TEST(LiveCheckpoint, CopiedListsGiveBackTheirPagesAsWritesChangeThem) {
   }
   LiveDatabase live = LiveDatabase::open(path);
   ASSERT_TRUE(live.opening().checkpoint) << live.opening().refused;
+  ASSERT_TRUE(live.waitForCopiedLists());
   const auto& lists = index_detail::IndexEditor::data(live.database().index()).postings;
   const auto nonEmpty = static_cast<std::size_t>(std::count_if(lists.begin(), lists.end(), [](const auto& l) { return !l.empty(); }));
   EXPECT_EQ(listsReadInPlace(live), nonEmpty);
@@ -363,6 +364,53 @@ TEST(LiveCheckpoint, CopiedListsGiveBackTheirPagesAsWritesChangeThem) {
   live.add({{"every", every}});
   images.add({{"every", every}});
   EXPECT_EQ(listsReadInPlace(live), 0u);
+  expectSameRankings(live.database(), images.fresh(vocabulary), rng, k);
+}
+
+// A PostingMemory::Copied open is searchable at once, its lists read in LMDB's map while a thread
+// copies them and puts the copy in their place: writes and searches right after the open, during
+// the copy, rank as indexed afresh, before, during and after the copy is put in place (each write
+// that lands during the copy makes it read the checkpoint again); a database closed during its copy
+// stops it. Timing decides where the copy lands among the writes: run often, it lands everywhere.
+TEST(LiveCheckpoint, CopiedOpenSearchesAndWritesWhileItCopies) {
+  BOVW_SEEDED_RNG(rng);
+  TempDir dir;
+  const int k = std::uniform_int_distribution<int>(200, 500)(rng);
+  const Vocabulary vocabulary = randomVocabulary(rng, k);
+  const std::string path = dir.file("db");
+  Images images;
+  {
+    LiveDatabase live = LiveDatabase::create(path, vocabulary, kSurf);
+    std::vector<NamedImageWords> batch;
+    for (int i = 0; i < 8000; ++i)
+      batch.push_back({"a" + std::to_string(i), randomWords(rng, k, std::uniform_int_distribution<int>(1, 60)(rng))});
+    live.add(batch);
+    images.add(batch);
+    live.checkpoint();
+  }
+  for (int round = 0; round < 3; ++round) {
+    SCOPED_TRACE("round " + std::to_string(round));
+    LiveDatabase live = LiveDatabase::open(path);
+    ASSERT_TRUE(live.opening().checkpoint) << live.opening().refused;
+    for (int write = 0; write < 4; ++write) {
+      std::vector<NamedImageWords> batch;
+      for (int i = 0; i < 3; ++i)
+        batch.push_back({"r" + std::to_string(round) + "-" + std::to_string(write) + "-" + std::to_string(i),
+                         randomWords(rng, k, std::uniform_int_distribution<int>(1, 60)(rng))});
+      live.put(batch);
+      images.add(batch);
+      const std::vector<std::string> gone{images.order[std::uniform_int_distribution<std::size_t>(0, 999)(rng)]};
+      live.remove(gone);
+      images.remove(gone);
+      expectSameRankings(live.database(), images.fresh(vocabulary), rng, k);
+    }
+    EXPECT_TRUE(live.waitForCopiedLists());
+    expectSameRankings(live.database(), images.fresh(vocabulary), rng, k);
+  }
+  // Closed at once, often: the copy stopped, nothing changed.
+  for (int i = 0; i < 20; ++i) LiveDatabase::open(path);
+  const LiveDatabase live = LiveDatabase::open(path, PostingMemory::Mapped);
+  EXPECT_FALSE(live.waitForCopiedLists());
   expectSameRankings(live.database(), images.fresh(vocabulary), rng, k);
 }
 
