@@ -3,6 +3,8 @@
 
 #include "index/posting_list.hpp"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -99,6 +101,11 @@ std::size_t IncrementalNorms::forEachTermBelow(const PostingList& list, const Te
   return i;
 }
 
+// The blocks in ranges over OpenMP's threads (four a thread, taken as they come free), each range
+// starting in every list at its first image (positionOf): an image's moments are sums of its own
+// postings, integers, so the bits are the same on any number of threads. At a million images (500
+// million postings) the pass took 2.7 s on one core of the 2-core VM, and made the first query after
+// an open wait for it.
 template <bool kSquared>
 void IncrementalNorms::addEveryPosting(const IndexData& data) {
   constexpr std::size_t kBlock = kSquared ? 16384 : 32768;
@@ -106,24 +113,30 @@ void IncrementalNorms::addEveryPosting(const IndexData& data) {
   std::int64_t* m0 = m0_.data();
   __int128* m1 = m1_.data();
   __int128* m2 = kSquared ? m2_.data() : nullptr;
+  const std::size_t ids = data.names.size();
+  const std::size_t blocks = (ids + kBlock - 1) / kBlock;
+  const auto ranges = static_cast<std::ptrdiff_t>(std::min<std::size_t>(blocks, 4 * static_cast<std::size_t>(omp_get_max_threads())));
   // Every m0 as it grows, or-ed: a term is below 2^62 (termUnits of counts below 2^31), so the first
   // sum of an image to reach 2^62 is below 2^63 and sets bit 62 here, whatever comes after it.
   std::uint64_t seen = 0;
-  const auto add = [&](ImageId image, std::int64_t t, std::int64_t l, std::int64_t l2) {
-    const std::uint64_t sum = static_cast<std::uint64_t>(m0[image]) + static_cast<std::uint64_t>(t);  // no signed overflow
-    m0[image] = static_cast<std::int64_t>(sum);
-    seen |= sum;
-    m1[image] += static_cast<__int128>(t) * l;
-    if (kSquared) m2[image] += static_cast<__int128>(t) * l2;
-  };
-  const std::size_t ids = data.names.size();
-  std::vector<std::size_t> next(data.postings.size(), 0);
-  for (std::size_t begin = 0; begin < ids; begin += kBlock) {
-    const auto end = static_cast<ImageId>(std::min(ids, begin + kBlock));
-    for (std::size_t w = 0; w < data.postings.size(); ++w) {
-      const std::int64_t l = log_frequency_[w], l2 = kSquared ? log_squared_[w] : 0;
-      next[w] = forEachTermBelow(data.postings[w], table, next[w], end,
-                                 [&](ImageId image, std::int64_t t) { add(image, t, l, l2); });
+#pragma omp parallel for schedule(dynamic, 1) reduction(| : seen) if (ranges > 1)
+  for (std::ptrdiff_t range = 0; range < ranges; ++range) {
+    const std::size_t first = blocks * static_cast<std::size_t>(range) / static_cast<std::size_t>(ranges) * kBlock;
+    const std::size_t last = std::min(ids, blocks * static_cast<std::size_t>(range + 1) / static_cast<std::size_t>(ranges) * kBlock);
+    std::vector<std::size_t> next(data.postings.size());
+    for (std::size_t w = 0; w < data.postings.size(); ++w) next[w] = data.postings[w].positionOf(static_cast<ImageId>(first));
+    for (std::size_t begin = first; begin < last; begin += kBlock) {
+      const auto end = static_cast<ImageId>(std::min(last, begin + kBlock));
+      for (std::size_t w = 0; w < data.postings.size(); ++w) {
+        const std::int64_t l = log_frequency_[w], l2 = kSquared ? log_squared_[w] : 0;
+        next[w] = forEachTermBelow(data.postings[w], table, next[w], end, [&](ImageId image, std::int64_t t) {
+          const std::uint64_t sum = static_cast<std::uint64_t>(m0[image]) + static_cast<std::uint64_t>(t);  // no signed overflow
+          m0[image] = static_cast<std::int64_t>(sum);
+          seen |= sum;
+          m1[image] += static_cast<__int128>(t) * l;
+          if (kSquared) m2[image] += static_cast<__int128>(t) * l2;
+        });
+      }
     }
   }
   if (seen >= static_cast<std::uint64_t>(kLargestM0)) exact_ = false;

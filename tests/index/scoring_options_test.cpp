@@ -6,9 +6,15 @@
 
 #include <bovw/error.hpp>
 
+#include <omp.h>
+
+#include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstring>
 #include <limits>
+#include <map>
+#include <memory>
 #include <mutex>
 #include <thread>
 
@@ -191,6 +197,53 @@ TEST(ScoringOptions, NormsAreThoseOfTheImagesWeightedVectors) {
     }
   }
   EXPECT_THROW(r.index.norms(ids, ScoringOptions{Scoring::Hamming}), InvalidInput);
+}
+
+// The norms' pass (with alpha = 1) splits the images into ranges of whole blocks (32,768 images for
+// L1, 16,384 for L2) over OpenMP's threads: on any number of threads each image's norm is its
+// recomputed one, 0 for removed ids (some at blocks' ends), and the bits are those of one thread.
+TEST(ScoringOptions, NormsSplitOverThreadsAreTheImagesNormsBitForBit) {
+  BOVW_SEEDED_RNG(rng);
+  const int words = 30;
+  const int count = 5 * 32768 + 77;
+  std::vector<Counts> images;
+  for (int i = 0; i < count; ++i) images.push_back(burstyCounts(rng, words));
+  const std::vector<ImageId> removed{0, 16383, 32767, 32768, 65535, 98304, 98305, static_cast<ImageId>(count - 1)};
+  std::map<ImageId, Counts> live;
+  for (int i = 0; i < count; ++i)
+    if (std::find(removed.begin(), removed.end(), static_cast<ImageId>(i)) == removed.end()) live[i] = images[i];
+  auto indexed = [&] {  // a new index each time: its norms are computed once
+    auto index = std::make_unique<InvertedIndex>(signature(words));
+    for (int i = 0; i < count; ++i) index->add("image-" + std::to_string(i), view(images[i]));
+    for (ImageId id : removed) index->remove(id);
+    return index;
+  };
+  std::vector<ImageId> ids;
+  for (ImageId id = 0; id < static_cast<ImageId>(count); ++id) ids.push_back(id);
+  const std::vector<double> idf = smoothedIdf(live, words);
+  const int threads = omp_get_max_threads();
+  for (const Scoring similarity : {Scoring::Intersection, Scoring::Cosine}) {
+    const ScoringOptions options{similarity, TermWeighting::Count, 1.0};
+    SCOPED_TRACE(describe(options));
+    omp_set_num_threads(1);
+    const std::vector<double> one = indexed()->norms(ids, options);
+    for (const ImageId id : ids) {
+      double expected = 0;
+      if (live.count(id))
+        for (std::size_t w = 0; w < static_cast<std::size_t>(words); ++w) {
+          const double v = live.at(id)[w] * idf[w];
+          expected += similarity == Scoring::Cosine ? v * v : v;
+        }
+      if (similarity == Scoring::Cosine) expected = std::sqrt(expected);
+      ASSERT_NEAR(one[id], expected, 1e-12 * expected) << "id " << id;
+    }
+    for (const int t : {2, 3, 5}) {
+      omp_set_num_threads(t);
+      const std::vector<double> split = indexed()->norms(ids, options);
+      for (const ImageId id : ids) ASSERT_EQ(std::memcmp(&split[id], &one[id], sizeof(double)), 0) << t << " threads, id " << id;
+    }
+  }
+  omp_set_num_threads(threads);
 }
 
 // norms() with alpha = 1, which writers then keep up to date (what a Hamming search divides by):
