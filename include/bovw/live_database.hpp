@@ -42,7 +42,7 @@ enum class PostingMemory {
   // copies them meanwhile and puts the copy in their place (waitForCopiedLists).
   Copied,
   // Read in place where LMDB maps the store (the page cache, shared by every process): for a
-  // process that opens, searches or writes a few times and exits (1.8-2.5 s at a million images, 0.13
+  // process that opens, searches or writes a few times and exits (1.3-2.5 s at a million images, 0.13
   // GB of its own); its queries ran 1.2x slower at p50, 1.4-2.5x at p99, on the 2-core VM. It holds
   // an LMDB snapshot, moved on at each write and refresh(): a process that holds one open and does neither
   // keeps other processes' writes from reusing pages, and the file grows.
