@@ -131,8 +131,9 @@ void applyAfter(index_detail::PostingList& list, std::uint32_t word, const Write
 }
 
 // The lists' entries [begin, end) into `index.postings`, each checked, then `after` applied to
-// them, until `abandon` is set; returns the checkpoint's postings among them. Entry i with a slot in `copies` (`slots[i]`)
-// is copied there first and read in place from the copy (whose bytes are the ones checked).
+// them, until `abandon` is set; returns the checkpoint's postings among them. Entry i with a slot in
+// `copies` (`slots[i]`) is copied there first and read in place from the copy (whose bytes are the
+// ones checked).
 std::uint64_t readLists(const std::vector<std::pair<std::uint32_t, std::string_view>>& entries, std::size_t begin,
                         std::size_t end, const index_detail::LiveIds& live, const WritesAfter* after,
                         const index_detail::LiveIds& removed, ListReading reading, const ListRegion* copies,

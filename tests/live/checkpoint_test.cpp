@@ -305,6 +305,20 @@ TEST(LiveCheckpoint, ListsAreReadInPlaceAndFollowEachNewCheckpoint) {
   expectSameRankings(live.database(), images.fresh(vocabulary), rng, k);
 }
 
+// Makes a live database at `path` of `count` images of 1 to `most` words (in one add, into `images`)
+// and writes its checkpoint.
+void makeCheckpointed(const std::string& path, const Vocabulary& vocabulary, int count, int most,
+                      std::mt19937_64& rng, Images& images) {
+  const int k = vocabulary.size();
+  LiveDatabase live = LiveDatabase::create(path, vocabulary, kSurf);
+  std::vector<NamedImageWords> batch;
+  for (int i = 0; i < count; ++i)
+    batch.push_back({"a" + std::to_string(i), randomWords(rng, k, std::uniform_int_distribution<int>(1, most)(rng))});
+  live.add(batch);
+  images.add(batch);
+  live.checkpoint();
+}
+
 // Opened with PostingMemory::Copied, the lists are read in place from the process's copy of them
 // (live/list_region.hpp), many small lists to a page; each write copies out the lists it changes
 // and the copy's pages that no list reads any more are given back. Rankings as indexed afresh after
@@ -317,15 +331,7 @@ TEST(LiveCheckpoint, CopiedListsGiveBackTheirPagesAsWritesChangeThem) {
   const Vocabulary vocabulary = randomVocabulary(rng, k);
   const std::string path = dir.file("db");
   Images images;
-  {
-    LiveDatabase live = LiveDatabase::create(path, vocabulary, kSurf);
-    std::vector<NamedImageWords> batch;
-    for (int i = 0; i < 6000; ++i)
-      batch.push_back({"a" + std::to_string(i), randomWords(rng, k, std::uniform_int_distribution<int>(1, 40)(rng))});
-    live.add(batch);
-    images.add(batch);
-    live.checkpoint();
-  }
+  makeCheckpointed(path, vocabulary, 6000, 40, rng, images);
   LiveDatabase live = LiveDatabase::open(path);
   ASSERT_TRUE(live.opening().checkpoint) << live.opening().refused;
   ASSERT_TRUE(live.waitForCopiedLists());
@@ -379,15 +385,7 @@ TEST(LiveCheckpoint, CopiedOpenSearchesAndWritesWhileItCopies) {
   const Vocabulary vocabulary = randomVocabulary(rng, k);
   const std::string path = dir.file("db");
   Images images;
-  {
-    LiveDatabase live = LiveDatabase::create(path, vocabulary, kSurf);
-    std::vector<NamedImageWords> batch;
-    for (int i = 0; i < 8000; ++i)
-      batch.push_back({"a" + std::to_string(i), randomWords(rng, k, std::uniform_int_distribution<int>(1, 60)(rng))});
-    live.add(batch);
-    images.add(batch);
-    live.checkpoint();
-  }
+  makeCheckpointed(path, vocabulary, 8000, 60, rng, images);
   for (int round = 0; round < 3; ++round) {
     SCOPED_TRACE("round " + std::to_string(round));
     LiveDatabase live = LiveDatabase::open(path);
