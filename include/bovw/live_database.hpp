@@ -109,10 +109,14 @@ class LiveDatabase {
   // How open() made this process's copy: from the checkpoint of write `checkpoint` and the writes
   // after it, or from every image's record (`checkpoint` empty): the database had no checkpoint, or
   // `refused` says why it was not used (damaged, written on a host of the other byte order, ...).
-  // Nothing is lost either way; after a refusal the next write writes a new one.
+  // Nothing is lost either way; after a refusal the next write writes a new one. `kept_norms`: the
+  // default scoring's norms were the checkpoint's, brought up to the writes after it, so the first
+  // query need not compute them from every posting (a checkpoint written before bovw kept them has
+  // none).
   struct Opening {
     std::optional<std::uint64_t> checkpoint;
     std::string refused;
+    bool kept_norms = false;
   };
   const Opening& opening() const;
   // Waits until a PostingMemory::Copied open's lists are read from the process's memory (opened from

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 #include <utility>
 
 namespace bovw::index_detail {
@@ -44,14 +45,7 @@ double toDouble(__int128 value) {
 
 IncrementalNorms::IncrementalNorms(const IndexData& data, const ScoringOptions& options, const TfIdfModel* model)
     : options_(options) {
-  // f(c) and f(c)^2 are integers for counts (c, c^2) and f(c)^2 for square roots (c).
-  const bool integral = options.term == TermWeighting::Count || (squared() && options.term == TermWeighting::Sqrt);
-  term_fraction_ = integral ? 0 : kTermFraction;
-  m0_unit_ = std::ldexp(1.0, -term_fraction_);
-  m1_unit_ = std::ldexp(1.0, -(kLogFraction + term_fraction_));
-  m2_unit_ = std::ldexp(1.0, -(kLogSquaredFraction + term_fraction_));
-  for (std::int32_t c = 0; c < kTabledCounts; ++c) term_units_.push_back(computeTermUnits(c));
-
+  setUnits();
   log_frequency_.resize(data.postings.size());
   if (squared()) log_squared_.resize(data.postings.size());
   for (std::size_t w = 0; w < data.postings.size(); ++w) {
@@ -62,9 +56,61 @@ IncrementalNorms::IncrementalNorms(const IndexData& data, const ScoringOptions& 
   m1_.assign(data.names.size(), 0);
   if (squared()) m2_.assign(data.names.size(), 0);
   if (squared())
-    addEveryPosting<true>(data);
+    addPostings<true, false>(data, 0, nullptr, nullptr);
   else
-    addEveryPosting<false>(data);
+    addPostings<false, false>(data, 0, nullptr, nullptr);
+}
+
+IncrementalNorms::IncrementalNorms(const IndexData& data, const ScoringOptions& options, Moments earlier)
+    : options_(options) {
+  const std::size_t words = data.postings.size(), ids = data.names.size(), before = earlier.m0.size();
+  if (earlier.log_frequency.size() != words || earlier.m1.size() != before || before > ids ||
+      earlier.m2.size() != (squared() ? before : 0))
+    throw std::invalid_argument("IncrementalNorms: the moments are of another index");
+  setUnits();
+  // Each word's l_w now, and how far it moved since the moments were made.
+  std::vector<std::int64_t> shift(words), shift2(squared() ? words : 0);
+  log_frequency_.resize(words);
+  if (squared()) log_squared_.resize(words);
+  for (std::size_t w = 0; w < words; ++w) {
+    log_frequency_[w] = fixedLog(data.postings[w].size());
+    shift[w] = log_frequency_[w] - earlier.log_frequency[w];
+    if (!squared()) continue;
+    log_squared_[w] = fixedLogSquared(log_frequency_[w]);
+    shift2[w] = log_squared_[w] - fixedLogSquared(earlier.log_frequency[w]);
+  }
+  m0_ = std::move(earlier.m0);
+  m1_ = std::move(earlier.m1);
+  m2_ = std::move(earlier.m2);
+  m0_.resize(ids, 0);
+  m1_.resize(ids, 0);
+  if (squared()) m2_.resize(ids, 0);
+  // The images removed since: gone from the lists, their moments go too.
+  std::uint64_t seen = 0;
+  for (std::size_t id = 0; id < before; ++id) {
+    if (data.names[id].empty()) {
+      m0_[id] = 0;
+      m1_[id] = 0;
+      if (squared()) m2_[id] = 0;
+    }
+    seen |= static_cast<std::uint64_t>(m0_[id]);
+  }
+  if (seen >= static_cast<std::uint64_t>(kLargestM0)) exact_ = false;
+  if (squared())
+    addPostings<true, true>(data, static_cast<ImageId>(before), &shift, &shift2);
+  else
+    addPostings<false, true>(data, static_cast<ImageId>(before), &shift, nullptr);
+}
+
+void IncrementalNorms::setUnits() {
+  // f(c) and f(c)^2 are integers for counts (c, c^2) and f(c)^2 for square roots (c).
+  const bool integral = options_.term == TermWeighting::Count || (squared() && options_.term == TermWeighting::Sqrt);
+  term_fraction_ = integral ? 0 : kTermFraction;
+  m0_unit_ = std::ldexp(1.0, -term_fraction_);
+  m1_unit_ = std::ldexp(1.0, -(kLogFraction + term_fraction_));
+  m2_unit_ = std::ldexp(1.0, -(kLogSquaredFraction + term_fraction_));
+  term_units_.clear();
+  for (std::int32_t c = 0; c < kTabledCounts; ++c) term_units_.push_back(computeTermUnits(c));
 }
 
 // The constructor's pass, by blocks of images whose moments (24 or 40 bytes an image) a core's L2
@@ -105,9 +151,10 @@ std::size_t IncrementalNorms::forEachTermBelow(const PostingList& list, const Te
 // starting in every list at its first image (positionOf): an image's moments are sums of its own
 // postings, integers, so the bits are the same on any number of threads. At a million images (500
 // million postings) the pass took 2.7 s on one core of the 2-core VM, and made the first query after
-// an open wait for it.
-template <bool kSquared>
-void IncrementalNorms::addEveryPosting(const IndexData& data) {
+// an open wait for it. Resuming, a word whose l_w did not move is read from `first_new` on only.
+template <bool kSquared, bool kResume>
+void IncrementalNorms::addPostings(const IndexData& data, ImageId first_new, const std::vector<std::int64_t>* shift,
+                                   const std::vector<std::int64_t>* shift2) {
   constexpr std::size_t kBlock = kSquared ? 16384 : 32768;
   const TermTable table = termTable();
   std::int64_t* m0 = m0_.data();
@@ -123,13 +170,22 @@ void IncrementalNorms::addEveryPosting(const IndexData& data) {
   for (std::ptrdiff_t range = 0; range < ranges; ++range) {
     const std::size_t first = blocks * static_cast<std::size_t>(range) / static_cast<std::size_t>(ranges) * kBlock;
     const std::size_t last = std::min(ids, blocks * static_cast<std::size_t>(range + 1) / static_cast<std::size_t>(ranges) * kBlock);
+    const auto moved = [&](std::size_t w) { return !kResume || (*shift)[w] != 0; };
     std::vector<std::size_t> next(data.postings.size());
-    for (std::size_t w = 0; w < data.postings.size(); ++w) next[w] = data.postings[w].positionOf(static_cast<ImageId>(first));
+    for (std::size_t w = 0; w < data.postings.size(); ++w)
+      next[w] = data.postings[w].positionOf(static_cast<ImageId>(moved(w) ? first : std::max<std::size_t>(first, first_new)));
     for (std::size_t begin = first; begin < last; begin += kBlock) {
       const auto end = static_cast<ImageId>(std::min(last, begin + kBlock));
       for (std::size_t w = 0; w < data.postings.size(); ++w) {
+        if (kResume && end <= first_new && !moved(w)) continue;
         const std::int64_t l = log_frequency_[w], l2 = kSquared ? log_squared_[w] : 0;
+        const std::int64_t dl = kResume ? (*shift)[w] : 0, dl2 = kResume && kSquared ? (*shift2)[w] : 0;
         next[w] = forEachTermBelow(data.postings[w], table, next[w], end, [&](ImageId image, std::int64_t t) {
+          if (kResume && image < first_new) {  // its moments hold the term with the l_w of then
+            m1[image] += static_cast<__int128>(t) * dl;
+            if (kSquared) m2[image] += static_cast<__int128>(t) * dl2;
+            return;
+          }
           const std::uint64_t sum = static_cast<std::uint64_t>(m0[image]) + static_cast<std::uint64_t>(t);  // no signed overflow
           m0[image] = static_cast<std::int64_t>(sum);
           seen |= sum;

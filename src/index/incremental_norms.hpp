@@ -41,6 +41,23 @@ class IncrementalNorms {
   // have the bits the whole index's have).
   IncrementalNorms(const IndexData& data, const ScoringOptions& options, const TfIdfModel* model = nullptr);
 
+  // What the norms are made of, to be stored beside the lists they follow (a live database's
+  // checkpoint): l_w of every word as they hold it, and each image's moments by id (m2: L2 only).
+  struct Moments {
+    std::vector<std::int64_t> log_frequency;
+    std::vector<std::int64_t> m0;
+    std::vector<__int128> m1, m2;
+  };
+  Moments moments() const { return {log_frequency_, m0_, m1_, m2_}; }
+  // The norms of `data` under `options`, resumed from `earlier`: the moments() of the same options
+  // for an earlier state of the same index, whose ids were below earlier.m0.size(), and which
+  // `data` holds since with images added (ids from there on) and removed. Exactly the norms the
+  // constructor computes from `data` (the moments are order-free integers), in O(K + ids + the lists
+  // of the words whose frequency changed + the added images' postings) instead of O(postings): a
+  // live database opening from its checkpoint. Throws std::invalid_argument where `earlier` cannot
+  // be of this index (its sizes).
+  IncrementalNorms(const IndexData& data, const ScoringOptions& options, Moments earlier);
+
   const ScoringOptions& options() const { return options_; }
   // False when some image's weights are too large for the fixed-point moments (a sum of f(c) or
   // f(c)^2 of 2^62 units and more, far beyond any real image): its norm is then not to be used.
@@ -75,9 +92,15 @@ class IncrementalNorms {
   template <typename F>
   std::size_t forEachTermBelow(const PostingList& list, const TermTable& table, std::size_t from, ImageId end,
                                F&& f) const;
-  // Adds every posting of `data` to the zeroed moments (the constructor's pass).
-  template <bool kSquared>
-  void addEveryPosting(const IndexData& data);
+  // The term units of every count and the units of the moments, for `options_`.
+  void setUnits();
+  // Adds every posting of `data` to the moments: the whole term for an image from `first_new` on
+  // (its own moments), for an earlier one only the change of its word's l_w since (`shift`, by word,
+  // l_w now minus l_w then, and `shift2` of l_w^2), skipping the words without such a change in the
+  // images before `first_new`. The constructor's pass: first_new 0, no shifts.
+  template <bool kSquared, bool kResume>
+  void addPostings(const IndexData& data, ImageId first_new, const std::vector<std::int64_t>* shift,
+                   const std::vector<std::int64_t>* shift2);
   // Moves m1 (and m2) of every image in `list` by its term times `dl` (and `dl2`), the change of its
   // word's l_w (and l_w^2), except the images `removed` marks (null: none): after()'s loop (a call
   // per posting through forEach was most of a write beside searches).

@@ -11,10 +11,13 @@
 #include <bovw/inverted_index.hpp>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace bovw::index_detail {
+
+class IncrementalNorms;
 
 struct WordCount {
   std::uint32_t word;
@@ -63,6 +66,14 @@ struct IndexEditor {
   // An index holding `data`, whose lists and names the caller has checked against each other (a
   // live database's checkpoint, read back).
   static InvertedIndex make(IndexData data);
+  // The default scoring's (ScoringOptions{}) incremental norms of the index as it stands: those its
+  // queries and writers keep, or computed now from every posting where it keeps none. For a live
+  // database's checkpoint: the caller keeps every writer out while it reads (queries may go on).
+  static std::shared_ptr<const IncrementalNorms> defaultNorms(const InvertedIndex& index);
+  // Makes `norms`, of the index's lists as they are, the incremental norms of their options, in place
+  // of any held: what the first query with those options would compute (a live database resuming its
+  // checkpoint's instead, O(changes) against O(postings)).
+  static void adoptNorms(InvertedIndex& index, std::shared_ptr<const IncrementalNorms> norms);
   // Every live image with its sparse histogram, by id: one pass over the posting lists.
   static std::vector<SparseImage> images(const InvertedIndex& index);
   // The index file as a block of an enclosing file (ImageDatabase's), under the index's read lock:

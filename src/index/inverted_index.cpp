@@ -786,6 +786,27 @@ InvertedIndex index_detail::IndexEditor::make(IndexData data) {
   return InvertedIndex(std::make_unique<InvertedIndex::Impl>(std::move(data)));
 }
 
+std::shared_ptr<const index_detail::IncrementalNorms> index_detail::IndexEditor::defaultNorms(const InvertedIndex& index) {
+  const InvertedIndex::Impl& s = *index.impl_;
+  {
+    std::lock_guard<std::mutex> guard(s.weights_mutex);
+    for (const auto& norms : s.incremental)
+      if (norms->options() == ScoringOptions{}) return norms;
+  }
+  return std::make_shared<const IncrementalNorms>(s.data, ScoringOptions{});
+}
+
+void index_detail::IndexEditor::adoptNorms(InvertedIndex& index, std::shared_ptr<const IncrementalNorms> norms) {
+  InvertedIndex::Impl& s = *index.impl_;
+  std::lock_guard<std::mutex> writing(s.writing);  // the lists they follow do not change meanwhile
+  std::lock_guard<std::mutex> guard(s.weights_mutex);
+  const auto same = std::find_if(s.incremental.begin(), s.incremental.end(),
+                                 [&](const auto& held) { return held->options() == norms->options(); });
+  if (same != s.incremental.end()) s.incremental.erase(same);
+  if (s.incremental.size() == kCachedOptionSets) s.incremental.erase(s.incremental.begin());
+  s.incremental.push_back(std::move(norms));
+}
+
 std::vector<index_detail::SparseImage> index_detail::IndexEditor::images(const InvertedIndex& index) {
   const InvertedIndex::Impl& s = *index.impl_;
   auto lock = s.readLock();

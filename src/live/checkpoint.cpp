@@ -1,6 +1,7 @@
-// Writing and reading a live database's checkpoint (checkpoint.hpp). Three kinds of entry:
+// Writing and reading a live database's checkpoint (checkpoint.hpp). Four kinds of entry:
 //   "state"          the counts that tie the rest together, closed by their checksum
 //   "names"          the names by id ("" for a removed id), with their checksum in "state"
+//   "norms"          the default scoring's norms (their integer moments), closed by their checksum
 //   'w' + u32 word   (big-endian, so LMDB's key order is the words' order) a non-empty posting
 //                    list's raw form, closed by the checksum of the word and those bytes
 // The checksums are XXH3-64 (seeded with the word for a list, so that a list under another word's
@@ -109,6 +110,42 @@ void mapPages(const std::vector<std::pair<std::uint32_t, std::string_view>>& ent
   }
 }
 
+// "norms": u64 the checkpoint's generation, u64 its ids, u64 K, u32 similarity, u32 term weighting,
+// f64 alpha (little-endian: which scoring the moments are of), then in the host's order (the state's
+// byte-order mark covers them) K i64 l_w, ids i64 m0, ids i128 m1 and, for cosine, ids i128 m2
+// (IncrementalNorms::Moments); last the XXH3-64 of all the bytes before it.
+constexpr std::size_t kNormsHeaderSize = 40;
+
+std::size_t normsSize(std::size_t words, std::size_t ids, bool squared) {
+  return kNormsHeaderSize + 8 * words + ids * (8 + 16 + (squared ? 16 : 0)) + 8;
+}
+
+void writeNorms(LmdbTransaction& txn, MDB_dbi table, const index_detail::IncrementalNorms& norms, std::uint64_t generation) {
+  const index_detail::IncrementalNorms::Moments m = norms.moments();
+  const ScoringOptions& options = norms.options();
+  const std::size_t ids = m.m0.size();
+  const std::size_t size = normsSize(m.log_frequency.size(), ids, !m.m2.empty());
+  unsigned char* out = txn.reserve(table, "norms", size, true);
+  detail::encodeLittleEndian(generation, out);
+  detail::encodeLittleEndian(std::uint64_t{ids}, out + 8);
+  detail::encodeLittleEndian(std::uint64_t{m.log_frequency.size()}, out + 16);
+  detail::encodeLittleEndian(static_cast<std::uint32_t>(options.similarity), out + 24);
+  detail::encodeLittleEndian(static_cast<std::uint32_t>(options.term), out + 28);
+  std::uint64_t power;
+  std::memcpy(&power, &options.power, 8);
+  detail::encodeLittleEndian(power, out + 32);
+  unsigned char* at = out + kNormsHeaderSize;
+  const auto put = [&](const auto& values) {
+    std::memcpy(at, values.data(), values.size() * sizeof(values[0]));
+    at += values.size() * sizeof(values[0]);
+  };
+  put(m.log_frequency);
+  put(m.m0);
+  put(m.m1);
+  put(m.m2);
+  detail::encodeLittleEndian(checksumOf(reinterpret_cast<const char*>(out), size - 8), out + size - 8);
+}
+
 std::size_t addedPostings(const WritesAfter* after, std::uint32_t word) {
   return after ? static_cast<std::size_t>(after->starts[word + 1] - after->starts[word]) : 0;
 }
@@ -166,7 +203,7 @@ std::uint64_t readLists(const std::vector<std::pair<std::uint32_t, std::string_v
 }  // namespace
 
 void writeCheckpoint(LmdbTransaction& txn, MDB_dbi table, const index_detail::IndexData& index, std::uint64_t generation,
-                     std::uint64_t changes) {
+                     std::uint64_t changes, const index_detail::IncrementalNorms* norms) {
   txn.clear(table);
   std::string names;
   for (const std::string& name : index.names) {
@@ -181,8 +218,9 @@ void writeCheckpoint(LmdbTransaction& txn, MDB_dbi table, const index_detail::In
     state.postings += list.size();
     state.lists += list.empty() ? 0 : 1;
   }
-  // Keys ascending ("names" < "state" < 'w'...), each above the last: appended.
+  // Keys ascending ("names" < "norms" < "state" < 'w'...), each above the last: appended.
   txn.append(table, "names", names);
+  if (norms && norms->exact() && norms->options() == ScoringOptions{}) writeNorms(txn, table, *norms, generation);
   txn.append(table, "state", encodeState(state));
   for (std::size_t w = 0; w < index.postings.size(); ++w) {
     const index_detail::PostingList& list = index.postings[w];
@@ -314,6 +352,50 @@ std::optional<Checkpoint> readCheckpoint(const LmdbTransaction& txn, MDB_dbi tab
   if (postings != state.postings)
     d.fail("its lists hold " + std::to_string(postings) + " postings where its state counts " + std::to_string(state.postings));
   return checkpoint;
+}
+
+std::shared_ptr<const index_detail::IncrementalNorms> readCheckpointNorms(const LmdbTransaction& txn, MDB_dbi table,
+                                                                         const index_detail::IndexData& now,
+                                                                         const std::string& source) {
+  const auto state_bytes = txn.get(table, "state");
+  const auto bytes = txn.get(table, "norms");
+  if (!state_bytes || !bytes) return nullptr;
+  const State state = decodeState(*state_bytes, source);
+  detail::ByteReader d(bytes->data(), bytes->size(), source, "bovw live database checkpoint");
+  if (bytes->size() < kNormsHeaderSize + 8) d.fail("its norms are " + std::to_string(bytes->size()) + " bytes");
+  if (checksumOf(bytes->data(), bytes->size() - 8) !=
+      detail::decodeLittleEndian<std::uint64_t>(reinterpret_cast<const unsigned char*>(bytes->data() + bytes->size() - 8)))
+    d.fail("its norms do not match their checksum");
+  const std::uint64_t generation = d.u64("the norms' generation"), ids = d.u64("the norms' ids"),
+                      words = d.u64("the norms' words");
+  ScoringOptions options;
+  options.similarity = static_cast<Scoring>(d.u32("the norms' similarity"));
+  options.term = static_cast<TermWeighting>(d.u32("the norms' term weighting"));
+  const std::uint64_t power = d.u64("the norms' alpha");
+  std::memcpy(&options.power, &power, 8);
+  if (generation != state.generation || ids != state.ids || words != state.words)
+    d.fail("its norms are of another state (write " + std::to_string(generation) + ", " + std::to_string(ids) + " ids, K = " +
+           std::to_string(words) + ")");
+  const bool squared = options.similarity == Scoring::Cosine;
+  if (bytes->size() != normsSize(words, ids, squared)) d.fail("its norms are " + std::to_string(bytes->size()) + " bytes, not " +
+                                                               std::to_string(normsSize(words, ids, squared)));
+  // Kept for another scoring than today's default (a bovw whose default differs): not used.
+  if (options != ScoringOptions{}) return nullptr;
+  index_detail::IncrementalNorms::Moments m;
+  const char* at = bytes->data() + kNormsHeaderSize;
+  const auto take = [&](auto& values, std::size_t n) {
+    values.resize(n);
+    std::memcpy(values.data(), at, n * sizeof(values[0]));
+    at += n * sizeof(values[0]);
+  };
+  take(m.log_frequency, words);
+  take(m.m0, ids);
+  take(m.m1, ids);
+  take(m.m2, squared ? ids : 0);
+  if (std::any_of(m.m0.begin(), m.m0.end(), [](std::int64_t m0) { return m0 < 0; })) d.fail("its norms are out of range");
+  if (now.postings.size() != words || now.names.size() < ids)
+    throw InvalidInput("live database checkpoint: its norms are resumed for another index than its own");  // the caller's mistake
+  return std::make_shared<const index_detail::IncrementalNorms>(now, options, std::move(m));
 }
 
 }  // namespace bovw::live_detail

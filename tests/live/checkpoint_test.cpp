@@ -6,9 +6,11 @@
 // checkpoints leaves a database that opens from a checkpoint, holds each add whole or not at all,
 // and ranks as indexed afresh. Lists are copied or read in place from the checkpoint
 // (PostingMemory), and read in place they follow each new one without making the file grow with
-// every write.
+// every write. The default scoring's norms it keeps are those of every posting after the writes
+// after it; a checkpoint without them (written before bovw kept them) still opens.
 #include "live/live_test_support.hpp"
 
+#include "index/incremental_norms.hpp"
 #include "index/index_editor.hpp"
 #include "io/byte_order.hpp"
 #include "live/lmdb_store.hpp"
@@ -83,6 +85,17 @@ std::string listKey(std::uint32_t word) {
                      static_cast<char>(word >> 8 & 0xff), static_cast<char>(word & 0xff)};
 }
 
+// The default scoring's norms the database's index holds are those computed afresh from its lists.
+void expectNormsOfEveryPosting(const LiveDatabase& live) {
+  const InvertedIndex& index = live.database().index();
+  const index_detail::IncrementalNorms::Moments held = index_detail::IndexEditor::defaultNorms(index)->moments();
+  const index_detail::IncrementalNorms::Moments fresh =
+      index_detail::IncrementalNorms(index_detail::IndexEditor::data(index), ScoringOptions{}).moments();
+  EXPECT_EQ(held.log_frequency, fresh.log_frequency);
+  EXPECT_EQ(held.m0, fresh.m0);
+  EXPECT_TRUE(held.m1 == fresh.m1) << "the norms' m1 differ from every posting's";
+}
+
 TEST(LiveCheckpoint, OpensFromItAndTheWritesAfterItAsIndexedAfresh) {
   BOVW_SEEDED_RNG(rng);
   TempDir dir;
@@ -134,6 +147,9 @@ TEST(LiveCheckpoint, OpensFromItAndTheWritesAfterItAsIndexedAfresh) {
     ASSERT_EQ(reopened.opening().checkpoint, std::optional<std::uint64_t>(checkpointed)) << reopened.opening().refused;
     EXPECT_EQ(reopened.opening().refused, "");
     EXPECT_EQ(reopened.generation(), checkpointed + 3);
+    // The norms it kept, brought up to the writes after it: those of every posting now.
+    EXPECT_TRUE(reopened.opening().kept_norms);
+    expectNormsOfEveryPosting(reopened);
     const ImageDatabase fresh = images.fresh(vocabulary);
     EXPECT_EQ(reopened.database().index().postingCount(), fresh.index().postingCount());
     expectSameRankings(reopened.database(), fresh, rng, k);
@@ -215,6 +231,13 @@ TEST(LiveCheckpoint, ADamagedOneIsRefusedAndTheRecordsRead) {
          detail::encodeLittleEndian(sum, reinterpret_cast<unsigned char*>(&b[b.size() - 8]));
        }},
       {"names", "names do not match", [](std::string& b) { b[b.size() - 1] ^= 0x01; }},
+      {"norms", "norms do not match their checksum", [](std::string& b) { b[b.size() / 2] ^= 0x04; }},
+      // Another write's norms, with a valid checksum.
+      {"norms", "norms are of another state",
+       [](std::string& b) {
+         b[0] ^= 0x01;
+         detail::encodeLittleEndian(XXH3_64bits(b.data(), b.size() - 8), reinterpret_cast<unsigned char*>(&b[b.size() - 8]));
+       }},
       {"state", "state does not match", [](std::string& b) { b[20] ^= 0x01; }},
       // The other byte order, with a valid checksum: as a host of that order wrote it.
       {"state", "other byte order",
@@ -243,6 +266,45 @@ TEST(LiveCheckpoint, ADamagedOneIsRefusedAndTheRecordsRead) {
     EXPECT_EQ(live.opening().refused, "");
     expectSameRankings(live.database(), images.fresh(vocabulary), rng, k);
   }
+}
+
+// A checkpoint written before bovw kept the norms (no "norms" entry) opens from it as before; the
+// first query computes them, and the next checkpoint keeps them.
+TEST(LiveCheckpoint, OneWithoutNormsOpensAndTheNextKeepsThem) {
+  BOVW_SEEDED_RNG(rng);
+  TempDir dir;
+  const int k = std::uniform_int_distribution<int>(30, 200)(rng);
+  const Vocabulary vocabulary = randomVocabulary(rng, k);
+  const std::string path = dir.file("db");
+  Images images;
+  {
+    LiveDatabase live = LiveDatabase::create(path, vocabulary, kSurf);
+    const auto batch = randomBatch(rng, k, "a", 0, 400);
+    live.add(batch);
+    images.add(batch);
+    live.checkpoint();
+  }
+  {
+    LmdbEnvironment store(path, false);
+    LmdbTransaction txn(store, true);
+    ASSERT_TRUE(txn.erase(store.tables().checkpoint, "norms"));
+    txn.commit();
+  }
+  {
+    LiveDatabase live = LiveDatabase::open(path);
+    ASSERT_TRUE(live.opening().checkpoint) << live.opening().refused;
+    EXPECT_EQ(live.opening().refused, "");
+    EXPECT_FALSE(live.opening().kept_norms);
+    expectSameRankings(live.database(), images.fresh(vocabulary), rng, k);
+    const auto more = randomBatch(rng, k, "b", 0, 50);
+    live.add(more);
+    images.add(more);
+    live.checkpoint();
+  }
+  const LiveDatabase live = LiveDatabase::open(path);
+  EXPECT_TRUE(live.opening().kept_norms);
+  expectNormsOfEveryPosting(live);
+  expectSameRankings(live.database(), images.fresh(vocabulary), rng, k);
 }
 
 // The database's posting lists that are read in place (from LMDB's map, or the process's copy of

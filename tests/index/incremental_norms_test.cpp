@@ -1,0 +1,135 @@
+// IncrementalNorms resumed from the moments of an earlier state of the same index (what a live
+// database's checkpoint keeps) against the norms computed afresh from every posting of the state
+// now: the same integer moments, so the same bits, after random adds (words new since, counts
+// beyond the lists' byte, dense lists) and removals of images from before and after, under every
+// supported option set; and the L1 norm against its definition recomputed in double.
+#include "index_test_support.hpp"
+
+#include "index/incremental_norms.hpp"
+#include "index/index_editor.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <stdexcept>
+
+namespace bovw::test {
+namespace {
+
+using index_detail::IncrementalNorms;
+using index_detail::IndexEditor;
+
+// An index of K random words whose last word no image holds yet.
+InvertedIndex randomIndex(std::mt19937_64& rng, int k, int images, std::vector<Counts>& held) {
+  InvertedIndex index(VocabularySignature{k, 64, DescriptorType::parse("surf64"), 0});
+  for (int i = 0; i < images; ++i) {
+    Counts counts = randomCounts(rng, k, std::uniform_int_distribution<int>(0, 80)(rng));
+    counts[static_cast<std::size_t>(k - 1)] = 0;
+    if (std::bernoulli_distribution(0.05)(rng)) counts[0] += 300;  // beyond a list's count byte
+    index.add(imageName(held.size()), view(counts));
+    held.push_back(counts);
+  }
+  return index;
+}
+
+void expectSameMoments(const IncrementalNorms& resumed, const IncrementalNorms& fresh) {
+  const IncrementalNorms::Moments a = resumed.moments(), b = fresh.moments();
+  EXPECT_EQ(a.log_frequency, b.log_frequency);
+  EXPECT_EQ(a.m0, b.m0);
+  EXPECT_TRUE(a.m1 == b.m1) << "m1 differs";
+  EXPECT_TRUE(a.m2 == b.m2) << "m2 differs";
+  EXPECT_EQ(resumed.exact(), fresh.exact());
+}
+
+TEST(IncrementalNorms, ResumedFromAnEarlierStateAreTheFreshNormsBitForBit) {
+  BOVW_SEEDED_RNG(rng);
+  const std::vector<ScoringOptions> options_sets = {
+      ScoringOptions{},
+      {Scoring::Intersection, TermWeighting::Sqrt, 1.0},
+      {Scoring::Intersection, TermWeighting::Log, 1.0},
+      {Scoring::Cosine, TermWeighting::Count, 1.0},
+      {Scoring::Cosine, TermWeighting::Log, 1.0},
+  };
+  for (int trial = 0; trial < 6; ++trial) {
+    const int k = std::uniform_int_distribution<int>(7, 300)(rng);
+    std::vector<Counts> held;
+    InvertedIndex index = randomIndex(rng, k, std::uniform_int_distribution<int>(0, 400)(rng), held);
+    std::vector<IncrementalNorms::Moments> earlier;
+    for (const ScoringOptions& options : options_sets)
+      earlier.push_back(IncrementalNorms(IndexEditor::data(index), options).moments());
+    // Since then: images added (some with the word no image had), and removed from before and since.
+    const std::size_t before = held.size();
+    const int added = trial == 0 ? 0 : std::uniform_int_distribution<int>(1, 300)(rng);
+    for (int i = 0; i < added; ++i) {
+      Counts counts = randomCounts(rng, k, std::uniform_int_distribution<int>(0, 80)(rng));
+      if (std::bernoulli_distribution(0.1)(rng)) counts[static_cast<std::size_t>(k - 1)] = 2;
+      index.add(imageName(held.size()), view(counts));
+      held.push_back(counts);
+    }
+    for (std::size_t id = 0; id < held.size(); ++id)
+      if (trial > 0 && std::bernoulli_distribution(id < before ? 0.1 : 0.2)(rng)) index.remove(imageName(id));
+    SCOPED_TRACE("K = " + std::to_string(k) + ", " + std::to_string(before) + " images, then " +
+                 std::to_string(added) + " added and some removed");
+    const index_detail::IndexData& now = IndexEditor::data(index);
+    for (std::size_t o = 0; o < options_sets.size(); ++o) {
+      SCOPED_TRACE("options set " + std::to_string(o));
+      const IncrementalNorms resumed(now, options_sets[o], earlier[o]);
+      const IncrementalNorms fresh(now, options_sets[o]);
+      expectSameMoments(resumed, fresh);
+    }
+    // The default scoring's L1 norm against its definition: sum_w c_dw (C - ln(1 + n_w)), C = 1 + ln(1 + N).
+    const IncrementalNorms resumed(now, ScoringOptions{}, earlier[0]);
+    std::vector<double> frequency(static_cast<std::size_t>(k), 0);
+    std::size_t live = 0;
+    for (std::size_t id = 0; id < held.size(); ++id) {
+      if (!index.find(imageName(id))) continue;
+      ++live;
+      for (int w = 0; w < k; ++w) frequency[static_cast<std::size_t>(w)] += held[id][static_cast<std::size_t>(w)] > 0;
+    }
+    const double offset = 1.0 + std::log1p(static_cast<double>(live));
+    for (std::size_t id = 0; id < held.size(); ++id) {
+      const auto found = index.find(imageName(id));
+      if (!found) continue;
+      double norm = 0;
+      for (int w = 0; w < k; ++w)
+        norm += held[id][static_cast<std::size_t>(w)] * (offset - std::log1p(frequency[static_cast<std::size_t>(w)]));
+      EXPECT_NEAR(resumed.norm(*found, IncrementalNorms::offset(live)), norm, 1e-12 * std::max(1.0, norm)) << "image " << id;
+    }
+  }
+}
+
+TEST(IncrementalNorms, ResumedWithNothingChangedOrIntoAnEmptyIndex) {
+  BOVW_SEEDED_RNG(rng);
+  std::vector<Counts> held;
+  InvertedIndex index = randomIndex(rng, 50, 0, held);
+  const IncrementalNorms::Moments empty = IncrementalNorms(IndexEditor::data(index), ScoringOptions{}).moments();
+  EXPECT_TRUE(empty.m0.empty());
+  for (int i = 0; i < 40; ++i) {
+    const Counts counts = randomCounts(rng, 50, 30);
+    index.add(imageName(held.size()), view(counts));
+    held.push_back(counts);
+  }
+  const index_detail::IndexData& now = IndexEditor::data(index);
+  const IncrementalNorms fresh(now, ScoringOptions{});
+  expectSameMoments(IncrementalNorms(now, ScoringOptions{}, empty), fresh);
+  expectSameMoments(IncrementalNorms(now, ScoringOptions{}, fresh.moments()), fresh);
+}
+
+TEST(IncrementalNorms, MomentsOfAnotherIndexAreRefused) {
+  BOVW_SEEDED_RNG(rng);
+  std::vector<Counts> held;
+  InvertedIndex small = randomIndex(rng, 50, 10, held);
+  std::vector<Counts> more;
+  InvertedIndex large = randomIndex(rng, 50, 20, more);
+  InvertedIndex other_k = randomIndex(rng, 60, 5, more);
+  const IncrementalNorms::Moments of_large = IncrementalNorms(IndexEditor::data(large), ScoringOptions{}).moments();
+  EXPECT_THROW(IncrementalNorms(IndexEditor::data(small), ScoringOptions{}, of_large), std::invalid_argument);
+  const IncrementalNorms::Moments of_other_k = IncrementalNorms(IndexEditor::data(other_k), ScoringOptions{}).moments();
+  EXPECT_THROW(IncrementalNorms(IndexEditor::data(large), ScoringOptions{}, of_other_k), std::invalid_argument);
+  // L1 moments resumed as L2 ones (no m2).
+  const IncrementalNorms::Moments of_small = IncrementalNorms(IndexEditor::data(small), ScoringOptions{}).moments();
+  EXPECT_THROW(IncrementalNorms(IndexEditor::data(small), ScoringOptions{Scoring::Cosine}, of_small), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace bovw::test
