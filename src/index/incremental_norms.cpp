@@ -96,6 +96,8 @@ IncrementalNorms::IncrementalNorms(const IndexData& data, const ScoringOptions& 
     seen |= static_cast<std::uint64_t>(m0_[id]);
   }
   if (seen >= static_cast<std::uint64_t>(kLargestM0)) exact_ = false;
+  // Nothing added and no frequency moved (an open right after its checkpoint): no list to read.
+  if (before == ids && std::all_of(shift.begin(), shift.end(), [](std::int64_t dl) { return dl == 0; })) return;
   if (squared())
     addPostings<true, true>(data, static_cast<ImageId>(before), &shift, &shift2);
   else
