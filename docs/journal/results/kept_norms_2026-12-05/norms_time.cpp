@@ -1,3 +1,6 @@
+// norms_time DB: reads the checkpoint of a live database made by open_driver (K = 65,536) in place,
+// then three times the default scoring's norms resumed from the checkpoint (readCheckpointNorms)
+// against computed from every posting (issue 21, 2026-12-05).
 #include "live/checkpoint.hpp"
 #include "live/lmdb_store.hpp"
 #include "index/incremental_norms.hpp"
