@@ -268,6 +268,20 @@ TEST(LiveCheckpoint, ADamagedOneIsRefusedAndTheRecordsRead) {
   }
 }
 
+// Makes a live database at `path` of `count` images of 1 to `most` words (in one add, into `images`)
+// and writes its checkpoint.
+void makeCheckpointed(const std::string& path, const Vocabulary& vocabulary, int count, int most,
+                      std::mt19937_64& rng, Images& images) {
+  const int k = vocabulary.size();
+  LiveDatabase live = LiveDatabase::create(path, vocabulary, kSurf);
+  std::vector<NamedImageWords> batch;
+  for (int i = 0; i < count; ++i)
+    batch.push_back({"a" + std::to_string(i), randomWords(rng, k, std::uniform_int_distribution<int>(1, most)(rng))});
+  live.add(batch);
+  images.add(batch);
+  live.checkpoint();
+}
+
 // A checkpoint written before bovw kept the norms (no "norms" entry) opens from it as before; the
 // first query computes them, and the next checkpoint keeps them.
 TEST(LiveCheckpoint, OneWithoutNormsOpensAndTheNextKeepsThem) {
@@ -277,13 +291,7 @@ TEST(LiveCheckpoint, OneWithoutNormsOpensAndTheNextKeepsThem) {
   const Vocabulary vocabulary = randomVocabulary(rng, k);
   const std::string path = dir.file("db");
   Images images;
-  {
-    LiveDatabase live = LiveDatabase::create(path, vocabulary, kSurf);
-    const auto batch = randomBatch(rng, k, "a", 0, 400);
-    live.add(batch);
-    images.add(batch);
-    live.checkpoint();
-  }
+  makeCheckpointed(path, vocabulary, 400, 60, rng, images);
   {
     LmdbEnvironment store(path, false);
     LmdbTransaction txn(store, true);
@@ -365,20 +373,6 @@ TEST(LiveCheckpoint, ListsAreReadInPlaceAndFollowEachNewCheckpoint) {
   EXPECT_TRUE(live.refresh());
   EXPECT_TRUE(readsListsInPlace(live));
   expectSameRankings(live.database(), images.fresh(vocabulary), rng, k);
-}
-
-// Makes a live database at `path` of `count` images of 1 to `most` words (in one add, into `images`)
-// and writes its checkpoint.
-void makeCheckpointed(const std::string& path, const Vocabulary& vocabulary, int count, int most,
-                      std::mt19937_64& rng, Images& images) {
-  const int k = vocabulary.size();
-  LiveDatabase live = LiveDatabase::create(path, vocabulary, kSurf);
-  std::vector<NamedImageWords> batch;
-  for (int i = 0; i < count; ++i)
-    batch.push_back({"a" + std::to_string(i), randomWords(rng, k, std::uniform_int_distribution<int>(1, most)(rng))});
-  live.add(batch);
-  images.add(batch);
-  live.checkpoint();
 }
 
 // Opened with PostingMemory::Copied, the lists are read in place from the process's copy of them
