@@ -373,6 +373,7 @@ std::shared_ptr<const index_detail::IncrementalNorms> readCheckpointNorms(const 
   options.term = static_cast<TermWeighting>(d.u32("the norms' term weighting"));
   const std::uint64_t power = d.u64("the norms' alpha");
   std::memcpy(&options.power, &power, 8);
+  if (ids >= index_detail::kMaxIds || words > index_detail::kMaxWords) d.fail("its norms' counts are out of range");
   if (generation != state.generation || ids != state.ids || words != state.words)
     d.fail("its norms are of another state (write " + std::to_string(generation) + ", " + std::to_string(ids) + " ids, K = " +
            std::to_string(words) + ")");
