@@ -234,16 +234,16 @@ Ranked QueryScorer::exhaustive(const std::vector<QueryWord>& words, std::size_t 
   // lists would read both at random over the whole index (2.6x at 1,000,000 images, the same at
   // 100,000; issue 21). In each block the dense words first, all in one pass (addDenseWords: each
   // image's sum held in a register across them), then the sparse words' postings; the sums being
-  // integers, the order does not matter. The images are split into ranges added by
-  // as many threads as OpenMP gives the calling thread (one per core unless told otherwise:
-  // omp_set_num_threads, or OMP_NUM_THREADS), each range into its own part of the scores (issue 21: a
-  // million images' query twice as fast on two cores). Four ranges a thread, taken as the threads come
-  // free, so that a thread slowed by other work (a writer on the same core) holds up the query by at
-  // most a small range; a range is at least a block, whose start in each sparse list costs a binary
-  // search. Each thread gets at least two blocks' worth: the parallel part ends when every thread of
-  // the team has reached its end, and on a busy machine a thread may wait milliseconds for a core,
-  // more than a small query's whole time (20,000 images on two busy cores: 1.2 ms on one thread, 9.4
-  // ms split over two).
+  // integers, the order does not matter. The images are split into ranges added by as many threads
+  // as OpenMP gives the calling thread (one per core unless told otherwise: omp_set_num_threads, or
+  // OMP_NUM_THREADS), each range into its own part of the scores (issue 21: a million images' query
+  // twice as fast on two cores). Four ranges a thread, taken as the threads come free, so that a
+  // thread slowed by other work (a writer on the same core) holds up the query by at most a small
+  // range; a range is at least a block, whose start in each sparse list costs a binary search. Each
+  // thread gets at least two blocks' worth: the parallel part ends when every thread of the team has
+  // reached its end, and on a busy machine a thread may wait milliseconds for a core, more than a
+  // small query's whole time (20,000 images on two busy cores: 1.2 ms on one thread, 9.4 ms split
+  // over two).
   std::vector<DenseWord> dense;
   std::vector<const QueryWord*> dense_words, sparse_words;
   for (const QueryWord& w : words) {
