@@ -66,11 +66,7 @@ struct SearchResult {
 //
 // Queries visit only the posting lists of the words present in the query. Images sharing no word
 // with the query score exactly 0 and are not returned, so a query may return fewer than top_k
-// results. Results are sorted by score descending, equal scores by id ascending. A score is summed
-// in fixed point: each word's contribution (q_w d_w, or min(q_w, d_w) for intersection, computed in
-// double) rounded up to a multiple of 2^-56, the sum exact, so that a score does not depend on the
-// order in which a query adds its words, the threads it splits over, or the index's history; it
-// exceeds the sum in double by at most 2^-56 per word.
+// results. Results are sorted by score descending, equal scores by id ascending.
 //
 // How a query finds its top k. Both give the same results, bit for bit (ids, order, scores).
 // Exhaustive visits every posting of every query word: the default, and the reference the tests

@@ -9,7 +9,6 @@
 #include "index/index_file.hpp"
 #include "index/incremental_norms.hpp"
 #include "index/query_scorer.hpp"
-#include "index/score_units.hpp"
 #include "index/scoring_weights.hpp"
 
 #include <bovw/atomic_file.hpp>
@@ -616,7 +615,7 @@ std::vector<SearchResult> InvertedIndex::queryWith(HistogramRef histogram, std::
   if (query_norm == 0.0) return {};  // an empty histogram scores 0 against everything
   if (cosine) query_norm = std::sqrt(query_norm);
 
-  // The words to visit, ascending, with their weights.
+  // The words to visit, ascending (the order every image's score is summed in), with their weights.
   std::vector<index_detail::QueryWord> words;
   for (Eigen::Index w = 0; w < histogram.size(); ++w) {
     const auto word = static_cast<std::size_t>(w);
@@ -625,12 +624,12 @@ std::vector<SearchResult> InvertedIndex::queryWith(HistogramRef histogram, std::
   }
 
   const index_detail::QueryScorer scorer{s.data, *weights, cosine};
-  const index_detail::Ranked ranked =
+  const std::vector<std::pair<double, ImageId>> ranked =
       strategy == QueryStrategy::Exhaustive ? scorer.exhaustive(words, top_k) : scorer.pruned(words, top_k);
 
   std::vector<SearchResult> results;
   results.reserve(ranked.size());
-  for (const auto& [units, id] : ranked) results.push_back({id, s.data.names[id], index_detail::scoreOfUnits(units)});
+  for (const auto& [score, id] : ranked) results.push_back({id, s.data.names[id], score});
   return results;
 }
 

@@ -1,6 +1,4 @@
-// Exhaustive and pruned (MaxScore) top-k queries over the posting lists, with the same arithmetic:
-// each contribution is rounded to fixed-point units once (score_units.hpp) and an image's score is
-// their exact integer sum, so that the order in which a path adds them changes no bit.
+// Exhaustive and pruned (MaxScore) top-k queries over the posting lists, with the same arithmetic.
 //
 // Pruned, after Turtle & Flood, "Query evaluation: strategies and optimizations" (1995): a word w can
 // add at most u_w to any image's score, u_w = q_w for intersection (min(q, d) <= q) and
@@ -10,22 +8,33 @@
 // visits the remaining words for the candidates only (images whose score plus the remaining bounds
 // can still reach theta), by a galloping search in each list (a scan where they are dense). Common words,
 // long lists of low idf, have the smallest bounds: they are the lists phase 2 searches instead of
-// scanning. The candidates left then hold their whole scores, the exhaustive path's bits.
+// scanning. Last, the few images left that can be in the top k are scored again word by word in
+// ascending word order, the order the exhaustive path adds in, so that their scores are the
+// reference's bits, and ranked.
 #include "index/query_scorer.hpp"
 
 #include "index/dense_accumulate.hpp"
-#include "index/score_units.hpp"
 #include "index/top_k.hpp"
 
 #include <algorithm>
 #include <functional>
+#include <limits>
 #include <numeric>
+#include <type_traits>
 
 #include <omp.h>
 
 namespace bovw::index_detail {
 
 namespace {
+
+// Comparisons with theta allow for rounding: the sums here add the same non-negative terms as the
+// reference but in another order, so each may differ from the reference's by a relative n 2^-53 for n
+// query words, at most 2^24 2^-53 < 2e-9 (K <= 2^24). A bound is only trusted to be below theta by
+// more than 1e-6 of theta: far more than rounding can account for, far less than the gaps pruning needs.
+constexpr double kSlack = 1e-6;
+
+bool below(double value, double theta) { return value < theta * (1.0 - kSlack); }
 
 // Per-thread score accumulators, reused across queries so that a query costs the postings it
 // visits, not a pass over every image. Entries touched by a query are zeroed again on exit (also
@@ -34,7 +43,7 @@ namespace {
 // queries 1.5x slower at 100,000 images, issue 21); it marks the whole array instead, and the array
 // is zeroed whole.
 struct Accumulator {
-  std::vector<std::int64_t> score;  // by image id, in score units
+  std::vector<double> score;     // by image id
   std::vector<ImageId> touched;  // the first touched_count entries: as many as ids, filled in place
   std::size_t touched_count = 0;
   bool all_touched = false;
@@ -44,9 +53,9 @@ struct Accumulator {
 
   void clear() {
     if (all_touched)
-      std::fill(score.begin(), score.end(), 0);
+      std::fill(score.begin(), score.end(), 0.0);
     else
-      for (std::size_t i = 0; i < touched_count; ++i) score[touched[i]] = 0;
+      for (std::size_t i = 0; i < touched_count; ++i) score[touched[i]] = 0.0;
     touched_count = 0;
     all_touched = false;
   }
@@ -60,8 +69,8 @@ thread_local Accumulator t_accumulator;
 thread_local std::uint64_t t_visited = 0;
 
 template <bool kCosine>
-std::int64_t contribution(double q, double d) {
-  return scoreUnits(kCosine ? q * d : std::min(q, d));
+double contribution(double q, double d) {
+  return kCosine ? q * d : std::min(q, d);
 }
 
 // d_w of image `id`'s count c > 0: the reference's weight(c, w) * scale(d), in the same order.
@@ -75,8 +84,8 @@ inline double documentWeight(std::int32_t count, ImageId id, double idf, const S
 // loop's values in memory rather than registers (every vector register is the callee's to clobber),
 // which cost 1.5x. A count's stored byte indexes the term table directly: the large mark's entry is
 // 0, which adds exactly nothing, and such a posting's true weight is added in a pass of its own
-// after the loop, only for a list that has large counts. Every other posting adds at least one unit,
-// so an image is listed once.
+// after the loop, only for a list that has large counts; an image's sum still grows by this word's
+// term once, in ascending word order.
 template <bool kCosine, bool kTrack>
 std::size_t accumulateSparse(const PostingList& list, std::size_t from, ImageId end, double q, double idf,
                              const ScoringWeights& weights, Accumulator& a) {
@@ -84,7 +93,7 @@ std::size_t accumulateSparse(const PostingList& list, std::size_t from, ImageId 
   const std::uint8_t* counts = list.counts();
   const double* table = weights.termTable();
   const double* scale = weights.scales();
-  std::int64_t* score = a.score.data();
+  double* score = a.score.data();
   ImageId* touched = a.touched.data() + a.touched_count;
   const std::size_t n = list.size();
   std::size_t i = from;
@@ -92,7 +101,7 @@ std::size_t accumulateSparse(const PostingList& list, std::size_t from, ImageId 
     const ImageId id = ids[i];
     // The reference's weight(c, w) * scale(d) = (term * idf) * scale, the same bits.
     const double d = table[counts[i]] * idf * scale[id];
-    if (kTrack && score[id] == 0) *touched++ = id;
+    if (kTrack && score[id] == 0.0) *touched++ = id;  // every contribution is > 0
     score[id] += contribution<kCosine>(q, d);
   }
   if (kTrack) a.touched_count = static_cast<std::size_t>(touched - a.touched.data());
@@ -103,43 +112,48 @@ std::size_t accumulateSparse(const PostingList& list, std::size_t from, ImageId 
   return i;
 }
 
-// The postings of a whole dense `list`, whose positions are the image ids, each image listed as it
-// is first touched (the exhaustive query adds a block's dense words together instead: addDenseWords).
-template <bool kCosine>
-void accumulateDenseTracked(const PostingList& list, double q, double idf, const ScoringWeights& weights,
-                            Accumulator& a) {
+// The same for a dense `list`, whose positions are the image ids: adds the images from `from` below
+// `end`. Untracked (the exhaustive query's blocks), every image of the range gets the word's
+// contribution, 0 where it lacks the word, with vector instructions (dense_accumulate.hpp); counts
+// beyond that loop's table are added after it, as in the sparse loop. Tracked, only the images that
+// hold the word are added and listed.
+template <bool kCosine, bool kTrack>
+std::size_t accumulateDense(const PostingList& list, std::size_t from, ImageId end, double q, double idf,
+                            const ScoringWeights& weights, Accumulator& a) {
   const std::uint8_t* counts = list.denseCounts();
-  std::int64_t* score = a.score.data();
-  ImageId* touched = a.touched.data() + a.touched_count;
-  for (std::size_t id = 0; id < list.denseSpan(); ++id) {
-    if (counts[id] == 0) continue;
-    if (score[id] == 0) *touched++ = static_cast<ImageId>(id);
-    score[id] += contribution<kCosine>(q, documentWeight(list.count(static_cast<ImageId>(id), counts[id]),
-                                                         static_cast<ImageId>(id), idf, weights));
-  }
-  a.touched_count = static_cast<std::size_t>(touched - a.touched.data());
-}
-
-// A block's counts beyond the dense loop's table (addDenseWords adds 0 for them) of one dense word.
-template <bool kCosine>
-void addLargeDenseCounts(const PostingList& list, ImageId begin, ImageId end, double q, double idf,
-                         const ScoringWeights& weights, std::int64_t* score) {
-  const std::uint8_t* counts = list.denseCounts();
-  for (std::size_t id = begin; id < std::min<std::size_t>(end, list.denseSpan()); ++id)
-    if (counts[id] >= kDenseTabledCounts)
+  const double* scale = weights.scales();
+  double* score = a.score.data();
+  const std::size_t last = std::min<std::size_t>(end, list.denseSpan());
+  if (from >= last) return from;
+  if (kTrack) {
+    ImageId* touched = a.touched.data() + a.touched_count;
+    for (std::size_t id = from; id < last; ++id) {
+      if (counts[id] == 0) continue;
+      if (score[id] == 0.0) *touched++ = static_cast<ImageId>(id);
       score[id] += contribution<kCosine>(q, documentWeight(list.count(static_cast<ImageId>(id), counts[id]),
                                                            static_cast<ImageId>(id), idf, weights));
+    }
+    a.touched_count = static_cast<std::size_t>(touched - a.touched.data());
+    return last;
+  }
+  DenseWord word{counts, q, {}};
+  for (int c = 0; c < kDenseTabledCounts; ++c) word.term_idf[c] = weights.termTable()[c] * idf;
+  if (addDenseWord(word, kCosine, scale, score, from, last))
+    for (std::size_t id = from; id < last; ++id)
+      if (counts[id] >= kDenseTabledCounts)
+        score[id] += contribution<kCosine>(q, documentWeight(list.count(static_cast<ImageId>(id), counts[id]),
+                                                             static_cast<ImageId>(id), idf, weights));
+  return last;
 }
 
-// The postings of a whole list, each image listed as it is first touched.
-template <bool kCosine>
-void accumulateTracked(const PostingList& list, double q, double idf, const ScoringWeights& weights, Accumulator& a) {
-  if (list.dense())
-    accumulateDenseTracked<kCosine>(list, q, idf, weights, a);
-  else
-    accumulateSparse<kCosine, true>(list, 0, PostingList::kNoImage, q, idf, weights, a);
+template <bool kCosine, bool kTrack>
+std::size_t accumulate(const PostingList& list, std::size_t from, ImageId end, double q, double idf,
+                       const ScoringWeights& weights, Accumulator& a) {
+  return list.dense() ? accumulateDense<kCosine, kTrack>(list, from, end, q, idf, weights, a)
+                      : accumulateSparse<kCosine, kTrack>(list, from, end, q, idf, weights, a);
 }
 
+constexpr ImageId kEveryImage = PostingList::kNoImage;
 // ThreadSanitizer cannot follow Debian's uninstrumented libgomp, whose start and end of a parallel part
 // order nothing as far as it knows: in such a build a query's ranges all run on the calling thread
 // (docs/SANITIZERS.md).
@@ -154,8 +168,7 @@ constexpr ImageId kBlock = 16384;
 
 Ranked best(Ranked ranked, std::size_t top_k) {
   const std::size_t k = std::min(top_k, ranked.size());
-  std::partial_sort(ranked.begin(), ranked.begin() + static_cast<std::ptrdiff_t>(k), ranked.end(),
-                    better<std::int64_t>);
+  std::partial_sort(ranked.begin(), ranked.begin() + static_cast<std::ptrdiff_t>(k), ranked.end(), better);
   ranked.resize(k);
   return ranked;
 }
@@ -168,23 +181,23 @@ class Leaders {
   explicit Leaders(std::size_t k) : k_(k) {}
 
   // The k-th largest current score of the leaders; 0 while there are fewer than k.
-  std::int64_t theta(const std::int64_t* score) {
-    if (ids_.size() < k_) return 0;
+  double theta(const double* score) {
+    if (ids_.size() < k_) return 0.0;
     values_.resize(ids_.size());
     for (std::size_t i = 0; i < ids_.size(); ++i) values_[i] = score[ids_[i]];
     std::nth_element(values_.begin(), values_.begin() + static_cast<std::ptrdiff_t>(k_ - 1), values_.end(),
-                     std::greater<std::int64_t>());
+                     std::greater<double>());
     return values_[k_ - 1];
   }
 
   // The leaders become the 4k best of `ids` (those at least `floor`: the others cannot be among them).
-  void refresh(const ImageId* first, const ImageId* last, const std::int64_t* score, std::int64_t floor) {
+  void refresh(const ImageId* first, const ImageId* last, const double* score, double floor) {
     pairs_.clear();
     for (const ImageId* id = first; id != last; ++id)
       if (score[*id] >= floor) pairs_.emplace_back(score[*id], *id);
     const std::size_t m = std::min(pairs_.size(), 4 * k_);
     std::nth_element(pairs_.begin(), pairs_.begin() + static_cast<std::ptrdiff_t>(m == 0 ? 0 : m - 1), pairs_.end(),
-                     std::greater<std::pair<std::int64_t, ImageId>>());
+                     std::greater<std::pair<double, ImageId>>());
     ids_.clear();
     for (std::size_t i = 0; i < m; ++i) ids_.push_back(pairs_[i].second);
   }
@@ -192,14 +205,14 @@ class Leaders {
  private:
   std::size_t k_;
   std::vector<ImageId> ids_;
-  std::vector<std::int64_t> values_;
-  std::vector<std::pair<std::int64_t, ImageId>> pairs_;
+  std::vector<double> values_;
+  std::vector<std::pair<double, ImageId>> pairs_;
 };
 
 Accumulator& accumulatorFor(const IndexData& data) {
   Accumulator& a = t_accumulator;
   if (a.score.size() < data.names.size()) {
-    a.score.resize(data.names.size(), 0);
+    a.score.resize(data.names.size(), 0.0);
     a.touched.resize(data.names.size());
   }
   return a;
@@ -214,50 +227,35 @@ Ranked QueryScorer::exhaustive(const std::vector<QueryWord>& words, std::size_t 
   Accumulator::Reset reset{a};
   t_visited = 0;
   for (const QueryWord& w : words) t_visited += data.postings[w.word].size();
+  const auto add = [&](const QueryWord& w, std::size_t from, ImageId end, auto track) {
+    const PostingList& list = data.postings[w.word];
+    const double idf = weights.idfPower(w.word);
+    return cosine ? accumulate<true, decltype(track)::value>(list, from, end, w.weight, idf, weights, a)
+                  : accumulate<false, decltype(track)::value>(list, from, end, w.weight, idf, weights, a);
+  };
   // Listing the touched images pays while the lists are short against the images; beyond an eighth
   // of them, one pass over every image's score costs less.
   a.all_touched = 8 * t_visited >= data.names.size();
   if (!a.all_touched) {
-    for (const QueryWord& w : words) {
-      const PostingList& list = data.postings[w.word];
-      if (cosine)
-        accumulateTracked<true>(list, w.weight, weights.idfPower(w.word), weights, a);
-      else
-        accumulateTracked<false>(list, w.weight, weights.idfPower(w.word), weights, a);
-    }
+    for (const QueryWord& w : words) add(w, 0, kEveryImage, std::true_type());
     Ranked ranked;
     ranked.reserve(a.touched_count);
     for (const ImageId* id = a.touchedBegin(); id != a.touchedEnd(); ++id) ranked.emplace_back(a.score[*id], *id);
     return best(std::move(ranked), top_k);
   }
-  // Block by block of images: the block's scores and normalisers stay in a core's cache, where whole
-  // lists would read both at random over the whole index (2.6x at 1,000,000 images, the same at
-  // 100,000; issue 21). In each block the dense words first, all in one pass (addDenseWords: each
-  // image's sum held in a register across them), then the sparse words' postings; the sums being
-  // integers, the order does not matter. The images are split into ranges added by as many threads
-  // as OpenMP gives the calling thread (one per core unless told otherwise: omp_set_num_threads, or
-  // OMP_NUM_THREADS), each range into its own part of the scores (issue 21: a million images' query
-  // twice as fast on two cores). Four ranges a thread, taken as the threads come free, so that a
-  // thread slowed by other work (a writer on the same core) holds up the query by at most a small
-  // range; a range is at least a block, whose start in each sparse list costs a binary search. Each
-  // thread gets at least two blocks' worth: the parallel part ends when every thread of the team has
-  // reached its end, and on a busy machine a thread may wait milliseconds for a core, more than a
-  // small query's whole time (20,000 images on two busy cores: 1.2 ms on one thread, 9.4 ms split
-  // over two).
-  std::vector<DenseWord> dense;
-  std::vector<const QueryWord*> dense_words, sparse_words;
-  for (const QueryWord& w : words) {
-    const PostingList& list = data.postings[w.word];
-    if (!list.dense()) {
-      sparse_words.push_back(&w);
-      continue;
-    }
-    dense_words.push_back(&w);
-    DenseWord d{list.denseCounts(), list.denseSpan(), w.weight, {}};
-    const double idf = weights.idfPower(w.word);
-    for (int c = 0; c < kDenseTabledCounts; ++c) d.term_idf[c] = weights.termTable()[c] * idf;
-    dense.push_back(d);
-  }
+  // Block by block of images, every word's postings in the block in ascending word order (each
+  // image's sum in the same order as whole lists would add it): the block's scores and normalisers
+  // stay in a core's cache, where whole lists would read both at random over the whole index (2.6x
+  // at 1,000,000 images, the same at 100,000; issue 21). The images are split into ranges added by
+  // as many threads as OpenMP gives the calling thread (one per core unless told otherwise:
+  // omp_set_num_threads, or OMP_NUM_THREADS), each range into its own part of the scores: the same
+  // sums, in the same order, on any number of threads (issue 21: a million images' query twice as
+  // fast on two cores). Four ranges a thread, taken as the threads come free, so that a thread slowed
+  // by other work (a writer on the same core) holds up the query by at most a small range; a range
+  // is at least a block, whose start in each list costs a binary search. Each thread gets at least
+  // two blocks' worth: the parallel part ends when every thread of the team has reached its end, and
+  // on a busy machine a thread may wait milliseconds for a core, more than a small query's whole time
+  // (20,000 images on two busy cores: 1.2 ms on one thread, 9.4 ms split over two).
   const auto ids = static_cast<ImageId>(data.names.size());
   const std::size_t blocks = (std::size_t{ids} + kBlock - 1) / kBlock;
   const std::size_t threads =
@@ -265,9 +263,8 @@ Ranked QueryScorer::exhaustive(const std::vector<QueryWord>& words, std::size_t 
   const std::size_t team = std::clamp<std::size_t>(blocks / 2, 1, threads);
   const std::size_t parts = team == 1 ? 1 : std::min(4 * team, blocks);
   // Everything the threads use is allocated here: nothing in the parallel part may throw.
-  std::vector<std::size_t> cursors(parts * sparse_words.size());   // each range's sparse lists' next postings
-  std::vector<std::uint8_t> large(parts * dense.size());           // each range's dense words with large counts
-  std::vector<TopK<std::int64_t>> tops;  // each made in place, with its room reserved (a copy would not keep it)
+  std::vector<std::size_t> cursors(parts * words.size());  // each range's lists' next postings
+  std::vector<TopK> tops;  // each made in place, with its room reserved (a copy would not keep it)
   tops.reserve(parts);
   for (std::size_t part = 0; part < parts; ++part) tops.emplace_back(top_k);
   std::vector<Ranked> ranked(parts);
@@ -275,36 +272,18 @@ Ranked QueryScorer::exhaustive(const std::vector<QueryWord>& words, std::size_t 
   for (std::size_t part = 0; part < parts; ++part) {
     const auto first = static_cast<ImageId>(std::uint64_t{ids} * part / parts);
     const auto last = static_cast<ImageId>(std::uint64_t{ids} * (part + 1) / parts);
-    std::size_t* next = cursors.data() + part * sparse_words.size();
-    std::uint8_t* has_large = large.data() + part * dense.size();
-    std::int64_t* score = a.score.data();
-    for (std::size_t j = 0; j < sparse_words.size(); ++j) next[j] = data.postings[sparse_words[j]->word].positionOf(first);
+    std::size_t* next = cursors.data() + part * words.size();
+    for (std::size_t j = 0; j < words.size(); ++j) next[j] = data.postings[words[j].word].positionOf(first);
     for (ImageId begin = first; begin < last; begin = last - begin > kBlock ? begin + kBlock : last) {
       const ImageId end = last - begin > kBlock ? begin + kBlock : last;
-      addDenseWords(dense.data(), dense.size(), cosine, weights.scales(), score, begin, end, has_large);
-      for (std::size_t j = 0; j < dense.size(); ++j) {
-        if (!has_large[j]) continue;
-        has_large[j] = 0;
-        const QueryWord& w = *dense_words[j];
-        const PostingList& list = data.postings[w.word];
-        if (cosine)
-          addLargeDenseCounts<true>(list, begin, end, w.weight, weights.idfPower(w.word), weights, score);
-        else
-          addLargeDenseCounts<false>(list, begin, end, w.weight, weights.idfPower(w.word), weights, score);
-      }
-      for (std::size_t j = 0; j < sparse_words.size(); ++j) {
-        const QueryWord& w = *sparse_words[j];
-        const PostingList& list = data.postings[w.word];
-        const double idf = weights.idfPower(w.word);
-        next[j] = cosine ? accumulateSparse<true, false>(list, next[j], end, w.weight, idf, weights, a)
-                         : accumulateSparse<false, false>(list, next[j], end, w.weight, idf, weights, a);
-      }
+      for (std::size_t j = 0; j < words.size(); ++j) next[j] = add(words[j], next[j], end, std::false_type());
     }
     // The range's best k as the scores go by (the untouched ones are 0), each score zeroed after it
     // is read: the next query's start, without another pass over every image.
+    double* score = a.score.data();
     for (ImageId id = first; id < last; ++id) {
-      if (score[id] > 0) tops[part].offer(score[id], id);
-      score[id] = 0;
+      if (score[id] > 0.0) tops[part].offer(score[id], id);
+      score[id] = 0.0;
     }
     ranked[part] = tops[part].ranked();
   }
@@ -317,19 +296,18 @@ Ranked QueryScorer::exhaustive(const std::vector<QueryWord>& words, std::size_t 
 
 Ranked QueryScorer::pruned(const std::vector<QueryWord>& words, std::size_t top_k) const {
   const std::size_t n = words.size();
-  // Each word's bound in units: rounding up is monotone, so no contribution's units exceed it.
-  std::vector<std::int64_t> bound(n);
+  std::vector<double> bound(n);
   for (std::size_t i = 0; i < n; ++i)
-    bound[i] = scoreUnits(cosine ? words[i].weight * weights.maxDocumentWeight(words[i].word) : words[i].weight);
+    bound[i] = cosine ? words[i].weight * weights.maxDocumentWeight(words[i].word) : words[i].weight;
   std::vector<std::size_t> order(n);
   std::iota(order.begin(), order.end(), std::size_t{0});
   std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return bound[x] > bound[y]; });
-  std::vector<std::int64_t> rest(n + 1, 0);  // rest[j]: the bounds of order[j..] summed
+  std::vector<double> rest(n + 1, 0.0);  // rest[j]: the bounds of order[j..] summed
   for (std::size_t j = n; j-- > 0;) rest[j] = rest[j + 1] + bound[order[j]];
 
   Accumulator& a = accumulatorFor(data);
   Accumulator::Reset reset{a};
-  std::int64_t* score = a.score.data();
+  double* score = a.score.data();
   Leaders leaders(top_k);
 
   // done[j]: the postings of order[0..j) summed.
@@ -344,30 +322,31 @@ Ranked QueryScorer::pruned(const std::vector<QueryWord>& words, std::size_t top_
   //
   // Pruning pays only if phase 1 ends well before the long lists: when most images share common
   // words with the query and theta stays low (synthetic images drawn from one word distribution),
-  // it would visit nearly every posting and then pay for phase 2 besides. So once an eighth of the
-  // postings are in, theta is compared with the bounds left after half of them: if the phase cannot
-  // plausibly end by then (those bounds above twice theta), the query is answered by the exhaustive
-  // path instead, for the cost of that eighth.
-  std::int64_t theta = 0;
+  // it would visit nearly every posting and then pay for phase 2 and the rescoring besides. So once
+  // an eighth of the postings are in, theta is compared with the bounds left after half of them: if
+  // the phase cannot plausibly end by then (those bounds above twice theta), the query is answered
+  // by the exhaustive path instead, for the cost of that eighth.
+  double theta = 0.0;
   std::size_t since = 0;
   bool judged = false;
   std::size_t j = 0;
   for (; j < n; ++j) {
     if (a.touched_count >= top_k) {
       theta = std::max(theta, leaders.theta(score));
-      if (rest[j] < theta) break;
+      if (below(rest[j], theta)) break;
       const bool judge = !judged && 8 * done[j] >= total;
-      if (judge || theta == 0 || since >= 2 * a.touched_count || (rest[j] < 2 * theta && since >= a.touched_count)) {
+      if (judge || theta == 0.0 || since >= 2 * a.touched_count ||
+          (rest[j] < 2.0 * theta && since >= a.touched_count)) {
         leaders.refresh(a.touchedBegin(), a.touchedEnd(), score, theta);
         since = 0;
         theta = std::max(theta, leaders.theta(score));
-        if (rest[j] < theta) break;
+        if (below(rest[j], theta)) break;
       }
       if (judge) {
         judged = true;
         const std::size_t half = static_cast<std::size_t>(
             std::lower_bound(done.begin(), done.end(), (total + 1) / 2) - done.begin());
-        if (rest[std::min(half, n)] > 2 * theta) {
+        if (rest[std::min(half, n)] > 2.0 * theta) {
           a.clear();
           return exhaustive(words, top_k);
         }
@@ -376,9 +355,9 @@ Ranked QueryScorer::pruned(const std::vector<QueryWord>& words, std::size_t top_
     const QueryWord& w = words[order[j]];
     const PostingList& list = data.postings[w.word];
     if (cosine)
-      accumulateTracked<true>(list, w.weight, weights.idfPower(w.word), weights, a);
+      accumulate<true, true>(list, 0, kEveryImage, w.weight, weights.idfPower(w.word), weights, a);
     else
-      accumulateTracked<false>(list, w.weight, weights.idfPower(w.word), weights, a);
+      accumulate<false, true>(list, 0, kEveryImage, w.weight, weights.idfPower(w.word), weights, a);
     since += list.size();
   }
 
@@ -394,8 +373,8 @@ Ranked QueryScorer::pruned(const std::vector<QueryWord>& words, std::size_t top_
     std::sort(candidates.begin(), candidates.end());
   } else if (16 * a.touched_count < data.names.size()) {
     for (const ImageId* id = a.touchedBegin(); id != a.touchedEnd(); ++id) {
-      if (score[*id] + rest[j] < theta)
-        score[*id] = -1;
+      if (below(score[*id] + rest[j], theta))
+        score[*id] = -1.0;
       else
         candidates.push_back(*id);
     }
@@ -403,9 +382,9 @@ Ranked QueryScorer::pruned(const std::vector<QueryWord>& words, std::size_t top_
   } else {
     const auto ids = static_cast<ImageId>(data.names.size());
     for (ImageId id = 0; id < ids; ++id) {
-      if (score[id] == 0) continue;
-      if (score[id] + rest[j] < theta)
-        score[id] = -1;
+      if (score[id] == 0.0) continue;
+      if (below(score[id] + rest[j], theta))
+        score[id] = -1.0;
       else
         candidates.push_back(id);
     }
@@ -417,8 +396,8 @@ Ranked QueryScorer::pruned(const std::vector<QueryWord>& words, std::size_t top_
     theta = std::max(theta, leaders.theta(score));
     candidates.erase(std::remove_if(candidates.begin(), candidates.end(),
                                     [&](ImageId id) {
-                                      if (score[id] + rest[at_word] >= theta) return false;
-                                      score[id] = -1;
+                                      if (!below(score[id] + rest[at_word], theta)) return false;
+                                      score[id] = -1.0;
                                       return true;
                                     }),
                      candidates.end());
@@ -436,7 +415,7 @@ Ranked QueryScorer::pruned(const std::vector<QueryWord>& words, std::size_t top_
       t_visited += list.size();
       for (std::size_t at = 0; at < list.size(); ++at) {
         const ImageId id = list.ids()[at];
-        if (score[id] <= 0) continue;
+        if (score[id] <= 0.0) continue;
         const double d = documentWeight(list.count(id, list.counts()[at]), id, idf, weights);
         score[id] += cosine ? contribution<true>(w.weight, d) : contribution<false>(w.weight, d);
       }
@@ -447,7 +426,7 @@ Ranked QueryScorer::pruned(const std::vector<QueryWord>& words, std::size_t top_
     t_visited += candidates.size();
     std::size_t at = 0;
     for (ImageId id : candidates) {
-      if (score[id] <= 0) continue;
+      if (score[id] <= 0.0) continue;
       const std::int32_t count = list.countOf(id, at);
       if (count == 0) continue;
       const double d = documentWeight(count, id, idf, weights);
@@ -455,11 +434,39 @@ Ranked QueryScorer::pruned(const std::vector<QueryWord>& words, std::size_t top_
     }
   }
 
-  // Every candidate left holds its whole score: those that can be in the top k are ranked.
+  // The candidates' scores are now complete but summed in another order than the reference's: those
+  // that may be in the top k are scored again in ascending word order.
   prune(n);
-  Ranked ranked;
+  std::vector<ImageId> finalists;
   for (ImageId id : candidates)
-    if (score[id] >= theta) ranked.emplace_back(score[id], id);
+    if (!below(score[id], theta)) finalists.push_back(id);
+
+  // Looking each finalist up in every list costs about |finalists| n log(list); when that would exceed
+  // the lists themselves (top_k near the number of images that match), the exhaustive pass is cheaper.
+  std::size_t postings = 0;
+  for (const QueryWord& w : words) postings += data.postings[w.word].size();
+  if (finalists.size() * n * 16 > postings) {
+    a.clear();
+    return exhaustive(words, top_k);
+  }
+  // Word by word, so that each list is searched forwards once for the finalists (ascending); each
+  // finalist's sum still grows in ascending word order.
+  std::vector<double> exact(finalists.size(), 0.0);
+  for (const QueryWord& w : words) {
+    const PostingList& list = data.postings[w.word];
+    const double idf = weights.idfPower(w.word);
+    std::size_t at = 0;
+    for (std::size_t f = 0; f < finalists.size(); ++f) {
+      const std::int32_t count = list.countOf(finalists[f], at);
+      ++t_visited;
+      if (count == 0) continue;
+      const double d = documentWeight(count, finalists[f], idf, weights);
+      exact[f] += cosine ? contribution<true>(w.weight, d) : contribution<false>(w.weight, d);
+    }
+  }
+  Ranked ranked;
+  ranked.reserve(finalists.size());
+  for (std::size_t f = 0; f < finalists.size(); ++f) ranked.emplace_back(exact[f], finalists[f]);
   return best(std::move(ranked), top_k);
 }
 

@@ -18,19 +18,19 @@ struct QueryWord {
   double weight;
 };
 
-// (score in units, score_units.hpp; id), best first: score descending, equal scores by id ascending.
-using Ranked = std::vector<std::pair<std::int64_t, ImageId>>;
+// (score, id), best first: score descending, equal scores by id ascending.
+using Ranked = std::vector<std::pair<double, ImageId>>;
 
 struct QueryScorer {
   const IndexData& data;
   const ScoringWeights& weights;
   bool cosine;
 
-  // `words` ascending. An image's score is the exact sum of its words' contributions in units
-  // (scoreUnits): q_w d_w (cosine) or min(q_w, d_w) (intersection) with d_w = weight(c, w) * scale(d).
-  // The top `top_k` images with a positive score.
+  // `words` ascending. An image's score is the sum of its words' contributions added in ascending word
+  // order, starting from 0: q_w d_w (cosine) or min(q_w, d_w) (intersection) with
+  // d_w = weight(c, w) * scale(d). The top `top_k` images with a positive score.
   Ranked exhaustive(const std::vector<QueryWord>& words, std::size_t top_k) const;
-  // The same ranking and the same scores from fewer postings.
+  // The same ranking and the same scores, bit for bit, from fewer postings.
   Ranked pruned(const std::vector<QueryWord>& words, std::size_t top_k) const;
 
   // The postings the calling thread's last query scanned plus the look-ups it made in lists it did

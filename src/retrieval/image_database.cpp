@@ -239,7 +239,7 @@ std::vector<SearchResult> ImageDatabase::queryWith(const ImageWords& query, std:
     // Phase 2: the WGC score of the candidates in decreasing Hamming score, each at most its Hamming
     // score (hamming_scorer.hpp), until the k-th best WGC score so far beats every candidate left
     // (strictly: equal scores rank by id; 1e-9 covers the sums' rounding): the top k of scoring them all.
-    index_detail::TopK<double> best(top_k);
+    index_detail::TopK best(top_k);
     for (const std::size_t i : order) {
       if (best.full() && best.worst().first > scored[i].first * (1 + 1e-9)) break;
       const ImageId id = scored[i].second;
@@ -259,7 +259,7 @@ std::vector<SearchResult> ImageDatabase::queryWith(const ImageWords& query, std:
     if (i == sorted) {
       sorted = std::min(scored.size(), sorted + top_k);
       std::partial_sort(scored.begin() + static_cast<std::ptrdiff_t>(i),
-                        scored.begin() + static_cast<std::ptrdiff_t>(sorted), scored.end(), better<double>);
+                        scored.begin() + static_cast<std::ptrdiff_t>(sorted), scored.end(), better);
     }
     const auto& [score, id] = scored[i];
     try {

@@ -102,18 +102,14 @@ inline std::vector<Expected> bruteForce(const std::map<ImageId, Counts>& images,
   return ranking;
 }
 
-// Within `tolerance` of each other relatively, or within the index's fixed-point resolution
-// absolutely: a score is the sum of its words' contributions each rounded up to a multiple of 2^-56
-// (src/index/score_units.hpp), so it may exceed the double-precision value by up to 2^-56 per word
-// (1e-13 covers 4,096 words), which is more than 1e-9 of it only for scores far below any that rank.
-inline bool closeScores(double a, double b, double tolerance) {
-  return std::abs(a - b) <= tolerance * std::max(std::abs(a), std::abs(b)) + 1e-13;
+inline bool closeRelative(double a, double b, double tolerance) {
+  return std::abs(a - b) <= tolerance * std::max(std::abs(a), std::abs(b));
 }
 
 // Rank by rank: the score equals the reference's score at that rank, and the returned image's own
-// reference score equals it too (closeScores). So ids may differ from the reference only between
-// images whose reference scores agree within the tolerance (near-ties); any other swap, a missing or
-// an extra image fails. Returns the number of such near-tie swaps.
+// reference score equals it too. So ids may differ from the reference only between images whose
+// reference scores agree within the tolerance (near-ties); any other swap, a missing or an extra
+// image fails. Returns the number of such near-tie swaps.
 inline int expectSameRanking(const std::vector<SearchResult>& got, const std::vector<Expected>& expected,
                              std::size_t top_k, const std::map<ImageId, std::string>& names,
                              double tolerance = 1e-9) {
@@ -125,14 +121,14 @@ inline int expectSameRanking(const std::vector<SearchResult>& got, const std::ve
   for (std::size_t r = 0; r < std::min(got.size(), expected.size()); ++r) {
     SCOPED_TRACE("rank " + std::to_string(r + 1) + ", id " + std::to_string(got[r].id));
     EXPECT_TRUE(std::isfinite(got[r].score));
-    EXPECT_TRUE(closeScores(got[r].score, expected[r].score, tolerance))
+    EXPECT_TRUE(closeRelative(got[r].score, expected[r].score, tolerance))
         << got[r].score << " vs reference " << expected[r].score;
     auto it = reference.find(got[r].id);
     if (it == reference.end()) {
       ADD_FAILURE() << "returned an image whose reference score is 0 (or that is not indexed)";
       continue;
     }
-    EXPECT_TRUE(closeScores(got[r].score, it->second, tolerance)) << got[r].score << " vs its own " << it->second;
+    EXPECT_TRUE(closeRelative(got[r].score, it->second, tolerance)) << got[r].score << " vs its own " << it->second;
     EXPECT_EQ(got[r].name, names.at(got[r].id));
     EXPECT_EQ(std::count(seen.begin(), seen.end(), got[r].id), 0) << "returned twice";
     seen.push_back(got[r].id);

@@ -1,9 +1,8 @@
 // The posting list's two forms (sparse and dense, src/index/posting_list.hpp) against a plain map of
 // the same postings through appends, removals and switches of form, counts at every field's edge;
-// and the dense query loop (vector and scalar) and the score units against their definitions.
+// and the dense query loop (vector and scalar) against its definition, bit for bit.
 #include "index/dense_accumulate.hpp"
 #include "index/posting_list.hpp"
-#include "index/score_units.hpp"
 #include "support/test_support.hpp"
 
 #include <bovw/error.hpp>
@@ -11,9 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cmath>
 #include <cstring>
-#include <limits>
 #include <map>
 #include <random>
 #include <vector>
@@ -333,76 +330,50 @@ TEST(PostingList, ThePassByImageBlocksVisitsEveryPostingOnceInWordOrder) {
   }
 }
 
-// scoreUnits against std::ceil of the scaled value: zero, the smallest positive doubles, exact
-// multiples of a unit, values beyond 2^53 units, and random contributions.
-TEST(ScoreUnits, RoundUpToMultiplesOfTwoToTheMinus56) {
-  BOVW_SEEDED_RNG(rng);
-  EXPECT_EQ(index_detail::scoreUnits(0.0), 0);
-  EXPECT_EQ(index_detail::scoreUnits(std::numeric_limits<double>::denorm_min()), 1);
-  EXPECT_EQ(index_detail::scoreUnits(0x1p-80), 1);
-  EXPECT_EQ(index_detail::scoreUnits(3 * 0x1p-56), 3);
-  EXPECT_EQ(index_detail::scoreUnits(1.0), std::int64_t{1} << 56);
-  EXPECT_EQ(index_detail::scoreUnits(0.75 + 0x1p-52), (std::int64_t{3} << 54) + 16);
-  std::uniform_real_distribution<double> unit(0.0, 2.0);
-  for (int i = 0; i < 100000; ++i) {
-    const double x = std::ldexp(unit(rng), -std::uniform_int_distribution<int>(0, 60)(rng));
-    ASSERT_EQ(index_detail::scoreUnits(x), static_cast<std::int64_t>(std::ceil(std::ldexp(x, 56)))) << x;
-  }
+std::uint64_t bits(double x) {
+  std::uint64_t b;
+  std::memcpy(&b, &x, sizeof b);
+  return b;
 }
 
-// addDenseWords (AVX-512 where the CPU has it) and the scalar loop against the definition, many words
-// at once with spans of their own (some ending inside the range), on ranges of every alignment and
-// lengths across the vector loop's 64 images, counts from 0 to 255.
-TEST(DenseAccumulate, VectorAndScalarLoopsEqualTheDefinition) {
+// addDenseWord (AVX-512 where the CPU has it) and the scalar loop against the definition, on ranges of
+// every alignment and odd lengths, counts from 0 to 255.
+TEST(DenseAccumulate, VectorAndScalarLoopsEqualTheDefinitionBitForBit) {
   BOVW_SEEDED_RNG(rng);
   std::uniform_real_distribution<double> positive(0.001, 3.0);
   for (int trial = 0; trial < 200; ++trial) {
-    const std::size_t n = std::uniform_int_distribution<std::size_t>(0, 700)(rng);
-    const std::size_t words = std::uniform_int_distribution<std::size_t>(0, 40)(rng);
+    const std::size_t n = std::uniform_int_distribution<std::size_t>(0, 300)(rng);
+    std::vector<std::uint8_t> counts(n);
     const bool with_large = trial % 3 == 0;
-    std::vector<std::vector<std::uint8_t>> counts(words);
-    std::vector<index_detail::DenseWord> dense;
-    for (auto& c : counts) {
-      const std::size_t span = std::bernoulli_distribution(0.8)(rng) ? n : std::uniform_int_distribution<std::size_t>(0, n)(rng);
-      c.resize(span);
-      for (auto& count : c)
-        count = std::bernoulli_distribution(0.4)(rng) ? 0
-                : with_large && std::bernoulli_distribution(0.05)(rng)
-                    ? static_cast<std::uint8_t>(std::uniform_int_distribution<int>(16, 255)(rng))
-                    : static_cast<std::uint8_t>(std::uniform_int_distribution<int>(1, 15)(rng));
-      index_detail::DenseWord word{c.data(), span, positive(rng) / 16, {}};
-      for (int k = 1; k < index_detail::kDenseTabledCounts; ++k) word.term_idf[k] = positive(rng);
-      dense.push_back(word);
-    }
-    std::vector<double> scale(n);
-    std::vector<std::int64_t> start(n);
+    for (auto& c : counts)
+      c = std::bernoulli_distribution(0.4)(rng) ? 0
+          : with_large && std::bernoulli_distribution(0.05)(rng)
+              ? static_cast<std::uint8_t>(std::uniform_int_distribution<int>(16, 255)(rng))
+              : static_cast<std::uint8_t>(std::uniform_int_distribution<int>(1, 15)(rng));
+    index_detail::DenseWord word{counts.data(), positive(rng), {}};
+    for (int c = 1; c < index_detail::kDenseTabledCounts; ++c) word.term_idf[c] = positive(rng);
+    std::vector<double> scale(n), start(n);
     for (std::size_t i = 0; i < n; ++i) {
-      scale[i] = positive(rng) / 16;
-      start[i] = std::bernoulli_distribution(0.2)(rng) ? 0 : std::uniform_int_distribution<std::int64_t>(1, 1ll << 58)(rng);
+      scale[i] = positive(rng);
+      start[i] = std::bernoulli_distribution(0.2)(rng) ? 0.0 : positive(rng);
     }
     const std::size_t begin = std::uniform_int_distribution<std::size_t>(0, n)(rng);
     const std::size_t end = std::uniform_int_distribution<std::size_t>(begin, n)(rng);
     for (bool cosine : {false, true}) {
       SCOPED_TRACE("trial " + std::to_string(trial) + (cosine ? ", cosine" : ", intersection"));
-      std::vector<std::int64_t> expected = start;
-      std::vector<std::uint8_t> large(words, 0);
-      for (std::size_t j = 0; j < words; ++j)
-        for (std::size_t i = begin; i < std::min(end, counts[j].size()); ++i) {
-          const std::uint8_t c = counts[j][i];
-          if (c >= index_detail::kDenseTabledCounts) large[j] = 1;
-          const double d = (c < index_detail::kDenseTabledCounts ? dense[j].term_idf[c] : 0.0) * scale[i];
-          expected[i] += static_cast<std::int64_t>(std::ceil(std::ldexp(cosine ? dense[j].q * d : std::min(dense[j].q, d), 56)));
-        }
-      std::vector<std::int64_t> vector = start, scalar = start;
-      std::vector<std::uint8_t> vector_large(words, 0), scalar_large(words, 0);
-      index_detail::addDenseWords(dense.data(), words, cosine, scale.data(), vector.data(), begin, end, vector_large.data());
-      index_detail::addDenseWordsScalar(dense.data(), words, cosine, scale.data(), scalar.data(), begin, end,
-                                        scalar_large.data());
-      EXPECT_EQ(vector_large, large);
-      EXPECT_EQ(scalar_large, large);
+      std::vector<double> expected = start;
+      bool large = false;
+      for (std::size_t i = begin; i < end; ++i) {
+        large |= counts[i] >= index_detail::kDenseTabledCounts;
+        const double d = (counts[i] < index_detail::kDenseTabledCounts ? word.term_idf[counts[i]] : 0.0) * scale[i];
+        expected[i] = expected[i] + (cosine ? word.q * d : std::min(word.q, d));
+      }
+      std::vector<double> vector = start, scalar = start;
+      EXPECT_EQ(index_detail::addDenseWord(word, cosine, scale.data(), vector.data(), begin, end), large);
+      EXPECT_EQ(index_detail::addDenseWordScalar(word, cosine, scale.data(), scalar.data(), begin, end), large);
       for (std::size_t i = 0; i < n; ++i) {
-        ASSERT_EQ(vector[i], expected[i]) << "image " << i;
-        ASSERT_EQ(scalar[i], expected[i]) << "image " << i;
+        ASSERT_EQ(bits(vector[i]), bits(expected[i])) << "image " << i;
+        ASSERT_EQ(bits(scalar[i]), bits(expected[i])) << "image " << i;
       }
     }
   }
