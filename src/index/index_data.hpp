@@ -1,5 +1,6 @@
 // What an inverted index holds and persists, shared by the index (inverted_index.cpp) and its file
-// format (index_file.cpp). Everything derived from it (idf, norms) is recomputed, never stored.
+// format (index_file.cpp). Everything derived from it (idf, norms) is recomputed, never stored in
+// the file (a live database's checkpoint keeps the default scoring's norms beside it: checkpoint.hpp).
 #pragma once
 
 #include "index/posting_list.hpp"
