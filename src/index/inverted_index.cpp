@@ -615,7 +615,7 @@ std::vector<SearchResult> InvertedIndex::queryWith(HistogramRef histogram, std::
   if (query_norm == 0.0) return {};  // an empty histogram scores 0 against everything
   if (cosine) query_norm = std::sqrt(query_norm);
 
-  // The words to visit, ascending (the order every image's score is summed in), with their weights.
+  // The words to visit with their weights, in the order every image's score is summed in.
   std::vector<index_detail::QueryWord> words;
   for (Eigen::Index w = 0; w < histogram.size(); ++w) {
     const auto word = static_cast<std::size_t>(w);
@@ -624,6 +624,7 @@ std::vector<SearchResult> InvertedIndex::queryWith(HistogramRef histogram, std::
   }
 
   const index_detail::QueryScorer scorer{s.data, *weights, cosine};
+  scorer.toSummationOrder(words);
   const std::vector<std::pair<double, ImageId>> ranked =
       strategy == QueryStrategy::Exhaustive ? scorer.exhaustive(words, top_k) : scorer.pruned(words, top_k);
 

@@ -9,8 +9,8 @@
 // can still reach theta), by a galloping search in each list (a scan where they are dense). Common words,
 // long lists of low idf, have the smallest bounds: they are the lists phase 2 searches instead of
 // scanning. Last, the few images left that can be in the top k are scored again word by word in
-// ascending word order, the order the exhaustive path adds in, so that their scores are the
-// reference's bits, and ranked.
+// summation order (QueryScorer::toSummationOrder), the order the exhaustive path adds in, so that their
+// scores have its bits, and ranked.
 #include "index/query_scorer.hpp"
 
 #include "index/dense_accumulate.hpp"
@@ -85,7 +85,7 @@ inline double documentWeight(std::int32_t count, ImageId id, double idf, const S
 // which cost 1.5x. A count's stored byte indexes the term table directly: the large mark's entry is
 // 0, which adds exactly nothing, and such a posting's true weight is added in a pass of its own
 // after the loop, only for a list that has large counts; an image's sum still grows by this word's
-// term once, in ascending word order.
+// term once, in summation order.
 template <bool kCosine, bool kTrack>
 std::size_t accumulateSparse(const PostingList& list, std::size_t from, ImageId end, double q, double idf,
                              const ScoringWeights& weights, Accumulator& a) {
@@ -112,48 +112,79 @@ std::size_t accumulateSparse(const PostingList& list, std::size_t from, ImageId 
   return i;
 }
 
-// The same for a dense `list`, whose positions are the image ids: adds the images from `from` below
-// `end`. Untracked (the exhaustive query's blocks), every image of the range gets the word's
-// contribution, 0 where it lacks the word, with vector instructions (dense_accumulate.hpp); counts
-// beyond that loop's table are added after it, as in the sparse loop. Tracked, only the images that
-// hold the word are added and listed.
-template <bool kCosine, bool kTrack>
+// The same for a dense `list`, whose positions are the image ids: the images from `from` below `end`
+// that hold the word are added and listed.
+template <bool kCosine>
 std::size_t accumulateDense(const PostingList& list, std::size_t from, ImageId end, double q, double idf,
                             const ScoringWeights& weights, Accumulator& a) {
   const std::uint8_t* counts = list.denseCounts();
-  const double* scale = weights.scales();
   double* score = a.score.data();
   const std::size_t last = std::min<std::size_t>(end, list.denseSpan());
   if (from >= last) return from;
-  if (kTrack) {
-    ImageId* touched = a.touched.data() + a.touched_count;
-    for (std::size_t id = from; id < last; ++id) {
-      if (counts[id] == 0) continue;
-      if (score[id] == 0.0) *touched++ = static_cast<ImageId>(id);
-      score[id] += contribution<kCosine>(q, documentWeight(list.count(static_cast<ImageId>(id), counts[id]),
-                                                           static_cast<ImageId>(id), idf, weights));
-    }
-    a.touched_count = static_cast<std::size_t>(touched - a.touched.data());
-    return last;
+  ImageId* touched = a.touched.data() + a.touched_count;
+  for (std::size_t id = from; id < last; ++id) {
+    if (counts[id] == 0) continue;
+    if (score[id] == 0.0) *touched++ = static_cast<ImageId>(id);
+    score[id] += contribution<kCosine>(q, documentWeight(list.count(static_cast<ImageId>(id), counts[id]),
+                                                         static_cast<ImageId>(id), idf, weights));
   }
-  DenseWord word{counts, q, {}};
-  for (int c = 0; c < kDenseTabledCounts; ++c) word.term_idf[c] = weights.termTable()[c] * idf;
-  if (addDenseWord(word, kCosine, scale, score, from, last))
-    for (std::size_t id = from; id < last; ++id)
-      if (counts[id] >= kDenseTabledCounts)
-        score[id] += contribution<kCosine>(q, documentWeight(list.count(static_cast<ImageId>(id), counts[id]),
-                                                             static_cast<ImageId>(id), idf, weights));
+  a.touched_count = static_cast<std::size_t>(touched - a.touched.data());
   return last;
 }
 
-template <bool kCosine, bool kTrack>
-std::size_t accumulate(const PostingList& list, std::size_t from, ImageId end, double q, double idf,
-                       const ScoringWeights& weights, Accumulator& a) {
-  return list.dense() ? accumulateDense<kCosine, kTrack>(list, from, end, q, idf, weights, a)
-                      : accumulateSparse<kCosine, kTrack>(list, from, end, q, idf, weights, a);
+// A whole list, listing the images it touches.
+template <bool kCosine>
+void accumulateListed(const PostingList& list, double q, double idf, const ScoringWeights& weights, Accumulator& a) {
+  if (list.dense())
+    accumulateDense<kCosine>(list, 0, PostingList::kNoImage, q, idf, weights, a);
+  else
+    accumulateSparse<kCosine, true>(list, 0, PostingList::kNoImage, q, idf, weights, a);
 }
 
-constexpr ImageId kEveryImage = PostingList::kNoImage;
+// What the exhaustive query adds to a block in one step: consecutive words of the query (in summation
+// order) whose lists are dense, together (dense_accumulate.hpp; `prepared` holds their counts and
+// tables), or one word whose list is sparse (`prepared` null).
+struct WordRun {
+  const QueryWord* words;
+  const DenseWord* prepared;
+  std::size_t n;
+};
+
+// The run's words added to the images [first, last) one image at a time, every count weighed exactly
+// (those beyond the vector loop's table from the lists' side tables): a group the vector loop left,
+// or the images before the first whole group.
+template <bool kCosine>
+void addDenseRunExactly(const WordRun& run, std::size_t first, std::size_t last, const IndexData& data,
+                        const ScoringWeights& weights, double* score) {
+  for (std::size_t id = first; id < last; ++id) {
+    double sum = score[id];
+    for (std::size_t j = 0; j < run.n; ++j) {
+      const PostingList& list = data.postings[run.words[j].word];
+      if (id >= list.denseSpan() || list.denseCounts()[id] == 0) continue;  // adds exactly 0
+      const auto image = static_cast<ImageId>(id);
+      const double d = documentWeight(list.count(image, list.denseCounts()[id]), image,
+                                      weights.idfPower(run.words[j].word), weights);
+      sum += contribution<kCosine>(run.words[j].weight, d);
+    }
+    score[id] = sum;
+  }
+}
+
+// The run added to the images [begin, end): whole groups of kDenseGroup images aligned on the ids (a
+// group's counts are one cache line a word) by the vector loop, the rest exactly.
+template <bool kCosine>
+void addDenseRun(const WordRun& run, std::size_t begin, std::size_t end, const IndexData& data,
+                 const ScoringWeights& weights, double* score) {
+  std::size_t id = std::min(end, (begin + kDenseGroup - 1) / kDenseGroup * kDenseGroup);
+  addDenseRunExactly<kCosine>(run, begin, id, data, weights, score);
+  while (id < end) {
+    id = addDenseWords(run.prepared, run.n, kCosine, weights.scales(), score, id, end);
+    const std::size_t stop = std::min(end, id + kDenseGroup);
+    addDenseRunExactly<kCosine>(run, id, stop, data, weights, score);
+    id = stop;
+  }
+}
+
 // ThreadSanitizer cannot follow Debian's uninstrumented libgomp, whose start and end of a parallel part
 // order nothing as far as it knows: in such a build a query's ranges all run on the calling thread
 // (docs/SANITIZERS.md).
@@ -222,40 +253,45 @@ Accumulator& accumulatorFor(const IndexData& data) {
 
 std::uint64_t QueryScorer::lastVisited() { return t_visited; }
 
+void QueryScorer::toSummationOrder(std::vector<QueryWord>& words) const {
+  std::stable_partition(words.begin(), words.end(),
+                        [&](const QueryWord& w) { return 5 * data.postings[w.word].size() >= data.live(); });
+}
+
 Ranked QueryScorer::exhaustive(const std::vector<QueryWord>& words, std::size_t top_k) const {
   Accumulator& a = accumulatorFor(data);
   Accumulator::Reset reset{a};
   t_visited = 0;
   for (const QueryWord& w : words) t_visited += data.postings[w.word].size();
-  const auto add = [&](const QueryWord& w, std::size_t from, ImageId end, auto track) {
-    const PostingList& list = data.postings[w.word];
-    const double idf = weights.idfPower(w.word);
-    return cosine ? accumulate<true, decltype(track)::value>(list, from, end, w.weight, idf, weights, a)
-                  : accumulate<false, decltype(track)::value>(list, from, end, w.weight, idf, weights, a);
-  };
   // Listing the touched images pays while the lists are short against the images; beyond an eighth
   // of them, one pass over every image's score costs less.
   a.all_touched = 8 * t_visited >= data.names.size();
   if (!a.all_touched) {
-    for (const QueryWord& w : words) add(w, 0, kEveryImage, std::true_type());
+    for (const QueryWord& w : words) {
+      const PostingList& list = data.postings[w.word];
+      if (cosine)
+        accumulateListed<true>(list, w.weight, weights.idfPower(w.word), weights, a);
+      else
+        accumulateListed<false>(list, w.weight, weights.idfPower(w.word), weights, a);
+    }
     Ranked ranked;
     ranked.reserve(a.touched_count);
     for (const ImageId* id = a.touchedBegin(); id != a.touchedEnd(); ++id) ranked.emplace_back(a.score[*id], *id);
     return best(std::move(ranked), top_k);
   }
-  // Block by block of images, every word's postings in the block in ascending word order (each
-  // image's sum in the same order as whole lists would add it): the block's scores and normalisers
-  // stay in a core's cache, where whole lists would read both at random over the whole index (2.6x
-  // at 1,000,000 images, the same at 100,000; issue 21). The images are split into ranges added by
-  // as many threads as OpenMP gives the calling thread (one per core unless told otherwise:
-  // omp_set_num_threads, or OMP_NUM_THREADS), each range into its own part of the scores: the same
-  // sums, in the same order, on any number of threads (issue 21: a million images' query twice as
-  // fast on two cores). Four ranges a thread, taken as the threads come free, so that a thread slowed
-  // by other work (a writer on the same core) holds up the query by at most a small range; a range
-  // is at least a block, whose start in each list costs a binary search. Each thread gets at least
-  // two blocks' worth: the parallel part ends when every thread of the team has reached its end, and
-  // on a busy machine a thread may wait milliseconds for a core, more than a small query's whole time
-  // (20,000 images on two busy cores: 1.2 ms on one thread, 9.4 ms split over two).
+  // Block by block of images, every word's postings in the block in summation order (each image's
+  // sum in the same order as whole lists would add it): the block's scores and normalisers stay in a
+  // core's cache, where whole lists would read both at random over the whole index (2.6x at 1,000,000
+  // images, the same at 100,000; issue 21). The images are split into ranges added by as many threads
+  // as OpenMP gives the calling thread (one per core unless told otherwise: omp_set_num_threads, or
+  // OMP_NUM_THREADS), each range into its own part of the scores: the same sums, in the same order, on
+  // any number of threads (issue 21: a million images' query twice as fast on two cores). Four ranges
+  // a thread, taken as the threads come free, so that a thread slowed by other work (a writer on the
+  // same core) holds up the query by at most a small range; a range is at least a block, whose start
+  // in each list costs a binary search. Each thread gets at least two blocks' worth: the parallel part
+  // ends when every thread of the team has reached its end, and on a busy machine a thread may wait
+  // milliseconds for a core, more than a small query's whole time (20,000 images on two busy cores:
+  // 1.2 ms on one thread, 9.4 ms split over two).
   const auto ids = static_cast<ImageId>(data.names.size());
   const std::size_t blocks = (std::size_t{ids} + kBlock - 1) / kBlock;
   const std::size_t threads =
@@ -263,11 +299,46 @@ Ranked QueryScorer::exhaustive(const std::vector<QueryWord>& words, std::size_t 
   const std::size_t team = std::clamp<std::size_t>(blocks / 2, 1, threads);
   const std::size_t parts = team == 1 ? 1 : std::min(4 * team, blocks);
   // Everything the threads use is allocated here: nothing in the parallel part may throw.
-  std::vector<std::size_t> cursors(parts * words.size());  // each range's lists' next postings
+  std::vector<DenseWord> prepared(words.size());
+  std::vector<WordRun> runs;
+  for (std::size_t j = 0; j < words.size(); ++j) {
+    const PostingList& list = data.postings[words[j].word];
+    if (!list.dense()) {
+      runs.push_back({&words[j], nullptr, 1});
+      continue;
+    }
+    DenseWord& word = prepared[j];
+    word.counts = list.denseCounts();
+    word.span = list.denseSpan();
+    word.q = words[j].weight;
+    const double idf = weights.idfPower(words[j].word);
+    for (int c = 0; c < kDenseTabledCounts; ++c) word.term_idf[c] = weights.termTable()[c] * idf;
+    if (!runs.empty() && runs.back().prepared != nullptr)
+      ++runs.back().n;
+    else
+      runs.push_back({&words[j], &word, 1});
+  }
+  std::vector<std::size_t> cursors(parts * words.size());  // each range's sparse lists' next postings
   std::vector<TopK> tops;  // each made in place, with its room reserved (a copy would not keep it)
   tops.reserve(parts);
   for (std::size_t part = 0; part < parts; ++part) tops.emplace_back(top_k);
   std::vector<Ranked> ranked(parts);
+  double* score = a.score.data();
+  const auto add = [&](const WordRun& run, std::size_t* next, ImageId begin, ImageId end) {
+    if (run.prepared != nullptr) {
+      if (cosine)
+        addDenseRun<true>(run, begin, end, data, weights, score);
+      else
+        addDenseRun<false>(run, begin, end, data, weights, score);
+      return;
+    }
+    const QueryWord& w = run.words[0];
+    std::size_t& at = next[static_cast<std::size_t>(&w - words.data())];
+    const PostingList& list = data.postings[w.word];
+    const double idf = weights.idfPower(w.word);
+    at = cosine ? accumulateSparse<true, false>(list, at, end, w.weight, idf, weights, a)
+                : accumulateSparse<false, false>(list, at, end, w.weight, idf, weights, a);
+  };
 #pragma omp parallel for num_threads(static_cast<int>(team)) schedule(dynamic, 1) if (team > 1)
   for (std::size_t part = 0; part < parts; ++part) {
     const auto first = static_cast<ImageId>(std::uint64_t{ids} * part / parts);
@@ -276,11 +347,10 @@ Ranked QueryScorer::exhaustive(const std::vector<QueryWord>& words, std::size_t 
     for (std::size_t j = 0; j < words.size(); ++j) next[j] = data.postings[words[j].word].positionOf(first);
     for (ImageId begin = first; begin < last; begin = last - begin > kBlock ? begin + kBlock : last) {
       const ImageId end = last - begin > kBlock ? begin + kBlock : last;
-      for (std::size_t j = 0; j < words.size(); ++j) next[j] = add(words[j], next[j], end, std::false_type());
+      for (const WordRun& run : runs) add(run, next, begin, end);
     }
     // The range's best k as the scores go by (the untouched ones are 0), each score zeroed after it
     // is read: the next query's start, without another pass over every image.
-    double* score = a.score.data();
     for (ImageId id = first; id < last; ++id) {
       if (score[id] > 0.0) tops[part].offer(score[id], id);
       score[id] = 0.0;
@@ -355,9 +425,9 @@ Ranked QueryScorer::pruned(const std::vector<QueryWord>& words, std::size_t top_
     const QueryWord& w = words[order[j]];
     const PostingList& list = data.postings[w.word];
     if (cosine)
-      accumulate<true, true>(list, 0, kEveryImage, w.weight, weights.idfPower(w.word), weights, a);
+      accumulateListed<true>(list, w.weight, weights.idfPower(w.word), weights, a);
     else
-      accumulate<false, true>(list, 0, kEveryImage, w.weight, weights.idfPower(w.word), weights, a);
+      accumulateListed<false>(list, w.weight, weights.idfPower(w.word), weights, a);
     since += list.size();
   }
 
@@ -435,7 +505,7 @@ Ranked QueryScorer::pruned(const std::vector<QueryWord>& words, std::size_t top_
   }
 
   // The candidates' scores are now complete but summed in another order than the reference's: those
-  // that may be in the top k are scored again in ascending word order.
+  // that may be in the top k are scored again in summation order.
   prune(n);
   std::vector<ImageId> finalists;
   for (ImageId id : candidates)
@@ -450,7 +520,7 @@ Ranked QueryScorer::pruned(const std::vector<QueryWord>& words, std::size_t top_
     return exhaustive(words, top_k);
   }
   // Word by word, so that each list is searched forwards once for the finalists (ascending); each
-  // finalist's sum still grows in ascending word order.
+  // finalist's sum still grows in summation order.
   std::vector<double> exact(finalists.size(), 0.0);
   for (const QueryWord& w : words) {
     const PostingList& list = data.postings[w.word];

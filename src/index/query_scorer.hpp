@@ -26,9 +26,17 @@ struct QueryScorer {
   const ScoringWeights& weights;
   bool cosine;
 
-  // `words` ascending. An image's score is the sum of its words' contributions added in ascending word
-  // order, starting from 0: q_w d_w (cosine) or min(q_w, d_w) (intersection) with
-  // d_w = weight(c, w) * scale(d). The top `top_k` images with a positive score.
+  // Puts the query's `words` in summation order: an image's score is the sum of its words'
+  // contributions added in this order, starting from 0. The common words (those that at least a fifth
+  // of the live images hold) ascending, then the others ascending: an order that follows from the
+  // images alone, not from the lists' forms or the index's history, so that an index grown by adds and
+  // removes gives every score the bits of one indexed afresh; and one that puts the words whose lists
+  // are dense (posting_list.hpp) side by side, where the exhaustive query adds them in one pass
+  // (dense_accumulate.hpp).
+  void toSummationOrder(std::vector<QueryWord>& words) const;
+
+  // `words` in summation order. An image's score sums q_w d_w (cosine) or min(q_w, d_w)
+  // (intersection) with d_w = weight(c, w) * scale(d). The top `top_k` images with a positive score.
   Ranked exhaustive(const std::vector<QueryWord>& words, std::size_t top_k) const;
   // The same ranking and the same scores, bit for bit, from fewer postings.
   Ranked pruned(const std::vector<QueryWord>& words, std::size_t top_k) const;

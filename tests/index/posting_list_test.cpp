@@ -336,22 +336,34 @@ std::uint64_t bits(double x) {
   return b;
 }
 
-// addDenseWord (AVX-512 where the CPU has it) and the scalar loop against the definition, on ranges of
-// every alignment and odd lengths, counts from 0 to 255.
+// addDenseWords (AVX-512 where the CPU has it) and the scalar loop against the definition: groups of
+// kDenseGroup images from `begin`, each image's sum grown word by word in the run's order, up to the
+// first group that ends after `end`, holds a count beyond the table or crosses a word's span, which
+// both return and leave as it was. Runs of 0-6 words, spans short and long, ranges of every alignment
+// and odd lengths, counts from 0 to 255.
 TEST(DenseAccumulate, VectorAndScalarLoopsEqualTheDefinitionBitForBit) {
   BOVW_SEEDED_RNG(rng);
   std::uniform_real_distribution<double> positive(0.001, 3.0);
-  for (int trial = 0; trial < 200; ++trial) {
-    const std::size_t n = std::uniform_int_distribution<std::size_t>(0, 300)(rng);
-    std::vector<std::uint8_t> counts(n);
+  const std::size_t group = index_detail::kDenseGroup;
+  int stopped_early = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    const std::size_t n = std::uniform_int_distribution<std::size_t>(0, 700)(rng);
+    const std::size_t word_count = std::uniform_int_distribution<std::size_t>(0, 6)(rng);
     const bool with_large = trial % 3 == 0;
-    for (auto& c : counts)
-      c = std::bernoulli_distribution(0.4)(rng) ? 0
-          : with_large && std::bernoulli_distribution(0.05)(rng)
-              ? static_cast<std::uint8_t>(std::uniform_int_distribution<int>(16, 255)(rng))
-              : static_cast<std::uint8_t>(std::uniform_int_distribution<int>(1, 15)(rng));
-    index_detail::DenseWord word{counts.data(), positive(rng), {}};
-    for (int c = 1; c < index_detail::kDenseTabledCounts; ++c) word.term_idf[c] = positive(rng);
+    std::vector<std::vector<std::uint8_t>> counts(word_count);
+    std::vector<index_detail::DenseWord> words(word_count);
+    for (std::size_t j = 0; j < word_count; ++j) {
+      const bool whole = std::bernoulli_distribution(0.7)(rng);
+      const std::size_t span = whole ? n : std::uniform_int_distribution<std::size_t>(0, n)(rng);
+      counts[j].resize(span);
+      for (auto& c : counts[j])
+        c = std::bernoulli_distribution(0.4)(rng) ? 0
+            : with_large && std::bernoulli_distribution(0.002)(rng)
+                ? static_cast<std::uint8_t>(std::uniform_int_distribution<int>(16, 255)(rng))
+                : static_cast<std::uint8_t>(std::uniform_int_distribution<int>(1, 15)(rng));
+      words[j] = {counts[j].data(), span, positive(rng), {}};
+      for (int c = 1; c < index_detail::kDenseTabledCounts; ++c) words[j].term_idf[c] = positive(rng);
+    }
     std::vector<double> scale(n), start(n);
     for (std::size_t i = 0; i < n; ++i) {
       scale[i] = positive(rng);
@@ -362,21 +374,35 @@ TEST(DenseAccumulate, VectorAndScalarLoopsEqualTheDefinitionBitForBit) {
     for (bool cosine : {false, true}) {
       SCOPED_TRACE("trial " + std::to_string(trial) + (cosine ? ", cosine" : ", intersection"));
       std::vector<double> expected = start;
-      bool large = false;
-      for (std::size_t i = begin; i < end; ++i) {
-        large |= counts[i] >= index_detail::kDenseTabledCounts;
-        const double d = (counts[i] < index_detail::kDenseTabledCounts ? word.term_idf[counts[i]] : 0.0) * scale[i];
-        expected[i] = expected[i] + (cosine ? word.q * d : std::min(word.q, d));
+      std::size_t stop = begin;
+      for (; end - stop >= group; stop += group) {
+        bool addable = true;
+        for (const auto& w : words) {
+          if (stop < w.span && w.span < stop + group) addable = false;
+          for (std::size_t i = stop; i < std::min(stop + group, w.span); ++i)
+            if (w.counts[i] >= index_detail::kDenseTabledCounts) addable = false;
+        }
+        if (!addable) break;
+        for (std::size_t i = stop; i < stop + group; ++i)
+          for (const auto& w : words) {
+            const double d = (i < w.span ? w.term_idf[w.counts[i]] : 0.0) * scale[i];
+            expected[i] = expected[i] + (cosine ? w.q * d : std::min(w.q, d));
+          }
       }
+      if (end - stop >= group) ++stopped_early;
       std::vector<double> vector = start, scalar = start;
-      EXPECT_EQ(index_detail::addDenseWord(word, cosine, scale.data(), vector.data(), begin, end), large);
-      EXPECT_EQ(index_detail::addDenseWordScalar(word, cosine, scale.data(), scalar.data(), begin, end), large);
+      EXPECT_EQ(index_detail::addDenseWords(words.data(), word_count, cosine, scale.data(), vector.data(), begin, end),
+                stop);
+      EXPECT_EQ(
+          index_detail::addDenseWordsScalar(words.data(), word_count, cosine, scale.data(), scalar.data(), begin, end),
+          stop);
       for (std::size_t i = 0; i < n; ++i) {
         ASSERT_EQ(bits(vector[i]), bits(expected[i])) << "image " << i;
         ASSERT_EQ(bits(scalar[i]), bits(expected[i])) << "image " << i;
       }
     }
   }
+  EXPECT_GT(stopped_early, 20);  // groups the loops must leave (large counts, spans) came up
 }
 
 }  // namespace
