@@ -20,3 +20,13 @@ done
 g++ -O2 $H/spin3.cpp -o spin3 && ./spin3 > spin3.txt
 sort -k2 -n spin3.txt | awk 'NR==200{print "spin3 p50",$2} NR==396{print "spin3 p99",$2} END{print "spin3 max",$2}'
 awk '{c+=$2; if ($2>2*m && m>0) printf "%d:%.1f ms at %.0f ms; ", $1, $2, c; if (NR==20) m=$2} END{print ""}' spin3.txt
+# Then 100,000 images (`od make db100k 100000`), 300 queries a side (output_100k.txt).
+cat db100k/data.mdb > /dev/null
+for threads in 1 2; do
+  for r in 1 2 3; do
+    echo "== db100k, $threads thread(s), round $r"
+    echo "before: $(OMP_NUM_THREADS=$threads ./qd_before db100k 300 b100_$threads.txt)"
+    echo "after:  $(OMP_NUM_THREADS=$threads ./qd_after db100k 300 a100_$threads.txt)"
+  done
+  python3 $H/../fixed_point_2026-12-05/compare_names.py b100_$threads.txt a100_$threads.txt
+done
