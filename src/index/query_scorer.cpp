@@ -196,6 +196,7 @@ constexpr bool kThreadSanitizer = false;
 // Images a block of the exhaustive query: their scores and normalisers, 2 x 8 x 16,384 = 256 KB, fit a
 // core's L2 (0.5-2 MB on current server cores).
 constexpr ImageId kBlock = 16384;
+static_assert(kBlock % kDenseGroup == 0, "blocks start on whole groups of the dense runs");
 
 Ranked best(Ranked ranked, std::size_t top_k) {
   const std::size_t k = std::min(top_k, ranked.size());
@@ -339,10 +340,14 @@ Ranked QueryScorer::exhaustive(const std::vector<QueryWord>& words, std::size_t 
     at = cosine ? accumulateSparse<true, false>(list, at, end, w.weight, idf, weights, a)
                 : accumulateSparse<false, false>(list, at, end, w.weight, idf, weights, a);
   };
+  // Ranges start on a whole group of kDenseGroup ids, as do the blocks within them, so that the dense
+  // runs are added a whole group at a time (a group's count bytes one cache line a word).
+  const auto rangeStart = [&](std::size_t part) {
+    return part == parts ? ids : static_cast<ImageId>(std::uint64_t{ids} * part / parts / kDenseGroup * kDenseGroup);
+  };
 #pragma omp parallel for num_threads(static_cast<int>(team)) schedule(dynamic, 1) if (team > 1)
   for (std::size_t part = 0; part < parts; ++part) {
-    const auto first = static_cast<ImageId>(std::uint64_t{ids} * part / parts);
-    const auto last = static_cast<ImageId>(std::uint64_t{ids} * (part + 1) / parts);
+    const ImageId first = rangeStart(part), last = rangeStart(part + 1);
     std::size_t* next = cursors.data() + part * words.size();
     for (std::size_t j = 0; j < words.size(); ++j) next[j] = data.postings[words[j].word].positionOf(first);
     for (ImageId begin = first; begin < last; begin = last - begin > kBlock ? begin + kBlock : last) {
