@@ -28,10 +28,14 @@ std::size_t addScalar(const DenseWord* words, std::size_t n, const double* scale
       const DenseWord& w = words[j];
       if (id >= w.span) continue;
       if (w.span - id < kDenseGroup) return id;
+      // The group's counts checked first, in a loop of its own without a branch, so that the loop
+      // that adds has none either.
+      const std::uint8_t* counts = w.counts + id;
+      std::uint8_t largest = 0;
+      for (std::size_t i = 0; i < kDenseGroup; ++i) largest = std::max(largest, counts[i]);
+      if (largest >= kDenseTabledCounts) return id;
       for (std::size_t i = 0; i < kDenseGroup; ++i) {
-        const std::uint8_t c = w.counts[id + i];
-        if (c >= kDenseTabledCounts) return id;
-        const double d = w.term_idf[c] * scale[id + i];
+        const double d = w.term_idf[counts[i]] * scale[id + i];
         sum[i] += kCosine ? w.q * d : std::min(w.q, d);
       }
     }
