@@ -255,8 +255,7 @@ Accumulator& accumulatorFor(const IndexData& data) {
 std::uint64_t QueryScorer::lastVisited() { return t_visited; }
 
 void QueryScorer::toSummationOrder(std::vector<QueryWord>& words) const {
-  std::stable_partition(words.begin(), words.end(),
-                        [&](const QueryWord& w) { return 5 * data.postings[w.word].size() >= data.live(); });
+  std::stable_partition(words.begin(), words.end(), [&](const QueryWord& w) { return weights.summedFirst(w.word); });
 }
 
 Ranked QueryScorer::exhaustive(const std::vector<QueryWord>& words, std::size_t top_k) const {

@@ -28,11 +28,12 @@ struct QueryScorer {
 
   // Puts the query's `words` in summation order: an image's score is the sum of its words'
   // contributions added in this order, starting from 0. The common words (those that at least a fifth
-  // of the live images hold) ascending, then the others ascending: an order that follows from the
-  // images alone, not from the lists' forms or the index's history, so that an index grown by adds and
-  // removes gives every score the bits of one indexed afresh; and one that puts the words whose lists
-  // are dense (posting_list.hpp) side by side, where the exhaustive query adds them in one pass
-  // (dense_accumulate.hpp).
+  // of the model's images hold: ScoringWeights::summedFirst) ascending, then the others ascending: an
+  // order that follows from the images alone, not from the lists' forms or the index's history, so
+  // that an index grown by adds and removes gives every score the bits of one indexed afresh, and the
+  // shards of one database, scored with its global model, give copies of an image the same bits; and
+  // one that puts the words whose lists are dense (posting_list.hpp) side by side, where the
+  // exhaustive query adds them in one pass (dense_accumulate.hpp).
   void toSummationOrder(std::vector<QueryWord>& words) const;
 
   // `words` in summation order. An image's score sums q_w d_w (cosine) or min(q_w, d_w)

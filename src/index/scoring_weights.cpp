@@ -11,6 +11,7 @@ ScoringWeights::ScoringWeights(std::size_t ids, const TfIdfModel& model, const I
   // The idf is the norms' own C - l_w (no log or pow per word), the same numbers the normalisers
   // were made of.
   tabulateTermWeights();
+  markCommonWords(model);
   const double offset = IncrementalNorms::offset(model.images());
   idf_power_.resize(static_cast<std::size_t>(model.words()));
   for (std::size_t w = 0; w < idf_power_.size(); ++w) idf_power_[w] = norms.idf(w, offset);
@@ -24,6 +25,7 @@ ScoringWeights::ScoringWeights(std::size_t ids, const TfIdfModel& model, const I
 ScoringWeights::ScoringWeights(const IndexData& data, const TfIdfModel& model, const ScoringOptions& options)
     : options_(options), model_version_(model.version()) {
   tabulateTermWeights();
+  markCommonWords(model);
   idf_power_.resize(data.postings.size());
   for (std::size_t w = 0; w < idf_power_.size(); ++w) idf_power_[w] = std::pow(model.idf(w), options.power);
 
@@ -50,6 +52,12 @@ ScoringWeights::ScoringWeights(const IndexData& data, const TfIdfModel& model, c
 void ScoringWeights::tabulateTermWeights() {
   term_power_.assign(static_cast<std::size_t>(kTabledCounts) + 1, 0.0);
   for (std::int32_t c = 0; c < kTabledCounts; ++c) term_power_[static_cast<std::size_t>(c)] = computeTermWeight(c);
+}
+
+void ScoringWeights::markCommonWords(const TfIdfModel& model) {
+  summed_first_.resize(static_cast<std::size_t>(model.words()));
+  for (std::size_t w = 0; w < summed_first_.size(); ++w)
+    summed_first_[w] = 5 * model.documentFrequency(w) >= model.images();
 }
 
 double ScoringWeights::computeTermWeight(std::int32_t count) const {

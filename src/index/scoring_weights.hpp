@@ -44,6 +44,10 @@ class ScoringWeights {
   static constexpr std::int32_t kTabledCounts = 255;  // larger counts are rare: computed when met
   const double* termTable() const { return term_power_.data(); }  // 256 entries
   double idfPower(std::size_t word) const { return idf_power_[word]; }
+  // Whether at least a fifth of the model's images hold `word` (5 n_w >= N): the common words a
+  // query sums first (QueryScorer::toSummationOrder). From the model, not the lists, so that every
+  // shard scored with one global model sums an image's words in the same order.
+  bool summedFirst(std::size_t word) const { return summed_first_[word] != 0; }
   const double* scales() const { return scale_.data(); }
   double termWeight(std::int32_t count) const {
     return count < kTabledCounts ? term_power_[static_cast<std::size_t>(count)] : computeTermWeight(count);
@@ -55,12 +59,14 @@ class ScoringWeights {
 
  private:
   double computeTermWeight(std::int32_t count) const;
-  void tabulateTermWeights();  // term_power_
+  void tabulateTermWeights();                         // term_power_
+  void markCommonWords(const TfIdfModel& model);      // summed_first_
 
   ScoringOptions options_;
   std::uint64_t model_version_;
   std::vector<double> term_power_;  // f(c)^alpha by count c < kTabledCounts, then 0 (the large mark)
   std::vector<double> idf_power_;   // idf_w^alpha by word
+  std::vector<std::uint8_t> summed_first_;  // by word: 5 n_w >= N
   std::vector<double> scale_;       // by id
   std::vector<double> max_document_weight_;  // by word, cosine only
 };
