@@ -6,6 +6,7 @@
 #include <bovw/error.hpp>
 #include <bovw/kmeans.hpp>
 
+#include <algorithm>
 #include <cstring>
 #include <set>
 
@@ -67,31 +68,39 @@ TEST(VocabularyTree, ExactlyKLeavesAndByteIdenticalForASeed) {
 }
 
 // Each word is the mean of the descriptors that reached its leaf. On nested blobs the tree's
-// descent and the exact nearest word agree, so the test can find those descriptors itself.
+// descent and the exact nearest word agree, so the test can find those descriptors itself, once the
+// tree has given each blob a leaf of its own. It does not always: about 1 training in 150 split one
+// blob between two leaves and gave another leaf two blobs (a local optimum of a node's k-means, not
+// a fault), so a tree that does not is trained again on new blobs, up to 4 times.
 TEST(VocabularyTree, EveryWordIsTheMeanOfItsLeafsDescriptors) {
   BOVW_SEEDED_RNG(rng);
   const int d = 8;
-  const Descriptors x = nestedBlobs(rng, 4, 4, 30, d);
-  KMeansOptions options = treeOptions(16, 4, rng());
-  options.descriptor_type = DescriptorType::parse("float");
-  const Vocabulary v = trainVocabulary(x, options);
-  ASSERT_EQ(v.size(), 16);
-  EXPECT_EQ(v.descriptorType(), options.descriptor_type);
-  HistogrammerConfig serial;
-  serial.backend = Backend::Serial;
-  const auto nearest = makeHistogrammer(serial)->assign(x, v);
-  std::vector<Eigen::RowVectorXd> sums(16, Eigen::RowVectorXd::Zero(d));
-  std::vector<int> counts(16, 0);
-  for (Eigen::Index i = 0; i < x.rows(); ++i) {
-    sums[static_cast<std::size_t>(nearest[i])] += x.row(i).cast<double>();
-    ++counts[static_cast<std::size_t>(nearest[i])];
+  bool checked = false;
+  for (int attempt = 0; attempt < 4 && !checked; ++attempt) {
+    const Descriptors x = nestedBlobs(rng, 4, 4, 30, d);
+    KMeansOptions options = treeOptions(16, 4, rng());
+    options.descriptor_type = DescriptorType::parse("float");
+    const Vocabulary v = trainVocabulary(x, options);
+    ASSERT_EQ(v.size(), 16);
+    EXPECT_EQ(v.descriptorType(), options.descriptor_type);
+    HistogrammerConfig serial;
+    serial.backend = Backend::Serial;
+    const auto nearest = makeHistogrammer(serial)->assign(x, v);
+    std::vector<Eigen::RowVectorXd> sums(16, Eigen::RowVectorXd::Zero(d));
+    std::vector<int> counts(16, 0);
+    for (Eigen::Index i = 0; i < x.rows(); ++i) {
+      sums[static_cast<std::size_t>(nearest[i])] += x.row(i).cast<double>();
+      ++counts[static_cast<std::size_t>(nearest[i])];
+    }
+    if (std::any_of(counts.begin(), counts.end(), [](int count) { return count != 30; })) continue;
+    checked = true;
+    for (int w = 0; w < 16; ++w) {
+      const Eigen::RowVectorXd mean = sums[w] / counts[w];
+      for (int f = 0; f < d; ++f)  // float32 rounding of values near 1000: 6e-5
+        EXPECT_NEAR(v.centroids()(w, f), mean(f), 1e-4 * std::max(1.0, std::abs(mean(f)))) << "word " << w;
+    }
   }
-  for (int w = 0; w < 16; ++w) {
-    ASSERT_EQ(counts[w], 30) << "word " << w << " should hold one blob";
-    const Eigen::RowVectorXd mean = sums[w] / counts[w];
-    for (int f = 0; f < d; ++f)  // float32 rounding of values near 1000: 6e-5
-      EXPECT_NEAR(v.centroids()(w, f), mean(f), 1e-4 * std::max(1.0, std::abs(mean(f)))) << "word " << w;
-  }
+  EXPECT_TRUE(checked) << "no tree of 4 gave each blob a leaf of its own";
 }
 
 // A far pair of descriptors (far enough that k-means++ seeds one root word there whatever it draws
