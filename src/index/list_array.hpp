@@ -105,6 +105,13 @@ class ListArray {
     for (std::size_t i = size_; i < n; ++i) data_[i] = value;
     size_ = static_cast<std::uint32_t>(n);
   }
+  // `n` elements: the first ones kept, the new ones left unset for the caller to write (a copy into
+  // fresh memory that zero-filled it first wrote every byte twice: 11% of an open of a million
+  // images with an eighth written after its checkpoint, and a page fault for each page sooner).
+  void resizeForOverwrite(std::size_t n) {
+    reserve(n);
+    size_ = static_cast<std::uint32_t>(n);
+  }
   void assign(std::size_t n, T value) {
     reserve(n);
     for (std::size_t i = 0; i < n; ++i) data_[i] = value;

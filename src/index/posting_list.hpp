@@ -167,6 +167,13 @@ class PostingList {
   // copied back by fromRaw() (posting_list_raw.cpp has the layout).
   std::size_t rawSize() const;
   void writeRaw(unsigned char* out) const;
+  // The most rawSize() can be for the list whose raw form is the `size` bytes at `raw` once `added`
+  // postings are appended to it, `added_large` of them with a count of 255 or more (and any removed),
+  // and it is adapted to `ids` image ids (at least the list's own): what a live database's open makes
+  // room for before it makes the list. 0 where the header does not match `size` (fromRaw refuses such
+  // bytes).
+  static std::size_t rawSizeBound(const unsigned char* raw, std::size_t size, std::size_t added, std::size_t added_large,
+                                  std::size_t ids);
   // The list writeRaw() wrote, checked so that bytes from elsewhere cannot make an invalid list:
   // ids strictly increasing and live, counts positive and their large side list matching. Throws
   // InvalidInput (naming no file) for a problem. A sparse list gets room for `room` more postings
@@ -176,7 +183,11 @@ class PostingList {
   // valid and unchanged while it does (until its first change copies them: ListArray). Where `bytes`
   // are not 4-byte aligned (the ids' alignment) the arrays are copied instead.
   static PostingList readInPlace(const unsigned char* bytes, std::size_t size, const LiveIds& live);
-  // Whether the list reads some array in place (readInPlace, not changed since).
+  // Writes the raw form at `out` (rawSize() bytes, 16-byte aligned) and reads the list's arrays there
+  // from now on, as readInPlace would (without its checks: these are the list's own postings); the
+  // memory they were in is given back. `out` must outlive the list's reading of it, as there.
+  void moveToRaw(unsigned char* out);
+  // Whether the list reads some array in place (readInPlace or moveToRaw, not changed since).
   bool readsInPlace() const { return ids_.borrowed() || counts_.borrowed() || (dense_ && dense_->counts.borrowed()); }
 
   // Bytes the list holds on the heap (capacity, not size).

@@ -44,7 +44,7 @@ template <typename T>
 void take(const unsigned char*& in, ListArray<T>& values, std::size_t n, bool in_place, std::size_t room = 0) {
   if (!in_place) {
     values.reserve(n + room);
-    values.resize(n);
+    values.resizeForOverwrite(n);
     if (n > 0) std::memcpy(values.writable(), in, n * sizeof(T));
     in += n * sizeof(T);
     return;
@@ -68,6 +68,23 @@ std::size_t PostingList::rawSize() const {
   return kRawHeader + padded(arrays) + (large_ ? large_->size() * sizeof(Large) : 0);
 }
 
+std::size_t PostingList::rawSizeBound(const unsigned char* raw, std::size_t size, std::size_t added,
+                                      std::size_t added_large, std::size_t ids) {
+  if (size < kRawHeader) return 0;
+  std::uint32_t header[4];
+  std::memcpy(header, raw, sizeof header);
+  const auto [form, postings, n, large_entries] = header;
+  const std::size_t arrays = form == kDense ? std::size_t{n} : std::size_t{n} * (sizeof(ImageId) + 1);
+  if ((form != kSparse && form != kDense) || postings > n ||
+      size != kRawHeader + padded(arrays) + std::size_t{large_entries} * sizeof(Large))
+    return 0;
+  // P postings at most. The sparse form takes 5 P bytes; the dense form a byte an id, at most `ids`.
+  // A sparse list turns dense only where 5 P reaches `ids` (adapt), so 5 P bounds it either way.
+  const std::size_t most = std::size_t{postings} + added;
+  const std::size_t bytes = form == kDense ? std::max(5 * most, ids) : 5 * most;
+  return kRawHeader + padded(bytes) + (std::size_t{large_entries} + added_large) * sizeof(Large);
+}
+
 void PostingList::writeRaw(unsigned char* out) const {
   const std::uint32_t header[4] = {dense_ ? kDense : kSparse, static_cast<std::uint32_t>(size()),
                                    static_cast<std::uint32_t>(dense_ ? dense_->counts.size() : ids_.size()),
@@ -82,6 +99,18 @@ void PostingList::writeRaw(unsigned char* out) const {
   }
   while ((out - start) % 4 != 0) *out++ = 0;
   if (large_) put(out, large_->data(), large_->size());
+}
+
+void PostingList::moveToRaw(unsigned char* out) {
+  writeRaw(out);
+  const unsigned char* in = out + kRawHeader;
+  if (dense_) {
+    take(in, dense_->counts, dense_->counts.size(), true);
+  } else {
+    const std::size_t n = ids_.size();
+    take(in, ids_, n, true);
+    take(in, counts_, n, true);
+  }
 }
 
 PostingList PostingList::fromRaw(const unsigned char* bytes, std::size_t size, const LiveIds& live, std::size_t room) {

@@ -150,12 +150,18 @@ std::size_t addedPostings(const WritesAfter* after, std::uint32_t word) {
   return after ? static_cast<std::size_t>(after->starts[word + 1] - after->starts[word]) : 0;
 }
 
+// How many of those postings have a count the lists keep beside them (PostingList::kLargeMark).
+std::size_t addedLargeCounts(const WritesAfter* after, std::uint32_t word) {
+  std::size_t large = 0;
+  for (std::uint64_t p = after ? after->starts[word] : 0; after && p < after->starts[word + 1]; ++p)
+    large += after->postings[p].count >= index_detail::PostingList::kLargeMark;
+  return large;
+}
+
 // Whether `after` changes the list of `word`.
 bool changedAfter(const WritesAfter* after, std::uint32_t word) {
   return addedPostings(after, word) > 0 || (after && after->removed_from[word]);
 }
-
-constexpr std::size_t kNotCopied = std::numeric_limits<std::size_t>::max();
 
 // Applies `after` to the list of `word` (the checkpoint's): its removed images out, its added ones
 // appended (all of their ids are above the list's), then the list in its form for `ids` ids.
@@ -163,39 +169,61 @@ void applyAfter(index_detail::PostingList& list, std::uint32_t word, const Write
                 const index_detail::LiveIds& removed, std::size_t ids) {
   if (after && after->removed_from[word]) list.eraseIf([&](ImageId image) { return image < removed.size() && removed[image]; });
   for (std::uint64_t p = after ? after->starts[word] : 0; after && p < after->starts[word + 1]; ++p)
-    list.push_back(after->images[p], after->counts[p]);
+    list.push_back(after->postings[p].image, after->postings[p].count);
   list.adapt(ids);
 }
 
 // The lists' entries [begin, end) into `index.postings`, each checked, then `after` applied to
-// them, until `abandon` is set; returns the checkpoint's postings among them. Entry i with a slot in
-// `copies` (`slots[i]`) is copied there first and read in place from the copy (whose bytes are the
-// ones checked).
+// them, until `abandon` is set; returns the checkpoint's postings among them. The lists `after`
+// changes are made in the region of `made`, and so, with ListReading::Copy, are the others copied
+// (the copy's bytes are the ones checked): read in place there.
 std::uint64_t readLists(const std::vector<std::pair<std::uint32_t, std::string_view>>& entries, std::size_t begin,
                         std::size_t end, const index_detail::LiveIds& live, const WritesAfter* after,
-                        const index_detail::LiveIds& removed, ListReading reading, const ListRegion* copies,
-                        const std::vector<std::size_t>& slots, index_detail::IndexData& index,
-                        const detail::ByteReader& d, const std::atomic<bool>* abandon) {
+                        const index_detail::LiveIds& removed, ListReading reading, RegionLists& made,
+                        index_detail::IndexData& index, const detail::ByteReader& d, const std::atomic<bool>* abandon) {
+  const std::size_t ids = index.names.size();
+  std::size_t capacity = 0;
+  for (std::size_t i = begin; i < end; ++i) {
+    const auto [word, value] = entries[i];
+    if (changedAfter(after, word))
+      capacity += ListRegion::roomFor(index_detail::PostingList::rawSizeBound(
+          reinterpret_cast<const unsigned char*>(value.data()), value.size() - std::min<std::size_t>(8, value.size()),
+          addedPostings(after, word), addedLargeCounts(after, word), ids));
+    else if (reading == ListReading::Copy)
+      capacity += ListRegion::roomFor(value.size());
+  }
+  if (capacity > 0) made.region = std::make_unique<ListRegion>(capacity);
+
   std::uint64_t postings = 0;
   for (std::size_t i = begin; i < end && !(abandon && *abandon); ++i) {
     const auto [word, value] = entries[i];
     const auto* bytes = reinterpret_cast<const unsigned char*>(value.data());
     if (value.size() < 8) d.fail("word " + std::to_string(word) + "'s list is " + std::to_string(value.size()) + " bytes");
-    const bool copied = slots[i] != kNotCopied;
-    if (copied) bytes = static_cast<const unsigned char*>(std::memcpy(copies->at(slots[i]), bytes, value.size()));
+    const bool changed = changedAfter(after, word);
+    if (!changed && reading == ListReading::Copy) {
+      const std::size_t slot = made.region->place(value.size());
+      bytes = static_cast<const unsigned char*>(std::memcpy(made.region->at(slot), bytes, value.size()));
+      made.words.push_back(word);
+    }
     const std::size_t raw = value.size() - 8;
     if (listChecksum(word, bytes, raw) != detail::decodeLittleEndian<std::uint64_t>(bytes + raw))
       d.fail("word " + std::to_string(word) + "'s list does not match its checksum");
-    const bool in_place = copied || (reading == ListReading::InPlace && !changedAfter(after, word));
+    index_detail::PostingList& list = index.postings[word];
     try {
-      index.postings[word] = in_place ? index_detail::PostingList::readInPlace(bytes, raw, live)
-                                      : index_detail::PostingList::fromRaw(bytes, raw, live, addedPostings(after, word));
+      list = changed ? index_detail::PostingList::fromRaw(bytes, raw, live, addedPostings(after, word))
+                     : index_detail::PostingList::readInPlace(bytes, raw, live);
     } catch (const InvalidInput& e) {
       d.fail("word " + std::to_string(word) + "'s " + e.problem());
     }
-    if (index.postings[word].empty()) d.fail("word " + std::to_string(word) + "'s list is empty");
-    postings += index.postings[word].size();
-    applyAfter(index.postings[word], word, after, removed, index.names.size());
+    if (list.empty()) d.fail("word " + std::to_string(word) + "'s list is empty");
+    postings += list.size();
+    applyAfter(list, word, after, removed, ids);
+    // Made in memory of its own, where it is one list among many in 4 KiB pages; moved to the region
+    // (huge pages) before the next is made, so that the next reuses that memory.
+    if (changed && !list.empty()) {
+      list.moveToRaw(made.region->at(made.region->place(list.rawSize())));
+      made.words.push_back(word);
+    }
   }
   return postings;
 }
@@ -310,31 +338,19 @@ std::optional<Checkpoint> readCheckpoint(const LmdbTransaction& txn, MDB_dbi tab
   if (entries.size() != state.lists)
     d.fail("it holds " + std::to_string(entries.size()) + " lists where its state counts " + std::to_string(state.lists));
 
-  // Copied: the lists the writes after it leave as they are, into one region.
-  std::vector<std::size_t> slots(entries.size(), kNotCopied);
-  if (reading == ListReading::Copy) {
-    std::vector<std::size_t> sizes;
-    for (std::size_t i = 0; i < entries.size(); ++i) {
-      if (changedAfter(after, entries[i].first)) continue;
-      slots[i] = sizes.size();
-      sizes.push_back(entries[i].second.size());
-      checkpoint.copied_words.push_back(entries[i].first);
-    }
-    if (!sizes.empty()) checkpoint.copies = std::make_unique<ListRegion>(sizes);
-  }
-
   mapPages(entries);
   // The lists on every core, in parts of about equal bytes, while this thread maps the names to ids.
   index.postings.resize(state.words);
   const std::size_t parts = std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, 64);
   std::vector<std::future<std::uint64_t>> lists;
+  checkpoint.regions.resize(parts);
   for (std::size_t part = 0, begin = 0, seen = 0; part < parts; ++part) {
     std::size_t end = begin;
     const std::size_t until = bytes / parts * (part + 1);
     while (end < entries.size() && (seen < until || part + 1 == parts)) seen += entries[end++].second.size();
     lists.push_back(std::async(std::launch::async, readLists, std::cref(entries), begin, end, std::cref(live),
-                               after, std::cref(removed), reading, checkpoint.copies.get(), std::cref(slots),
-                               std::ref(index), std::cref(d), abandon));
+                               after, std::cref(removed), reading, std::ref(checkpoint.regions[part]), std::ref(index),
+                               std::cref(d), abandon));
     begin = end;
   }
   index.ids.reserve(state.live + (after ? after->added.size() : 0));

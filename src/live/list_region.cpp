@@ -4,45 +4,59 @@
 
 #include <algorithm>
 #include <new>
+#include <numeric>
+#include <stdexcept>
+#include <string>
 
 namespace bovw::live_detail {
 namespace {
 
 constexpr std::size_t kHugePage = std::size_t{2} << 20;
-constexpr std::size_t kAlignment = 16;
 
 std::size_t roundUp(std::size_t n, std::size_t to) { return (n + to - 1) / to * to; }
 
 }  // namespace
 
-ListRegion::ListRegion(const std::vector<std::size_t>& sizes) : held_(sizes.size(), 1), held_lists_(sizes.size()) {
-  offsets_.reserve(sizes.size());
-  sizes_.reserve(sizes.size());
-  std::size_t end = 0;
-  for (std::size_t size : sizes) {
-    offsets_.push_back(end);
-    sizes_.push_back(size);
-    end = roundUp(end + size, kAlignment);
-  }
-  if (end == 0) return;
-  mapped_ = roundUp(end, kHugePage);
-  // A huge page needs an aligned 2 MiB of the mapping: map one more, keep the aligned part.
+ListRegion::ListRegion(std::size_t capacity) : capacity_(capacity) {
+  if (capacity == 0) return;
+  mapped_ = roundUp(capacity, kHugePage);
+  // A huge page needs an aligned 2 MiB of the mapping: map one more, keep the aligned part. No swap is
+  // reserved for it (MAP_NORESERVE): the capacity is a bound, most of whose last part stays untouched.
   const std::size_t asked = mapped_ + kHugePage;
-  void* memory = ::mmap(nullptr, asked, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  void* memory = ::mmap(nullptr, asked, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (memory == MAP_FAILED) throw std::bad_alloc();
   auto* start = static_cast<unsigned char*>(memory);
   base_ = reinterpret_cast<unsigned char*>(roundUp(reinterpret_cast<std::uintptr_t>(start), kHugePage));
   if (base_ > start) ::munmap(start, static_cast<std::size_t>(base_ - start));
   if (start + asked > base_ + mapped_) ::munmap(base_ + mapped_, static_cast<std::size_t>(start + asked - (base_ + mapped_)));
   ::madvise(base_, mapped_, MADV_HUGEPAGE);  // speed only: without it the pages are small
-
   on_page_.assign(mapped_ / kPage, 0);
-  for (std::size_t list = 0; list < offsets_.size(); ++list) {
-    if (sizes_[list] == 0) continue;
-    const std::size_t last = (offsets_[list] + sizes_[list] - 1) / kPage;
-    for (std::size_t page = offsets_[list] / kPage; page <= last; ++page)
+}
+
+ListRegion::ListRegion(const std::vector<std::size_t>& sizes)
+    : ListRegion(std::accumulate(sizes.begin(), sizes.end(), std::size_t{0},
+                                 [](std::size_t sum, std::size_t size) { return sum + roomFor(size); })) {
+  offsets_.reserve(sizes.size());
+  sizes_.reserve(sizes.size());
+  held_.reserve(sizes.size());
+  for (std::size_t size : sizes) place(size);
+}
+
+std::size_t ListRegion::place(std::size_t size) {
+  const std::size_t offset = roundUp(end_, kAlignment);
+  if (size > 0 && offset + size > capacity_)
+    throw std::length_error("a list region of " + std::to_string(capacity_) + " bytes has no room for " +
+                            std::to_string(size) + " more at " + std::to_string(offset));
+  offsets_.push_back(offset);
+  sizes_.push_back(size);
+  held_.push_back(1);
+  ++held_lists_;
+  if (size > 0) {
+    end_ = offset + size;
+    for (std::size_t page = offset / kPage; page <= (end_ - 1) / kPage; ++page)
       if (on_page_[page]++ == 0) ++held_pages_;
   }
+  return offsets_.size() - 1;
 }
 
 ListRegion::~ListRegion() {

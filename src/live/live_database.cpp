@@ -196,11 +196,11 @@ struct LiveDatabase::Impl {
   // (holdSnapshot). Declared before `database`, whose lists read it, so that it outlives them.
   std::unique_ptr<LmdbTransaction> snapshot;
   const void* snapshot_checkpoint = nullptr;
-  // The memory copyLists copied the checkpoint's lists into (PostingMemory::Copied; null before, when
-  // it copied none, or once writes have changed every one), and each of its lists' word. Declared
-  // before `database`, whose lists read it.
-  std::unique_ptr<live_detail::ListRegion> copies;
-  std::vector<std::uint32_t> copied_words;
+  // The memory of the lists read from the checkpoint last (live/checkpoint.hpp): those the writes
+  // after it changed and, once copyLists is done (PostingMemory::Copied), the others; a region is
+  // dropped once writes have copied every list of it out. Declared before `database`, whose lists
+  // read them.
+  std::vector<live_detail::RegionLists> regions;
   ImageDatabase database;
   std::atomic<std::uint64_t> generation{0};  // of `database`
   Opening opening;
@@ -334,16 +334,14 @@ struct LiveDatabase::Impl {
       }
     }
     after.starts[words] = total;
-    after.images.resize(total);
-    after.counts.resize(total);
+    after.postings.reset(new live_detail::WritesAfter::Posting[total]);  // written whole below
     after.added.resize(records.size());
     after.names.resize(records.size());
     inParts(parts, [&](std::size_t part) {
       for (std::size_t i = records.size() * part / parts; i < records.size() * (part + 1) / parts; ++i) {
         ImageRecord record = decode(records[i]);
         for (const index_detail::WordCount& w : record.words) {
-          after.images[at[part][w.word]] = records[i].first;
-          after.counts[at[part][w.word]++] = w.count;
+          after.postings[at[part][w.word]++] = {records[i].first, w.count};
         }
         after.added[i] = records[i].first;
         after.names[i] = std::move(record.name);
@@ -368,6 +366,7 @@ struct LiveDatabase::Impl {
       opening.refused = e.what();
       return false;
     }
+    regions = std::move(checkpoint->regions);
     InvertedIndex index = index_detail::IndexEditor::make(std::move(checkpoint->index));
     opening.kept_norms = norms != nullptr;
     if (norms) index_detail::IndexEditor::adoptNorms(index, std::move(norms));
@@ -410,9 +409,8 @@ struct LiveDatabase::Impl {
         // Freed after the index's lock, with the snapshot they read still held.
         std::vector<index_detail::PostingList> old = DatabaseEditor::replaceLists(database, std::move(checkpoint->index.postings));
         DatabaseEditor::trim(database);
-        copies = std::move(checkpoint->copies);
-        copied_words = std::move(checkpoint->copied_words);
         old.clear();
+        regions = std::move(checkpoint->regions);
         snapshot.reset();
         snapshot_checkpoint = nullptr;
 #ifdef __GLIBC__
@@ -463,10 +461,12 @@ struct LiveDatabase::Impl {
         std::optional<live_detail::Checkpoint> checkpoint =
             checkpointWithWritesAfter(*txn, generation, live_detail::ListReading::InPlace);
         if (!checkpoint) return;
-        // Freed after the index's lock, with the snapshot they read still held.
+        // Freed after the index's lock, with the snapshot and the regions they read still held.
         std::vector<index_detail::PostingList> old =
             DatabaseEditor::replaceLists(database, std::move(checkpoint->index.postings));
         DatabaseEditor::trim(database);
+        old.clear();
+        regions = std::move(checkpoint->regions);
       }
       snapshot = std::move(txn);
       snapshot_checkpoint = checkpoint_at;
@@ -531,13 +531,15 @@ struct LiveDatabase::Impl {
   // copied out (changed lists read from memory of their own from then on). Called holding `writing`,
   // after the change: the lists that queries read are then the changed ones.
   void releaseCopies() noexcept {
-    if (!copies) return;
     const index_detail::IndexData& data = index_detail::IndexEditor::data(database.index());
-    for (std::size_t i = 0; i < copied_words.size(); ++i)
-      if (copies->holds(i) && !data.postings[copied_words[i]].readsInPlace()) copies->release(i);
-    if (copies->held() > 0) return;
-    copies.reset();
-    copied_words = {};
+    for (live_detail::RegionLists& made : regions) {
+      if (!made.region) continue;
+      for (std::size_t i = 0; i < made.words.size(); ++i)
+        if (made.region->holds(i) && !data.postings[made.words[i]].readsInPlace()) made.region->release(i);
+      if (made.region->held() > 0) continue;
+      made.region.reset();
+      made.words = {};
+    }
   }
 
   // The writes after `from` up to `latest`, from the change feed read in `txn`.

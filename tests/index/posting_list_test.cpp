@@ -197,6 +197,75 @@ TEST(PostingList, TheRawFormIsReadInPlaceUntilTheFirstChange) {
   EXPECT_TRUE(dense && sparse);
 }
 
+// What a live database's open makes room for before it applies the writes after its checkpoint to a
+// list (rawSizeBound) is never less than what the list then takes: through removals, appends of ids
+// above the list's (large counts among them), and each change of form as the ids grow; exact for a
+// sparse list that nothing changes; 0 for bytes whose header does not match their size. (Mutations
+// that count the dense form's old span instead of the ids, half the added postings or none of the
+// added large counts each fail it.)
+TEST(PostingList, TheRawSizeBoundHoldsThroughRemovalsAppendsAndChangesOfForm) {
+  BOVW_SEEDED_RNG(rng);
+  bool to_dense = false, to_sparse = false;
+  for (int trial = 0; trial < 300; ++trial) {
+    const auto ids = static_cast<ImageId>(std::uniform_int_distribution<int>(1, 2000)(rng));
+    std::map<ImageId, std::int32_t> expected;
+    const PostingList list = randomList(rng, ids, expected);
+    if (list.empty()) continue;
+    const std::vector<unsigned char> raw = rawOf(list);
+    if (!list.dense()) {
+      EXPECT_EQ(PostingList::rawSizeBound(raw.data(), raw.size(), 0, 0, ids), raw.size());
+    }
+    EXPECT_EQ(PostingList::rawSizeBound(raw.data(), raw.size() - 4, 0, 0, ids), 0u);
+
+    const auto more = static_cast<ImageId>(std::uniform_int_distribution<int>(0, 5 * static_cast<int>(ids))(rng));
+    const double removed = std::uniform_real_distribution<double>(0.0, 1.0)(rng) < 0.5 ? 0.0 : 0.9;
+    const double added = std::uniform_real_distribution<double>(0.0, 1.0)(rng);
+    PostingList changed = PostingList::fromRaw(raw.data(), raw.size(), allLive(ids));
+    changed.eraseIf([&](ImageId) { return std::bernoulli_distribution(removed)(rng); });
+    std::size_t appended = 0, appended_large = 0;
+    for (ImageId id = ids; id < ids + more; ++id)
+      if (std::bernoulli_distribution(added)(rng)) {
+        const std::int32_t count = randomCount(rng);
+        changed.push_back(id, count);
+        ++appended;
+        appended_large += count >= PostingList::kLargeMark;
+      }
+    changed.adapt(ids + more);
+    to_dense |= !list.dense() && changed.dense();
+    to_sparse |= list.dense() && !changed.dense();
+    EXPECT_LE(changed.rawSize(), PostingList::rawSizeBound(raw.data(), raw.size(), appended, appended_large, ids + more))
+        << (list.dense() ? "dense" : "sparse") << " to " << (changed.dense() ? "dense" : "sparse") << ", "
+        << list.size() << " postings of " << ids << " ids, " << appended << " added of " << more;
+  }
+  EXPECT_TRUE(to_dense && to_sparse) << "the test should change lists' forms both ways";
+}
+
+// Moved to its raw form in other memory (where a live database's open makes the lists the writes
+// after its checkpoint change), a list reads its arrays there, holds the same postings, and copies
+// them out at its first change, after which those bytes are not read again (here overwritten).
+TEST(PostingList, MovedToItsRawFormItReadsItThereUntilTheFirstChange) {
+  BOVW_SEEDED_RNG(rng);
+  for (int trial = 0; trial < 60; ++trial) {
+    const auto ids = static_cast<ImageId>(std::uniform_int_distribution<int>(1, 3000)(rng));
+    std::map<ImageId, std::int32_t> expected;
+    PostingList list = randomList(rng, ids, expected);
+    if (list.empty()) continue;
+    SCOPED_TRACE(list.dense() ? "dense" : "sparse");
+    const std::vector<unsigned char> raw = rawOf(list);
+    std::vector<std::uint64_t> storage(raw.size() / 8 + 2);  // 16-byte aligned by the allocator
+    auto* bytes = reinterpret_cast<unsigned char*>(storage.data());
+    list.moveToRaw(bytes);
+    EXPECT_EQ(std::memcmp(bytes, raw.data(), raw.size()), 0) << "it should write its raw form";
+    EXPECT_TRUE(list.readsInPlace());
+    expectHolds(list, expected, ids);
+    list.push_back(ids, 2);
+    expected[ids] = 2;
+    EXPECT_FALSE(list.readsInPlace());
+    std::memset(bytes, 0xee, raw.size());
+    expectHolds(list, expected, ids + 1);
+  }
+}
+
 // Bytes that are not a list writeRaw() wrote for these ids are refused, whichever field is wrong,
 // copied or read in place.
 TEST(PostingList, TheRawFormRefusesWhatCannotBeAList) {

@@ -163,6 +163,70 @@ TEST(LiveCheckpoint, OpensFromItAndTheWritesAfterItAsIndexedAfresh) {
   expectSameRankings(again.database(), images.fresh(vocabulary), rng, k);
 }
 
+// The writes after a checkpoint can change a list's form: a word every image held falls below a sixth
+// of the ids (dense to sparse), a rare one reaches a fifth (sparse to dense), a word gains large
+// counts. The lists they change are made in memory of the open's own, sized from a bound of their
+// bytes (live/checkpoint.cpp): an open that made a list beyond its bound would fail. Opened either
+// way, the lists have their new forms and the database ranks as indexed afresh.
+TEST(LiveCheckpoint, ListsWhoseFormTheWritesAfterItChangeOpenAsIndexedAfresh) {
+  BOVW_SEEDED_RNG(rng);
+  TempDir dir;
+  const int k = std::uniform_int_distribution<int>(20, 90)(rng);
+  const Vocabulary vocabulary = randomVocabulary(rng, k);
+  const std::string path = dir.file("db");
+  constexpr std::int32_t kEveryImage = 0, kRare = 1, kBursty = 2;
+  const int before = std::uniform_int_distribution<int>(200, 400)(rng);
+  Images images;
+  auto image = [&](bool every, bool rare, bool bursty) {
+    ImageWords words = randomWords(rng, k, std::uniform_int_distribution<int>(0, 40)(rng));
+    auto& w = words.words;
+    w.erase(std::remove_if(w.begin(), w.end(), [](std::int32_t x) { return x <= kBursty; }), w.end());
+    if (every) w.push_back(kEveryImage);
+    if (rare) w.push_back(kRare);
+    if (bursty) w.insert(w.end(), 256 + rng() % 500, kBursty);
+    return words;
+  };
+  {
+    LiveDatabase live = LiveDatabase::create(path, vocabulary, kSurf);
+    std::vector<NamedImageWords> batch;
+    for (int i = 0; i < before; ++i) batch.push_back({"a" + std::to_string(i), image(true, i % 50 == 0, i % 7 == 0)});
+    live.add(batch);
+    images.add(batch);
+    live.checkpoint();
+    // After it: 5 x as many images, every one holding the rare word and none the common one, some
+    // with large counts; a few of the first removed.
+    std::vector<NamedImageWords> more;
+    for (int i = 0; i < 5 * before + 10; ++i) more.push_back({"b" + std::to_string(i), image(false, true, i % 5 == 0)});
+    live.add(more);
+    images.add(more);
+    std::vector<std::string> gone;
+    for (int i = 0; i < before; i += 9) gone.push_back("a" + std::to_string(i));
+    live.remove(gone);
+    images.remove(gone);
+  }
+  for (const PostingMemory memory : {PostingMemory::Mapped, PostingMemory::Copied}) {
+    SCOPED_TRACE(memory == PostingMemory::Mapped ? "mapped" : "copied");
+    const ImageDatabase fresh = images.fresh(vocabulary);
+    const auto& fresh_lists = index_detail::IndexEditor::data(fresh.index()).postings;
+    LiveDatabase reopened = LiveDatabase::open(path, memory);
+    reopened.waitForCopiedLists();
+    ASSERT_TRUE(reopened.opening().checkpoint.has_value()) << reopened.opening().refused;
+    const auto& lists = index_detail::IndexEditor::data(reopened.database().index()).postings;
+    // (A fresh index need not have these forms: a list is only put in its form when it changes.)
+    EXPECT_FALSE(lists[kEveryImage].dense()) << "the common word's list should have turned sparse";
+    EXPECT_TRUE(lists[kRare].dense()) << "the rare word's list should have turned dense";
+    EXPECT_TRUE(lists[kBursty].hasLargeCounts());
+    ASSERT_EQ(lists.size(), fresh_lists.size());
+    for (std::size_t w = 0; w < lists.size(); ++w) EXPECT_EQ(lists[w].size(), fresh_lists[w].size()) << "word " << w;
+    expectSameRankings(reopened.database(), fresh, rng, k);
+    // Writes copy the lists they change out of the open's memory.
+    const std::vector<NamedImageWords> last = {{"c" + std::to_string(static_cast<int>(memory)), image(true, true, true)}};
+    reopened.add(last);
+    images.add(last);
+    expectSameRankings(reopened.database(), images.fresh(vocabulary), rng, k);
+  }
+}
+
 // The documented rule: a write writes a checkpoint once the images added and removed since the last
 // reach an eighth of the images held and at least 10,000.
 TEST(LiveCheckpoint, WritersWriteOneAtTheDocumentedShareOfChanges) {

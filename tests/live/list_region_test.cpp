@@ -13,6 +13,7 @@
 #include <numeric>
 #include <random>
 #include <set>
+#include <stdexcept>
 #include <vector>
 
 namespace bovw::test {
@@ -105,6 +106,36 @@ TEST(ListRegion, ReleasingEveryListGivesBackEveryPage) {
   for (std::size_t list = sizes.size(); list-- > 0;) region.release(list);
   EXPECT_EQ(region.held(), 0u);
   EXPECT_EQ(region.heldBytes(), 0u);
+}
+
+// Placed one by one in a region sized for a bound of their bytes (as an open places the lists it
+// makes), lists are aligned and apart, only the pages they lie on count as held, and a list beyond the
+// capacity is refused without changing what was placed.
+TEST(ListRegion, ListsPlacedOneByOneWithinACapacity) {
+  BOVW_SEEDED_RNG(rng);
+  const std::vector<std::size_t> sizes = randomSizes(rng, std::uniform_int_distribution<std::size_t>(1, 300)(rng));
+  std::size_t capacity = 0;
+  for (std::size_t size : sizes) capacity += ListRegion::roomFor(size);
+  capacity += std::uniform_int_distribution<std::size_t>(0, 3 << 20)(rng);  // slack a bound leaves
+  ListRegion region(capacity);
+  for (std::size_t list = 0; list < sizes.size(); ++list) {
+    ASSERT_EQ(region.place(sizes[list]), list);
+    std::fill_n(region.at(list), sizes[list], pattern(list, 0));
+  }
+  ASSERT_EQ(region.lists(), sizes.size());
+  const unsigned char* base = region.at(0);
+  for (std::size_t list = 0; list < sizes.size(); ++list) {
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(region.at(list)) % 16, 0u) << list;
+    if (list > 0) {
+      EXPECT_GE(region.at(list), region.at(list - 1) + sizes[list - 1]) << list;
+    }
+    EXPECT_EQ(std::count(region.at(list), region.at(list) + sizes[list], pattern(list, 0)),
+              static_cast<std::ptrdiff_t>(sizes[list])) << list;
+  }
+  EXPECT_EQ(region.heldBytes(), heldPages(region, base).size() * kPage);
+  EXPECT_THROW(region.place(capacity + 1), std::length_error);
+  EXPECT_EQ(region.lists(), sizes.size());
+  EXPECT_THROW(ListRegion(0).place(1), std::length_error);
 }
 
 TEST(ListRegion, NoListsNoMemory) {
