@@ -105,9 +105,8 @@ class ListArray {
     for (std::size_t i = size_; i < n; ++i) data_[i] = value;
     size_ = static_cast<std::uint32_t>(n);
   }
-  // `n` elements: the first ones kept, the new ones left unset for the caller to write (a copy into
-  // fresh memory that zero-filled it first wrote every byte twice: 11% of an open of a million
-  // images with an eighth written after its checkpoint, and a page fault for each page sooner).
+  // `n` elements: the first ones kept, the new ones left unset for the caller to write, where
+  // resize() would write every new one twice (the copies of a live database's open: gigabytes).
   void resizeForOverwrite(std::size_t n) {
     reserve(n);
     size_ = static_cast<std::uint32_t>(n);

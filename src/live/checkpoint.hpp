@@ -66,9 +66,9 @@ struct WritesAfter {
   std::vector<std::string> names;      // parallel to added
   std::vector<std::uint64_t> starts;   // K + 1: word w's postings are [starts[w], starts[w + 1])
   // By word, ids ascending within each word. An array left unfilled until the counting sort writes
-  // it, not a vector: zero-filling 60 million postings first was 12% of an open with an eighth of a
-  // million images written after the checkpoint; one array, not ids and counts apart, so that the
-  // sort's scattered writes touch one line a posting, not two.
+  // it, not a vector, which would zero 60 million postings first (an eighth of a million images
+  // written after the checkpoint); one array, not ids and counts apart, so that the sort's scattered
+  // writes touch one line a posting, not two.
   std::unique_ptr<Posting[]> postings;
   std::vector<ImageId> removed;        // of the checkpoint's images
   std::vector<std::uint8_t> removed_from;  // by word: 1 where a removed image has a posting
