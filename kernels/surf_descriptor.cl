@@ -67,12 +67,20 @@ float surf_row_sum(global const uchar* img, global const uint* quads, int rows, 
   double px = surf_running_position(start_x, g.cos_dir, cs.lo, exact_x);
   double py = surf_running_position(start_y, -g.sin_dir, cs.lo, exact_y);
   if (surf_segment_inside(px, py, g.cos_dir, -g.sin_dir, cs.hi - cs.lo, rows, cols)) {
+    // The span's weights by position (first, middle, last) rather than a choice per sample; the sum
+    // starts from the first product (0 + x is x: the products are not negative).
+    sum = surf_inside_pixel(quads, cols, px, py) * cs.w_first;
     // Unrolled so that a GPU issues several samples' loads before the first one's sum needs its value.
 #pragma unroll 4
-    for (int c = cs.lo; c <= cs.hi; ++c) {
-      sum += surf_bilinear_pixel(quads, cols, px, py) * surf_area_weight(&cs, c);
+    for (int c = cs.lo + 1; c < cs.hi; ++c) {
       px += g.cos_dir;
       py -= g.sin_dir;
+      sum += surf_inside_pixel(quads, cols, px, py) * cs.w_mid;
+    }
+    if (cs.hi > cs.lo) {
+      px += g.cos_dir;
+      py -= g.sin_dir;
+      sum += surf_inside_pixel(quads, cols, px, py) * cs.w_last;
     }
   } else {
     for (int c = cs.lo; c <= cs.hi; ++c) {

@@ -112,22 +112,53 @@ inline size_t surf_quad_index(int x, int y, int cols) {
   return tile << 5 | (y & 3) << 3 | (x & 7);
 }
 
-// The bilinear window pixel at (px, py), where its 2x2 footprint lies inside the image: its four
-// pixels from `quads` (the quad image), rounded to 8 bits, as sampleWindow.
-inline int surf_bilinear_pixel(global const uint* quads, int cols, double px, double py) {
-  const double fx = floor(px), fy = floor(py);
-  const float a = (float)(px - fx), b = (float)(py - fy);  // px - ix: fx is ix as a double
-  const uint q = quads[surf_quad_index((int)fx, (int)fy, cols)];
-  const int p0 = q & 0xff, p1 = (q >> 8) & 0xff, p2 = (q >> 16) & 0xff, p3 = q >> 24;
+// A GPU runs conversions (double to int, float or a rounded double; int to float) at a quarter of
+// its add rate or less, and a window sample took 13 of them. The helpers below get the same values
+// from adds and bit operations.
+
+// floor(x) as an int, and (float)(x - floor(x)), for |x| < 2^31. Adding 1.5 * 2^52 rounds x to the
+// nearest integer n in the low bits of the sum; x - n is exact (|x - n| <= 1/2, a multiple of x's
+// last bit), and where it is negative, (x - n) + 1 is the same real number as x - floor(x), rounded
+// once as that difference is: same double, same float.
+inline int surf_split_position(double x, float* fraction) {
+  const double shifted = x + 0x1.8p52;
+  const double below = x - (shifted - 0x1.8p52);
+  const bool under = below < 0;
+  *fraction = (float)(below + (under ? 1.0 : 0.0));
+  return (int)as_long(shifted) - (under ? 1 : 0);  // the low 32 bits of the sum's mantissa hold n
+}
+
+// A byte's value as a float, exactly: the byte as the low mantissa bits of 2^23.
+inline float surf_byte_value(uint byte) { return as_float(0x4b000000u | (byte & 0xffu)) - 0x1p23f; }
+
+// rint(v) for 0 <= v < 2^22: adding 1.5 * 2^23 leaves no fraction bits, rounded to nearest even.
+inline float surf_round_small(float v) { return (v + 0x1.8p23f) - 0x1.8p23f; }
+
+// The bilinear window pixel whose 2x2 footprint starts at (ix, iy), inside the image, at fractions
+// (a, b) (surf_split_position): its four pixels from `quads` (the quad image), rounded as
+// sampleWindow rounds them (cvRound, then the (uchar) cast, which changes nothing here: the weights
+// sum to 1 within a few float steps, so v < 255.5), as a float.
+inline float surf_bilinear_pixel(global const uint* quads, int cols, int ix, int iy, float a, float b) {
+  const uint q = quads[surf_quad_index(ix, iy, cols)];
+  const float p0 = surf_byte_value(q), p1 = surf_byte_value(q >> 8), p2 = surf_byte_value(q >> 16),
+              p3 = surf_byte_value(q >> 24);
   const float v = p0 * (1.f - a) * (1.f - b) + p1 * a * (1.f - b) + p2 * (1.f - a) * b + p3 * a * b;
-  return (int)rint(v) & 0xff;  // cvRound, then the (uchar) cast
+  return surf_round_small(v);
+}
+
+// The window pixel at (px, py), where its footprint lies inside the image.
+inline float surf_inside_pixel(global const uint* quads, int cols, double px, double py) {
+  float a, b;
+  const int ix = surf_split_position(px, &a), iy = surf_split_position(py, &b);
+  return surf_bilinear_pixel(quads, cols, ix, iy, a, b);
 }
 
 // One window pixel of an oriented window at (px, py): bilinear inside, nearest clamped pixel at the
 // border, as sampleWindow.
-int surf_window_pixel(global const uchar* img, global const uint* quads, int rows, int cols, double px, double py) {
-  const int ix = (int)floor(px), iy = (int)floor(py);
-  if ((uint)ix < (uint)(cols - 1) && (uint)iy < (uint)(rows - 1)) return surf_bilinear_pixel(quads, cols, px, py);
+float surf_window_pixel(global const uchar* img, global const uint* quads, int rows, int cols, double px, double py) {
+  float a, b;
+  const int ix = surf_split_position(px, &a), iy = surf_split_position(py, &b);
+  if ((uint)ix < (uint)(cols - 1) && (uint)iy < (uint)(rows - 1)) return surf_bilinear_pixel(quads, cols, ix, iy, a, b);
   const int x = clamp((int)rint(px), 0, cols - 1), y = clamp((int)rint(py), 0, rows - 1);
   return img[(size_t)y * cols + x];
 }

@@ -21,6 +21,7 @@
 #include "features/surf_descriptor.hpp"
 #include "opencl/program_cache.hpp"
 #include "surf_test_support.hpp"
+#include "support/test_support.hpp"
 
 #include <opencv2/imgproc.hpp>
 
@@ -408,6 +409,97 @@ TEST_F(OpenCLSurfDeviceMath, WindowDirectionSinCosEqualsTheHosts) {
   }
   EXPECT_EQ(countUnequal(run(kernel, angle, angle, 0), sin_host), 0) << "sinf";
   EXPECT_EQ(countUnequal(run(kernel, angle, angle, 1), cos_host), 0) << "cosf";
+}
+
+// A window sample's arithmetic without conversions (surf_window.h): the integer part and fraction of
+// a double position, and the bilinear pixel's bytes and rounding, against the direct forms the CPU
+// stage uses (floor, (float)(x - floor(x)), cvRound of the float sum), on fresh random positions with
+// full 53-bit mantissas, running sums as the window makes them, and the edge cases: integers, one
+// step either side of them, halves, negatives, and pixels whose sum is a half.
+TEST_F(OpenCLSurfDeviceMath, WindowSampleArithmeticEqualsTheDirectForms) {
+  cl::Program program(device_->context(), detail::embeddedKernel("surf_descriptor") + R"(
+      kernel void test_split(global const double* x, global int* whole, global float* fraction) {
+        float f;
+        whole[get_global_id(0)] = surf_split_position(x[get_global_id(0)], &f);
+        fraction[get_global_id(0)] = f;
+      }
+      kernel void test_pixel(global const uint* quads, global const float* a, global const float* b,
+                             global float* out) {
+        const size_t i = get_global_id(0);
+        out[i] = surf_bilinear_pixel(quads + 32 * i, 8, 0, 0, a[i], b[i]);
+      })");
+  try {
+    program.build({device_->device()}, (surf::surfProgramOptions(*device_) + " -DSURF_EXTENDED=0 -DSURF_UPRIGHT=0").c_str());
+  } catch (const cl::Error&) {
+    FAIL() << program.getBuildInfo<CL_PROGRAM_BUILD_LOG>(device_->device());
+  }
+
+  BOVW_SEEDED_RNG(rng);
+  std::uniform_real_distribution<double> position(-300.0, 5000.0);
+  std::uniform_real_distribution<float> start(0.f, 4000.f), step(-1.f, 1.f);
+  std::vector<double> x = {0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 1.5, 2.5, -2.5, 4095.5, 1e-300, -1e-300,
+                           std::nextafter(1.0, 0.0), std::nextafter(-1.0, 0.0), std::nextafter(3000.0, 1e9),
+                           std::nextafter(3000.0, 0.0), 2147483647.0, -2147483647.0};
+  for (int i = 0; i < (1 << 16); ++i) x.push_back(position(rng));
+  for (int i = 0; i < 256; ++i) {  // running sums of a window row, as sampleWindow's
+    double p = start(rng);
+    const float s = step(rng);
+    for (int k = 0; k < 256; ++k, p += s) x.push_back(p);
+  }
+  const std::size_t n = x.size();
+  const cl::Buffer bx = upload(x.data(), sizeof(double) * n);
+  const cl::Buffer bw(device_->context(), CL_MEM_WRITE_ONLY, sizeof(cl_int) * n);
+  const cl::Buffer bf(device_->context(), CL_MEM_WRITE_ONLY, sizeof(float) * n);
+  cl::Kernel split(program, "test_split");
+  split.setArg(0, bx);
+  split.setArg(1, bw);
+  split.setArg(2, bf);
+  device_->queue().enqueueNDRangeKernel(split, cl::NullRange, cl::NDRange(n));
+  std::vector<cl_int> whole(n);
+  std::vector<float> fraction(n);
+  device_->queue().enqueueReadBuffer(bw, CL_TRUE, 0, sizeof(cl_int) * n, whole.data());
+  device_->queue().enqueueReadBuffer(bf, CL_TRUE, 0, sizeof(float) * n, fraction.data());
+  int wrong = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double floor = std::floor(x[i]);
+    const float expected = static_cast<float>(x[i] - floor);
+    if (whole[i] == static_cast<int>(floor) && std::memcmp(&fraction[i], &expected, sizeof(float)) == 0) continue;
+    if (++wrong <= 5)
+      std::printf("  x %a: device %d + %a, host %d + %a\n", x[i], whole[i], fraction[i], static_cast<int>(floor),
+                  expected);
+  }
+  EXPECT_EQ(wrong, 0) << "of " << n << " positions";
+
+  // Bilinear pixels: a quad word per sample (in its own 8 x 4 tile), fractions from the positions
+  // above and the halves that put a sum on .5.
+  std::uniform_int_distribution<cl_uint> word;
+  std::vector<cl_uint> quads;
+  std::vector<float> a, b, expected;
+  for (std::size_t i = 0; i + 1 < n; i += 2) {
+    const cl_uint q = i % 16 == 0 ? 0xff01ff00u + static_cast<cl_uint>(i / 16 % 256) : word(rng);
+    const float fa = i % 6 == 0 ? 0.5f : fraction[i], fb = i % 10 == 0 ? 0.5f : fraction[i + 1];
+    std::vector<cl_uint> tile(32, 0);
+    tile[0] = q;
+    quads.insert(quads.end(), tile.begin(), tile.end());
+    a.push_back(fa);
+    b.push_back(fb);
+    const float p0 = q & 0xff, p1 = (q >> 8) & 0xff, p2 = (q >> 16) & 0xff, p3 = q >> 24;
+    expected.push_back(static_cast<float>(static_cast<unsigned char>(
+        cvRound(p0 * (1.f - fa) * (1.f - fb) + p1 * fa * (1.f - fb) + p2 * (1.f - fa) * fb + p3 * fa * fb))));
+  }
+  const std::size_t m = a.size();
+  const cl::Buffer bq = upload(quads.data(), sizeof(cl_uint) * quads.size()), ba = upload(a.data(), sizeof(float) * m),
+                   bb = upload(b.data(), sizeof(float) * m);
+  const cl::Buffer bo(device_->context(), CL_MEM_WRITE_ONLY, sizeof(float) * m);
+  cl::Kernel pixel(program, "test_pixel");
+  pixel.setArg(0, bq);
+  pixel.setArg(1, ba);
+  pixel.setArg(2, bb);
+  pixel.setArg(3, bo);
+  device_->queue().enqueueNDRangeKernel(pixel, cl::NullRange, cl::NDRange(m));
+  std::vector<float> out(m);
+  device_->queue().enqueueReadBuffer(bo, CL_TRUE, 0, sizeof(float) * m, out.data());
+  EXPECT_EQ(countUnequal(out, expected), 0) << "bilinear pixels of " << m;
 }
 
 // The device's angles depend on knowing how the host's OpenCV rounds its atan; the measurement must

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Issue 25: the descriptor's patch kernel without conversions per window sample (kernels/surf_window.h).
+# before: HEAD's kernels (a72d7f9); after: the change. Same run, alternating. Expectations and
+# results: docs/journal/2026-12-05.md ("The patch kernel's window samples without conversions").
+# 1. bit for bit on NVIDIA: the OpenCL SURF tests (after), `bovw extract` of the 150 JPEGs by
+#    before, after and the CPU's builtin SURF, compared byte for byte;
+# 2. bovw_surf_bench --batch 8 and 50 on the 150 JPEGs: the descriptor stage per image;
+# 3. files to histograms with default flags on 2,400 and 24,000 ~640-px JPEGs and 2,400 of
+#    1600 x 1200, three rounds, with --profile (device busy time) once each.
+set -uo pipefail
+source bench/device_common.sh
+bovw_opencl_env && bovw_use_libs .device/libs.tar.xz || exit 1
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+nproc
+P=.device/patch
+for b in before after; do chmod +x $P/$b/*; done
+echo "== 1. exactness"
+BOVW_SURF_TEST_DATA=$PWD/tests/data/surf BOVW_OPENCV_DOC_DATA=$PWD/.device/images BOVW_DEVICE=NVIDIA \
+  timeout 300 $P/after/bovw_opencl_surf_tests --gtest_brief=1 2>&1 | tail -6
+w=/tmp/patch
+mkdir -p $w
+for b in before after; do
+  $P/$b/bovw extract .device/set -o $w/x_$b --format npy > /dev/null 2>&1 || echo "extract $b failed"
+done
+$P/after/bovw extract .device/set -o $w/x_cpu --format npy --surf-backend builtin > /dev/null 2>&1 || echo "extract cpu failed"
+diff -rq $w/x_before $w/x_after && echo "extract: before and after identical ($(ls $w/x_after | wc -l) files)"
+diff -rq $w/x_cpu $w/x_after && echo "extract: CPU builtin and after identical"
+echo "== 2. SURF batches"
+for r in 1 2; do
+  for b in before after; do
+    for n in 8 50; do echo -n "$b run $r: "; $P/$b/bovw_surf_bench --backend opencl --batch $n --runs 7 .device/set 2>&1 | grep "^batches"; done
+  done
+done
+echo "== 3. files to histograms, default flags"
+bovw_copy_set .device/set 16 $w/small > /dev/null || exit 1
+bovw_copy_set .device/set 160 $w/many > /dev/null || exit 1
+$P/after/bovw_decode_bench --resize 1600x1200 $w/small $w/large > /dev/null || exit 1
+$P/after/bovw train $w/small --words 1000 --seed 1 --quiet --output $w/v.bovw 2>&1 | tail -1
+now() { date +%s%N; }
+rate() { awk -v n="$1" -v t="$2" 'BEGIN {printf "%.1f", n / (t / 1e9)}'; }
+for set in small large many; do
+  n=$(ls $w/$set/*.jpg | wc -l)
+  echo "-- $set: $n images"
+  for r in 1 2 3; do
+    for b in before after; do
+      s=$(now); $P/$b/bovw histogram --images $w/$set --vocabulary $w/v.bovw --quiet --output $w/h_${set}_$b.npy > /dev/null 2>&1 || echo "$b failed"; e=$(now)
+      echo "$set $b run $r: $(rate $n $((e - s))) images/s"
+    done
+  done
+  cmp $w/h_${set}_before.npy $w/h_${set}_after.npy && echo "$set: histograms identical"
+  for b in before after; do
+    echo "$set $b --profile:"; $P/$b/bovw histogram --images $w/$set --vocabulary $w/v.bovw --quiet --profile --output $w/p.npy 2>&1 | grep "^profile"
+  done
+done
+echo "== decode-only"
+$P/after/bovw_decode_bench --rounds 3 $w/many | tail -1
