@@ -52,11 +52,30 @@ kernel void surf_quad_image(global const uchar* gray, global const surf_image* i
       p[0] | (uint)p[1] << 8 | (uint)p[cols] << 16 | (uint)p[cols + 1] << 24;
 }
 
-// Horizontal INTER_AREA sum of window row r over the columns of span cs (cv::resize's per-row sum,
-// from 0 in column order), each window pixel sampled as sampleWindow samples it. start_x, start_y:
-// the row's start (unused upright); exact_x, exact_y: surf_running_sums_exact for its positions.
+// A patch column: its INTER_AREA span of window columns and, for oriented windows, the offsets a row
+// takes from its start to the span's first sample (lo steps) and on to its last (hi - lo steps), each
+// an int times a float, exact in double; once per work-group rather than once per row.
+typedef struct {
+  surf_area_span span;
+  double first_x, first_y, extent_x, extent_y;
+} surf_patch_column;
+
+surf_patch_column surf_patch_column_of(int size, int cell, int d, surf_window g) {
+  surf_patch_column c;
+  c.span = surf_area_span_of(size, cell, d);
+  c.first_x = c.span.lo * (double)g.cos_dir;
+  c.first_y = c.span.lo * -(double)g.sin_dir;
+  c.extent_x = (c.span.hi - c.span.lo) * (double)g.cos_dir;
+  c.extent_y = (c.span.hi - c.span.lo) * -(double)g.sin_dir;
+  return c;
+}
+
+// Horizontal INTER_AREA sum of window row r over patch column pc (cv::resize's per-row sum, from 0
+// in column order), each window pixel sampled as sampleWindow samples it. start_x, start_y: the row's
+// start (unused upright); exact_x, exact_y: surf_running_sums_exact for its positions.
 float surf_row_sum(global const uchar* img, global const uint* quads, int rows, int cols, surf_window g, int r,
-                   float start_x, float start_y, bool exact_x, bool exact_y, surf_area_span cs) {
+                   double start_x, double start_y, bool exact_x, bool exact_y, surf_patch_column pc) {
+  const surf_area_span cs = pc.span;
   float sum = 0;
   if (SURF_UPRIGHT) {
     global const uchar* column = img + clamp(g.ux + r, 0, cols - 1);
@@ -64,9 +83,9 @@ float surf_row_sum(global const uchar* img, global const uint* quads, int rows, 
       sum += column[(size_t)clamp(g.uy - c, 0, rows - 1) * cols] * surf_area_weight(&cs, c);
     return sum;
   }
-  double px = surf_running_position(start_x, g.cos_dir, cs.lo, exact_x);
-  double py = surf_running_position(start_y, -g.sin_dir, cs.lo, exact_y);
-  if (surf_segment_inside(px, py, g.cos_dir, -g.sin_dir, cs.hi - cs.lo, rows, cols)) {
+  double px = surf_running_position(start_x, g.cos_dir, cs.lo, pc.first_x, exact_x);
+  double py = surf_running_position(start_y, -g.sin_dir, cs.lo, pc.first_y, exact_y);
+  if (surf_segment_inside(px, py, pc.extent_x, pc.extent_y, rows, cols)) {
     // The span's weights by position (first, middle, last) rather than a choice per sample; the sum
     // starts from the first product (0 + x is x: the products are not negative).
     sum = surf_inside_pixel(quads, cols, px, py) * cs.w_first;
@@ -105,8 +124,8 @@ int surf_band_count(int size) {
 kernel __attribute__((reqd_work_group_size(SURF_PATCH_GROUP, 1, 1)))
 void surf_patch(global const uchar* gray, global const uint* all_quads, global const surf_image* images,
                 global const surf_keypoint* keypoints, global uchar* patches) {
-  local surf_area_span spans[SURF_CELLS];  // per patch row and column (both axes have `size` pixels)
-  local float row_x[SURF_CHUNK_ROWS], row_y[SURF_CHUNK_ROWS];  // the chunk's row starts (oriented)
+  local surf_patch_column columns[SURF_CELLS];  // per patch column; their spans are the rows' too
+  local double row_x[SURF_CHUNK_ROWS], row_y[SURF_CHUNK_ROWS];  // the chunk's row starts (oriented)
   local int exact[2];  // the chunk's positions along x, y: surf_running_sums_exact over the window
   local float row_sums[SURF_CELLS][SURF_CHUNK_ROWS + 1];       // [patch column][chunk row]; +1: no bank conflicts
 
@@ -125,7 +144,7 @@ void surf_patch(global const uchar* gray, global const uint* all_quads, global c
 
   const surf_window g = surf_window_of(kp, size);
   const int cell = surf_area_cell(size);
-  if (lid < SURF_CELLS) spans[lid] = surf_area_span_of(size, cell, lid);
+  if (lid < SURF_CELLS) columns[lid] = surf_patch_column_of(size, cell, lid, g);
   const int first_row = surf_area_span_of(size, cell, d0).lo, end_row = surf_area_span_of(size, cell, d1 - 1).hi + 1;
 
   // Band pixel lid + k * SURF_PATCH_GROUP: its vertical sum so far (float, or whole cells' ints).
@@ -146,7 +165,7 @@ void surf_patch(global const uchar* gray, global const uint* all_quads, global c
   for (int r0 = first_row; r0 < end_row; r0 += SURF_CHUNK_ROWS) {  // uniform over the group
     const int chunk = min(SURF_CHUNK_ROWS, end_row - r0);
     if (!SURF_UPRIGHT && lid < 2) {
-      local float* starts = lid == 0 ? row_x : row_y;
+      local double* starts = lid == 0 ? row_x : row_y;
       float max_start = 0;
       int quantum = 1000;
       for (int i = 0; i < chunk; ++i) {
@@ -166,7 +185,7 @@ void surf_patch(global const uchar* gray, global const uint* all_quads, global c
     const int step_i = SURF_PATCH_GROUP % chunk, step_dc = SURF_PATCH_GROUP / chunk;
     for (int i = lid % chunk, dc = lid / chunk; dc < SURF_CELLS;) {
       row_sums[dc][i] = surf_row_sum(img, quads, rows, cols, g, r0 + i, row_x[i], row_y[i], exact[0], exact[1],
-                                     spans[dc]);
+                                     columns[dc]);
       i += step_i;
       dc += step_dc;
       if (i >= chunk) {
@@ -179,7 +198,7 @@ void surf_patch(global const uchar* gray, global const uint* all_quads, global c
     for (int k = 0; k < SURF_PIXELS_PER_ITEM; ++k) {
       const int p = lid + k * SURF_PATCH_GROUP;
       if (p >= pixels) break;
-      const surf_area_span rs = spans[d0 + p / SURF_CELLS];
+      const surf_area_span rs = columns[d0 + p / SURF_CELLS].span;
       local const float* column = row_sums[p % SURF_CELLS];
       const int last = min(rs.hi, r0 + chunk - 1);
       for (int r = max(rs.lo, r0); r <= last; ++r) {

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Issue 25: the descriptor's patch kernel without conversions per window sample (kernels/surf_window.h).
-# before: HEAD's kernels (a72d7f9); after: the change. Same run, alternating. Expectations and
+# before: a72d7f9's kernels; samples: 016ce98 (a window sample without conversions); after: also the
+# per-row offsets of each patch column once per work-group. Same run, alternating. Expectations and
 # results: docs/journal/2026-12-05.md ("The patch kernel's window samples without conversions").
 # 1. bit for bit on NVIDIA: the OpenCL SURF tests (after), `bovw extract` of the 150 JPEGs by
 #    before, after and the CPU's builtin SURF, compared byte for byte;
@@ -13,7 +14,7 @@ bovw_opencl_env && bovw_use_libs .device/libs.tar.xz || exit 1
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 nproc
 P=.device/patch
-for b in before after; do chmod +x $P/$b/*; done
+for b in before samples after; do chmod +x $P/$b/*; done
 echo "== 1. exactness"
 BOVW_SURF_TEST_DATA=$PWD/tests/data/surf BOVW_OPENCV_DOC_DATA=$PWD/.device/images BOVW_DEVICE=NVIDIA \
   timeout 300 $P/after/bovw_opencl_surf_tests --gtest_brief=1 2>&1 | tail -6
@@ -27,7 +28,7 @@ diff -rq $w/x_before $w/x_after && echo "extract: before and after identical ($(
 diff -rq $w/x_cpu $w/x_after && echo "extract: CPU builtin and after identical"
 echo "== 2. SURF batches"
 for r in 1 2; do
-  for b in before after; do
+  for b in before samples after; do
     for n in 8 50; do echo -n "$b run $r: "; $P/$b/bovw_surf_bench --backend opencl --batch $n --runs 7 .device/set 2>&1 | grep "^batches"; done
   done
 done
