@@ -1,10 +1,11 @@
 // SURF descriptor on the device: computeDescriptors (src/features/surf_descriptor.cpp, reference
 // path) without materialising the window, which can be hundreds of pixels wide. Three kernels:
 // - surf_quad_image: each pixel's 2x2 bilinear footprint in one word (oriented windows);
-// - surf_patch: the 21x21 INTER_AREA patch. Work-groups of 256, SURF_BANDS per keypoint: a big
-//   window is cut into bands of patch rows, one work-group each, so that no work-group (one
-//   multiprocessor) carries a big keypoint alone; the bands a small window does not need return at
-//   once. A work-group passes over its band's window rows in chunks: first every work-item computes
+// - surf_extra_bands, surf_patch: the 21x21 INTER_AREA patch. Work-groups of 256: a big window is cut
+//   into bands of patch rows (at most SURF_BANDS), one work-group each, so that no work-group (one
+//   multiprocessor) carries a big keypoint alone; surf_extra_bands lists the bands past the first,
+//   and surf_patch starts a work-group per keypoint and a few that take the listed bands in turn.
+//   A work-group passes over its band's window rows in chunks: first every work-item computes
 //   horizontal INTER_AREA sums (one per window row and patch column, rows fastest: short chains, and
 //   even the smallest window has more sums than work-items), each window pixel sampled as
 //   sampleWindow samples it, into local memory; then each patch pixel's owner adds the chunk's rows
@@ -118,26 +119,51 @@ int surf_band_count(int size) {
   return clamp((side * side + SURF_BAND_SAMPLES - 1) / SURF_BAND_SAMPLES, 1, SURF_BANDS);
 }
 
-// gray, images: the batch's images and their table; quads: surf_quad_image of them (read for oriented
-// windows only). patches: SURF_PATCH_PIXELS bytes per keypoint, row-major. Work-group w: keypoint
-// w / SURF_BANDS, band w % SURF_BANDS. Keypoints with size <= 0 are skipped.
-kernel __attribute__((reqd_work_group_size(SURF_PATCH_GROUP, 1, 1)))
-void surf_patch(global const uchar* gray, global const uint* all_quads, global const surf_image* images,
-                global const surf_keypoint* keypoints, global uchar* patches) {
-  local surf_patch_column columns[SURF_CELLS];  // per patch column; their spans are the rows' too
-  local double row_x[SURF_CHUNK_ROWS], row_y[SURF_CHUNK_ROWS];  // the chunk's row starts (oriented)
-  local int exact[2];  // the chunk's positions along x, y: surf_running_sums_exact over the window
-  local float row_sums[SURF_CELLS][SURF_CHUNK_ROWS + 1];       // [patch column][chunk row]; +1: no bank conflicts
+// The side of a keypoint's window, in pixels.
+inline int surf_window_side(float size) { return (int)(SURF_CELLS * surf_keypoint_scale(size)); }
+
+// The bands past the first of each of the n keypoints whose window takes several, as (keypoint,
+// band) pairs appended to `extra` (room for n (SURF_BANDS - 1)), their number added to *extra_count
+// (zeroed before). One work-item per keypoint; surf_patch then starts work-groups for these bands
+// only, not SURF_BANDS for every keypoint (most windows take one band, and on a GPU the empty
+// work-groups' start and two dependent loads cost a slot each).
+kernel void surf_extra_bands(global const surf_keypoint* keypoints, int n, global int2* extra,
+                             volatile global int* extra_count) {
+  const int k = get_global_id(0);
+  if (k >= n || keypoints[k].size <= 0) return;
+  const int bands = surf_band_count(surf_window_side(keypoints[k].size));
+  if (bands == 1) return;
+  const int at = atomic_add(extra_count, bands - 1);
+  for (int b = 1; b < bands; ++b) extra[at + b - 1] = (int2)(k, b);
+}
+
+// The local memory of one band's patch pixels (surf_patch_band).
+typedef struct {
+  surf_patch_column columns[SURF_CELLS];  // per patch column; their spans are the rows' too
+  double row_x[SURF_CHUNK_ROWS], row_y[SURF_CHUNK_ROWS];  // the chunk's row starts (oriented)
+  int exact[2];  // the chunk's positions along x, y: surf_running_sums_exact over the window
+  float row_sums[SURF_CELLS][SURF_CHUNK_ROWS + 1];  // [patch column][chunk row]; +1: no bank conflicts
+} surf_patch_scratch;
+
+// The patch pixels of band `band` of keypoint `keypoint`, by the whole work-group (arguments as
+// surf_patch's). Keypoints with size <= 0 and bands the window does not take are skipped.
+void surf_patch_band(global const uchar* gray, global const uint* all_quads, global const surf_image* images,
+                     global const surf_keypoint* keypoints, global uchar* patches, int keypoint, int band,
+                     local surf_patch_scratch* scratch) {
+  local surf_patch_column* columns = scratch->columns;
+  local double* row_x = scratch->row_x;
+  local double* row_y = scratch->row_y;
+  local int* exact = scratch->exact;
+  local float(*row_sums)[SURF_CHUNK_ROWS + 1] = scratch->row_sums;
 
   const int lid = get_local_id(0);
-  const int keypoint = get_group_id(0) / SURF_BANDS, band = get_group_id(0) % SURF_BANDS;
   const surf_keypoint kp = keypoints[keypoint];
   if (kp.size <= 0) return;  // uniform over the group
   const surf_image image = images[kp.image];
   const int rows = image.rows, cols = image.cols;
   global const uchar* img = gray + image.pixels;
   global const uint* quads = all_quads + image.quads;
-  const int size = (int)(SURF_CELLS * surf_keypoint_scale(kp.size));  // window side
+  const int size = surf_window_side(kp.size);
   const int bands = surf_band_count(size);
   if (band >= bands) return;
   const int d0 = band * SURF_CELLS / bands, d1 = (band + 1) * SURF_CELLS / bands;  // patch rows d0..d1-1
@@ -217,6 +243,28 @@ void surf_patch(global const uchar* gray, global const uint* all_quads, global c
   for (int k = 0; k < SURF_PIXELS_PER_ITEM; ++k) {
     const int p = lid + k * SURF_PATCH_GROUP;
     if (p < pixels) out[p] = surf_patch_value(sum[k], whole[k], cell);
+  }
+}
+
+// gray, images: the batch's images and their table; quads: surf_quad_image of them (read for oriented
+// windows only). patches: SURF_PATCH_PIXELS bytes per keypoint, row-major. extra, extra_count:
+// surf_extra_bands' list. Work-groups 0 .. extra_groups - 1 take the list's bands in turn (first, so
+// that the large windows start early); work-group extra_groups + k takes keypoint k's first band.
+kernel __attribute__((reqd_work_group_size(SURF_PATCH_GROUP, 1, 1)))
+void surf_patch(global const uchar* gray, global const uint* all_quads, global const surf_image* images,
+                global const surf_keypoint* keypoints, global uchar* patches, global const int2* extra,
+                global const int* extra_count, int extra_groups) {
+  local surf_patch_scratch scratch;
+  const int group = get_group_id(0);
+  if (group >= extra_groups) {
+    surf_patch_band(gray, all_quads, images, keypoints, patches, group - extra_groups, 0, &scratch);
+    return;
+  }
+  const int count = *extra_count;
+  for (int i = group; i < count; i += extra_groups) {
+    const int2 e = extra[i];
+    surf_patch_band(gray, all_quads, images, keypoints, patches, e.x, e.y, &scratch);
+    barrier(CLK_LOCAL_MEM_FENCE);  // before the next band writes the scratch
   }
 }
 

@@ -7,6 +7,7 @@
 #include "features/orientation.hpp"
 #include "features/surf_descriptor.hpp"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -34,20 +35,37 @@ cl::Buffer enqueueQuadImages(detail::DeviceContext& device, const std::string& o
   return quads;
 }
 
-// surf_patch's 21x21 patches of the n keypoints, in a new buffer; `done`: its kernel's event.
-// Work-group w computes band w % kPatchBands of keypoint w / kPatchBands.
+// surf_patch's 21x21 patches of the n keypoints, in a new buffer; `done`: its kernel's event. First
+// surf_extra_bands lists the bands past the first of the big windows; then one work-group per
+// keypoint takes its first band, and enough work-groups to fill the device (8 a compute unit, no more
+// than the list can hold) take the listed ones.
 cl::Buffer enqueuePatches(detail::DeviceContext& device, const std::string& options, const DeviceImages& images,
                           const cl::Buffer& quads, const cl::Buffer& keypoints, int n, cl::Event& done) {
   cl::Buffer patches = device.scratch().get("surf.patches", static_cast<std::size_t>(n) * kPatchPixels);
+  const std::size_t extra_room = static_cast<std::size_t>(n) * (kPatchBands - 1);
+  const cl::Buffer extra = device.scratch().get("surf.patch.extra", sizeof(cl_int2) * extra_room);
+  const cl::Buffer extra_count = device.scratch().get("surf.patch.extra_count", sizeof(cl_int));
+  device.queue().enqueueFillBuffer(extra_count, cl_int{0}, 0, sizeof(cl_int));
+  cl::Kernel& bands = device.kernel("surf_descriptor", "surf_extra_bands", options);
+  bands.setArg(0, keypoints);
+  bands.setArg(1, cl_int{n});
+  bands.setArg(2, extra);
+  bands.setArg(3, extra_count);
+  device.queue().enqueueNDRangeKernel(bands, cl::NullRange, cl::NDRange(n));
+  const int extra_groups = static_cast<int>(
+      std::min<std::size_t>(extra_room, std::size_t{8} * std::max(1u, device.info().compute_units)));
   cl::Kernel& kernel = device.kernel("surf_descriptor", "surf_patch", options);
   kernel.setArg(0, images.gray);
   kernel.setArg(1, quads);
   kernel.setArg(2, images.table);
   kernel.setArg(3, keypoints);
   kernel.setArg(4, patches);
-  device.queue().enqueueNDRangeKernel(kernel, cl::NullRange,
-                                      cl::NDRange(static_cast<std::size_t>(n) * kPatchBands * kPatchGroup),
-                                      cl::NDRange(kPatchGroup), nullptr, &done);
+  kernel.setArg(5, extra);
+  kernel.setArg(6, extra_count);
+  kernel.setArg(7, cl_int{extra_groups});
+  device.queue().enqueueNDRangeKernel(
+      kernel, cl::NullRange, cl::NDRange((static_cast<std::size_t>(n) + extra_groups) * kPatchGroup),
+      cl::NDRange(kPatchGroup), nullptr, &done);
   return patches;
 }
 
