@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Issue 25: the descriptor's patch kernel without conversions per window sample (kernels/surf_window.h).
 # before: a72d7f9's kernels; samples: 016ce98 (a window sample without conversions); after: also the
-# per-row offsets of each patch column once per work-group. Same run, alternating. Expectations and
-# results: docs/journal/2026-12-05.md ("The patch kernel's window samples without conversions").
-# 1. bit for bit on NVIDIA: the OpenCL SURF tests (after), `bovw extract` of the 150 JPEGs by
-#    before, after and the CPU's builtin SURF, compared byte for byte;
+# per-row offsets of each patch column once per work-group; bands1: after with one work-group a
+# keypoint (SURF_BANDS 1: no work-groups that find their band empty and return, but a big window on
+# one work-group); list: after with work-groups only for the bands a window takes (surf_extra_bands).
+# Same run, alternating. Expectations and results: docs/journal/2026-12-05.md ("The patch kernel's
+# window samples without conversions").
+# 1. bit for bit on NVIDIA: the OpenCL SURF tests (list), `bovw extract` of the 150 JPEGs by
+#    before, after, list and the CPU's builtin SURF, compared byte for byte;
 # 2. bovw_surf_bench --batch 8 and 50 on the 150 JPEGs: the descriptor stage per image;
 # 3. files to histograms with default flags on 2,400 and 24,000 ~640-px JPEGs and 2,400 of
 #    1600 x 1200, three rounds, with --profile (device busy time) once each.
@@ -14,21 +17,21 @@ bovw_opencl_env && bovw_use_libs .device/libs.tar.xz || exit 1
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 nproc
 P=.device/patch
-for b in before samples after; do chmod +x $P/$b/*; done
+for b in before samples after bands1 list; do chmod +x $P/$b/*; done
 echo "== 1. exactness"
 BOVW_SURF_TEST_DATA=$PWD/tests/data/surf BOVW_OPENCV_DOC_DATA=$PWD/.device/images BOVW_DEVICE=NVIDIA \
-  timeout 300 $P/after/bovw_opencl_surf_tests --gtest_brief=1 2>&1 | tail -6
+  timeout 300 $P/list/bovw_opencl_surf_tests --gtest_brief=1 2>&1 | tail -6
 w=/tmp/patch
 mkdir -p $w
-for b in before after; do
+for b in before after list; do
   $P/$b/bovw extract .device/set -o $w/x_$b --format npy > /dev/null 2>&1 || echo "extract $b failed"
 done
 $P/after/bovw extract .device/set -o $w/x_cpu --format npy --surf-backend builtin > /dev/null 2>&1 || echo "extract cpu failed"
-diff -rq $w/x_before $w/x_after && echo "extract: before and after identical ($(ls $w/x_after | wc -l) files)"
+diff -rq $w/x_before $w/x_after && diff -rq $w/x_before $w/x_list && echo "extract: before, after and list identical ($(ls $w/x_after | wc -l) files)"
 diff -rq $w/x_cpu $w/x_after && echo "extract: CPU builtin and after identical"
 echo "== 2. SURF batches"
 for r in 1 2; do
-  for b in before samples after; do
+  for b in before samples after bands1 list; do
     for n in 8 50; do echo -n "$b run $r: "; $P/$b/bovw_surf_bench --backend opencl --batch $n --runs 7 .device/set 2>&1 | grep "^batches"; done
   done
 done
@@ -43,13 +46,13 @@ for set in small large many; do
   n=$(ls $w/$set/*.jpg | wc -l)
   echo "-- $set: $n images"
   for r in 1 2 3; do
-    for b in before after; do
+    for b in before after bands1 list; do
       s=$(now); $P/$b/bovw histogram --images $w/$set --vocabulary $w/v.bovw --quiet --output $w/h_${set}_$b.npy > /dev/null 2>&1 || echo "$b failed"; e=$(now)
       echo "$set $b run $r: $(rate $n $((e - s))) images/s"
     done
   done
-  cmp $w/h_${set}_before.npy $w/h_${set}_after.npy && echo "$set: histograms identical"
-  for b in before after; do
+  cmp $w/h_${set}_before.npy $w/h_${set}_after.npy && cmp $w/h_${set}_before.npy $w/h_${set}_bands1.npy && cmp $w/h_${set}_before.npy $w/h_${set}_list.npy && echo "$set: histograms identical"
+  for b in before after list; do
     echo "$set $b --profile:"; $P/$b/bovw histogram --images $w/$set --vocabulary $w/v.bovw --quiet --profile --output $w/p.npy 2>&1 | grep "^profile"
   done
 done
