@@ -3,7 +3,6 @@
 #include <sys/mman.h>
 
 #include <algorithm>
-#include <new>
 #include <numeric>
 #include <stdexcept>
 #include <string>
@@ -11,26 +10,12 @@
 namespace bovw::live_detail {
 namespace {
 
-constexpr std::size_t kHugePage = std::size_t{2} << 20;
-
 std::size_t roundUp(std::size_t n, std::size_t to) { return (n + to - 1) / to * to; }
 
 }  // namespace
 
-ListRegion::ListRegion(std::size_t capacity) : capacity_(capacity) {
-  if (capacity == 0) return;
-  mapped_ = roundUp(capacity, kHugePage);
-  // A huge page needs an aligned 2 MiB of the mapping: map one more, keep the aligned part. No swap is
-  // reserved for it (MAP_NORESERVE): the capacity is a bound, most of whose last part stays untouched.
-  const std::size_t asked = mapped_ + kHugePage;
-  void* memory = ::mmap(nullptr, asked, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (memory == MAP_FAILED) throw std::bad_alloc();
-  auto* start = static_cast<unsigned char*>(memory);
-  base_ = reinterpret_cast<unsigned char*>(roundUp(reinterpret_cast<std::uintptr_t>(start), kHugePage));
-  if (base_ > start) ::munmap(start, static_cast<std::size_t>(base_ - start));
-  if (start + asked > base_ + mapped_) ::munmap(base_ + mapped_, static_cast<std::size_t>(start + asked - (base_ + mapped_)));
-  ::madvise(base_, mapped_, MADV_HUGEPAGE);  // speed only: without it the pages are small
-  on_page_.assign(mapped_ / kPage, 0);
+ListRegion::ListRegion(std::size_t capacity) : memory_(capacity), capacity_(capacity) {
+  on_page_.assign(memory_.size() / kPage, 0);
 }
 
 ListRegion::ListRegion(const std::vector<std::size_t>& sizes)
@@ -59,10 +44,6 @@ std::size_t ListRegion::place(std::size_t size) {
   return offsets_.size() - 1;
 }
 
-ListRegion::~ListRegion() {
-  if (base_) ::munmap(base_, mapped_);
-}
-
 void ListRegion::release(std::size_t list) noexcept {
   if (!held_[list]) return;
   held_[list] = 0;
@@ -78,7 +59,7 @@ void ListRegion::release(std::size_t list) noexcept {
     std::size_t end = page + 1;
     while (end <= last && on_page_[end] == 1) on_page_[end++] = 0;
     held_pages_ -= end - page;
-    ::madvise(base_ + page * kPage, (end - page) * kPage, MADV_DONTNEED);  // nothing reads these pages now
+    ::madvise(memory_.data() + page * kPage, (end - page) * kPage, MADV_DONTNEED);  // nothing reads these pages now
     page = end;
   }
 }

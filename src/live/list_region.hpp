@@ -1,20 +1,21 @@
 // The memory a live database's open puts its posting lists in when it does not read them where LMDB
 // maps them: the checkpoint's lists it copies (PostingMemory::Copied, the default) and, either way,
-// the lists the writes after the checkpoint change. One anonymous mapping in transparent huge pages,
-// which the lists then read in place, as they read LMDB's map with PostingMemory::Mapped. Why not one
-// malloc per list: an open of a million images copies 2.5-2.85 GB into fresh memory, and on the
-// 2-core VM of 2026-12-02 faulting in and clearing 2.75 GB of 4 KiB pages took 6.8-13.5 s, in 2 MiB
-// pages 0.65-0.77 s (docs/PERFORMANCE.md, "Live databases").
+// the lists the writes after the checkpoint change. One mapping in transparent huge pages
+// (huge_pages.hpp), which the lists then read in place, as they read LMDB's map with
+// PostingMemory::Mapped. Why not one malloc per list: an open of a million images copies 2.5-2.85 GB
+// into fresh memory, several times faster to fault in as huge pages (docs/PERFORMANCE.md, "Live
+// databases").
 //
 // Lists are placed one after another. The mapping is sized for a bound of their bytes (a changed
-// list's size is only known once it is made) and reserves no memory: only the pages lists are written
-// on are taken.
+// list's size is only known once it is made); only the pages lists are written on are taken.
 //
 // A list's first change copies it out into memory of its own (ListArray's copy on write); the
 // region keeps count of the lists on each page, and a page that none of them reads any more is
 // given back to the system (madvise MADV_DONTNEED), so that a database whose writers change every
 // list holds its lists once, not the open's copy beside them.
 #pragma once
+
+#include "live/huge_pages.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -24,14 +25,11 @@ namespace bovw::live_detail {
 
 class ListRegion {
  public:
-  // Room for lists of `capacity` bytes in all, each counted with its alignment (roomFor). Huge pages
-  // are asked for (madvise MADV_HUGEPAGE), not required: where the kernel does not give them
-  // (transparent_hugepage "never"), the region has small pages. Throws std::bad_alloc where the
-  // memory cannot be mapped.
+  // Room for lists of `capacity` bytes in all, each counted with its alignment (roomFor). Throws
+  // std::bad_alloc where the memory cannot be mapped.
   explicit ListRegion(std::size_t capacity);
   // Room for lists of `sizes` bytes, placed in that order (list i at at(i)).
   explicit ListRegion(const std::vector<std::size_t>& sizes);
-  ~ListRegion();
   ListRegion(const ListRegion&) = delete;
   ListRegion& operator=(const ListRegion&) = delete;
 
@@ -42,7 +40,7 @@ class ListRegion {
   std::size_t place(std::size_t size);
 
   std::size_t lists() const { return offsets_.size(); }
-  unsigned char* at(std::size_t list) const { return base_ + offsets_[list]; }
+  unsigned char* at(std::size_t list) const { return memory_.data() + offsets_[list]; }
   std::size_t size(std::size_t list) const { return sizes_[list]; }
   // Whether list `list` is still read here (not yet released).
   bool holds(std::size_t list) const { return held_[list] != 0; }
@@ -60,9 +58,8 @@ class ListRegion {
   static constexpr std::size_t kAlignment = 16;
 
  private:
-  unsigned char* base_ = nullptr;  // 2 MiB aligned
+  HugePages memory_;
   std::size_t capacity_ = 0;
-  std::size_t mapped_ = 0;         // bytes mapped at base_: the capacity rounded up to huge pages
   std::size_t end_ = 0;            // where the next list goes
   std::vector<std::uint64_t> offsets_;
   std::vector<std::uint64_t> sizes_;

@@ -334,7 +334,8 @@ struct LiveDatabase::Impl {
       }
     }
     after.starts[words] = total;
-    after.postings.reset(new live_detail::WritesAfter::Posting[total]);  // written whole below
+    after.memory = live_detail::HugePages(total * sizeof(live_detail::WritesAfter::Posting));
+    after.postings = reinterpret_cast<live_detail::WritesAfter::Posting*>(after.memory.data());  // written whole below
     after.added.resize(records.size());
     after.names.resize(records.size());
     inParts(parts, [&](std::size_t part) {
