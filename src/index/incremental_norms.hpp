@@ -101,11 +101,16 @@ class IncrementalNorms {
   template <bool kSquared, bool kResume>
   void addPostings(const IndexData& data, ImageId first_new, const std::vector<std::int64_t>* shift,
                    const std::vector<std::int64_t>* shift2);
-  // Moves m1 (and m2) of every image in `list` by its term times `dl` (and `dl2`), the change of its
-  // word's l_w (and l_w^2), except the images `removed` marks (null: none): after()'s loop (a call
-  // per posting through forEach was most of a write beside searches).
+  // A word whose l_w moved by `dl` (and l_w^2 by `dl2`).
+  struct WordShift {
+    std::uint32_t word;
+    std::int64_t dl, dl2;
+  };
+  // Moves m1 (and m2) of every image in the lists of `shifts`' words of `data` by its term times the
+  // word's dl (and dl2), except the images `removed` marks (null: none): after()'s pass (a call per
+  // posting through forEach was most of a write beside searches).
   template <bool kSquared>
-  void shiftWord(const PostingList& list, std::int64_t dl, std::int64_t dl2, const char* removed);
+  void shiftWords(const IndexData& data, const std::vector<WordShift>& shifts, const char* removed);
   // Adds (sign +1) or takes away (-1) one posting's terms from image d's moments.
   void move(ImageId d, std::int32_t count, std::int64_t l, std::int64_t l2, int sign);
 

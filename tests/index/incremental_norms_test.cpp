@@ -9,6 +9,7 @@
 #include "index/index_editor.hpp"
 
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include <cmath>
 #include <stdexcept>
@@ -113,6 +114,50 @@ TEST(IncrementalNorms, ResumedWithNothingChangedOrIntoAnEmptyIndex) {
   const IncrementalNorms fresh(now, ScoringOptions{});
   expectSameMoments(IncrementalNorms(now, ScoringOptions{}, empty), fresh);
   expectSameMoments(IncrementalNorms(now, ScoringOptions{}, fresh.moments()), fresh);
+}
+
+// A write moved through the norms before it is applied (after(): what a live database's writer and
+// a growing index do) against the norms computed afresh once it is applied. Large enough (3.3
+// million postings) that after() splits the images into ranges over three threads, with a write that
+// moves every word's frequency.
+TEST(IncrementalNorms, MovedByAWriteOnSeveralThreadsAreTheFreshNormsBitForBit) {
+  BOVW_SEEDED_RNG(rng);
+  const int k = 97;
+  std::vector<Counts> held;
+  InvertedIndex index = randomIndex(rng, k, 100000, held);
+  const std::vector<ScoringOptions> options_sets = {ScoringOptions{}, {Scoring::Cosine, TermWeighting::Log, 1.0}};
+  std::vector<IncrementalNorms> before;
+  for (const ScoringOptions& options : options_sets) before.emplace_back(IndexEditor::data(index), options);
+
+  index_detail::IndexChange change;
+  for (std::size_t id = 0; id < held.size(); ++id) {
+    if (!std::bernoulli_distribution(0.002)(rng)) continue;
+    change.removed.push_back(static_cast<ImageId>(id));
+    std::vector<std::uint32_t> words;
+    for (int w = 0; w < k; ++w)
+      if (held[id][static_cast<std::size_t>(w)] > 0) words.push_back(static_cast<std::uint32_t>(w));
+    change.removed_words.push_back(std::move(words));
+  }
+  for (int i = 0; i < 2000; ++i) {
+    index_detail::SparseImage image{static_cast<ImageId>(held.size() + static_cast<std::size_t>(i)), imageName(held.size() + static_cast<std::size_t>(i)), {}};
+    const Counts counts = randomCounts(rng, k, std::uniform_int_distribution<int>(1, 120)(rng));
+    for (int w = 0; w < k; ++w)
+      if (counts[static_cast<std::size_t>(w)] > 0) image.words.push_back({static_cast<std::uint32_t>(w), counts[static_cast<std::size_t>(w)]});
+    change.added.push_back(std::move(image));
+  }
+  change.next_id = held.size() + change.added.size();
+  SCOPED_TRACE(std::to_string(change.removed.size()) + " removed, " + std::to_string(change.added.size()) + " added");
+
+  const int threads = omp_get_max_threads();
+  omp_set_num_threads(3);
+  std::vector<IncrementalNorms> moved;
+  for (const IncrementalNorms& norms : before) moved.push_back(norms.after(IndexEditor::data(index), change));
+  omp_set_num_threads(threads);
+  IndexEditor::apply(index, change);
+  for (std::size_t o = 0; o < options_sets.size(); ++o) {
+    SCOPED_TRACE("options set " + std::to_string(o));
+    expectSameMoments(moved[o], IncrementalNorms(IndexEditor::data(index), options_sets[o]));
+  }
 }
 
 TEST(IncrementalNorms, MomentsOfAnotherIndexAreRefused) {
