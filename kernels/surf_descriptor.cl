@@ -53,30 +53,11 @@ kernel void surf_quad_image(global const uchar* gray, global const surf_image* i
       p[0] | (uint)p[1] << 8 | (uint)p[cols] << 16 | (uint)p[cols + 1] << 24;
 }
 
-// A patch column: its INTER_AREA span of window columns and, for oriented windows, the offsets a row
-// takes from its start to the span's first sample (lo steps) and on to its last (hi - lo steps), each
-// an int times a float, exact in double; once per work-group rather than once per row.
-typedef struct {
-  surf_area_span span;
-  double first_x, first_y, extent_x, extent_y;
-} surf_patch_column;
-
-surf_patch_column surf_patch_column_of(int size, int cell, int d, surf_window g) {
-  surf_patch_column c;
-  c.span = surf_area_span_of(size, cell, d);
-  c.first_x = c.span.lo * (double)g.cos_dir;
-  c.first_y = c.span.lo * -(double)g.sin_dir;
-  c.extent_x = (c.span.hi - c.span.lo) * (double)g.cos_dir;
-  c.extent_y = (c.span.hi - c.span.lo) * -(double)g.sin_dir;
-  return c;
-}
-
-// Horizontal INTER_AREA sum of window row r over patch column pc (cv::resize's per-row sum, from 0
-// in column order), each window pixel sampled as sampleWindow samples it. start_x, start_y: the row's
-// start (unused upright); exact_x, exact_y: surf_running_sums_exact for its positions.
+// Horizontal INTER_AREA sum of window row r over the columns of span cs (cv::resize's per-row sum,
+// from 0 in column order), each window pixel sampled as sampleWindow samples it. start_x, start_y:
+// the row's start (unused upright); exact_x, exact_y: surf_running_sums_exact for its positions.
 float surf_row_sum(global const uchar* img, global const uint* quads, int rows, int cols, surf_window g, int r,
-                   double start_x, double start_y, bool exact_x, bool exact_y, surf_patch_column pc) {
-  const surf_area_span cs = pc.span;
+                   float start_x, float start_y, bool exact_x, bool exact_y, surf_area_span cs) {
   float sum = 0;
   if (SURF_UPRIGHT) {
     global const uchar* column = img + clamp(g.ux + r, 0, cols - 1);
@@ -84,9 +65,9 @@ float surf_row_sum(global const uchar* img, global const uint* quads, int rows, 
       sum += column[(size_t)clamp(g.uy - c, 0, rows - 1) * cols] * surf_area_weight(&cs, c);
     return sum;
   }
-  double px = surf_running_position(start_x, g.cos_dir, cs.lo, pc.first_x, exact_x);
-  double py = surf_running_position(start_y, -g.sin_dir, cs.lo, pc.first_y, exact_y);
-  if (surf_segment_inside(px, py, pc.extent_x, pc.extent_y, rows, cols)) {
+  double px = surf_running_position(start_x, g.cos_dir, cs.lo, exact_x);
+  double py = surf_running_position(start_y, -g.sin_dir, cs.lo, exact_y);
+  if (surf_segment_inside(px, py, g.cos_dir, -g.sin_dir, cs.hi - cs.lo, rows, cols)) {
     // The span's weights by position (first, middle, last) rather than a choice per sample; the sum
     // starts from the first product (0 + x is x: the products are not negative).
     sum = surf_inside_pixel(quads, cols, px, py) * cs.w_first;
@@ -139,8 +120,8 @@ kernel void surf_extra_bands(global const surf_keypoint* keypoints, int n, globa
 
 // The local memory of one band's patch pixels (surf_patch_band).
 typedef struct {
-  surf_patch_column columns[SURF_CELLS];  // per patch column; their spans are the rows' too
-  double row_x[SURF_CHUNK_ROWS], row_y[SURF_CHUNK_ROWS];  // the chunk's row starts (oriented)
+  surf_area_span spans[SURF_CELLS];  // per patch row and column (both axes have `size` pixels)
+  float row_x[SURF_CHUNK_ROWS], row_y[SURF_CHUNK_ROWS];  // the chunk's row starts (oriented)
   int exact[2];  // the chunk's positions along x, y: surf_running_sums_exact over the window
   float row_sums[SURF_CELLS][SURF_CHUNK_ROWS + 1];  // [patch column][chunk row]; +1: no bank conflicts
 } surf_patch_scratch;
@@ -150,9 +131,9 @@ typedef struct {
 void surf_patch_band(global const uchar* gray, global const uint* all_quads, global const surf_image* images,
                      global const surf_keypoint* keypoints, global uchar* patches, int keypoint, int band,
                      local surf_patch_scratch* scratch) {
-  local surf_patch_column* columns = scratch->columns;
-  local double* row_x = scratch->row_x;
-  local double* row_y = scratch->row_y;
+  local surf_area_span* spans = scratch->spans;
+  local float* row_x = scratch->row_x;
+  local float* row_y = scratch->row_y;
   local int* exact = scratch->exact;
   local float(*row_sums)[SURF_CHUNK_ROWS + 1] = scratch->row_sums;
 
@@ -170,7 +151,7 @@ void surf_patch_band(global const uchar* gray, global const uint* all_quads, glo
 
   const surf_window g = surf_window_of(kp, size);
   const int cell = surf_area_cell(size);
-  if (lid < SURF_CELLS) columns[lid] = surf_patch_column_of(size, cell, lid, g);
+  if (lid < SURF_CELLS) spans[lid] = surf_area_span_of(size, cell, lid);
   const int first_row = surf_area_span_of(size, cell, d0).lo, end_row = surf_area_span_of(size, cell, d1 - 1).hi + 1;
 
   // Band pixel lid + k * SURF_PATCH_GROUP: its vertical sum so far (float, or whole cells' ints).
@@ -191,7 +172,7 @@ void surf_patch_band(global const uchar* gray, global const uint* all_quads, glo
   for (int r0 = first_row; r0 < end_row; r0 += SURF_CHUNK_ROWS) {  // uniform over the group
     const int chunk = min(SURF_CHUNK_ROWS, end_row - r0);
     if (!SURF_UPRIGHT && lid < 2) {
-      local double* starts = lid == 0 ? row_x : row_y;
+      local float* starts = lid == 0 ? row_x : row_y;
       float max_start = 0;
       int quantum = 1000;
       for (int i = 0; i < chunk; ++i) {
@@ -211,7 +192,7 @@ void surf_patch_band(global const uchar* gray, global const uint* all_quads, glo
     const int step_i = SURF_PATCH_GROUP % chunk, step_dc = SURF_PATCH_GROUP / chunk;
     for (int i = lid % chunk, dc = lid / chunk; dc < SURF_CELLS;) {
       row_sums[dc][i] = surf_row_sum(img, quads, rows, cols, g, r0 + i, row_x[i], row_y[i], exact[0], exact[1],
-                                     columns[dc]);
+                                     spans[dc]);
       i += step_i;
       dc += step_dc;
       if (i >= chunk) {
@@ -224,7 +205,7 @@ void surf_patch_band(global const uchar* gray, global const uint* all_quads, glo
     for (int k = 0; k < SURF_PIXELS_PER_ITEM; ++k) {
       const int p = lid + k * SURF_PATCH_GROUP;
       if (p >= pixels) break;
-      const surf_area_span rs = columns[d0 + p / SURF_CELLS].span;
+      const surf_area_span rs = spans[d0 + p / SURF_CELLS];
       local const float* column = row_sums[p % SURF_CELLS];
       const int last = min(rs.hi, r0 + chunk - 1);
       for (int r = max(rs.lo, r0); r <= last; ++r) {

@@ -93,10 +93,10 @@ bool surf_running_sums_exact(float max_start, int start_quantum, float step, int
 }
 
 // start + step + step + ... (`steps` additions in double), as sampleWindow's running position: where
-// the running sums are exact (surf_running_sums_exact over at least `steps`), start + offset, where
-// offset is steps * step (exact in double); otherwise summed step by step.
-double surf_running_position(double start, float step, int steps, double offset, bool exact) {
-  if (exact) return start + offset;
+// the running sums are exact (surf_running_sums_exact over at least `steps`), start + steps * step,
+// computed exactly; otherwise summed step by step.
+double surf_running_position(float start, float step, int steps, bool exact) {
+  if (exact) return (double)start + (double)steps * (double)step;
   double p = start;
   for (int k = 0; k < steps; ++k) p += step;
   return p;
@@ -163,11 +163,11 @@ float surf_window_pixel(global const uchar* img, global const uint* quads, int r
   return img[(size_t)y * cols + x];
 }
 
-// Whether the samples from (px, py) to (px, py) + (extent_x, extent_y) (n steps of the row, n * step
-// exact in double) are all bilinear (footprint inside), so that a row segment can skip the border
-// test. The positions are monotone along the segment; the margin of a pixel covers the difference
-// between the running sums and the exact line (below 1e-9 pixels), as sampleWindow's interior test does.
-bool surf_segment_inside(double px, double py, double extent_x, double extent_y, int rows, int cols) {
-  const double ex = px + extent_x, ey = py + extent_y;
+// Whether the samples at (px, py) + k (step_x, step_y), k = 0..n, are all bilinear (footprint inside),
+// so that a row segment can skip the border test. The positions are monotone along the segment; the
+// margin of a pixel covers the difference between the running sums and the exact line (below 1e-9
+// pixels), as sampleWindow's interior test does.
+bool surf_segment_inside(double px, double py, double step_x, double step_y, int n, int rows, int cols) {
+  const double ex = px + n * step_x, ey = py + n * step_y;
   return fmin(px, ex) >= 1 && fmax(px, ex) < cols - 2 && fmin(py, ey) >= 1 && fmax(py, ey) < rows - 2;
 }
