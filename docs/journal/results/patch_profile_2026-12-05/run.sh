@@ -8,7 +8,8 @@
 # 2. bovw_surf_bench --batch 50 on the 150 JPEGs, three rounds alternating: the descriptor stage;
 # 3. exactness: the OpenCL SURF tests of keep, group128 and unroll8 on the GPU; `bovw extract` of
 #    keep and before against the CPU's builtin SURF;
-# 4. files to histograms with default flags on 24,000 ~640-px JPEGs, before and keep, two rounds.
+# 4. files to histograms with default flags on 24,000 ~640-px JPEGs, before and keep, two rounds;
+# 5. issue 22: the serving features stage (bovw_feature_batches_bench) with the scalar and SSE2 signatures.
 set -uo pipefail
 source bench/device_common.sh
 bovw_opencl_env && bovw_use_libs .device/libs.tar.xz || exit 1
@@ -58,3 +59,8 @@ for r in 1 2; do
 done
 cmp $w/h_before.npy $w/h_keep.npy && echo "histograms identical"
 echo "keep --profile:"; $P/keep/bovw histogram --images $w/many --vocabulary $w/v.bovw --quiet --profile --output $w/p.npy 2>&1 | grep "^profile"
+echo "== 5. issue 22: the serving features stage, signatures scalar (sig_before, 368413f) and SSE2 (keep's bench, 4d06465)"
+$P/keep/bovw train .device/set --words 16384 --seed 1 --quiet --output $w/v16k.bovw 2>&1 | tail -1
+for b in sig_before keep; do
+  echo "-- $b"; $P/$b/bovw_feature_batches_bench --vocabulary $w/v16k.bovw --images .device/set --threads 16 --batches 16 --seconds 4 --phases 2>&1
+done
