@@ -106,10 +106,12 @@ double surf_running_position(float start, float step, int steps, bool exact) {
 // (x, y): in tiles of 8 x 4 words, one 128-byte cache line each, tiles row-major. A warp's 32 samples
 // lie along a segment of 32 pixels in the window's direction; in rows of words it touches about
 // 32 |dy| + 1 lines (21 on average over directions), in these tiles 4 |dx| + 8 |dy| + 1 (8), and a GPU's
-// L1 serves a load in one pass per line. The image takes ceil(rows / 4) x ceil(cols / 8) tiles.
-inline size_t surf_quad_index(int x, int y, int cols) {
-  const size_t tile = (size_t)(y >> 2) * ((cols + 7) >> 3) + (x >> 3);
-  return tile << 5 | (y & 3) << 3 | (x & 7);
+// L1 serves a load in one pass per line. The image takes ceil(rows / 4) x ceil(cols / 8) tiles. In
+// 32 bits: a batch's quad image holds fewer than 2^31 words (its table's offsets are ints), and a
+// 64-bit multiply costs a GPU several instructions in a loop that is bound by their issue.
+inline uint surf_quad_index(int x, int y, int cols) {
+  const uint tile = (uint)(y >> 2) * (uint)((cols + 7) >> 3) + (uint)(x >> 3);
+  return tile << 5 | (uint)(y & 3) << 3 | (uint)(x & 7);
 }
 
 // A GPU runs conversions (double to int, float or a rounded double; int to float) at a quarter of

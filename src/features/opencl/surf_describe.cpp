@@ -15,7 +15,7 @@ namespace bovw::surf {
 namespace {
 
 constexpr int kOrientationGroup = 128;  // kernels/surf_orientation.cl's SURF_ORIENTATION_GROUP
-constexpr int kPatchGroup = 256;        // kernels/surf_descriptor.cl's SURF_PATCH_GROUP
+constexpr int kPatchGroup = 128;        // kernels/surf_descriptor.cl's SURF_PATCH_GROUP
 constexpr int kPatchBands = 4;          // and SURF_BANDS
 constexpr int kPatchPixels = 21 * 21;   // and SURF_PATCH_PIXELS
 constexpr int kDescriptorGroup = 64;    // and SURF_DESCRIPTOR_GROUP
