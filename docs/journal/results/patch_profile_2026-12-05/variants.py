@@ -10,9 +10,11 @@ The first four give wrong descriptors on purpose: only their descriptor-stage ti
              vertical sums, barriers, launches);
   noserial:  the row starts computed by every work-item at once as start + r * step (not the CPU's
              running sums), no serial loop on work-items 0 and 1;
-  group128:  work-groups of 128 work-items instead of 256 (exact: more groups resident, cheaper
-             barriers);
+  groupN:    work-groups of N work-items (exact; keep has 256, next 128);
+  nopatch:   surf_patch returns at once (what is left: the quad image, the band list and the
+             descriptor kernel);
   unroll8:   a row segment's samples unrolled 8 deep instead of 4 (exact: more loads in flight)."""
+import re
 import sys
 
 ROOT = sys.argv[1]
@@ -42,13 +44,18 @@ elif VARIANT == "noserial":
     edit("kernels/surf_descriptor.cl",
          "  if (!SURF_UPRIGHT && lid < 2)\n    for (int r = 0; r < first_row; ++r) start += start_step;\n", "")
     edit("kernels/surf_descriptor.cl",
-         "    if (!SURF_UPRIGHT && lid < 2) {\n      local float* starts",
+         "    if (!SURF_UPRIGHT && lid < 2) {\n",
          "    if (lid < chunk) {\n      row_x[lid] = g.x0 + (r0 + lid) * g.sin_dir;\n"
          "      row_y[lid] = g.y0 + (r0 + lid) * g.cos_dir;\n    }\n    if (lid < 2) exact[lid] = 1;\n"
-         "    if (false) {\n      local float* starts")
-elif VARIANT == "group128":
-    edit("kernels/surf_descriptor.cl", "#define SURF_PATCH_GROUP 256", "#define SURF_PATCH_GROUP 128")
-    edit("src/features/opencl/surf_describe.cpp", "kPatchGroup = 256;", "kPatchGroup = 128;")
+         "    if (false) {\n")
+elif VARIANT.startswith("group"):
+    for path, pattern, form in (("kernels/surf_descriptor.cl", r"#define SURF_PATCH_GROUP \d+", "#define SURF_PATCH_GROUP {}"),
+                                ("src/features/opencl/surf_describe.cpp", r"kPatchGroup = \d+;", "kPatchGroup = {};")):
+        text = open(f"{ROOT}/{path}").read()
+        assert len(re.findall(pattern, text)) == 1, (path, pattern)
+        open(f"{ROOT}/{path}", "w").write(re.sub(pattern, form.format(VARIANT[5:]), text))
+elif VARIANT == "nopatch":
+    edit("kernels/surf_descriptor.cl", "  local surf_patch_scratch scratch;\n", "  local surf_patch_scratch scratch;\n  if (extra_groups >= 0) return;\n")
 elif VARIANT == "unroll8":
     edit("kernels/surf_descriptor.cl", "#pragma unroll 4", "#pragma unroll 8")
 else:
