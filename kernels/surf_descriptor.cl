@@ -153,7 +153,8 @@ void surf_patch_band(global const uchar* gray, global const uint* all_quads, glo
   const surf_window g = surf_window_of(kp, size);
   const int cell = surf_area_cell(size);
   if (lid < SURF_CELLS) spans[lid] = surf_area_span_of(size, cell, lid);
-  const int first_row = surf_area_span_of(size, cell, d0).lo, end_row = surf_area_span_of(size, cell, d1 - 1).hi + 1;
+  barrier(CLK_LOCAL_MEM_FENCE);  // a span takes four double divisions: read them, not make them again
+  const int first_row = spans[d0].lo, end_row = spans[d1 - 1].hi + 1;
 
   // Band pixel lid + k * SURF_PATCH_GROUP: its vertical sum so far (float, or whole cells' ints).
   const int pixels = (d1 - d0) * SURF_CELLS;

@@ -32,27 +32,30 @@ float surf_sincosf_eval(double x, double x2, surf_sincosf_poly p, int n) {
   return (float)(c + x6 * c2);
 }
 
+// glibc's tables; the 2nd computes -cos(x) rather than cos(x), for quadrants 2 and 3. In constant
+// memory: as a function's array, indexed by the quadrant, it went to the stack, written and read
+// again by every work-item of every work-group (NVIDIA's compiler, 2026-12-05).
+constant surf_sincosf_poly surf_sincosf_tables[2] = {
+    {0x1.45F306DC9C883p+23, 0x1.921FB54442D18p0, 0x1p0, -0x1.ffffffd0c621cp-2, 0x1.55553e1068f19p-5,
+     -0x1.6c087e89a359dp-10, 0x1.99343027bf8c3p-16, -0x1.555545995a603p-3, 0x1.1107605230bc4p-7,
+     -0x1.994eb3774cf24p-13},
+    {0x1.45F306DC9C883p+23, 0x1.921FB54442D18p0, -0x1p0, 0x1.ffffffd0c621cp-2, -0x1.55553e1068f19p-5,
+     0x1.6c087e89a359dp-10, -0x1.99343027bf8c3p-16, -0x1.555545995a603p-3, 0x1.1107605230bc4p-7,
+     -0x1.994eb3774cf24p-13}};
+
 // glibc's sinf (cosine: false) or cosf (cosine: true).
 float surf_glibc_sincosf(float y, bool cosine) {
-  // The 2nd table computes -cos(x) rather than cos(x), for quadrants 2 and 3.
-  const surf_sincosf_poly table[2] = {
-      {0x1.45F306DC9C883p+23, 0x1.921FB54442D18p0, 0x1p0, -0x1.ffffffd0c621cp-2, 0x1.55553e1068f19p-5,
-       -0x1.6c087e89a359dp-10, 0x1.99343027bf8c3p-16, -0x1.555545995a603p-3, 0x1.1107605230bc4p-7,
-       -0x1.994eb3774cf24p-13},
-      {0x1.45F306DC9C883p+23, 0x1.921FB54442D18p0, -0x1p0, 0x1.ffffffd0c621cp-2, -0x1.55553e1068f19p-5,
-       0x1.6c087e89a359dp-10, -0x1.99343027bf8c3p-16, -0x1.555545995a603p-3, 0x1.1107605230bc4p-7,
-       -0x1.994eb3774cf24p-13}};
   double x = y;
   if (surf_abstop12(y) < surf_abstop12((float)0x1.921FB54442D18p-1)) {  // about |y| < pi/4
     if (surf_abstop12(y) < surf_abstop12(0x1p-12f)) return cosine ? 1.0f : y;
-    return surf_sincosf_eval(x, x * x, table[0], cosine ? 1 : 0);
+    return surf_sincosf_eval(x, x * x, surf_sincosf_tables[0], cosine ? 1 : 0);
   }
   if (surf_abstop12(y) >= surf_abstop12(120.0f)) return cosine ? (float)cos(x) : (float)sin(x);
   // Quadrant n: the scaled product's bits 24..31, rounded; then x - n pi/2.
-  const int n = ((int)(x * table[0].hpi_inv) + 0x800000) >> 24;
-  x = x - n * table[0].hpi;
+  const int n = ((int)(x * surf_sincosf_tables[0].hpi_inv) + 0x800000) >> 24;
+  x = x - n * surf_sincosf_tables[0].hpi;
   const double sign = (n & 3) == 1 || (n & 3) == 2 ? -1.0 : 1.0;
-  return surf_sincosf_eval(x * sign, x * x, table[(n & 2) ? 1 : 0], cosine ? n ^ 1 : n);
+  return surf_sincosf_eval(x * sign, x * x, surf_sincosf_tables[(n & 2) ? 1 : 0], cosine ? n ^ 1 : n);
 }
 
 // The window's geometry, as sampleWindow sets it up. Oriented: row 0 starts at (x0, y0), each row
