@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 25, third run: next2 (03ab2e1: next with glibc's sincosf tables in constant memory and a
+# Issue 25, third run: next2 (cf37899: next with glibc's sincosf tables in constant memory and a
 # band's rows read from the spans in local memory) against keep (368413f) and next (64f5d8c); the
 # SASS of the patch kernel and of tiled_tf32 (the saved PTX ends in a NUL, which ptxas refused).
 # 1. SASS and resources; 2. descriptor stage, three rounds alternating; 3. next2's OpenCL SURF tests
