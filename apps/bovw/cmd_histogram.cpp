@@ -4,6 +4,7 @@
 #include "histogrammer_options.hpp"
 #ifdef BOVW_CLI_WITH_FEATURES
 #include "feature_options.hpp"
+#include "run_timeline.hpp"
 #endif
 
 #include <bovw/atomic_file.hpp>
@@ -16,6 +17,7 @@
 #include <spdlog/spdlog.h>
 
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <iostream>
 #include <optional>
@@ -82,18 +84,26 @@ LoadedDescriptors loadDescriptors(const std::string& path, const HistogrammerCon
 }
 
 #ifdef BOVW_CLI_WITH_FEATURES
-int runOnImages(const Vocabulary& vocabulary) {
+int runOnImages(const Vocabulary& vocabulary, RunTimeline& timeline) {
   args.features.useThreads(args.histogrammer.threads);
   const HistogrammerConfig config = args.histogrammer.config();
   const auto extractor = makeFeatureExtractor(args.features.spec(), extractorBeside(args.features.extractorOptions(), config));
   checkCompatible(vocabulary, extractor->descriptorType(), args.vocabulary);
+  timeline.mark("making the extractor (SURF on a device: its platform and kernels)");
   auto histogrammer = makeHistogrammer(config);
-  const ImageHistograms result = args.features.histogramFolder(args.images, vocabulary, *histogrammer, "histogram");
+  timeline.mark("making the histogrammer");
+  // The extractor checked above runs the pipeline too: another would ignore extractorBeside (SURF on a
+  // GPU beside a CPU histogram backend named on the command line) and load its device again.
+  const ImageHistograms result =
+      args.features.histogramFolder(args.images, *extractor, vocabulary, *histogrammer, "histogram");
+  timeline.mark("the pipeline (listing the images to their histograms)");
   const std::string names_path = namesPathFor(args.output);
   writeFilesAtomically({{args.output, [&](std::ostream& out) { npy::writeInt32Matrix(out, result.histograms); }},
                         {names_path, [&](std::ostream& out) {
                            for (const auto& name : result.names) out << name << "\n";
                          }}});
+  timeline.mark("writing the histograms");
+  if (args.features.profile) std::fprintf(stderr, "profile: %s\n", timeline.summary().c_str());
   std::cout << "bovw histogram: " << result.names.size() << " images, K = " << vocabulary.size() << " on "
             << histogrammer->description() << "; wrote " << args.output << " and " << names_path << "\n";
   return 0;
@@ -131,9 +141,13 @@ int runHistogramCommand() {
     checkOutputs({{"--output", args.output}, {"--assignments", args.assignments}}, inputs);
   else
     checkOutputs({{"--output", args.output}, {"the image names of --output", namesPathFor(args.output)}}, inputs);
+#ifdef BOVW_CLI_WITH_FEATURES
+  RunTimeline timeline;
+#endif
   const Vocabulary vocabulary = loadVocabulary(args.vocabulary);
 #ifdef BOVW_CLI_WITH_FEATURES
-  if (!args.images.empty()) return runOnImages(vocabulary);
+  timeline.mark("reading the vocabulary");
+  if (!args.images.empty()) return runOnImages(vocabulary, timeline);
 #endif
   const HistogrammerConfig config = args.histogrammer.config();
   auto histogrammer = makeHistogrammer(config);

@@ -161,9 +161,9 @@ void FeatureOptions::printProfile() const {
   }
 }
 
-ImageHistograms FeatureOptions::histogramFolder(const std::string& directory, const Vocabulary& vocabulary,
-                                                Histogrammer& histogrammer, const char* label,
-                                                bool keep_words) const {
+ImageHistograms FeatureOptions::histogramFolder(const std::string& directory, const FeatureExtractor& extractor,
+                                                const Vocabulary& vocabulary, Histogrammer& histogrammer,
+                                                const char* label, bool keep_words) const {
   const auto images = listImages(directory);
   if (images.empty()) throw InvalidInput("'" + directory + "' holds no image files");
   ImageHistograms result;
@@ -171,7 +171,7 @@ ImageHistograms FeatureOptions::histogramFolder(const std::string& directory, co
     ProgressBar bar(label, quiet);
     PipelineOptions options = pipeline(bar);
     options.keep_words = keep_words;
-    result = histogramImages(images, *extractor(), vocabulary, histogrammer, options);
+    result = histogramImages(images, extractor, vocabulary, histogrammer, options);
   }
   printProfile();
   reportFailures(result.failures, images.size());

@@ -57,11 +57,12 @@ struct FeatureOptions {
   // The command's --threads: applied to OpenCV and OpenMP (applyThreadCount) and the default for --workers.
   void useThreads(int count);
 
-  // Histograms of every image of a folder (and with `keep_words` their words and keypoints), with a
-  // progress bar labelled `label`; bad images are reported and skipped. Throws InvalidInput if the
-  // folder has no image or none could be read.
-  ImageHistograms histogramFolder(const std::string& directory, const Vocabulary& vocabulary,
-                                  Histogrammer& histogrammer, const char* label, bool keep_words = false) const;
+  // Histograms of every image of a folder by `extractor` (and with `keep_words` their words and
+  // keypoints), with a progress bar labelled `label`; bad images are reported and skipped. Throws
+  // InvalidInput if the folder has no image or none could be read.
+  ImageHistograms histogramFolder(const std::string& directory, const FeatureExtractor& extractor,
+                                  const Vocabulary& vocabulary, Histogrammer& histogrammer, const char* label,
+                                  bool keep_words = false) const;
 };
 
 // One line per registered feature kind, with its --feature-param defaults: --features' help text.

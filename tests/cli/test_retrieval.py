@@ -397,6 +397,25 @@ class Histogram(RetrievalTestCase):
         with open(self.path("I1"), "rb") as a, open(SET.index, "rb") as b:
             self.assertEqual(a.read(), b.read())
 
+    def test_profile_reports_the_steps_since_the_process_started_and_changes_no_row(self):
+        reference = self.path("H.npy")
+        self.ok("histogram", "--images", SET.images, "--vocabulary", SET.vocabulary, "--output", reference)
+        out = self.path("P.npy")
+        result = self.ok("histogram", "--images", SET.images, "--vocabulary", SET.vocabulary, "--output", out,
+                         "--profile", "--quiet")
+        np.testing.assert_array_equal(np.load(out), np.load(reference))
+        line = [l for l in result.stderr.splitlines() if "since the process started" in l]
+        self.assertEqual(len(line), 1, result.stderr)
+        total = float(re.search(r"profile: ([0-9.]+) s since the process started:", line[0]).group(1))
+        steps = re.findall(r"(?:: |, )([0-9.]+) s ([a-z][^,]*)", line[0].split("started", 1)[1])
+        names = [name for _, name in steps]
+        for expected in ["before the command", "reading the vocabulary", "making the extractor",
+                         "making the histogrammer", "the pipeline", "writing the histograms"]:
+            self.assertTrue(any(name.startswith(expected) for name in names), (expected, names))
+        # The steps are the whole run: they add up to the total (each printed to a millisecond).
+        self.assertAlmostEqual(sum(float(seconds) for seconds, _ in steps), total, delta=0.001 * len(steps) + 1e-9)
+        self.assertGreater(total, 0)
+
     def test_threads_option_of_the_commands_that_extract(self):
         """--threads (OpenMP and, where images are read, OpenCV's threads and the extraction workers)
         gives the same results with 1 and 2 threads; a negative or non-number count is a usage error."""
