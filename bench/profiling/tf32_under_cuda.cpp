@@ -1,0 +1,160 @@
+// tf32_under_cuda: runs the PTX that NVIDIA's OpenCL made of kernels/tiled_tf32.cl through CUDA's
+// driver API, with the buffers and arguments that src/opencl/tensor_core_search.cpp gives it, so that
+// Nsight Compute, which does not see OpenCL kernels, can profile the same machine code (issue 24:
+// stall reasons, occupancy, bytes). Not part of the build: it needs the CUDA toolkit and driver, so
+// it is compiled on the GPU machine (bench/profiling/tf32_ncu.sh).
+//
+// Usage: tf32_under_cuda PTX N K [REPEATS]    (the PTX's build options fix D, the tiles and warps;
+//        N random descriptors and K random words, uniform in [0, 1), as bovw-bench draws them)
+#include <cuda.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+void check(CUresult result, const char* what) {
+  if (result == CUDA_SUCCESS) return;
+  const char* text = nullptr;
+  cuGetErrorString(result, &text);
+  std::fprintf(stderr, "tf32_under_cuda: %s: %s\n", what, text ? text : "unknown error");
+  std::exit(1);
+}
+
+// A -DNAME=VALUE of the PTX's build options (its .options file beside it), else `otherwise`.
+int option(const std::string& options, const std::string& name, int otherwise) {
+  const auto at = options.find("-D" + name + "=");
+  return at == std::string::npos ? otherwise : std::atoi(options.c_str() + at + name.size() + 3);
+}
+
+// cvt.rna.tf32.f32 for finite values: round the magnitude to 10 mantissa bits, ties away from zero.
+float roundToTf32(float value) {
+  std::uint32_t bits;
+  std::memcpy(&bits, &value, 4);
+  bits = (bits + 0x1000u) & 0xffffe000u;
+  std::memcpy(&value, &bits, 4);
+  return value;
+}
+
+CUdeviceptr upload(const void* data, std::size_t bytes) {
+  CUdeviceptr pointer;
+  check(cuMemAlloc(&pointer, bytes), "cuMemAlloc");
+  if (data) check(cuMemcpyHtoD(pointer, data, bytes), "cuMemcpyHtoD");
+  else check(cuMemsetD8(pointer, 0, bytes), "cuMemsetD8");
+  return pointer;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 4) {
+    std::fprintf(stderr, "usage: tf32_under_cuda PTX N K [REPEATS]\n");
+    return 2;
+  }
+  std::ifstream file(argv[1], std::ios::binary);
+  std::stringstream text;
+  text << file.rdbuf();
+  std::string ptx = text.str();
+  ptx.erase(std::find(ptx.begin(), ptx.end(), '\0'), ptx.end());  // NVIDIA's binary ends in a NUL
+  std::ifstream options_file(std::string(argv[1]) + ".options");
+  std::string options((std::istreambuf_iterator<char>(options_file)), std::istreambuf_iterator<char>());
+  const int n = std::atoi(argv[2]), k = std::atoi(argv[3]), repeats = argc > 4 ? std::atoi(argv[4]) : 3;
+  const int d = option(options, "BOVW_D", 64), mt = option(options, "BOVW_MT", 2), warps = option(options, "BOVW_WARPS", 4);
+  const int block_words = 1024;  // the host's block: 128 n-tiles of 8 words
+  const int k_padded = (k + block_words - 1) / block_words * block_words, steps = (d + 7) / 8;
+  const int rows_per_group = 16 * mt * warps, threads = 32 * warps;
+
+  std::mt19937_64 rng(1);
+  std::uniform_real_distribution<float> uniform(0.0f, 1.0f);
+  std::vector<float> x(static_cast<std::size_t>(n) * d), c(static_cast<std::size_t>(k) * d);
+  for (float& v : x) v = uniform(rng);
+  for (float& v : c) v = uniform(rng);
+
+  // The host side's layouts (tensor_core_search.cpp, exact_recheck.cpp).
+  std::vector<float> fragments(static_cast<std::size_t>(k_padded / 8) * steps * 64, 0.0f);
+  for (int tile = 0; tile < k_padded / 8; ++tile)
+    for (int step = 0; step < steps; ++step)
+      for (int lane = 0; lane < 32; ++lane) {
+        const int word = tile * 8 + lane / 4;
+        for (int half = 0; half < 2; ++half) {
+          const int feature = step * 8 + lane % 4 + 4 * half;
+          fragments[((static_cast<std::size_t>(tile) * steps + step) * 32 + lane) * 2 + half] =
+              word < k && feature < d ? roundToTf32(c[static_cast<std::size_t>(word) * d + feature]) : 0.0f;
+        }
+      }
+  std::vector<float> starts(k_padded, -0x1.0p125f), words_t(static_cast<std::size_t>(d) * k_padded, 0.0f),
+      norms(k_padded, INFINITY);
+  double rho = 0, max_norm = 0;
+  for (int j = 0; j < k; ++j) {
+    double norm = 0, rounding = 0;
+    for (int f = 0; f < d; ++f) {
+      const float v = c[static_cast<std::size_t>(j) * d + f];
+      norm += static_cast<double>(v) * v;
+      rounding += std::pow(static_cast<double>(roundToTf32(v)) - v, 2);
+      words_t[static_cast<std::size_t>(f) * k_padded + j] = v;
+    }
+    starts[j] = static_cast<float>(-0.5 * norm);
+    norms[j] = static_cast<float>(norm);
+    rho = std::max(rho, std::sqrt(rounding / norm));
+    max_norm = std::max(max_norm, std::sqrt(norm));
+  }
+  const float rho_f = static_cast<float>(std::min(rho * (1 + 1e-6), 0x1.0p-11)), max_norm_f = static_cast<float>(max_norm);
+  int index_bits = 1;
+  while ((1 << index_bits) < std::min(k_padded / 4, 256)) ++index_bits;
+  const int images = 1, row_base = 0;
+  const std::vector<int> offsets = {0, n};
+
+  check(cuInit(0), "cuInit");
+  CUdevice device;
+  check(cuDeviceGet(&device, 0), "cuDeviceGet");
+  CUcontext context;
+  check(cuDevicePrimaryCtxRetain(&context, device), "cuDevicePrimaryCtxRetain");
+  check(cuCtxSetCurrent(context), "cuCtxSetCurrent");
+  CUmodule module;
+  check(cuModuleLoadData(&module, ptx.c_str()), "cuModuleLoadData (the PTX)");
+  CUfunction kernel;
+  check(cuModuleGetFunction(&kernel, module, "histogram_tiled_tf32"), "cuModuleGetFunction");
+
+  CUdeviceptr descriptors = upload(x.data(), 4 * x.size()), frag = upload(fragments.data(), 4 * fragments.size()),
+              start = upload(starts.data(), 4 * starts.size()), wt = upload(words_t.data(), 4 * words_t.size()),
+              nm = upload(norms.data(), 4 * norms.size()), off = upload(offsets.data(), 4 * offsets.size()),
+              best = upload(nullptr, 4 * static_cast<std::size_t>(n)),
+              hist = upload(nullptr, 4 * static_cast<std::size_t>(images) * k),
+              flagged = upload(nullptr, 4 * static_cast<std::size_t>(n)), count = upload(nullptr, 4);
+  // The kernel's parameters in order (kernels/tiled_tf32.cl), each from a variable of its own type.
+  int n_arg = n, row_base_arg = row_base, k_arg = k, k_padded_arg = k_padded, index_bits_arg = index_bits,
+      images_arg = images;
+  float max_norm_arg = max_norm_f, rho_arg = rho_f;
+  void* arguments[] = {&descriptors, &n_arg,  &row_base_arg,   &frag,   &start,      &wt,   &nm,
+                       &k_arg,       &k_padded_arg, &max_norm_arg, &rho_arg, &index_bits_arg, &off, &images_arg,
+                       &best,        &hist,   &flagged,        &count};
+  const unsigned groups = static_cast<unsigned>((n + rows_per_group - 1) / rows_per_group);
+  CUevent begin, end;
+  check(cuEventCreate(&begin, 0), "cuEventCreate");
+  check(cuEventCreate(&end, 0), "cuEventCreate");
+  for (int r = 0; r < repeats; ++r) {
+    check(cuMemsetD8(count, 0, 4), "cuMemsetD8");
+    check(cuMemsetD8(hist, 0, 4 * static_cast<std::size_t>(images) * k), "cuMemsetD8");
+    check(cuEventRecord(begin, nullptr), "cuEventRecord");
+    check(cuLaunchKernel(kernel, groups, 1, 1, threads, 1, 1, 0, nullptr, arguments, nullptr), "cuLaunchKernel");
+    check(cuEventRecord(end, nullptr), "cuEventRecord");
+    check(cuEventSynchronize(end), "cuEventSynchronize");
+    float ms = 0;
+    check(cuEventElapsedTime(&ms, begin, end), "cuEventElapsedTime");
+    int flagged_rows = 0;
+    check(cuMemcpyDtoH(&flagged_rows, count, 4), "cuMemcpyDtoH");
+    std::printf("histogram_tiled_tf32 %d x %d x %d (%s): %.3f ms, %d rows flagged for the re-check\n", n, k, d,
+                options.c_str(), ms, flagged_rows);
+  }
+  return 0;
+}
