@@ -2,7 +2,9 @@
 // driver API, with the buffers and arguments that src/opencl/tensor_core_search.cpp gives it, so that
 // Nsight Compute, which does not see OpenCL kernels, can profile the same machine code (issue 24:
 // stall reasons, occupancy, bytes). Not part of the build: it needs the CUDA toolkit and driver, so
-// it is compiled on the GPU machine (bench/profiling/tf32_ncu.sh).
+// it is compiled on the GPU machine (bench/profiling/tf32_ncu.sh). Written on 2026-12-05 and checked
+// here only against a stand-in of cuda.h: not yet run on a GPU (the session's device time ran out);
+// its first run compares its kernel time with bovw-bench's before ncu's figures are read.
 //
 // Usage: tf32_under_cuda PTX N K [REPEATS]    (the PTX's build options fix D, the tiles and warps;
 //        N random descriptors and K random words, uniform in [0, 1), as bovw-bench draws them)
