@@ -18,9 +18,11 @@ g++ -O2 -std=c++17 -I$cuda/include bench/profiling/tf32_under_cuda.cpp -o "$out/
   -L$cuda/lib64/stubs -lcuda || exit 1
 "$out/tf32_under_cuda" "$ptx" "$n" "$k" 5
 ncu=$(command -v ncu || echo $cuda/bin/ncu)
-"$ncu" -k histogram_tiled_tf32 --launch-count 1 --section SpeedOfLight --section Occupancy --section LaunchStats \
-  --section WarpStateStats --section SchedulerStats --section ComputeWorkloadAnalysis \
-  --section MemoryWorkloadAnalysis --section InstructionStats --section SourceCounters \
+# The sections that say why the warps wait; NCU_MORE=1 adds the memory tables and the stalls per
+# instruction (many more replays of the kernel).
+sections=(SpeedOfLight Occupancy LaunchStats WarpStateStats SchedulerStats ComputeWorkloadAnalysis)
+[ "${NCU_MORE:-0}" = 1 ] && sections+=(MemoryWorkloadAnalysis InstructionStats SourceCounters)
+"$ncu" -k histogram_tiled_tf32 --launch-count 1 "${sections[@]/#/--section=}" \
   "$out/tf32_under_cuda" "$ptx" "$n" "$k" 1 > "$out/ncu.txt" 2>&1
 echo "ncu: exit $?, $(wc -l < "$out/ncu.txt") lines in $out/ncu.txt"
 grep -E "Duration|Achieved Occupancy|Theoretical Occupancy|Registers Per Thread|Issue Slots Busy|Issued Warp Per Scheduler|No Eligible|Warp Cycles Per Issued|Compute \(SM\) Throughput|Memory Throughput|L1/TEX Hit|L2 Hit" "$out/ncu.txt" | head -30
