@@ -138,15 +138,30 @@ cv::Mat decodeImage(const unsigned char* data, std::size_t size, const std::stri
   const std::optional<detail::ImageHeader> header =
       detail::readImageHeader(detail::HeaderBytes(data, size, path));
   const std::string format = header ? std::string(header->format) + " " : std::string();
+  const auto refuse = [&](const std::string& problem) {
+    return InvalidInput(path, "the " + format + "data is corrupt or truncated: " + problem);
+  };
+  cv::Mat img;
+  img.allocator = allocator;  // the decoders create their output with it (null: the default)
   detail::DataVerdict verdict;
   if (header) {
     checkPixels(path, "(" + format + "header) declares", header->size.width, header->size.height, max_pixels);
+    // 8-bit gray (what SURF reads, any depth allowed or not): checked and decoded in one pass where
+    // the format can.
+    const bool gray = flags >= 0 && (flags & ~(cv::IMREAD_ANYDEPTH | cv::IMREAD_IGNORE_ORIENTATION)) == 0;
+    if (gray && header->decode_gray != nullptr) {
+      const detail::CheckedDecode decoded = header->decode_gray(data, size, img);
+      if (decoded.verdict.problem) throw refuse(*decoded.verdict.problem);
+      if (decoded.handled) {
+        checkPixels(path, "has", static_cast<std::uint64_t>(img.cols), static_cast<std::uint64_t>(img.rows),
+                    max_pixels);
+        return img;
+      }
+    }
     if (header->check_data) verdict = header->check_data(data, size);
-    if (verdict.problem) throw InvalidInput(path, "the " + format + "data is corrupt or truncated: " + *verdict.problem);
+    if (verdict.problem) throw refuse(*verdict.problem);
   }
 
-  cv::Mat img;
-  img.allocator = allocator;  // imdecode creates its output with it (null: the default)
   std::string messages;
   try {
     const CapturingDecoderMessages capturing(messages);

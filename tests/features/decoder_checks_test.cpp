@@ -6,12 +6,18 @@
 
 #include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
 
 #include <gtest/gtest.h>
 #include <unistd.h>
 #include <zlib.h>
 
+#include <cstdio>  // jpeglib.h needs FILE
+#include <jpeglib.h>
+
 #include <algorithm>
+#include <cctype>
+#include <cstdlib>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -112,8 +118,8 @@ class DecoderChecks : public ::testing::Test {
   }
 
   // OpenCV prints `warning` and decodes `bytes` to the pixels of `clean`; loadImage gives them too,
-  // and with `quiet` prints nothing meanwhile (PNG: the warned chunks are left out of what OpenCV
-  // decodes; JPEG: OpenCV's libjpeg prints its warning).
+  // and with Printed::Nothing prints nothing meanwhile (PNG: the warned chunks are left out of what
+  // OpenCV decodes; JPEG read gray: libjpeg under bovw's own error manager, no OpenCV decode).
   enum class Printed { Nothing, Warning };
   void expectAccepted(const std::string& name, const Bytes& bytes, const Bytes& clean, const std::string& warning,
                       Printed by_bovw) {
@@ -253,6 +259,23 @@ std::size_t marker(const Bytes& jpeg, uchar code) {
   return 0;
 }
 
+// `jpeg` with `app1` (the segment's body) as its first segment.
+Bytes withApp1(const Bytes& jpeg, const Bytes& app1) {
+  Bytes out(jpeg.begin(), jpeg.begin() + 2);
+  out.insert(out.end(), {0xFF, 0xE1, static_cast<uchar>((app1.size() + 2) >> 8), static_cast<uchar>(app1.size() + 2)});
+  out.insert(out.end(), app1.begin(), app1.end());
+  out.insert(out.end(), jpeg.begin() + 2, jpeg.end());
+  return out;
+}
+
+// An Exif APP1 body whose first IFD holds one entry: the orientation (TIFF, big-endian).
+Bytes exifOrientation(int orientation) {
+  return {'E', 'x', 'i', 'f', 0, 0, 'M', 'M', 0, 42, 0, 0, 0, 8,  // TIFF header, IFD0 at 8
+          0, 1,                                                   // one entry:
+          0x01, 0x12, 0, 3, 0, 0, 0, 1, 0, static_cast<uchar>(orientation), 0, 0,  // 0x0112, SHORT, 1
+          0, 0, 0, 0};                                            // no next IFD
+}
+
 TEST_F(DecoderChecks, JpegMetadataWarningsAreAccepted) {
   const Bytes clean = encodeJpeg(colourPattern());
   ASSERT_EQ(clean[2], 0xFF);
@@ -270,9 +293,13 @@ TEST_F(DecoderChecks, JpegMetadataWarningsAreAccepted) {
   const std::size_t scan = marker(sos, 0xDA);
   const std::size_t components = sos[scan + 4];
   sos[scan + 5 + 2 * components + 1] = 0;
-  expectAccepted("jfif2.jpg", jfif2, clean, "Warning: unknown JFIF revision number 2.01", Printed::Warning);
-  expectAccepted("adobe.jpg", adobe7, clean, "Unknown Adobe color transform code 7", Printed::Warning);
-  expectAccepted("sos.jpg", sos, clean, "Invalid SOS parameters for sequential JPEG", Printed::Warning);
+  expectAccepted("jfif2.jpg", jfif2, clean, "Warning: unknown JFIF revision number 2.01", Printed::Nothing);
+  expectAccepted("adobe.jpg", adobe7, clean, "Unknown Adobe color transform code 7", Printed::Nothing);
+  expectAccepted("sos.jpg", sos, clean, "Invalid SOS parameters for sequential JPEG", Printed::Nothing);
+  // With an APP1 segment OpenCV decodes the file (the Exif orientation is its to apply), after the
+  // check; its libjpeg prints the warning.
+  expectAccepted("exif_jfif2.jpg", withApp1(jfif2, exifOrientation(1)), clean,
+                 "Warning: unknown JFIF revision number 2.01", Printed::Warning);
 }
 
 TEST_F(DecoderChecks, JpegDataDamageIsRefused) {
@@ -300,6 +327,116 @@ TEST_F(DecoderChecks, JpegDataDamageIsRefused) {
     EXPECT_FALSE(openCv(file(c.name, c.bytes), printed).empty()) << c.name;  // OpenCV keeps its guess at the pixels
     expectRefused(c.name, c.bytes, "JPEG", c.problem);
   }
+}
+
+// `image` (gray or BGR) as libjpeg writes it with these settings: OpenCV 4.6's encoder has no
+// option for the chroma subsampling. `sampling`: the first component's factors (h, v), the others 1.
+Bytes encodeWithLibjpeg(const cv::Mat& image, int quality, bool progressive, int restart_rows, cv::Size sampling) {
+  jpeg_compress_struct info;
+  jpeg_error_mgr errors;
+  info.err = jpeg_std_error(&errors);
+  jpeg_create_compress(&info);
+  unsigned char* buffer = nullptr;
+  unsigned long size = 0;
+  jpeg_mem_dest(&info, &buffer, &size);
+  info.image_width = static_cast<JDIMENSION>(image.cols);
+  info.image_height = static_cast<JDIMENSION>(image.rows);
+  info.input_components = image.channels();
+  info.in_color_space = image.channels() == 1 ? JCS_GRAYSCALE : JCS_EXT_BGR;
+  jpeg_set_defaults(&info);
+  jpeg_set_quality(&info, quality, TRUE);
+  if (image.channels() == 3) {
+    info.comp_info[0].h_samp_factor = sampling.width;
+    info.comp_info[0].v_samp_factor = sampling.height;
+  }
+  if (progressive) jpeg_simple_progression(&info);
+  info.restart_in_rows = restart_rows;
+  jpeg_start_compress(&info, TRUE);
+  while (info.next_scanline < info.image_height) {
+    JSAMPROW row = const_cast<JSAMPROW>(image.ptr<JSAMPLE>(static_cast<int>(info.next_scanline)));
+    jpeg_write_scanlines(&info, &row, 1);
+  }
+  jpeg_finish_compress(&info);
+  jpeg_destroy_compress(&info);
+  Bytes out(buffer, buffer + size);
+  std::free(buffer);
+  return out;
+}
+
+// loadImage's gray JPEGs are cv::imdecode's, pixel for pixel, however they were written: odd sizes,
+// every chroma subsampling, progressive, restart intervals, gray, random content and quality; and
+// with an Exif orientation (OpenCV's decode, turned).
+TEST_F(DecoderChecks, JpegGrayPixelsAreOpenCVs) {
+  cv::RNG rng(static_cast<std::uint64_t>(::testing::UnitTest::GetInstance()->random_seed()) + 2026);
+  const cv::Size sizes[] = {{1, 1}, {7, 13}, {17, 9}, {8, 8}, {33, 65}, {641, 479}, {1000, 3}};
+  // 4:4:4, 4:2:2, 4:4:0, 4:2:0, 4:1:1 and an unusual 3 x 1.
+  const cv::Size samplings[] = {{1, 1}, {2, 1}, {1, 2}, {2, 2}, {4, 1}, {3, 1}};
+  int compared = 0;
+  for (const cv::Size size : sizes)
+    for (int channels : {1, 3})
+      for (const cv::Size sampling : samplings) {
+        if (channels == 1 && sampling != samplings[0]) continue;
+        cv::Mat image(size, CV_8UC(channels));
+        rng.fill(image, cv::RNG::UNIFORM, 0, 256);
+        if (rng.uniform(0, 2) == 1) cv::GaussianBlur(image, image, cv::Size(5, 5), 0);  // photo-like or noise
+        const int quality = rng.uniform(5, 101), restart_rows = rng.uniform(0, 2) * rng.uniform(1, 5);
+        const bool progressive = rng.uniform(0, 2) == 1;
+        const Bytes jpeg = encodeWithLibjpeg(image, quality, progressive, restart_rows, sampling);
+        SCOPED_TRACE(std::to_string(size.width) + "x" + std::to_string(size.height) + ", " +
+                     std::to_string(channels) + " channels, sampling " + std::to_string(sampling.width) + "x" +
+                     std::to_string(sampling.height) + ", quality " + std::to_string(quality) +
+                     (progressive ? ", progressive" : "") + ", restarts every " + std::to_string(restart_rows));
+        const cv::Mat expected = cv::imdecode(jpeg, cv::IMREAD_GRAYSCALE);
+        ASSERT_FALSE(expected.empty());
+        const cv::Mat loaded = decodeImage(jpeg.data(), jpeg.size(), "pattern.jpg");
+        ASSERT_EQ(loaded.size(), expected.size());
+        ASSERT_EQ(loaded.type(), CV_8UC1);
+        EXPECT_EQ(cv::norm(loaded, expected, cv::NORM_INF), 0.0);
+        ++compared;
+      }
+  EXPECT_EQ(compared, 7 * 7);
+
+  // Orientation 6 turns the image a quarter: a non-square image comes back transposed in shape.
+  const Bytes turned = withApp1(encodeJpeg(colourPattern()), exifOrientation(6));
+  const cv::Mat expected = cv::imdecode(turned, cv::IMREAD_GRAYSCALE);
+  ASSERT_EQ(expected.size(), cv::Size(colourPattern().rows, colourPattern().cols));
+  const cv::Mat loaded = decodeImage(turned.data(), turned.size(), "turned.jpg");
+  ASSERT_EQ(loaded.size(), expected.size());
+  EXPECT_EQ(cv::norm(loaded, expected, cv::NORM_INF), 0.0);
+}
+
+// The same on every JPEG that Debian's packages put under /usr/share (opencv-doc's 615 of them on a
+// machine set up by .ci/install-deps): real encoders, Exif, progressive and gray files.
+TEST_F(DecoderChecks, JpegGrayPixelsAreOpenCVsOnDebianFiles) {
+  std::vector<fs::path> files;
+  std::error_code error;
+  for (fs::recursive_directory_iterator it("/usr/share", fs::directory_options::skip_permission_denied, error), end;
+       !error && it != end; it.increment(error)) {
+    std::string ext = it->path().extension().string();
+    std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
+    if ((ext == ".jpg" || ext == ".jpeg") && it->is_regular_file(error) && !it->is_symlink(error))
+      files.push_back(it->path());
+  }
+  if (files.size() < 100) GTEST_SKIP() << files.size() << " JPEG files under /usr/share (.ci/install-deps installs opencv-doc)";
+  int same = 0, refused = 0;
+  for (const fs::path& file : files) {
+    SCOPED_TRACE(file.string());
+    std::string printed;
+    const cv::Mat expected = openCv(file.string(), printed);
+    cv::Mat loaded;
+    try {
+      loaded = load(file.string(), printed);
+    } catch (const InvalidInput&) {
+      ++refused;  // which files are refused, and why: tests/cli/test_image_corpus.py
+      continue;
+    }
+    ASSERT_FALSE(expected.empty());
+    ASSERT_EQ(loaded.size(), expected.size());
+    EXPECT_EQ(cv::norm(loaded, expected, cv::NORM_INF), 0.0);
+    ++same;
+  }
+  std::printf("JPEG files under /usr/share: %d decoded to OpenCV's pixels, %d refused\n", same, refused);
+  EXPECT_GT(same, 100);
 }
 
 }  // namespace

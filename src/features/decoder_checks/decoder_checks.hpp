@@ -1,10 +1,12 @@
 // Quiet decodes of JPEG and PNG data with libjpeg and libpng before OpenCV decodes the same
-// bytes. OpenCV's decoders let the libraries print their warnings to stderr and go on (libjpeg
+// bytes, and the one decode that needs no OpenCV after it (decodeJpegGray). OpenCV's decoders let the libraries print their warnings to stderr and go on (libjpeg
 // fills corrupt or missing data with grey), and print libpng's errors too. Each check returns the
 // library's message for the first error or warning that says the image data is damaged;
 // warnings about metadata (a colour profile, text, a JFIF version) pass. The classes, with
 // reasons: docs/FORMATS.md, "Image files".
 #pragma once
+
+#include <opencv2/core.hpp>
 
 #include <cstddef>
 #include <optional>
@@ -26,6 +28,19 @@ struct DataVerdict {
 // The whole entropy-coded data is decoded (at 1/8 scale, luminance only: corruption shows while
 // the coefficients are read, before the inverse DCT), up to the end marker.
 DataVerdict checkJpegData(const unsigned char* data, std::size_t size);
+
+struct CheckedDecode {
+  bool handled = true;  // false: nothing was read; check, then let OpenCV decode
+  DataVerdict verdict;  // handled: a problem, or the pixels are in the caller's image
+};
+
+// A JPEG's 8-bit gray pixels exactly as cv::imdecode(IMREAD_GRAYSCALE) gives them, read in one pass
+// with checkJpegData's checks: the check before OpenCV's decode took as long as 80% of the decode
+// (it reads the whole entropy-coded data too). Into `gray`, allocated with its allocator. Not
+// handled where OpenCV's pixels come from more than libjpeg's gray output: four components (CMYK,
+// YCCK; OpenCV converts them itself) and an APP1 segment (OpenCV reads the first as Exif and turns
+// the image by its orientation).
+CheckedDecode decodeJpegGray(const unsigned char* data, std::size_t size, cv::Mat& gray);
 
 // Every chunk (CRCs included) and every row are read, up to IEND.
 DataVerdict checkPngData(const unsigned char* data, std::size_t size);

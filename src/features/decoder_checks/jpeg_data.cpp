@@ -1,6 +1,9 @@
-// checkJpegData: libjpeg with an error manager that ends the read on an error and on the
-// warnings that say the compressed data is damaged, and lets warnings about metadata pass.
+// libjpeg's reading of JPEG data, with an error manager that ends the read on an error and on the
+// warnings that say the compressed data is damaged, and lets warnings about metadata pass: the check
+// (checkJpegData) and the checked gray decode (decodeJpegGray).
 #include "features/decoder_checks/decoder_checks.hpp"
+
+#include <opencv2/core.hpp>
 
 #include <csetjmp>
 #include <cstdio>  // jpeglib.h needs FILE
@@ -11,7 +14,7 @@
 namespace bovw::detail {
 namespace {
 
-// libjpeg reports through the error manager; a failure jumps back to checkJpegData.
+// libjpeg reports through the error manager; a failure jumps back to readJpeg.
 struct Failure {
   jpeg_error_mgr manager;  // first: libjpeg's pointer to it is a pointer to Failure
   std::jmp_buf jump;
@@ -59,34 +62,71 @@ void message(j_common_ptr info, int level) {
   if (level < 0 && damagesPixels(info->err->msg_code)) fail(info);
 }
 
-}  // namespace
-
-DataVerdict checkJpegData(const unsigned char* data, std::size_t size) {
+// The whole file through libjpeg, up to the end marker. `gray` null: the check, at 1/8 scale and
+// luminance only (corruption shows while the coefficients are read, before the inverse DCT); else
+// the full-size gray image into `*gray` as OpenCV 4.6's JpegDecoder asks libjpeg for it (an output
+// colour space of JCS_GRAYSCALE, everything else at libjpeg's defaults), unless the file is one whose
+// pixels OpenCV makes otherwise: `*handled` is then false and nothing is decoded.
+DataVerdict readJpeg(const unsigned char* data, std::size_t size, cv::Mat* gray, bool* handled) {
   jpeg_decompress_struct info;
   Failure failure;
   info.err = jpeg_std_error(&failure.manager);
   failure.manager.error_exit = fail;
   failure.manager.emit_message = message;
   jpeg_create_decompress(&info);
-  // Nothing with a destructor lives between here and the jumps: memory comes from libjpeg's pools.
+  // Nothing with a destructor lives between here and the jumps: memory comes from libjpeg's pools,
+  // and `*gray` belongs to the caller.
   if (setjmp(failure.jump)) {
     jpeg_destroy_decompress(&info);
+    if (gray != nullptr) gray->release();
     return {std::string(failure.message), {}};
   }
   jpeg_mem_src(&info, data, static_cast<unsigned long>(size));
+  if (gray != nullptr) jpeg_save_markers(&info, JPEG_APP0 + 1, 1);  // enough to see that there is one
   jpeg_read_header(&info, TRUE);
-  info.scale_num = 1;
-  info.scale_denom = 8;
-  if (info.jpeg_color_space == JCS_YCbCr) info.out_color_space = JCS_GRAYSCALE;
-  info.dct_method = JDCT_IFAST;
-  info.do_fancy_upsampling = FALSE;
-  jpeg_start_decompress(&info);
-  JSAMPARRAY row = info.mem->alloc_sarray(reinterpret_cast<j_common_ptr>(&info), JPOOL_IMAGE,
-                                          info.output_width * info.output_components, 1);
-  while (info.output_scanline < info.output_height) jpeg_read_scanlines(&info, row, 1);
+  if (gray != nullptr) {
+    // Four components (CMYK, YCCK): OpenCV converts to gray itself. An APP1 segment: OpenCV reads
+    // the first one as Exif and turns the image by its orientation.
+    bool app1 = false;
+    for (jpeg_saved_marker_ptr m = info.marker_list; m != nullptr; m = m->next) app1 = app1 || m->marker == JPEG_APP0 + 1;
+    if (info.num_components == 4 || app1) {
+      jpeg_destroy_decompress(&info);
+      *handled = false;
+      return {};
+    }
+    info.out_color_space = JCS_GRAYSCALE;
+    jpeg_start_decompress(&info);
+    gray->create(static_cast<int>(info.output_height), static_cast<int>(info.output_width), CV_8UC1);
+    while (info.output_scanline < info.output_height) {
+      JSAMPROW row = gray->ptr<JSAMPLE>(static_cast<int>(info.output_scanline));
+      jpeg_read_scanlines(&info, &row, 1);
+    }
+  } else {
+    info.scale_num = 1;
+    info.scale_denom = 8;
+    if (info.jpeg_color_space == JCS_YCbCr) info.out_color_space = JCS_GRAYSCALE;
+    info.dct_method = JDCT_IFAST;
+    info.do_fancy_upsampling = FALSE;
+    jpeg_start_decompress(&info);
+    JSAMPARRAY row = info.mem->alloc_sarray(reinterpret_cast<j_common_ptr>(&info), JPOOL_IMAGE,
+                                            info.output_width * info.output_components, 1);
+    while (info.output_scanline < info.output_height) jpeg_read_scanlines(&info, row, 1);
+  }
   jpeg_finish_decompress(&info);  // reads up to the end marker: a missing one is a warning
   jpeg_destroy_decompress(&info);
   return {};
+}
+
+}  // namespace
+
+DataVerdict checkJpegData(const unsigned char* data, std::size_t size) {
+  return readJpeg(data, size, nullptr, nullptr);
+}
+
+CheckedDecode decodeJpegGray(const unsigned char* data, std::size_t size, cv::Mat& gray) {
+  CheckedDecode result;
+  result.verdict = readJpeg(data, size, &gray, &result.handled);
+  return result;
 }
 
 }  // namespace bovw::detail

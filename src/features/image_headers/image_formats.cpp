@@ -22,12 +22,13 @@ struct ImageFormat {
   bool (*matches)(const HeaderBytes&);
   ImageDimensions (*dimensions)(const HeaderBytes&);  // nullptr: refused
   DataCheck check_data = nullptr;
+  CheckedGrayDecode decode_gray = nullptr;
 };
 
 const ImageFormat kFormats[] = {
     {"BMP", isBmp, bmpDimensions},
     {"Radiance HDR", isRadianceHdr, radianceHdrDimensions},
-    {"JPEG", isJpeg, jpegDimensions, checkJpegData},
+    {"JPEG", isJpeg, jpegDimensions, checkJpegData, decodeJpegGray},
     {"WebP", isWebp, webpDimensions},
     {"Sun raster", isSunRaster, sunRasterDimensions},
     {"PNM", isPnm, pnmDimensions},
@@ -52,7 +53,7 @@ std::optional<ImageHeader> readImageHeader(const HeaderBytes& bytes) {
       throw InvalidInput(bytes.path(), std::string(format.name) +
                                            " images are not read: bovw checks no header of that format before "
                                            "decoding (convert it to PNG or TIFF)");
-    return ImageHeader{format.name, format.dimensions(bytes), format.check_data};
+    return ImageHeader{format.name, format.dimensions(bytes), format.check_data, format.decode_gray};
   }
   return std::nullopt;
 }

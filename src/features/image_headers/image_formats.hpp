@@ -20,11 +20,14 @@ struct ImageDimensions {
 
 // Why a file that decodes may still be refused, and what OpenCV should decode (decoder_checks.hpp).
 using DataCheck = DataVerdict (*)(const unsigned char* data, std::size_t size);
+// A decode to 8-bit gray with the check in the same pass, pixel for pixel OpenCV's (decoder_checks.hpp).
+using CheckedGrayDecode = CheckedDecode (*)(const unsigned char* data, std::size_t size, cv::Mat& gray);
 
 struct ImageHeader {
   const char* format;  // "PNG", "TIFF", ...
   ImageDimensions size;
   DataCheck check_data;  // nullptr: the format has no check beyond OpenCV's decoder
+  CheckedGrayDecode decode_gray;  // nullptr: gray images come from check_data, then OpenCV's decoder
 };
 
 // The format of `bytes` by its signature (the test OpenCV's decoder makes) and the dimensions its
