@@ -95,8 +95,9 @@ int runOnImages(const Vocabulary& vocabulary, RunTimeline& timeline) {
   // The extractor checked above runs the pipeline too: another would ignore extractorBeside (SURF on a
   // GPU beside a CPU histogram backend named on the command line) and load its device again.
   const ImageHistograms result =
-      args.features.histogramFolder(args.images, *extractor, vocabulary, *histogrammer, "histogram");
-  timeline.mark("the pipeline (listing the images to their histograms)");
+      args.features.histogramFolder(args.images, *extractor, vocabulary, *histogrammer, "histogram", false,
+                                    [&] { timeline.mark("listing the images"); });
+  timeline.mark("the pipeline (the images to their histograms)");
   const std::string names_path = namesPathFor(args.output);
   writeFilesAtomically({{args.output, [&](std::ostream& out) { npy::writeInt32Matrix(out, result.histograms); }},
                         {names_path, [&](std::ostream& out) {

@@ -143,9 +143,10 @@ void FeatureOptions::printProfile() const {
   const double device_ms = t.prepare_ms + t.hessian_ms + t.extrema_ms + t.orientation_ms + t.descriptor_ms +
                            p.histogram_ms;
   std::fprintf(stderr,
-               "profile: fused device route, %lld batches, device %.3f s (%.0f%% of wall): upload + integral "
-               "%.3f, hessian %.3f, extrema %.3f, orientation %.3f, descriptor %.3f, histogram %.3f s\n",
-               static_cast<long long>(p.device_batches), device_ms / 1e3,
+               "profile: fused device route, %.3f s before the workers started (staging, queues), %lld batches, "
+               "device %.3f s (%.0f%% of wall): upload + integral %.3f, hessian %.3f, extrema %.3f, orientation "
+               "%.3f, descriptor %.3f, histogram %.3f s\n",
+               p.setup_s, static_cast<long long>(p.device_batches), device_ms / 1e3,
                p.wall_s > 0 ? device_ms / 10 / p.wall_s : 0.0, t.prepare_ms / 1e3, t.hessian_ms / 1e3,
                t.extrema_ms / 1e3, t.orientation_ms / 1e3, t.descriptor_ms / 1e3, p.histogram_ms / 1e3);
   std::fprintf(stderr,
@@ -163,9 +164,11 @@ void FeatureOptions::printProfile() const {
 
 ImageHistograms FeatureOptions::histogramFolder(const std::string& directory, const FeatureExtractor& extractor,
                                                 const Vocabulary& vocabulary, Histogrammer& histogrammer,
-                                                const char* label, bool keep_words) const {
+                                                const char* label, bool keep_words,
+                                                const std::function<void()>& listed) const {
   const auto images = listImages(directory);
   if (images.empty()) throw InvalidInput("'" + directory + "' holds no image files");
+  if (listed) listed();
   ImageHistograms result;
   {
     ProgressBar bar(label, quiet);

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -59,10 +60,11 @@ struct FeatureOptions {
 
   // Histograms of every image of a folder by `extractor` (and with `keep_words` their words and
   // keypoints), with a progress bar labelled `label`; bad images are reported and skipped. Throws
-  // InvalidInput if the folder has no image or none could be read.
+  // InvalidInput if the folder has no image or none could be read. `listed`, when given, is called
+  // once the folder is listed (--profile's steps).
   ImageHistograms histogramFolder(const std::string& directory, const FeatureExtractor& extractor,
                                   const Vocabulary& vocabulary, Histogrammer& histogrammer, const char* label,
-                                  bool keep_words = false) const;
+                                  bool keep_words = false, const std::function<void()>& listed = {}) const;
 };
 
 // One line per registered feature kind, with its --feature-param defaults: --features' help text.

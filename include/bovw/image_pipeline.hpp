@@ -42,8 +42,10 @@ struct PipelineProfile {
   double decode_s = 0;        // the workers' reading and decoding, summed over workers
   double work_s = 0;          // the workers' feature extraction (or gray conversion), summed
   double waiting_s = 0;       // the calling thread waiting for the workers' images
-  // The fused device route: its batches, and the device's time per stage summed over them (device
-  // timestamps; upload and integral images in surf.prepare_ms).
+  // The fused device route: what it did before its workers started (making the pinned staging and
+  // its queues), its batches, and the device's time per stage summed over them (device timestamps;
+  // upload and integral images in surf.prepare_ms).
+  double setup_s = 0;
   std::int64_t device_batches = 0;
   SurfStageTimes surf;
   double histogram_ms = 0;

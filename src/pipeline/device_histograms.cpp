@@ -365,6 +365,7 @@ bool histogramImagesOnDevice(const std::vector<std::string>& paths, const Featur
   ResidentHistograms* search = residentHistogramsOf(histogrammer);
   if (!options.fused_device || features == nullptr || search == nullptr || !features->runsOn(search->device()))
     return false;
+  const auto begin = std::chrono::steady_clock::now();
   // Staging on the device's context, mapped through a queue of its own; made before `route`, which
   // finishes any batch still in flight (reading from it) when it goes.
   PinnedStaging staging(search->device().anotherQueue(), kStagingDepth);
@@ -372,6 +373,8 @@ bool histogramImagesOnDevice(const std::vector<std::string>& paths, const Featur
   const StagedDecoding staged = stagedDecoding(staging, *features, paths, options);
   std::size_t emitted = 0;   // the slots below it are handed on (or failed) and their memory released
   std::size_t released = 0;  // the pipeline batches below it have given their staging back
+  if (options.profile != nullptr)
+    options.profile->setup_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
   failures = runImageWorkers(
       paths, options, staged.decode, staged.work,
       [&](std::size_t first, std::size_t end, std::vector<ImageSlot>& slots) {
