@@ -146,9 +146,9 @@ cv::Mat decodeImage(const unsigned char* data, std::size_t size, const std::stri
   detail::DataVerdict verdict;
   if (header) {
     checkPixels(path, "(" + format + "header) declares", header->size.width, header->size.height, max_pixels);
-    // 8-bit gray (what SURF reads, any depth allowed or not): checked and decoded in one pass where
-    // the format can.
-    const bool gray = flags >= 0 && (flags & ~(cv::IMREAD_ANYDEPTH | cv::IMREAD_IGNORE_ORIENTATION)) == 0;
+    // 8-bit gray (what SURF reads, any depth allowed or not), turned by its Exif orientation:
+    // checked and decoded in one pass where the format can.
+    const bool gray = flags == cv::IMREAD_GRAYSCALE || flags == (cv::IMREAD_GRAYSCALE | cv::IMREAD_ANYDEPTH);
     if (gray && header->decode_gray != nullptr) {
       const detail::CheckedDecode decoded = header->decode_gray(data, size, img);
       if (decoded.verdict.problem) throw refuse(*decoded.verdict.problem);

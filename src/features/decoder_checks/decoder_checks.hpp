@@ -36,10 +36,10 @@ struct CheckedDecode {
 
 // A JPEG's 8-bit gray pixels exactly as cv::imdecode(IMREAD_GRAYSCALE) gives them, read in one pass
 // with checkJpegData's checks: the check before OpenCV's decode took as long as 80% of the decode
-// (it reads the whole entropy-coded data too). Into `gray`, allocated with its allocator. Not
-// handled where OpenCV's pixels come from more than libjpeg's gray output: four components (CMYK,
-// YCCK; OpenCV converts them itself) and an APP1 segment (OpenCV reads the first as Exif and turns
-// the image by its orientation).
+// (it reads the whole entropy-coded data too). Into `gray`, allocated with its allocator, turned
+// as OpenCV turns it by an Exif orientation (opencv_orientation.hpp). Not handled: four components
+// (CMYK, YCCK; OpenCV converts them to gray itself), and an APP1 segment whose turn OpenCV's own
+// decode of a probe does not show.
 CheckedDecode decodeJpegGray(const unsigned char* data, std::size_t size, cv::Mat& gray);
 
 // Every chunk (CRCs included) and every row are read, up to IEND.

@@ -2,6 +2,7 @@
 // warnings that say the compressed data is damaged, and lets warnings about metadata pass: the check
 // (checkJpegData) and the checked gray decode (decodeJpegGray).
 #include "features/decoder_checks/decoder_checks.hpp"
+#include "features/decoder_checks/opencv_orientation.hpp"
 
 #include <opencv2/core.hpp>
 
@@ -65,9 +66,11 @@ void message(j_common_ptr info, int level) {
 // The whole file through libjpeg, up to the end marker. `gray` null: the check, at 1/8 scale and
 // luminance only (corruption shows while the coefficients are read, before the inverse DCT); else
 // the full-size gray image into `*gray` as OpenCV 4.6's JpegDecoder asks libjpeg for it (an output
-// colour space of JCS_GRAYSCALE, everything else at libjpeg's defaults), unless the file is one whose
-// pixels OpenCV makes otherwise: `*handled` is then false and nothing is decoded.
-DataVerdict readJpeg(const unsigned char* data, std::size_t size, cv::Mat* gray, bool* handled) {
+// colour space of JCS_GRAYSCALE, everything else at libjpeg's defaults) and the body of the first
+// APP1 segment, if any, into `*app1`; four components (CMYK, YCCK), which OpenCV converts to gray
+// itself, are not decoded (`*handled` false).
+DataVerdict readJpeg(const unsigned char* data, std::size_t size, cv::Mat* gray, bool* handled,
+                     std::vector<unsigned char>* app1) {
   jpeg_decompress_struct info;
   Failure failure;
   info.err = jpeg_std_error(&failure.manager);
@@ -82,18 +85,16 @@ DataVerdict readJpeg(const unsigned char* data, std::size_t size, cv::Mat* gray,
     return {std::string(failure.message), {}};
   }
   jpeg_mem_src(&info, data, static_cast<unsigned long>(size));
-  if (gray != nullptr) jpeg_save_markers(&info, JPEG_APP0 + 1, 1);  // enough to see that there is one
+  if (gray != nullptr) jpeg_save_markers(&info, JPEG_APP0 + 1, 0xFFFF);  // whole, as OpenCV saves them
   jpeg_read_header(&info, TRUE);
   if (gray != nullptr) {
-    // Four components (CMYK, YCCK): OpenCV converts to gray itself. An APP1 segment: OpenCV reads
-    // the first one as Exif and turns the image by its orientation.
-    bool app1 = false;
-    for (jpeg_saved_marker_ptr m = info.marker_list; m != nullptr; m = m->next) app1 = app1 || m->marker == JPEG_APP0 + 1;
-    if (info.num_components == 4 || app1) {
+    if (info.num_components == 4) {
       jpeg_destroy_decompress(&info);
       *handled = false;
       return {};
     }
+    if (info.marker_list != nullptr)  // only APP1 segments are saved
+      app1->assign(info.marker_list->data, info.marker_list->data + info.marker_list->data_length);
     info.out_color_space = JCS_GRAYSCALE;
     jpeg_start_decompress(&info);
     gray->create(static_cast<int>(info.output_height), static_cast<int>(info.output_width), CV_8UC1);
@@ -120,12 +121,18 @@ DataVerdict readJpeg(const unsigned char* data, std::size_t size, cv::Mat* gray,
 }  // namespace
 
 DataVerdict checkJpegData(const unsigned char* data, std::size_t size) {
-  return readJpeg(data, size, nullptr, nullptr);
+  return readJpeg(data, size, nullptr, nullptr, nullptr);
 }
 
 CheckedDecode decodeJpegGray(const unsigned char* data, std::size_t size, cv::Mat& gray) {
   CheckedDecode result;
-  result.verdict = readJpeg(data, size, &gray, &result.handled);
+  std::vector<unsigned char> app1;
+  result.verdict = readJpeg(data, size, &gray, &result.handled, &app1);
+  // OpenCV turns the image by the Exif orientation it reads in the first APP1 segment.
+  if (result.handled && !result.verdict.problem && !app1.empty() && !turnAsOpenCV(app1, gray)) {
+    gray.release();
+    result.handled = false;
+  }
   return result;
 }
 
