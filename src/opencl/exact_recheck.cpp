@@ -1,6 +1,8 @@
 // The resident words of the tiled searches and their exact second pass (exact_recheck.hpp).
 #include "opencl/exact_recheck.hpp"
 
+#include "opencl/device_context.hpp"
+
 #include <bovw/error.hpp>
 
 #include <algorithm>
@@ -85,12 +87,22 @@ void ExactRecheck::enqueue(cl::CommandQueue& queue, const DeviceBatch& batch, co
   events.recheck.emplace_back();
   queue.enqueueNDRangeKernel(kernel_, cl::NullRange, cl::NDRange(groups * group_size_), cl::NDRange(group_size_),
                              nullptr, &events.recheck.back());
-  queue.enqueueReadBuffer(count_buffer_, CL_FALSE, 0, 2 * sizeof(cl_int), counts_.emplace_back().data());
+  cl_int* counts = countsOf(batches_ / kChunk) + 2 * (batches_ % kChunk);
+  ++batches_;
+  queue.enqueueReadBuffer(count_buffer_, CL_FALSE, 0, 2 * sizeof(cl_int), counts);
+}
+
+cl_int* ExactRecheck::countsOf(std::size_t chunk) const {
+  return reinterpret_cast<cl_int*>(
+      device_.scratch().pinned("recheck.counts." + std::to_string(chunk), 2 * sizeof(cl_int) * kChunk));
 }
 
 std::int64_t ExactRecheck::rechecked() const {
   std::int64_t total = 0;
-  for (const auto& count : counts_) total += count[0] + count[1];
+  for (std::size_t i = 0; i < batches_; ++i) {
+    const cl_int* count = countsOf(i / kChunk) + 2 * (i % kChunk);
+    total += count[0] + count[1];
+  }
   return total;
 }
 

@@ -5,9 +5,8 @@
 
 #include "opencl/device_search.hpp"
 
-#include <array>
+#include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <string>
 
 namespace bovw::detail {
@@ -47,7 +46,7 @@ class ExactRecheck {
   void enqueue(cl::CommandQueue& queue, const DeviceBatch& batch, const ResidentWords& words, SearchEvents& events);
   int groupSize() const { return group_size_; }
 
-  void startCall() { counts_.clear(); }
+  void startCall() { batches_ = 0; }
   std::int64_t rechecked() const;
 
  private:
@@ -56,7 +55,12 @@ class ExactRecheck {
   cl::Kernel kernel_;
   GrowingBuffer flagged_, count_;
   cl::Buffer flagged_buffer_, count_buffer_;
-  std::deque<std::array<cl_int, 2>> counts_;  // one per batch of the call (a deque: stable addresses)
+  // The counts of the call's batches, read back into pinned chunks of the device's scratch memory (a
+  // read into pageable memory left the device idle while the host copied it): batch i's two ints at
+  // countsOf(i / kChunk) + 2 * (i % kChunk).
+  static constexpr std::size_t kChunk = 512;
+  cl_int* countsOf(std::size_t chunk) const;
+  std::size_t batches_ = 0;
 };
 
 }  // namespace bovw::detail

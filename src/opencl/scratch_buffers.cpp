@@ -5,9 +5,9 @@
 namespace bovw::detail {
 
 ScratchBuffers::~ScratchBuffers() {
-  for (auto& [name, entry] : uploads_) {
+  for (auto& [name, written] : uploads_) {
     try {
-      if (entry.written() != nullptr) entry.written.wait();
+      if (written() != nullptr) written.wait();
     } catch (const cl::Error&) {  // a failed write reads nothing any more
     }
   }
@@ -40,15 +40,27 @@ cl::Buffer ScratchBuffers::table(const std::string& name, const void* data, std:
 
 cl::Buffer ScratchBuffers::upload(cl::CommandQueue& queue, const std::string& name, const void* data,
                                   std::size_t bytes) {
-  Upload& entry = uploads_[name];
-  if (entry.written() != nullptr) entry.written.wait();  // its content may go now
-  const auto* begin = static_cast<const unsigned char*>(data);
-  entry.content.assign(begin, begin + bytes);
+  cl::Event& written = uploads_[name];
+  if (written() != nullptr) written.wait();  // its memory may be written now
   const cl::Buffer buffer = get(name, bytes);
-  entry.written = cl::Event();
-  if (bytes > 0)
-    queue.enqueueWriteBuffer(buffer, CL_FALSE, 0, bytes, entry.content.data(), nullptr, &entry.written);
+  written = cl::Event();
+  if (bytes == 0) return buffer;
+  unsigned char* content = pinned(name, bytes);
+  std::copy_n(static_cast<const unsigned char*>(data), bytes, content);
+  queue.enqueueWriteBuffer(buffer, CL_FALSE, 0, bytes, content, nullptr, &written);
   return buffer;
+}
+
+unsigned char* ScratchBuffers::pinned(const std::string& name, std::size_t bytes) {
+  PinnedHost& memory = pinned_[name];
+  if (memory.data() == nullptr || memory.bytes() < bytes) {
+    if (mapping_() == nullptr) mapping_ = cl::CommandQueue(context_, context_.getInfo<CL_CONTEXT_DEVICES>().front());
+    // At least a page, and by half again when it grows: a batch of a few more images asks for more.
+    const std::size_t grown = std::max({bytes, memory.bytes() + memory.bytes() / 2, std::size_t{4096}});
+    memory = PinnedHost();  // the old mapping first
+    memory = PinnedHost(context_, mapping_, grown);
+  }
+  return memory.data();
 }
 
 }  // namespace bovw::detail

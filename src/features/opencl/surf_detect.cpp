@@ -54,15 +54,15 @@ cl::Event enqueueIntegralImages(detail::DeviceContext& device, const DeviceImage
   return done;
 }
 
-// The extremum search's arguments, its room, and the count's read-back (into `found`, which stays
-// where it is while the read runs: this object is shared, not moved).
+// The extremum search's arguments, its room, and the count's read-back (into `found`, pinned memory
+// of the slot's own: a read into pageable memory left the device idle while the host copied it).
 struct PendingExtrema {
   cl::Buffer sum, mask_sum, layers, searches, det, count;
   cl_int search_count = 0, search_items = 0;
   cl_float threshold = 0;
   std::string records_name;
   int capacity = 0;
-  cl_int found = 0;
+  cl_int* found = nullptr;
   cl::Event count_read;
 };
 
@@ -91,7 +91,7 @@ cl::Buffer enqueueExtrema(detail::DeviceContext& device, PendingExtrema& e, bool
   const cl_int zero = 0;
   queue.enqueueFillBuffer(e.count, zero, 0, sizeof zero);
   queue.enqueueNDRangeKernel(extrema, cl::NullRange, roundedUp(e.search_items), cl::NDRange(kGroup), nullptr, &done);
-  queue.enqueueReadBuffer(e.count, blocking ? CL_TRUE : CL_FALSE, 0, sizeof e.found, &e.found, nullptr,
+  queue.enqueueReadBuffer(e.count, blocking ? CL_TRUE : CL_FALSE, 0, sizeof(cl_int), e.found, nullptr,
                           &e.count_read);
   return records;
 }
@@ -126,6 +126,7 @@ DeviceDetection startDetection(detail::DeviceContext& device, const DeviceImages
   e.searches = tableBuffer(device, "surf.searches" + slot, plan.searches);
   e.det = device.scratch().get("surf.det" + slot, det_bytes);
   e.count = device.scratch().get("surf.count" + slot, sizeof(cl_int));
+  e.found = reinterpret_cast<cl_int*>(device.scratch().pinned("surf.count" + slot, sizeof(cl_int)));
   e.sum = images.sum;
   if (masks != nullptr) e.mask_sum = masks->sum;
   e.search_count = static_cast<cl_int>(plan.searches.size());
@@ -155,11 +156,12 @@ void finishDetection(detail::DeviceContext& device, DeviceDetection& detection) 
   e.count_read.wait();
   detection.count_wait_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - wait_start).count();
   // A second launch with room for every keypoint when the first one ran out (the count is exact).
-  if (e.found > e.capacity) {
-    e.capacity = e.found;
+  const int found = *e.found;
+  if (found > e.capacity) {
+    e.capacity = found;
     detection.records = enqueueExtrema(device, e, true, detection.extrema);
   }
-  detection.count = e.found;
+  detection.count = found;
   detection.pending.reset();
 }
 
