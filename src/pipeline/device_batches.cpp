@@ -23,13 +23,15 @@ StagedDecoding stagedDecoding(PinnedStaging& staging, const DeviceFeatures& feat
 }
 
 std::vector<std::vector<std::size_t>> deviceBatches(const std::vector<ImageSlot>& slots, std::size_t first,
-                                                    std::size_t end, const PipelineOptions& options) {
+                                                    std::size_t end, const PipelineOptions& options,
+                                                    std::int64_t pixel_limit) {
+  const std::int64_t most = std::min(options.device_batch_pixels, pixel_limit);
   std::vector<std::vector<std::size_t>> batches(1);
   std::int64_t pixels = 0;
   for (std::size_t i = first; i < end; ++i) {
     if (!slots[i].error.empty()) continue;
     const std::int64_t area = static_cast<std::int64_t>(slots[i].kept.total());
-    if (!batches.back().empty() && (pixels + area > options.device_batch_pixels ||
+    if (!batches.back().empty() && (pixels + area > most ||
                                     batches.back().size() == static_cast<std::size_t>(surf::kMaxBatchImages))) {
       batches.emplace_back();
       pixels = 0;

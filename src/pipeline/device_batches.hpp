@@ -29,9 +29,11 @@ StagedDecoding stagedDecoding(PinnedStaging& staging, const DeviceFeatures& feat
                               const std::vector<std::string>& paths, const PipelineOptions& options);
 
 // The good images of slots [first, end) (slot.kept) in device batches of at most
-// options.device_batch_pixels pixels (an image larger alone) and surf::kMaxBatchImages images.
+// min(options.device_batch_pixels, pixel_limit) pixels (an image larger alone) and
+// surf::kMaxBatchImages images. pixel_limit: the extractor's batchPixelLimit on the route's device.
 std::vector<std::vector<std::size_t>> deviceBatches(const std::vector<ImageSlot>& slots, std::size_t first,
-                                                    std::size_t end, const PipelineOptions& options);
+                                                    std::size_t end, const PipelineOptions& options,
+                                                    std::int64_t pixel_limit);
 
 // The pipeline batch image `index` is in.
 inline std::size_t pipelineBatch(std::size_t index, const PipelineOptions& options) {

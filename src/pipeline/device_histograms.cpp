@@ -370,6 +370,7 @@ bool histogramImagesOnDevice(const std::vector<std::string>& paths, const Featur
   // finishes any batch still in flight (reading from it) when it goes.
   PinnedStaging staging(search->device().anotherQueue(), kStagingDepth);
   DeviceRoute route(*features, *search, vocabulary, options.keep_words, options.profile);
+  const std::int64_t pixel_limit = features->batchPixelLimit(search->device());
   const StagedDecoding staged = stagedDecoding(staging, *features, paths, options);
   std::size_t emitted = 0;   // the slots below it are handed on (or failed) and their memory released
   std::size_t released = 0;  // the pipeline batches below it have given their staging back
@@ -378,7 +379,7 @@ bool histogramImagesOnDevice(const std::vector<std::string>& paths, const Featur
   failures = runImageWorkers(
       paths, options, staged.decode, staged.work,
       [&](std::size_t first, std::size_t end, std::vector<ImageSlot>& slots) {
-        if (first < end) route.run(deviceBatches(slots, first, end, options), slots, paths);
+        if (first < end) route.run(deviceBatches(slots, first, end, options, pixel_limit), slots, paths);
         else route.settle(slots, paths);  // the end: the last batch
         const std::size_t settled = route.settledBelow(end);
         // The images settled since the last call, as one batch (the device batch still in flight

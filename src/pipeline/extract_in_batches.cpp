@@ -85,13 +85,15 @@ std::vector<ImageFailure> extractSlots(const std::vector<std::string>& paths, co
           consume(first, end, slots);
           return end;
         });
-  detail::PinnedStaging staging(features->newQueue(), detail::kStagingDepth);
+  std::unique_ptr<detail::DeviceContext> mapping = features->newQueue();
+  const std::int64_t pixel_limit = features->batchPixelLimit(*mapping);
+  detail::PinnedStaging staging(std::move(mapping), detail::kStagingDepth);
   const detail::StagedDecoding staged = detail::stagedDecoding(staging, *features, paths, options);
   return detail::runImageWorkers(
       paths, options, staged.decode, staged.work,
       [&](std::size_t first, std::size_t end, std::vector<ImageSlot>& slots) {
         // Each device batch is read back (and so uploaded) before the next starts.
-        for (const auto& members : detail::deviceBatches(slots, first, end, options))
+        for (const auto& members : detail::deviceBatches(slots, first, end, options, pixel_limit))
           extractOnDevice(*features, members, slots, paths);
         for (std::size_t i = first; i < end; ++i) slots[i].kept.release();
         staging.release(detail::pipelineBatch(first, options));

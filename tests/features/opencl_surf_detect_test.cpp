@@ -5,6 +5,8 @@
 #include "features/extremum_detection.hpp"
 #include "features/hessian_pyramid.hpp"
 #include "features/integral_image.hpp"
+#include "features/opencl/device_images.hpp"
+#include "features/opencl/device_layers.hpp"
 #include "features/opencl/surf_detect.hpp"
 #include "support/test_support.hpp"
 #include "surf_test_support.hpp"
@@ -17,6 +19,7 @@
 
 #include <filesystem>
 #include <random>
+#include <utility>
 
 namespace bovw {
 namespace {
@@ -75,6 +78,38 @@ void checkDetection(const DetectCase& c) {
   const auto gpu = surf::detectKeypoints(device, image, c.masked ? &mask_image : nullptr, c.params);
   EXPECT_GT(cpu.size(), 0u) << "a case without keypoints tests nothing";
   expectSameKeypoints(cpu, gpu);
+}
+
+// A batch cut at batchPixelLimit keeps its Hessian responses (planDeviceScaleSpace's count, the
+// batch's largest buffer) within the largest allocation and an eighth of the memory, and the limit
+// is not needlessly small: a batch of odd-sized images at the limit fills at least 85% of that budget.
+TEST(OpenClSurfDetect, BatchPixelLimitKeepsTheScaleSpaceWithinTheDevicesMemory) {
+  std::mt19937 rng(::testing::UnitTest::GetInstance()->random_seed());
+  for (const auto& [octaves, layers] : {std::pair{4, 3}, std::pair{4, 2}, std::pair{1, 1}, std::pair{6, 4}}) {
+    for (const auto& [max_alloc, memory] : {std::pair{std::uint64_t{1} << 30, std::uint64_t{4} << 30},
+                                            std::pair{std::uint64_t{20} << 30, std::uint64_t{80} << 30},
+                                            std::pair{std::uint64_t{256} << 20, std::uint64_t{16} << 30}}) {
+      SCOPED_TRACE(std::to_string(octaves) + " octaves, " + std::to_string(layers) + " layers, " +
+                   std::to_string(max_alloc >> 20) + " MiB allocations of " + std::to_string(memory >> 20));
+      const std::int64_t limit = surf::batchPixelLimit(octaves, layers, max_alloc, memory);
+      const double budget = static_cast<double>(std::min(max_alloc, memory / 8));
+      // Images of odd sizes up to the limit, as deviceBatches would fill a batch.
+      std::vector<cv::Size> sizes;
+      std::int64_t pixels = 0;
+      for (;;) {
+        const cv::Size size(std::uniform_int_distribution<int>(300, 2000)(rng),
+                            std::uniform_int_distribution<int>(300, 2000)(rng));
+        if (pixels + size.area() > limit) break;
+        sizes.push_back(size);
+        pixels += size.area();
+      }
+      ASSERT_FALSE(sizes.empty());
+      const surf::DeviceScaleSpace plan = surf::planDeviceScaleSpace(surf::layoutImages(sizes), octaves, layers);
+      const double bytes = sizeof(float) * static_cast<double>(plan.det_elements);
+      EXPECT_LE(bytes, budget);
+      EXPECT_GE(bytes, 0.85 * budget * static_cast<double>(pixels) / static_cast<double>(limit));
+    }
+  }
 }
 
 TEST(OpenClSurfDetect, IntegralImageIsTheCpusOnOddSizes) {

@@ -38,6 +38,11 @@ class DeviceFeatures {
   // gives for them, without the checks): the extraction route's device batches.
   virtual std::vector<ImageFeatures> extract(const surf::SurfBatchInput& input) const = 0;
 
+  // The most pixels one of this extractor's batches should hold on `device` (batchPixelLimit in
+  // device_layers.hpp): the device routes cut their batches at the smaller of it and
+  // PipelineOptions::device_batch_pixels.
+  virtual std::int64_t batchPixelLimit(const DeviceContext& device) const = 0;
+
   // A new queue on this extractor's device (for work beside its own, such as mapping pinned staging).
   virtual std::unique_ptr<DeviceContext> newQueue() const = 0;
 

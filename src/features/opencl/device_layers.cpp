@@ -64,4 +64,12 @@ DeviceScaleSpace planDeviceScaleSpace(const ImageLayout& images, int octaves, in
   return plan;
 }
 
+std::int64_t batchPixelLimit(int octaves, int octave_layers, std::uint64_t max_alloc, std::uint64_t global_memory) {
+  // Responses a pixel, bounded from above: each layer of octave o holds at most one per 4^o pixels.
+  double per_pixel = 0;
+  for (int o = 0; o < octaves; ++o) per_pixel += (octave_layers + 2) / static_cast<double>(std::int64_t{1} << (2 * o));
+  const double budget = static_cast<double>(std::min(max_alloc, global_memory / 8));
+  return std::max<std::int64_t>(1, static_cast<std::int64_t>(budget / (sizeof(float) * std::max(per_pixel, 1.0))));
+}
+
 }  // namespace bovw::surf

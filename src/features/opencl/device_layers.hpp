@@ -37,4 +37,10 @@ struct DeviceScaleSpace {
 // The plan for the images of `images`, over their integral images.
 DeviceScaleSpace planDeviceScaleSpace(const ImageLayout& images, int octaves, int octave_layers);
 
+// The most pixels a batch should hold on a device whose largest allocation is `max_alloc` bytes and
+// whose memory is `global_memory` bytes: its Hessian responses (the largest of its buffers, at most
+// (octave_layers + 2) x 4/3 floats a pixel) within the largest allocation and an eighth of the
+// memory, since two batches are in flight with their other buffers. At least one pixel.
+std::int64_t batchPixelLimit(int octaves, int octave_layers, std::uint64_t max_alloc, std::uint64_t global_memory);
+
 }  // namespace bovw::surf

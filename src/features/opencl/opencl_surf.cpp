@@ -8,6 +8,7 @@
 #include "features/backends.hpp"
 #include "opencl/cl_errors.hpp"
 #include "opencl/device_context.hpp"
+#include "device_layers.hpp"
 #include "surf_batch.hpp"
 
 #include <bovw/error.hpp>
@@ -50,6 +51,11 @@ class OpenClSurf final : public SurfExtractor, public detail::DeviceFeatures {
   std::vector<ImageFeatures> extract(const SurfBatchInput& input) const override {
     SurfStageTimes ignored;
     return runOnDevice(input, ignored);
+  }
+  std::int64_t batchPixelLimit(const detail::DeviceContext& device) const override {
+    return surf::batchPixelLimit(params().octaves, params().octave_layers,
+                                 device.device().getInfo<CL_DEVICE_MAX_MEM_ALLOC_SIZE>(),
+                                 device.device().getInfo<CL_DEVICE_GLOBAL_MEM_SIZE>());
   }
   std::unique_ptr<detail::DeviceContext> newQueue() const override {
     return detail::withOpenCLErrors([&] { return std::make_unique<detail::DeviceContext>(device_spec_); });
