@@ -68,8 +68,8 @@ void FeatureOptions::addPipelineOptions(CLI::App* command) {
       ->group(kAdvancedGroup);
   command->add_option("--device-batch-pixels", device_batch_pixels,
                       "with SURF and histograms on one OpenCL device (--surf-backend opencl, --backend opencl): "
-                      "pixels per device batch, whose descriptors go straight to the histogram kernel; 0: "
-                      "extract image by image, then histogram")
+                      "pixels per device batch (fewer where the device's memory is small), whose descriptors go "
+                      "straight to the histogram kernel; 0: extract image by image, then histogram")
       ->check(kNonNegative)
       ->capture_default_str()
       ->group(kAdvancedGroup);

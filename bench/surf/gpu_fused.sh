@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The fused images-to-histograms route on the GPU machine, in one run: the OpenCL SURF tests and the
 # golden tests on the device, then files to histograms with SURF and histograms on the GPU, fused
-# (--device-batch-pixels 16000000, the default) and image by image (0) alternated $BOVW_ROUNDS times
+# (--device-batch-pixels 16000000, the default until 2026-12-05) and image by image (0) alternated $BOVW_ROUNDS times
 # (default 3), once with bovw's CPU path, `bovw index --keypoints` both ways, and --profile runs.
 # Usage: bench/surf/gpu_fused.sh BUILD_DIR LIBS.tar.xz IMAGES_DIR SET_DIR [COPIES]
 # (BUILD_DIR as for gpu_surf.sh; SET_DIR copied COPIES times, default 24)

@@ -69,7 +69,9 @@ struct PipelineOptions {
   // OpenCL backend: SURF runs in such device batches. Either way the images are decoded straight into
   // pinned staging memory. The same results; false: extract image by image on the workers.
   bool fused_device = true;
-  std::int64_t device_batch_pixels = 16'000'000;  // pixels per device batch on that path (an image more alone)
+  // Pixels per device batch on that path (an image more alone), fewer where the device's memory is
+  // small (the batch's scale space within its largest allocation and an eighth of its memory).
+  std::int64_t device_batch_pixels = 32'000'000;
   std::function<void(const PipelineProgress&)> progress;  // called from the calling thread
   PipelineProfile* profile = nullptr;                      // filled (added to) when given
 };
