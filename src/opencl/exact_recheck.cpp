@@ -87,20 +87,19 @@ void ExactRecheck::enqueue(cl::CommandQueue& queue, const DeviceBatch& batch, co
   events.recheck.emplace_back();
   queue.enqueueNDRangeKernel(kernel_, cl::NullRange, cl::NDRange(groups * group_size_), cl::NDRange(group_size_),
                              nullptr, &events.recheck.back());
-  cl_int* counts = countsOf(batches_ / kChunk) + 2 * (batches_ % kChunk);
-  ++batches_;
-  queue.enqueueReadBuffer(count_buffer_, CL_FALSE, 0, 2 * sizeof(cl_int), counts);
+  queue.enqueueReadBuffer(count_buffer_, CL_FALSE, 0, 2 * sizeof(cl_int), countsOf(batches_++));
 }
 
-cl_int* ExactRecheck::countsOf(std::size_t chunk) const {
-  return reinterpret_cast<cl_int*>(
-      device_.scratch().pinned("recheck.counts." + std::to_string(chunk), 2 * sizeof(cl_int) * kChunk));
+cl_int* ExactRecheck::countsOf(std::size_t batch) const {
+  auto* chunk = reinterpret_cast<cl_int*>(
+      device_.scratch().pinned("recheck.counts." + std::to_string(batch / kChunk), 2 * sizeof(cl_int) * kChunk));
+  return chunk + 2 * (batch % kChunk);
 }
 
 std::int64_t ExactRecheck::rechecked() const {
   std::int64_t total = 0;
   for (std::size_t i = 0; i < batches_; ++i) {
-    const cl_int* count = countsOf(i / kChunk) + 2 * (i % kChunk);
+    const cl_int* count = countsOf(i);
     total += count[0] + count[1];
   }
   return total;

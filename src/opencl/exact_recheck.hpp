@@ -56,10 +56,9 @@ class ExactRecheck {
   GrowingBuffer flagged_, count_;
   cl::Buffer flagged_buffer_, count_buffer_;
   // The counts of the call's batches, read back into pinned chunks of the device's scratch memory (a
-  // read into pageable memory left the device idle while the host copied it): batch i's two ints at
-  // countsOf(i / kChunk) + 2 * (i % kChunk).
+  // read into pageable memory left the device idle while the host copied it), kChunk batches a chunk.
   static constexpr std::size_t kChunk = 512;
-  cl_int* countsOf(std::size_t chunk) const;
+  cl_int* countsOf(std::size_t batch) const;  // batch's two ints
   std::size_t batches_ = 0;
 };
 
