@@ -146,11 +146,11 @@ cv::Mat decodeImage(const unsigned char* data, std::size_t size, const std::stri
   detail::DataVerdict verdict;
   if (header) {
     checkPixels(path, "(" + format + "header) declares", header->size.width, header->size.height, max_pixels);
-    // 8-bit gray (what SURF reads, any depth allowed or not), turned by its Exif orientation:
-    // checked and decoded in one pass where the format can.
-    const bool gray = flags == cv::IMREAD_GRAYSCALE || flags == (cv::IMREAD_GRAYSCALE | cv::IMREAD_ANYDEPTH);
-    if (gray && header->decode_gray != nullptr) {
-      const detail::CheckedDecode decoded = header->decode_gray(data, size, img);
+    // Gray (what SURF reads, any depth allowed or not), turned by its Exif orientation: checked and
+    // decoded in one pass where the format can.
+    const bool any_depth = flags == (cv::IMREAD_GRAYSCALE | cv::IMREAD_ANYDEPTH);
+    if ((flags == cv::IMREAD_GRAYSCALE || any_depth) && header->decode_gray != nullptr) {
+      const detail::CheckedDecode decoded = header->decode_gray(data, size, img, any_depth);
       if (decoded.verdict.problem) throw refuse(*decoded.verdict.problem);
       if (decoded.handled) {
         checkPixels(path, "has", static_cast<std::uint64_t>(img.cols), static_cast<std::uint64_t>(img.rows),

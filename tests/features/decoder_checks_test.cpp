@@ -1,6 +1,7 @@
 // The JPEG and PNG data checks (src/features/decoder_checks) against OpenCV's own decode of the same
 // bytes: what libpng or libjpeg only says about metadata is accepted with OpenCV's pixels; what says
-// the image data is damaged is refused, naming the library's message.
+// the image data is damaged is refused, naming the library's message. And the gray decodes that
+// check in the same pass: OpenCV's pixels, file after file.
 #include <bovw/error.hpp>
 #include <bovw/image_io.hpp>
 
@@ -14,6 +15,7 @@
 
 #include <cstdio>  // jpeglib.h needs FILE
 #include <jpeglib.h>
+#include <png.h>
 
 #include <algorithm>
 #include <cctype>
@@ -194,7 +196,15 @@ TEST_F(DecoderChecks, PngMetadataProblemsAreAccepted) {
       {"time.png", chunk("tIME", Bytes(1, 0)), "tIME: invalid"},
       {"plte.png", chunk("PLTE", Bytes(6, 0)), "PLTE: ignored in grayscale PNG"},
   };
-  for (const auto& c : cases) expectAccepted(c.name, grayPng(idat, c.extra), clean, "libpng warning: " + c.warning);
+  for (const auto& c : cases) {
+    expectAccepted(c.name, grayPng(idat, c.extra), clean, "libpng warning: " + c.warning);
+    // In colour the check comes first, and OpenCV decodes a copy without the chunks warned about.
+    std::string printed;
+    const cv::Mat colour = loadImage(file("colour_" + c.name, grayPng(idat, c.extra)), 100'000'000, cv::IMREAD_COLOR);
+    const cv::Mat expected = cv::imdecode(clean, cv::IMREAD_COLOR);
+    ASSERT_EQ(colour.size(), expected.size()) << c.name;
+    EXPECT_EQ(cv::norm(colour, expected, cv::NORM_INF), 0.0) << c.name;
+  }
 
   // Data in IEND, after the image.
   Bytes iend_data = clean;
@@ -231,6 +241,169 @@ TEST_F(DecoderChecks, PngImageDataProblemsAreRefused) {
       {"no_iend.png", Bytes(clean.begin(), clean.end() - 12), "the file ends early (truncated)"},
   };
   for (const auto& c : cases) expectRefused(c.name, c.bytes, "PNG", c.problem);
+}
+
+// A PNG written by libpng: `image` (1 or 3 channels, 8 or 16 bits; palette images take the first
+// channel as the index) as `color_type` at `bit_depth` (samples scaled down from the image's), with
+// Adam7 interlacing or not, and the chunks `extra` adds (tRNS, gAMA, sRGB, cHRM, eXIf) before the
+// image data.
+struct PngExtras {
+  bool trns = false;
+  double gamma = 0;  // 0: no gAMA
+  bool srgb = false, chrm = false;
+  int exif_orientation = 0;  // 0: no eXIf
+};
+
+void writeToBytes(png_structp png, png_bytep data, png_size_t length) {
+  auto* out = static_cast<Bytes*>(png_get_io_ptr(png));
+  out->insert(out->end(), data, data + length);
+}
+
+Bytes encodeWithLibpng(const cv::Mat& image, int bit_depth, int color_type, bool interlaced, const PngExtras& extras) {
+  png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, nullptr, nullptr, nullptr);
+  png_infop info = png_create_info_struct(png);
+  // Everything with a destructor before setjmp: a jump back to it must not skip one.
+  Bytes out, exif;
+  std::vector<png_color> palette;
+  std::vector<png_byte> alphas;
+  std::vector<Bytes> rows;
+  std::vector<png_bytep> pointers;
+  if (setjmp(png_jmpbuf(png))) {
+    png_destroy_write_struct(&png, &info);
+    ADD_FAILURE() << "libpng could not write the test image";
+    return {};
+  }
+  png_set_write_fn(png, &out, writeToBytes, nullptr);
+  const int width = image.cols, height = image.rows;
+  png_set_IHDR(png, info, static_cast<png_uint_32>(width), static_cast<png_uint_32>(height), bit_depth, color_type,
+               interlaced ? PNG_INTERLACE_ADAM7 : PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
+               PNG_FILTER_TYPE_DEFAULT);
+  const int entries = 1 << std::min(bit_depth, 8);
+  palette.resize(static_cast<std::size_t>(entries));
+  alphas.resize(static_cast<std::size_t>(entries));
+  cv::RNG rng(static_cast<std::uint64_t>(width * 131 + height));
+  for (int i = 0; i < entries; ++i) {
+    palette[i] = {static_cast<png_byte>(rng.uniform(0, 256)), static_cast<png_byte>(rng.uniform(0, 256)),
+                  static_cast<png_byte>(rng.uniform(0, 256))};
+    alphas[i] = static_cast<png_byte>(rng.uniform(0, 256));
+  }
+  if (color_type == PNG_COLOR_TYPE_PALETTE) png_set_PLTE(png, info, palette.data(), entries);
+  if (extras.trns) {
+    png_color_16 key{};
+    key.gray = static_cast<png_uint_16>(rng.uniform(0, 1 << std::min(bit_depth, 16)));
+    key.red = key.green = key.blue = key.gray;
+    if (color_type == PNG_COLOR_TYPE_PALETTE) png_set_tRNS(png, info, alphas.data(), entries, nullptr);
+    else if ((color_type & PNG_COLOR_MASK_ALPHA) == 0) png_set_tRNS(png, info, nullptr, 0, &key);
+  }
+  if (extras.gamma > 0) png_set_gAMA(png, info, extras.gamma);
+  if (extras.srgb) png_set_sRGB(png, info, PNG_sRGB_INTENT_PERCEPTUAL);
+  if (extras.chrm) png_set_cHRM(png, info, 0.3127, 0.3290, 0.64, 0.33, 0.30, 0.60, 0.15, 0.06);
+  if (extras.exif_orientation > 0) {  // a TIFF header and one IFD entry: Orientation (0x0112), SHORT
+    exif = {'M', 'M', 0, 42, 0, 0, 0, 8, 0, 1, 0x01, 0x12, 0, 3, 0, 0, 0, 1, 0,
+            static_cast<uchar>(extras.exif_orientation), 0, 0, 0, 0, 0, 0};
+    png_set_eXIf_1(png, info, static_cast<png_uint_32>(exif.size()), exif.data());
+  }
+  png_write_info(png, info);
+  const int channels = (color_type & PNG_COLOR_MASK_COLOR) && color_type != PNG_COLOR_TYPE_PALETTE ? 3 : 1;
+  const int samples = channels + ((color_type & PNG_COLOR_MASK_ALPHA) ? 1 : 0);
+  const int max_in = image.depth() == CV_16U ? 65535 : 255, max_out = (1 << bit_depth) - 1;
+  for (int y = 0; y < height; ++y) {
+    // Each sample scaled to the depth, packed as PNG packs them (big-endian, high bits first).
+    std::vector<int> values;
+    for (int x = 0; x < width; ++x)
+      for (int s = 0; s < samples; ++s) {
+        const int c = std::min(s, image.channels() - 1);
+        const int v = image.depth() == CV_16U ? image.ptr<std::uint16_t>(y)[x * image.channels() + c]
+                                              : image.ptr<uchar>(y)[x * image.channels() + c];
+        values.push_back(color_type == PNG_COLOR_TYPE_PALETTE ? v % entries : (v * max_out + max_in / 2) / max_in);
+      }
+    Bytes row((values.size() * static_cast<std::size_t>(bit_depth) + 7) / 8, 0);
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      if (bit_depth == 16) {
+        row[2 * i] = static_cast<uchar>(values[i] >> 8);
+        row[2 * i + 1] = static_cast<uchar>(values[i]);
+      } else {
+        const std::size_t bit = i * static_cast<std::size_t>(bit_depth);
+        row[bit / 8] |= static_cast<uchar>(values[i] << (8 - bit_depth - bit % 8));
+      }
+    }
+    rows.push_back(row);
+  }
+  for (Bytes& row : rows) pointers.push_back(row.data());
+  png_write_image(png, pointers.data());
+  png_write_end(png, info);
+  png_destroy_write_struct(&png, &info);
+  return out;
+}
+
+// loadImage's gray PNGs are cv::imdecode's, pixel for pixel and type for type, with IMREAD_GRAYSCALE
+// and with IMREAD_ANYDEPTH too: every colour type at every bit depth PNG allows, interlaced or not,
+// odd sizes, transparency, and the chunks that change how libpng turns colour into gray (gAMA, sRGB,
+// cHRM); an Exif orientation (eXIf) before or after the image data goes to OpenCV as it is.
+TEST_F(DecoderChecks, PngGrayPixelsAreOpenCVs) {
+  cv::RNG rng(static_cast<std::uint64_t>(::testing::UnitTest::GetInstance()->random_seed()) + 2027);
+  const struct {
+    int color_type;
+    std::vector<int> depths;
+  } kinds[] = {{PNG_COLOR_TYPE_GRAY, {1, 2, 4, 8, 16}},
+               {PNG_COLOR_TYPE_RGB, {8, 16}},
+               {PNG_COLOR_TYPE_PALETTE, {1, 2, 4, 8}},
+               {PNG_COLOR_TYPE_GRAY_ALPHA, {8, 16}},
+               {PNG_COLOR_TYPE_RGB_ALPHA, {8, 16}}};
+  const cv::Size sizes[] = {{1, 1}, {7, 13}, {33, 5}, {129, 65}};
+  int compared = 0;
+  for (const auto& kind : kinds)
+    for (const int depth : kind.depths)
+      for (const cv::Size size : sizes)
+        for (const bool interlaced : {false, true}) {
+          cv::Mat image(size, CV_16UC3);
+          rng.fill(image, cv::RNG::UNIFORM, 0, 65536);
+          PngExtras extras;
+          extras.trns = rng.uniform(0, 2) == 1;
+          const int colour_chunks = rng.uniform(0, 4);  // none, gAMA, sRGB (with its gAMA), cHRM and gAMA
+          if (colour_chunks > 0) extras.gamma = colour_chunks == 2 ? 1 / 2.2 : rng.uniform(0.2, 3.0);
+          extras.srgb = colour_chunks == 2;
+          extras.chrm = colour_chunks == 3;
+          const Bytes png = encodeWithLibpng(image, depth, kind.color_type, interlaced, extras);
+          SCOPED_TRACE("colour type " + std::to_string(kind.color_type) + ", " + std::to_string(depth) + " bits, " +
+                       std::to_string(size.width) + "x" + std::to_string(size.height) +
+                       (interlaced ? ", interlaced" : "") + (extras.trns ? ", tRNS" : "") + ", gamma " +
+                       std::to_string(extras.gamma) + (extras.srgb ? ", sRGB" : "") + (extras.chrm ? ", cHRM" : ""));
+          for (const int flags : {int{cv::IMREAD_GRAYSCALE}, cv::IMREAD_GRAYSCALE | cv::IMREAD_ANYDEPTH}) {
+            const cv::Mat expected = cv::imdecode(png, flags);
+            ASSERT_FALSE(expected.empty());
+            const cv::Mat loaded = decodeImage(png.data(), png.size(), "pattern.png", 100'000'000, flags);
+            ASSERT_EQ(loaded.size(), expected.size());
+            ASSERT_EQ(loaded.type(), expected.type());
+            EXPECT_EQ(cv::norm(loaded, expected, cv::NORM_INF), 0.0);
+            ++compared;
+          }
+        }
+  EXPECT_EQ(compared, (5 + 2 + 4 + 2 + 2) * 4 * 2 * 2);
+
+  // Colour chunks matter: with a gAMA chunk libpng turns colour to gray in linear light, so the
+  // pixels differ from the same file without it (the comparisons above would catch a decode that
+  // left the chunk out).
+  cv::Mat photo(40, 60, CV_16UC3);
+  rng.fill(photo, cv::RNG::UNIFORM, 0, 65536);
+  PngExtras with_gamma;
+  with_gamma.gamma = 0.25;
+  const Bytes plain = encodeWithLibpng(photo, 8, PNG_COLOR_TYPE_RGB, false, {});
+  const Bytes gamma = encodeWithLibpng(photo, 8, PNG_COLOR_TYPE_RGB, false, with_gamma);
+  EXPECT_GT(cv::norm(decodeImage(plain.data(), plain.size(), "plain.png"),
+                     decodeImage(gamma.data(), gamma.size(), "gamma.png"), cv::NORM_INF), 0.0);
+
+  for (int orientation = 1; orientation <= 8; ++orientation) {
+    PngExtras extras;
+    extras.exif_orientation = orientation;
+    const Bytes png = encodeWithLibpng(photo, 8, PNG_COLOR_TYPE_RGB, false, extras);
+    SCOPED_TRACE("eXIf orientation " + std::to_string(orientation));
+    const cv::Mat expected = cv::imdecode(png, cv::IMREAD_GRAYSCALE);
+    ASSERT_FALSE(expected.empty());
+    const cv::Mat loaded = decodeImage(png.data(), png.size(), "turned.png");
+    ASSERT_EQ(loaded.size(), expected.size());
+    EXPECT_EQ(cv::norm(loaded, expected, cv::NORM_INF), 0.0);
+  }
 }
 
 // --- JPEG ---------------------------------------------------------------------------------------
@@ -439,38 +612,58 @@ TEST_F(DecoderChecks, JpegGrayPixelsAreOpenCVs) {
   EXPECT_GE(turned, 2 * 7);  // orientations 2-8 turn the image in both byte orders
 }
 
-// The same on every JPEG that Debian's packages put under /usr/share (opencv-doc's 615 of them on a
-// machine set up by .ci/install-deps): real encoders, Exif, progressive and gray files.
-TEST_F(DecoderChecks, JpegGrayPixelsAreOpenCVsOnDebianFiles) {
+// Every file with one of `extensions` that Debian's packages put under /usr/share, read by loadImage
+// with each of `flag_sets` and by OpenCV: the same pixels and type, or refused (which files are
+// refused, and why: tests/cli/test_image_corpus.py). Skipped where fewer than `fewest` are there.
+void expectOpenCvsPixelsOnDebianFiles(const std::vector<std::string>& extensions, const std::vector<int>& flag_sets,
+                                      std::size_t fewest) {
   std::vector<fs::path> files;
   std::error_code error;
   for (fs::recursive_directory_iterator it("/usr/share", fs::directory_options::skip_permission_denied, error), end;
        !error && it != end; it.increment(error)) {
     std::string ext = it->path().extension().string();
     std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
-    if ((ext == ".jpg" || ext == ".jpeg") && it->is_regular_file(error) && !it->is_symlink(error))
+    if (std::find(extensions.begin(), extensions.end(), ext) != extensions.end() && it->is_regular_file(error) &&
+        !it->is_symlink(error))
       files.push_back(it->path());
   }
-  if (files.size() < 100) GTEST_SKIP() << files.size() << " JPEG files under /usr/share (.ci/install-deps installs opencv-doc)";
+  if (files.size() < fewest)
+    GTEST_SKIP() << files.size() << " " << extensions.front() << " files under /usr/share (.ci/install-deps installs opencv-doc)";
   int same = 0, refused = 0;
-  for (const fs::path& file : files) {
-    SCOPED_TRACE(file.string());
-    std::string printed;
-    const cv::Mat expected = openCv(file.string(), printed);
-    cv::Mat loaded;
-    try {
-      loaded = load(file.string(), printed);
-    } catch (const InvalidInput&) {
-      ++refused;  // which files are refused, and why: tests/cli/test_image_corpus.py
-      continue;
+  for (const fs::path& file : files)
+    for (const int flags : flag_sets) {
+      SCOPED_TRACE(file.string() + ", flags " + std::to_string(flags));
+      ::testing::internal::CaptureStderr();
+      const cv::Mat expected = cv::imread(file.string(), flags);
+      ::testing::internal::GetCapturedStderr();
+      cv::Mat loaded;
+      try {
+        loaded = loadImage(file.string(), 100'000'000, flags);
+      } catch (const InvalidInput&) {
+        ++refused;
+        continue;
+      }
+      ASSERT_FALSE(expected.empty());
+      ASSERT_EQ(loaded.size(), expected.size());
+      ASSERT_EQ(loaded.type(), expected.type());
+      EXPECT_EQ(cv::norm(loaded, expected, cv::NORM_INF), 0.0);
+      ++same;
     }
-    ASSERT_FALSE(expected.empty());
-    ASSERT_EQ(loaded.size(), expected.size());
-    EXPECT_EQ(cv::norm(loaded, expected, cv::NORM_INF), 0.0);
-    ++same;
-  }
-  std::printf("JPEG files under /usr/share: %d decoded to OpenCV's pixels, %d refused\n", same, refused);
-  EXPECT_GT(same, 100);
+  std::printf("%s files under /usr/share: %d decodes gave OpenCV's pixels, %d refused\n", extensions.front().c_str(),
+              same, refused);
+  EXPECT_GT(same, static_cast<int>(fewest));
+}
+
+// On every JPEG that Debian's packages put under /usr/share (opencv-doc's 615 of them on a machine
+// set up by .ci/install-deps): real encoders, Exif, progressive and gray files.
+TEST_F(DecoderChecks, JpegGrayPixelsAreOpenCVsOnDebianFiles) {
+  expectOpenCvsPixelsOnDebianFiles({".jpg", ".jpeg"}, {cv::IMREAD_GRAYSCALE | cv::IMREAD_ANYDEPTH}, 100);
+}
+
+// On every PNG there (opencv-doc's 32 on a machine set up by .ci/install-deps; thousands of icons
+// and photos on a desktop's): palettes, alpha, interlacing, 16 bits, colour profiles.
+TEST_F(DecoderChecks, PngGrayPixelsAreOpenCVsOnDebianFiles) {
+  expectOpenCvsPixelsOnDebianFiles({".png"}, {cv::IMREAD_GRAYSCALE, cv::IMREAD_GRAYSCALE | cv::IMREAD_ANYDEPTH}, 20);
 }
 
 }  // namespace

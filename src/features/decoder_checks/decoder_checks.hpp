@@ -1,5 +1,6 @@
 // Quiet decodes of JPEG and PNG data with libjpeg and libpng before OpenCV decodes the same
-// bytes, and the one decode that needs no OpenCV after it (decodeJpegGray). OpenCV's decoders let the libraries print their warnings to stderr and go on (libjpeg
+// bytes, and the gray decodes that need no OpenCV after them (decodeJpegGray, decodePngGray), the
+// check made in the same pass. OpenCV's decoders let the libraries print their warnings to stderr and go on (libjpeg
 // fills corrupt or missing data with grey), and print libpng's errors too. Each check returns the
 // library's message for the first error or warning that says the image data is damaged;
 // warnings about metadata (a colour profile, text, a JFIF version) pass. The classes, with
@@ -39,10 +40,17 @@ struct CheckedDecode {
 // (it reads the whole entropy-coded data too). Into `gray`, allocated with its allocator, turned
 // as OpenCV turns it by an Exif orientation (opencv_orientation.hpp). Not handled: four components
 // (CMYK, YCCK; OpenCV converts them to gray itself), and an APP1 segment whose turn OpenCV's own
-// decode of a probe does not show.
-CheckedDecode decodeJpegGray(const unsigned char* data, std::size_t size, cv::Mat& gray);
+// decode of a probe does not show. `any_depth` is for the signature's sake: JPEG samples have 8 bits.
+CheckedDecode decodeJpegGray(const unsigned char* data, std::size_t size, cv::Mat& gray, bool any_depth);
 
 // Every chunk (CRCs included) and every row are read, up to IEND.
 DataVerdict checkPngData(const unsigned char* data, std::size_t size);
+
+// A PNG's gray pixels exactly as cv::imdecode gives them with IMREAD_GRAYSCALE (8 bits) or, with
+// `any_depth`, IMREAD_GRAYSCALE | IMREAD_ANYDEPTH (16 bits where the file has them), read in one
+// pass with checkPngData's checks: the check before OpenCV's decode inflated every row twice. Into
+// `gray`, allocated with its allocator. Not handled: a file with an eXIf chunk (OpenCV turns it).
+// Metadata that libpng warns about is left to libpng, as in OpenCV's own decode of the file.
+CheckedDecode decodePngGray(const unsigned char* data, std::size_t size, cv::Mat& gray, bool any_depth);
 
 }  // namespace bovw::detail

@@ -124,7 +124,7 @@ DataVerdict checkJpegData(const unsigned char* data, std::size_t size) {
   return readJpeg(data, size, nullptr, nullptr, nullptr);
 }
 
-CheckedDecode decodeJpegGray(const unsigned char* data, std::size_t size, cv::Mat& gray) {
+CheckedDecode decodeJpegGray(const unsigned char* data, std::size_t size, cv::Mat& gray, bool /*any_depth*/) {
   CheckedDecode result;
   std::vector<unsigned char> app1;
   result.verdict = readJpeg(data, size, &gray, &result.handled, &app1);

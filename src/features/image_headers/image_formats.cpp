@@ -35,7 +35,7 @@ const ImageFormat kFormats[] = {
     {"PAM", isPam, pamDimensions},
     {"PFM", isPfm, pfmDimensions},
     {"TIFF", isTiff, tiffDimensions},
-    {"PNG", isPng, pngDimensions, checkPngData},
+    {"PNG", isPng, pngDimensions, checkPngData, decodePngGray},
     {"DICOM", isDicom, nullptr},
     {"JP2", isJp2, jp2Dimensions},
     {"JPEG 2000", isJ2k, j2kDimensions},

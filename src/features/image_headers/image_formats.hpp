@@ -20,8 +20,10 @@ struct ImageDimensions {
 
 // Why a file that decodes may still be refused, and what OpenCV should decode (decoder_checks.hpp).
 using DataCheck = DataVerdict (*)(const unsigned char* data, std::size_t size);
-// A decode to 8-bit gray with the check in the same pass, pixel for pixel OpenCV's (decoder_checks.hpp).
-using CheckedGrayDecode = CheckedDecode (*)(const unsigned char* data, std::size_t size, cv::Mat& gray);
+// A decode to gray with the check in the same pass, pixel for pixel OpenCV's with IMREAD_GRAYSCALE
+// (and IMREAD_ANYDEPTH where `any_depth`) (decoder_checks.hpp).
+using CheckedGrayDecode = CheckedDecode (*)(const unsigned char* data, std::size_t size, cv::Mat& gray,
+                                            bool any_depth);
 
 struct ImageHeader {
   const char* format;  // "PNG", "TIFF", ...
