@@ -393,6 +393,24 @@ TEST_F(DecoderChecks, PngGrayPixelsAreOpenCVs) {
   EXPECT_GT(cv::norm(decodeImage(plain.data(), plain.size(), "plain.png"),
                      decodeImage(gamma.data(), gamma.size(), "gamma.png"), cv::NORM_INF), 0.0);
 
+  // Two gAMA chunks: libpng warns about the second and keeps the first, so OpenCV's gray is in that
+  // gamma's linear light; a copy without the chunks warned about (what OpenCV decodes in colour)
+  // would have lost both and given other pixels.
+  Bytes twice = plain;
+  Bytes gama;
+  put32(gama, 25000);
+  for (int copy = 0; copy < 2; ++copy) {
+    const Bytes c = chunk("gAMA", gama);
+    twice.insert(twice.begin() + 33, c.begin(), c.end());  // after the signature and IHDR
+  }
+  ::testing::internal::CaptureStderr();
+  const cv::Mat twice_expected = cv::imdecode(twice, cv::IMREAD_GRAYSCALE);
+  EXPECT_NE(::testing::internal::GetCapturedStderr().find("gAMA: duplicate"), std::string::npos);
+  const cv::Mat twice_loaded = decodeImage(twice.data(), twice.size(), "twice.png");
+  ASSERT_EQ(twice_loaded.size(), twice_expected.size());
+  EXPECT_EQ(cv::norm(twice_loaded, twice_expected, cv::NORM_INF), 0.0);
+  EXPECT_GT(cv::norm(twice_loaded, cv::imdecode(plain, cv::IMREAD_GRAYSCALE), cv::NORM_INF), 0.0);
+
   for (int orientation = 1; orientation <= 8; ++orientation) {
     PngExtras extras;
     extras.exif_orientation = orientation;
