@@ -52,10 +52,11 @@ int runAddCommand() {
   QueryOptions how;
   how.histogrammer = args.histogrammer;
   ImageSearchOptions engine = how.engine(bar, args.strict);
-  engine.live_lists = PostingMemory::Mapped;  // one write per command: the open is most of its time
+  // One write per command, and no search: the index is read only if the write is due to checkpoint it.
+  engine.live_lists = PostingMemory::Deferred;
   ImageSearch database = ImageSearch::open(args.index, engine);
-  warnIfCheckpointRefused(database.liveDatabase());
   const std::vector<ImageFailure> failures = database.add(images);
+  warnIfCheckpointRefused(database.liveDatabase());  // where the write read the index to checkpoint it
   const std::size_t failed = reportFailures(failures, images.size());
   if (failed == images.size()) throw InvalidInput("no image was added to '" + args.index + "'");
   std::cout << "bovw add: added " << images.size() - failed << " images to " << args.index << " (now "

@@ -29,11 +29,12 @@ CLI::App* addRemoveCommand(CLI::App& app) {
 int runRemoveCommand() {
   if (!LiveDatabase::holdsLiveDatabase(args.index))
     throw InvalidInput(args.index, "is not a live database's folder; images are removed from live databases only");
-  LiveDatabase database = LiveDatabase::open(args.index, PostingMemory::Mapped);  // one write per command
-  warnIfCheckpointRefused(&database);
+  // One write per command, and no search: the index is read only if the write is due to checkpoint it.
+  LiveDatabase database = LiveDatabase::open(args.index, PostingMemory::Deferred);
   database.remove(args.names);
+  warnIfCheckpointRefused(&database);
   std::cout << "bovw remove: removed " << args.names.size() << " images from " << args.index << " (now "
-            << database.database().index().size() << ")\n";
+            << database.size() << ")\n";
   return 0;
 }
 

@@ -203,9 +203,13 @@ struct LiveDatabase::Impl {
   std::vector<live_detail::RegionLists> regions;
   ImageDatabase database;
   std::atomic<std::uint64_t> generation{0};  // of `database`
+  // Whether `database` holds the images: from the open on, except for PostingMemory::Deferred, whose
+  // `database` holds the settings alone until loadLocked() (writes go to the store meanwhile).
+  std::atomic<bool> loaded{false};
   Opening opening;
   bool checkpoint_due = false;                // the next write writes one, whatever changed since
   bool checkpoint_failed = false;             // this process writes none after a failure (a full disk)
+  bool checkpoint_looked_at = false;          // checkCheckpointState ran (a Deferred open's first write)
   std::mutex writing;                         // one write or refresh of this process at a time
   // PostingMemory::Copied: copyLists, started once the open is done (invalid when there was nothing to
   // copy); true once every list reads the copy.
@@ -476,6 +480,18 @@ struct LiveDatabase::Impl {
   }
 
   // What open() does: the checkpoint and the writes after it, or every record.
+  // Makes the copy if it is not made yet (PostingMemory::Deferred). Called holding `writing`.
+  void loadLocked() {
+    if (loaded.load(std::memory_order_relaxed)) return;
+    load();
+    loaded.store(true, std::memory_order_release);
+  }
+  void ensureLoaded() {
+    if (loaded.load(std::memory_order_acquire)) return;
+    std::lock_guard<std::mutex> guard(writing);
+    loadLocked();
+  }
+
   void load() {
     if (loadCheckpoint()) return;
     loadRecords();
@@ -506,8 +522,10 @@ struct LiveDatabase::Impl {
     }
   }
 
-  // Called holding `writing`.
+  // Called holding `writing`. Before a Deferred open's copy is made there is none to bring up to
+  // date: it will be made from the newest state.
   bool refreshLocked() {
+    if (!loaded.load(std::memory_order_relaxed)) return false;
     auto held = std::make_unique<LmdbTransaction>(*store, false);
     const LmdbTransaction& txn = *held;
     const std::uint64_t latest = counter(txn, "generation");
@@ -590,16 +608,36 @@ struct LiveDatabase::Impl {
     txn.put(tables().meta, "next_id", u64Bytes(next_id));
     txn.put(tables().meta, "changes", u64Bytes(changes));
     const std::uint64_t since = changes - counter(txn, "checkpointed");
+    const std::size_t held = entries(txn, tables().names);  // the images after this write
+    if (!loaded.load(std::memory_order_relaxed)) checkCheckpointState(txn, held);
     txn.commit();
     refreshLocked();
-    if ((checkpoint_due || since >= std::max(kCheckpointAfter, database.index().size() / kCheckpointShare)) &&
-        !checkpoint_failed) {
-      // The write is durable already: a checkpoint that fails must not make it look failed.
+    if ((checkpoint_due || since >= std::max<std::size_t>(kCheckpointAfter, held / kCheckpointShare)) &&
+        !checkpoint_failed && !database.storesKeypoints()) {
+      // The write is durable already: a checkpoint that fails must not make it look failed. A
+      // Deferred open makes its copy for it (as of this write): the checkpoint is the index.
       try {
+        loadLocked();
         checkpointLocked();
       } catch (const Error&) {
         checkpoint_failed = true;
       }
+    }
+  }
+
+  // A Deferred open's writes do not read the checkpoint, but a damaged one must not stay (every open
+  // would rebuild the index from the records): the first write looks at its state (its own checksum,
+  // the byte order: what a copy would refuse it for before reading a list) and, where it is refused
+  // or missing at kCheckpointAfter images, makes the copy to write a new one, as a loaded copy does.
+  // Damage inside a list is found by the next copy made, which warns, and the write after it heals.
+  void checkCheckpointState(const LmdbTransaction& txn, std::size_t held) {
+    if (checkpoint_looked_at || database.storesKeypoints()) return;
+    checkpoint_looked_at = true;
+    try {
+      if (!live_detail::checkpointGeneration(txn, tables().checkpoint, path()) && held >= kCheckpointAfter)
+        checkpoint_due = true;
+    } catch (const InvalidInput&) {
+      checkpoint_due = true;
     }
   }
 
@@ -748,26 +786,52 @@ LiveDatabase LiveDatabase::open(const std::string& path, PostingMemory lists) {
     return ImageDatabase(std::move(settings->vocabulary), std::move(settings->features), options);
   });
   auto impl = std::make_unique<Impl>(std::move(store), std::move(database), lists);
-  impl->load();
+  if (lists != PostingMemory::Deferred) {
+    impl->load();
+    impl->loaded = true;
+  }
   if (lists == PostingMemory::Copied && impl->snapshot)
     impl->copying = std::async(std::launch::async, &Impl::copyLists, impl.get()).share();
   return LiveDatabase(std::move(impl));
 }
 
 const std::string& LiveDatabase::path() const { return impl_->path(); }
-const ImageDatabase& LiveDatabase::database() const { return impl_->database; }
+// The settings never change after the open; a Deferred copy is made in the same object, whose
+// vocabulary and features stay where they are.
+const Vocabulary& LiveDatabase::vocabulary() const { return impl_->database.vocabulary(); }
+const FeatureSpec& LiveDatabase::features() const { return impl_->database.features(); }
+bool LiveDatabase::storesKeypoints() const { return impl_->database.storesKeypoints(); }
 
-std::uint64_t LiveDatabase::generation() const { return impl_->generation; }
+std::size_t LiveDatabase::size() const {
+  const LmdbTransaction txn(*impl_->store, false);
+  return impl_->entries(txn, impl_->tables().names);
+}
+
+bool LiveDatabase::holds(const std::string& name) const {
+  const LmdbTransaction txn(*impl_->store, false);
+  return txn.get(impl_->tables().names, name).has_value();
+}
+
+const ImageDatabase& LiveDatabase::database() const {
+  impl_->ensureLoaded();
+  return impl_->database;
+}
+
+std::uint64_t LiveDatabase::generation() const {
+  impl_->ensureLoaded();
+  return impl_->generation;
+}
 
 void LiveDatabase::checkpoint() {
   std::lock_guard<std::mutex> guard(impl_->writing);
+  impl_->loadLocked();
   impl_->checkpointLocked();
 }
 
 const LiveDatabase::Opening& LiveDatabase::opening() const { return impl_->opening; }
 
 bool LiveDatabase::waitForCopiedLists() const {
-  if (impl_->lists == PostingMemory::Mapped) return false;
+  if (impl_->lists != PostingMemory::Copied) return false;
   return !impl_->copying.valid() || impl_->copying.get();
 }
 

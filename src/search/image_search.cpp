@@ -102,10 +102,14 @@ struct ImageSearch::Impl {
   }
   const FeatureExtractor& features() const {
     std::call_once(extractor_made, [&] {
-      extractor = reference().makeExtractor(extractorBeside(options.extractor, options.histogrammer));
+      extractor = makeFeatureExtractor(featureSpec(), extractorBeside(options.extractor, options.histogrammer));
     });
     return *extractor;
   }
+  // The settings, read without the images: a live database opened with PostingMemory::Deferred
+  // makes no copy for them.
+  const Vocabulary& vocabulary() const { return live ? live->vocabulary() : reference().vocabulary(); }
+  const FeatureSpec& featureSpec() const { return live ? live->features() : reference().features(); }
 
   // The images' histograms, and their words when `keep_words`.
   ImageHistograms histograms(const std::vector<std::string>& paths, bool keep_words, bool strict) const {
@@ -113,7 +117,7 @@ struct ImageSearch::Impl {
     pipeline.keep_words = keep_words;
     pipeline.strict = pipeline.strict || strict;
     const std::lock_guard<std::mutex> turn(device_use);
-    return histogramImages(paths, features(), reference().vocabulary(), device(), pipeline);
+    return histogramImages(paths, features(), vocabulary(), device(), pipeline);
   }
 
   // Decoded images' words: their features (one device batch where SURF runs on a device), every
@@ -121,7 +125,7 @@ struct ImageSearch::Impl {
   std::vector<ImageWords> wordsOf(const std::vector<cv::Mat>& images) const {
     std::vector<ImageFeatures> found = features().extractFeaturesBatch(images);
     if (found.size() != images.size()) throw std::logic_error("extractFeaturesBatch: one result per image");
-    const Vocabulary& vocabulary = reference().vocabulary();
+    const Vocabulary& vocabulary = this->vocabulary();
     Eigen::Index rows = 0;
     for (const ImageFeatures& image : found) {
       if (image.descriptors.rows > 0 && image.descriptors.cols != vocabulary.dimension())
@@ -160,7 +164,9 @@ struct ImageSearch::Impl {
   }
   ImageWords wordsOf(const cv::Mat& image) const { return std::move(wordsOf(std::vector<cv::Mat>{image}).front()); }
 
-  bool storesKeypoints() const { return whole() ? whole()->storesKeypoints() : shards->storesKeypoints(); }
+  bool storesKeypoints() const {
+    return live ? live->storesKeypoints() : whole() ? whole()->storesKeypoints() : shards->storesKeypoints();
+  }
 
   // `options` with its scoring set: the default (ImageSearch::defaultScoring) where it was left unset,
   // or histogram intersection for a query given as a histogram, which has no features.
@@ -365,10 +371,10 @@ ImageSearch ImageSearch::open(Communicator& ranks, const std::string& path, Imag
   return ImageSearch(std::move(impl));
 }
 
-const Vocabulary& ImageSearch::vocabulary() const { return impl_->reference().vocabulary(); }
-const FeatureSpec& ImageSearch::features() const { return impl_->reference().features(); }
+const Vocabulary& ImageSearch::vocabulary() const { return impl_->vocabulary(); }
+const FeatureSpec& ImageSearch::features() const { return impl_->featureSpec(); }
 std::size_t ImageSearch::size() const {
-  if (impl_->live) impl_->live->refresh();
+  if (impl_->live) return impl_->live->size();  // the store's count: every process's writes
   return impl_->whole() ? impl_->whole()->index().size() : impl_->shards->size();
 }
 std::size_t ImageSearch::shardCount() const { return impl_->shardCount(); }
@@ -379,7 +385,7 @@ bool ImageSearch::isLive() const { return impl_->live.has_value(); }
 const LiveDatabase* ImageSearch::liveDatabase() const { return impl_->live ? &*impl_->live : nullptr; }
 
 bool ImageSearch::contains(const std::string& name) const {
-  if (impl_->live) impl_->live->refresh();
+  if (impl_->live) return impl_->live->holds(name);
   if (const ImageDatabase* database = impl_->whole()) return database->index().find(name).has_value();
   for (std::size_t i = 0; i < impl_->shards->localShardCount(); ++i)
     if (impl_->shards->localShard(i).index().find(name)) return true;
@@ -406,14 +412,12 @@ ImageHistograms ImageSearch::histograms(const std::vector<std::string>& image_pa
 
 std::vector<ImageFailure> ImageSearch::add(const std::vector<std::string>& image_paths) {
   impl_->checkChangeable();
-  if (impl_->live) impl_->live->refresh();
-  const ImageDatabase& database = *impl_->whole();
-  const bool keypoints = database.storesKeypoints();
+  const bool keypoints = impl_->storesKeypoints();
   ImageHistograms images = impl_->histograms(image_paths, keypoints, false);
   // Names already indexed are skipped like unreadable images; the rest go in as one write.
   std::vector<NamedImageWords> batch;
   for (std::size_t i = 0; i < images.names.size(); ++i) {
-    if (const auto id = database.index().find(images.names[i])) {
+    if (contains(images.names[i])) {
       const std::string problem = "'" + images.names[i] + "': an image of this name is already indexed";
       if (impl_->options.pipeline.strict) throw InvalidInput(problem);
       images.failures.push_back({images.names[i], problem});

@@ -174,6 +174,138 @@ TEST(LiveDatabase, OneRefreshBringsInManyWritesOfAnotherProcess) {
   EXPECT_FALSE(live.refreshUnlessBusy());
 }
 
+// A Deferred open (bovw add, bovw remove) writes the store alone until its copy is needed: random
+// adds, puts and removes with the store's size() and holds() following them and the same refusals
+// as a loaded copy's, no copy made meanwhile (opening() stays empty); then database() ranks as a
+// database indexed afresh from the final images, and so does a reopening.
+TEST(LiveDatabase, DeferredOpenWritesTheStoreAloneUntilItsCopyIsNeeded) {
+  BOVW_SEEDED_RNG(rng);
+  TempDir dir;
+  const int k = std::uniform_int_distribution<int>(17, 301)(rng);
+  const Vocabulary vocabulary = randomVocabulary(rng, k);
+  const std::string path = dir.file("photos.bovwlive");
+  std::map<std::string, ImageWords> final_images;
+  std::vector<std::string> order;  // names in the order they were (last) added
+  int next_name = 0;
+  auto batchOf = [&](int n) {
+    std::vector<NamedImageWords> batch;
+    for (int i = 0; i < n; ++i)
+      batch.push_back({"img" + std::to_string(next_name++) + ".jpg",
+                       randomWords(rng, k, std::uniform_int_distribution<int>(0, 80)(rng))});
+    return batch;
+  };
+  auto took = [&](const std::vector<NamedImageWords>& batch) {
+    for (const auto& image : batch) {
+      final_images[image.name] = image.words;
+      const auto held = std::find(order.begin(), order.end(), image.name);
+      if (held != order.end()) order.erase(held);
+      order.push_back(image.name);
+    }
+  };
+  {
+    LiveDatabase live = LiveDatabase::create(path, vocabulary, kSurf);
+    const auto first = batchOf(std::uniform_int_distribution<int>(1, 40)(rng));
+    live.add(first);
+    took(first);
+    live.checkpoint();  // so that the copy, once made, says it was made from it
+  }
+  LiveDatabase live = LiveDatabase::open(path, PostingMemory::Deferred);
+  EXPECT_EQ(live.vocabulary().size(), k);
+  EXPECT_EQ(live.size(), final_images.size());
+  for (int step = 0; step < 40; ++step) {
+    const int kind = std::uniform_int_distribution<int>(0, 2)(rng);
+    if (kind == 0 || final_images.empty()) {
+      const auto batch = batchOf(std::uniform_int_distribution<int>(1, 12)(rng));
+      live.add(batch);
+      took(batch);
+    } else if (kind == 1) {
+      auto batch = batchOf(1);
+      for (const auto& [name, words] : final_images)
+        if (std::bernoulli_distribution(0.25)(rng)) batch.push_back({name, randomWords(rng, k, 20)});
+      live.put(batch);
+      took(batch);
+    } else {
+      std::vector<std::string> names;
+      for (const auto& [name, words] : final_images)
+        if (std::bernoulli_distribution(0.2)(rng)) names.push_back(name);
+      if (names.empty()) names.push_back(final_images.begin()->first);
+      live.remove(names);
+      for (const auto& name : names) {
+        final_images.erase(name);
+        order.erase(std::find(order.begin(), order.end(), name));
+      }
+    }
+    ASSERT_EQ(live.size(), final_images.size());
+    if (!final_images.empty()) {
+      EXPECT_TRUE(live.holds(final_images.begin()->first));
+      // The refusals a loaded copy makes, from the store: nothing changes.
+      expectInvalidInput([&] { live.add({{final_images.begin()->first, randomWords(rng, k, 3)}}); }, path,
+                         "already holds an image named");
+    }
+    expectInvalidInput([&] { live.remove({"never.jpg"}); }, path, "holds no image named 'never.jpg'");
+    EXPECT_FALSE(live.holds("never.jpg"));
+    ASSERT_EQ(live.size(), final_images.size());
+  }
+  EXPECT_FALSE(live.opening().checkpoint) << "a copy was made before one was needed";
+  ImageDatabase fresh(vocabulary, kSurf);
+  for (const auto& name : order) fresh.add(name, final_images.at(name));
+  expectSameRankings(live.database(), fresh, rng, k);  // the copy, made now
+  EXPECT_TRUE(live.opening().checkpoint);
+  // Loaded, its writes reach the copy as a loaded open's do.
+  const auto more = batchOf(5);
+  live.add(more);
+  took(more);
+  ImageDatabase fresh_after(vocabulary, kSurf);
+  for (const auto& name : order) fresh_after.add(name, final_images.at(name));
+  expectSameRankings(live.database(), fresh_after, rng, k);
+  EXPECT_EQ(live.size(), final_images.size());
+}
+
+// A Deferred open's write that is due to write the checkpoint (here 10,000 images since the last
+// one) makes the copy and writes it: the next open reads it with no write after it. And a database
+// storing keypoints (no checkpoint) takes a Deferred open's writes with their keypoints.
+TEST(LiveDatabase, DeferredWritesCheckpointWhenDueAndKeepKeypoints) {
+  BOVW_SEEDED_RNG(rng);
+  TempDir dir;
+  const int k = 50;
+  const Vocabulary vocabulary = randomVocabulary(rng, k);
+  LiveDatabase::create(dir.file("db"), vocabulary, kSurf);
+  std::uint64_t written = 0;
+  {
+    LiveDatabase live = LiveDatabase::open(dir.file("db"), PostingMemory::Deferred);
+    std::vector<NamedImageWords> many;
+    for (int i = 0; i < 10001; ++i) many.push_back({"m" + std::to_string(i), randomWords(rng, k, 4)});
+    live.add(many);
+    written = live.generation();
+  }
+  const LiveDatabase reopened = LiveDatabase::open(dir.file("db"), PostingMemory::Mapped);
+  ASSERT_TRUE(reopened.opening().checkpoint);
+  EXPECT_EQ(*reopened.opening().checkpoint, written);
+  EXPECT_EQ(reopened.database().index().size(), 10001u);
+
+  DatabaseOptions options;
+  options.store_keypoints = true;
+  const ImageWords a = withKeypoints(rng, randomWords(rng, k, 50)), b = withKeypoints(rng, randomWords(rng, k, 30));
+  LiveDatabase::create(dir.file("kp"), vocabulary, kSurf, options);
+  {
+    LiveDatabase live = LiveDatabase::open(dir.file("kp"), PostingMemory::Deferred);
+    EXPECT_TRUE(live.storesKeypoints());
+    live.add({{"a.png", a}, {"b.png", b}});
+    live.remove({"a.png"});
+    EXPECT_EQ(live.size(), 1u);
+  }
+  const LiveDatabase kp = LiveDatabase::open(dir.file("kp"));
+  ImageDatabase memory(vocabulary, kSurf, options);
+  const ImageId reference = memory.add("b.png", b);
+  const auto id = kp.database().index().find("b.png");
+  ASSERT_TRUE(id);
+  const auto stored = kp.database().keypoints(*id), expected = memory.keypoints(reference);
+  ASSERT_TRUE(stored && expected);
+  EXPECT_EQ(stored->words, expected->words);
+  EXPECT_EQ(stored->signatures, expected->signatures);
+  EXPECT_FALSE(kp.database().index().find("a.png"));
+}
+
 TEST(LiveDatabase, KeepsKeypointsWithTheirImages) {
   BOVW_SEEDED_RNG(rng);
   TempDir dir;
