@@ -101,7 +101,8 @@ struct ImageSearchOptions {
   ExtractorOptions extractor;       // SurfBackend::Auto: OpenCL SURF where there is a device
   PipelineOptions pipeline;         // workers, strict, max_pixels, progress (keep_words is set as needed)
   // A live database's posting lists (LiveDatabase::open): Copied for a process that serves many
-  // searches, Mapped for one that opens, searches or adds a few times and exits.
+  // searches, Mapped for one that opens, searches a few times and exits, Deferred for one that only
+  // adds, puts or removes (the index is read if it searches after all).
   PostingMemory live_lists = PostingMemory::Copied;
 };
 
