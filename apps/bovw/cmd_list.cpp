@@ -22,7 +22,7 @@ CLI::App* addListCommand(CLI::App& app) {
 
 int runListCommand() {
   ImageSearchOptions engine;
-  engine.live_lists = PostingMemory::Mapped;  // names only: no list is read
+  engine.live_lists = PostingMemory::Deferred;  // names only, from a live database's store: no index read
   const ImageSearch database = ImageSearch::open(index_path, engine);
   for (const IndexedImage& image : database.images()) std::cout << image.name << "\n";
   return 0;

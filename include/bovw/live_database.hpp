@@ -21,6 +21,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace bovw {
@@ -89,6 +90,9 @@ class LiveDatabase {
   // `name`: one read of the store each, which makes no copy.
   std::size_t size() const;
   bool holds(const std::string& name) const;
+  // The images the store holds now, by id (the order they were added), with their names: one read
+  // of the store, which makes no copy (bovw list at a million images).
+  std::vector<std::pair<ImageId, std::string>> names() const;
   // This process's copy, as of the last add, remove or refresh. Safe to search from any thread
   // while another calls add, remove or refresh: a search sees the state before or after each of
   // them, never between.

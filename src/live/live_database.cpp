@@ -812,6 +812,17 @@ bool LiveDatabase::holds(const std::string& name) const {
   return txn.get(impl_->tables().names, name).has_value();
 }
 
+std::vector<std::pair<ImageId, std::string>> LiveDatabase::names() const {
+  const LmdbTransaction txn(*impl_->store, false);
+  std::vector<std::pair<ImageId, std::string>> names;
+  names.reserve(impl_->entries(txn, impl_->tables().names));
+  txn.forEach(impl_->tables().names, {}, [&](std::string_view name, std::string_view key) {
+    names.emplace_back(static_cast<ImageId>(live_detail::decodeKey(key, impl_->path())), std::string(name));
+  });
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
 const ImageDatabase& LiveDatabase::database() const {
   impl_->ensureLoaded();
   return impl_->database;

@@ -398,7 +398,10 @@ std::vector<IndexedImage> ImageSearch::images() const {
     const InvertedIndex& index = database.index();
     for (ImageId id : index.ids()) images.push_back({index.name(id), shard, id});
   };
-  if (impl_->live) impl_->live->refresh();
+  if (impl_->live) {  // from the store: every process's writes, and no index read
+    for (auto& [id, name] : impl_->live->names()) images.push_back({std::move(name), 0, id});
+    return images;
+  }
   if (const ImageDatabase* database = impl_->whole()) list(*database, 0);
   else
     for (std::size_t i = 0; i < impl_->shards->localShardCount(); ++i)

@@ -245,6 +245,9 @@ TEST(LiveDatabase, DeferredOpenWritesTheStoreAloneUntilItsCopyIsNeeded) {
     expectInvalidInput([&] { live.remove({"never.jpg"}); }, path, "holds no image named 'never.jpg'");
     EXPECT_FALSE(live.holds("never.jpg"));
     ASSERT_EQ(live.size(), final_images.size());
+    std::vector<std::string> listed;  // by id: the order of the adds, a replaced image last
+    for (const auto& [id, name] : live.names()) listed.push_back(name);
+    ASSERT_EQ(listed, order);
   }
   EXPECT_FALSE(live.opening().checkpoint) << "a copy was made before one was needed";
   ImageDatabase fresh(vocabulary, kSurf);
