@@ -479,7 +479,6 @@ struct LiveDatabase::Impl {
     }
   }
 
-  // What open() does: the checkpoint and the writes after it, or every record.
   // Makes the copy if it is not made yet (PostingMemory::Deferred). Called holding `writing`.
   void loadLocked() {
     if (loaded.load(std::memory_order_relaxed)) return;
@@ -492,6 +491,7 @@ struct LiveDatabase::Impl {
     loadLocked();
   }
 
+  // What open() does: the checkpoint and the writes after it, or every record.
   void load() {
     if (loadCheckpoint()) return;
     loadRecords();
