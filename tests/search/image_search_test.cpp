@@ -294,6 +294,40 @@ TEST(ImageSearch, VerifiedHitsCarryTheHomographyOfTheQueryOntoThem) {
   for (const SearchHit& hit : hits) EXPECT_EQ(hit.homography.has_value(), hit.verified) << hit.name;
 }
 
+// A live database opened to write (PostingMemory::Deferred, as bovw add opens it): its adds skip the
+// names it holds, size, contains and images answer from its store, and a search then reads the index
+// after all and ranks as a database indexed afresh from the same images.
+TEST(ImageSearch, ALiveDatabaseOpenedToWriteAddsWithoutItsIndexAndSearchesAfterAll) {
+  const auto& set = imageSet();
+  test::TempDir dir;
+  {
+    ImageSearch live = ImageSearch::createLive(dir.file("live"), vocabulary(), FeatureSpec::parse("surf"), withKeypoints());
+    EXPECT_TRUE(live.add({set.box, set.graf_crop}).empty());
+  }
+  ImageSearchOptions writing;
+  writing.live_lists = PostingMemory::Deferred;
+  ImageSearch live = ImageSearch::open(dir.file("live"), writing);
+  const std::vector<ImageFailure> failures = live.add({set.box_rotated, set.box, set.texture});
+  ASSERT_EQ(failures.size(), 1u);
+  EXPECT_EQ(failures[0].path, set.box);
+  EXPECT_NE(failures[0].message.find("already indexed"), std::string::npos) << failures[0].message;
+  EXPECT_EQ(live.size(), 4u);
+  EXPECT_TRUE(live.contains(set.box_rotated));
+  EXPECT_FALSE(live.contains(set.box_bright));
+  std::vector<std::string> names;
+  for (const IndexedImage& image : live.images()) names.push_back(image.name);
+  EXPECT_EQ(names, (std::vector<std::string>{set.box, set.graf_crop, set.box_rotated, set.texture}));
+  ImageSearch fresh = ImageSearch::create(vocabulary(), FeatureSpec::parse("surf"), withKeypoints());
+  EXPECT_TRUE(fresh.add({set.box, set.graf_crop, set.box_rotated, set.texture}).empty());
+  SearchOptions options;
+  options.top = 10;
+  options.verify = 4;
+  for (const std::string& query : set.good()) {
+    SCOPED_TRACE(query);
+    expectSameRanking(live.search(query, options), fresh.search(query, options));
+  }
+}
+
 TEST(ImageSearch, ListsItsImagesAndAnswersHistograms) {
   const auto& set = imageSet();
   const ImageSearch search = indexed(set.good());
