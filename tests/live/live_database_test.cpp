@@ -18,20 +18,57 @@
 namespace bovw::test {
 namespace {
 
+// The images a database must hold after a run of changes, each name with its words, in the order of
+// their last add (a replaced image moves to the end): what a fresh index is built from.
+struct ExpectedImages {
+  std::map<std::string, ImageWords> words;
+  std::vector<std::string> order;
+
+  bool empty() const { return words.empty(); }
+  std::size_t size() const { return words.size(); }
+  // Added or put.
+  void took(const std::vector<NamedImageWords>& batch) {
+    for (const auto& image : batch) {
+      words[image.name] = image.words;
+      const auto held = std::find(order.begin(), order.end(), image.name);
+      if (held != order.end()) order.erase(held);
+      order.push_back(image.name);
+    }
+  }
+  void removed(const std::vector<std::string>& names) {
+    for (const auto& name : names) {
+      words.erase(name);
+      order.erase(std::find(order.begin(), order.end(), name));
+    }
+  }
+  // About `share` of the names held, at least one (the database holds one).
+  std::vector<std::string> someNames(std::mt19937_64& rng, double share) const {
+    std::vector<std::string> names;
+    for (const auto& [name, held] : words)
+      if (std::bernoulli_distribution(share)(rng)) names.push_back(name);
+    if (names.empty()) names.push_back(words.begin()->first);
+    return names;
+  }
+  ImageDatabase fresh(const Vocabulary& vocabulary) const {
+    ImageDatabase database(vocabulary, kSurf);
+    for (const auto& name : order) database.add(name, words.at(name));
+    return database;
+  }
+};
+
 TEST(LiveDatabase, AddsPutsAndRemovesRankAsADatabaseIndexedAfreshFromTheFinalImages) {
   BOVW_SEEDED_RNG(rng);
   TempDir dir;
   const int k = std::uniform_int_distribution<int>(17, 301)(rng);
   const Vocabulary vocabulary = randomVocabulary(rng, k);
   const std::string path = dir.file("photos.bovwlive");
-  std::map<std::string, ImageWords> final_images;  // what a fresh index holds
-  std::vector<std::string> order;                  // names in the order they were (last) added
+  ExpectedImages expected;
   {
     LiveDatabase live = LiveDatabase::create(path, vocabulary, kSurf);
     EXPECT_EQ(live.database().index().size(), 0u);
     int next_name = 0;
     for (int step = 0; step < 60; ++step) {
-      if (final_images.empty() || std::bernoulli_distribution(0.65)(rng)) {
+      if (expected.empty() || std::bernoulli_distribution(0.65)(rng)) {
         std::vector<NamedImageWords> batch;
         const int n = std::uniform_int_distribution<int>(1, 12)(rng);
         for (int i = 0; i < n; ++i) {
@@ -40,54 +77,32 @@ TEST(LiveDatabase, AddsPutsAndRemovesRankAsADatabaseIndexedAfreshFromTheFinalIma
           batch.push_back({name, randomWords(rng, k, std::uniform_int_distribution<int>(0, 80)(rng))});
         }
         live.add(batch);
-        for (const auto& image : batch) {
-          final_images[image.name] = image.words;
-          order.push_back(image.name);
-        }
+        expected.took(batch);
       } else if (std::bernoulli_distribution(0.4)(rng)) {
         // put: some names held (their images replaced, in the same write), some new.
         std::vector<NamedImageWords> batch;
-        for (const auto& [name, words] : final_images)
-          if (std::bernoulli_distribution(0.25)(rng)) batch.push_back({name, {}});
+        for (const auto& name : expected.someNames(rng, 0.25)) batch.push_back({name, {}});
         batch.push_back({"img" + std::to_string(next_name++) + ".jpg", {}});
         for (auto& image : batch) image.words = randomWords(rng, k, std::uniform_int_distribution<int>(0, 80)(rng));
         const std::size_t before = live.database().index().size();
         const std::size_t replaced = batch.size() - 1;
         live.put(batch);
         EXPECT_EQ(live.database().index().size(), before + 1) << replaced << " replaced";
-        for (const auto& image : batch) {
-          final_images[image.name] = image.words;
-          const auto held = std::find(order.begin(), order.end(), image.name);
-          if (held != order.end()) order.erase(held);
-          order.push_back(image.name);
-        }
+        expected.took(batch);
       } else {
-        std::vector<std::string> names;
-        for (const auto& [name, words] : final_images)
-          if (std::bernoulli_distribution(0.2)(rng)) names.push_back(name);
-        if (names.empty()) names.push_back(final_images.begin()->first);
+        const std::vector<std::string> names = expected.someNames(rng, 0.2);
         live.remove(names);
-        for (const auto& name : names) {
-          final_images.erase(name);
-          order.erase(std::find(order.begin(), order.end(), name));
-        }
+        expected.removed(names);
       }
-      if (step % 15 == 14 && !final_images.empty()) {  // queried between writes too (norms kept up to date)
-        ImageDatabase fresh(vocabulary, kSurf);
-        for (const auto& name : order) fresh.add(name, final_images.at(name));
-        expectSameRankings(live.database(), fresh, rng, k);
-      }
+      if (step % 15 == 14 && !expected.empty())  // queried between writes too (norms kept up to date)
+        expectSameRankings(live.database(), expected.fresh(vocabulary), rng, k);
     }
-    ImageDatabase fresh(vocabulary, kSurf);
-    for (const auto& name : order) fresh.add(name, final_images.at(name));
-    ASSERT_FALSE(final_images.empty());
-    expectSameRankings(live.database(), fresh, rng, k);
+    ASSERT_FALSE(expected.empty());
+    expectSameRankings(live.database(), expected.fresh(vocabulary), rng, k);
   }
   // Reopened, it holds the same images.
   const LiveDatabase reopened = LiveDatabase::open(path);
-  ImageDatabase fresh(vocabulary, kSurf);
-  for (const auto& name : order) fresh.add(name, final_images.at(name));
-  expectSameRankings(reopened.database(), fresh, rng, k);
+  expectSameRankings(reopened.database(), expected.fresh(vocabulary), rng, k);
   EXPECT_EQ(reopened.generation(), 60u);
 }
 
@@ -184,8 +199,7 @@ TEST(LiveDatabase, DeferredOpenWritesTheStoreAloneUntilItsCopyIsNeeded) {
   const int k = std::uniform_int_distribution<int>(17, 301)(rng);
   const Vocabulary vocabulary = randomVocabulary(rng, k);
   const std::string path = dir.file("photos.bovwlive");
-  std::map<std::string, ImageWords> final_images;
-  std::vector<std::string> order;  // names in the order they were (last) added
+  ExpectedImages expected;
   int next_name = 0;
   auto batchOf = [&](int n) {
     std::vector<NamedImageWords> batch;
@@ -194,74 +208,55 @@ TEST(LiveDatabase, DeferredOpenWritesTheStoreAloneUntilItsCopyIsNeeded) {
                        randomWords(rng, k, std::uniform_int_distribution<int>(0, 80)(rng))});
     return batch;
   };
-  auto took = [&](const std::vector<NamedImageWords>& batch) {
-    for (const auto& image : batch) {
-      final_images[image.name] = image.words;
-      const auto held = std::find(order.begin(), order.end(), image.name);
-      if (held != order.end()) order.erase(held);
-      order.push_back(image.name);
-    }
-  };
   {
     LiveDatabase live = LiveDatabase::create(path, vocabulary, kSurf);
     const auto first = batchOf(std::uniform_int_distribution<int>(1, 40)(rng));
     live.add(first);
-    took(first);
+    expected.took(first);
     live.checkpoint();  // so that the copy, once made, says it was made from it
   }
   LiveDatabase live = LiveDatabase::open(path, PostingMemory::Deferred);
   EXPECT_EQ(live.vocabulary().size(), k);
-  EXPECT_EQ(live.size(), final_images.size());
+  EXPECT_EQ(live.size(), expected.size());
   for (int step = 0; step < 40; ++step) {
     const int kind = std::uniform_int_distribution<int>(0, 2)(rng);
-    if (kind == 0 || final_images.empty()) {
+    if (kind == 0 || expected.empty()) {
       const auto batch = batchOf(std::uniform_int_distribution<int>(1, 12)(rng));
       live.add(batch);
-      took(batch);
+      expected.took(batch);
     } else if (kind == 1) {
       auto batch = batchOf(1);
-      for (const auto& [name, words] : final_images)
-        if (std::bernoulli_distribution(0.25)(rng)) batch.push_back({name, randomWords(rng, k, 20)});
+      for (const auto& name : expected.someNames(rng, 0.25)) batch.push_back({name, randomWords(rng, k, 20)});
       live.put(batch);
-      took(batch);
+      expected.took(batch);
     } else {
-      std::vector<std::string> names;
-      for (const auto& [name, words] : final_images)
-        if (std::bernoulli_distribution(0.2)(rng)) names.push_back(name);
-      if (names.empty()) names.push_back(final_images.begin()->first);
+      const std::vector<std::string> names = expected.someNames(rng, 0.2);
       live.remove(names);
-      for (const auto& name : names) {
-        final_images.erase(name);
-        order.erase(std::find(order.begin(), order.end(), name));
-      }
+      expected.removed(names);
     }
-    ASSERT_EQ(live.size(), final_images.size());
-    if (!final_images.empty()) {
-      EXPECT_TRUE(live.holds(final_images.begin()->first));
+    ASSERT_EQ(live.size(), expected.size());
+    if (!expected.empty()) {
+      const std::string held = expected.order.front();
+      EXPECT_TRUE(live.holds(held));
       // The refusals a loaded copy makes, from the store: nothing changes.
-      expectInvalidInput([&] { live.add({{final_images.begin()->first, randomWords(rng, k, 3)}}); }, path,
-                         "already holds an image named");
+      expectInvalidInput([&] { live.add({{held, randomWords(rng, k, 3)}}); }, path, "already holds an image named");
     }
     expectInvalidInput([&] { live.remove({"never.jpg"}); }, path, "holds no image named 'never.jpg'");
     EXPECT_FALSE(live.holds("never.jpg"));
-    ASSERT_EQ(live.size(), final_images.size());
+    ASSERT_EQ(live.size(), expected.size());
     std::vector<std::string> listed;  // by id: the order of the adds, a replaced image last
     for (const auto& [id, name] : live.names()) listed.push_back(name);
-    ASSERT_EQ(listed, order);
+    ASSERT_EQ(listed, expected.order);
   }
   EXPECT_FALSE(live.opening().checkpoint) << "a copy was made before one was needed";
-  ImageDatabase fresh(vocabulary, kSurf);
-  for (const auto& name : order) fresh.add(name, final_images.at(name));
-  expectSameRankings(live.database(), fresh, rng, k);  // the copy, made now
+  expectSameRankings(live.database(), expected.fresh(vocabulary), rng, k);  // the copy, made now
   EXPECT_TRUE(live.opening().checkpoint);
   // Loaded, its writes reach the copy as a loaded open's do.
   const auto more = batchOf(5);
   live.add(more);
-  took(more);
-  ImageDatabase fresh_after(vocabulary, kSurf);
-  for (const auto& name : order) fresh_after.add(name, final_images.at(name));
-  expectSameRankings(live.database(), fresh_after, rng, k);
-  EXPECT_EQ(live.size(), final_images.size());
+  expected.took(more);
+  expectSameRankings(live.database(), expected.fresh(vocabulary), rng, k);
+  EXPECT_EQ(live.size(), expected.size());
 }
 
 // A Deferred open's write that is due to write the checkpoint (here 10,000 images since the last
