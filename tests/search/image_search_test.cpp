@@ -181,6 +181,17 @@ TEST(ImageSearch, ExcludeQueryLeavesOutTheQueryFileOnly) {
 }
 
 // After adds and removes, every score is the one of a database indexed afresh from the final set.
+// Each good image's top 10, the top 4 verified, from two databases of the same images: the same.
+void expectSameVerifiedSearches(const ImageSearch& a, const ImageSearch& b) {
+  SearchOptions options;
+  options.top = 10;
+  options.verify = 4;
+  for (const std::string& query : imageSet().good()) {
+    SCOPED_TRACE(query);
+    expectSameRanking(a.search(query, options), b.search(query, options));
+  }
+}
+
 TEST(ImageSearch, AddsAndRemovesRankAsAFreshIndex) {
   const auto& set = imageSet();
   ImageSearch changed = indexed({set.box, set.graf_crop, set.texture});
@@ -229,13 +240,7 @@ TEST(ImageSearch, PutsOfSeveralImagesRankAsAFreshIndexAndAreAllOrNone) {
   fresh.add("texture", loadImage(set.texture));
   fresh.add("rotated", loadImage(set.box_rotated));
   EXPECT_EQ(live.size(), 4u);
-  SearchOptions options;
-  options.top = 10;
-  options.verify = 4;
-  for (const std::string& query : set.good()) {
-    SCOPED_TRACE(query);
-    expectSameRanking(live.search(query, options), fresh.search(query, options));
-  }
+  expectSameVerifiedSearches(live, fresh);
 }
 
 TEST(ImageSearch, ShardsAnswerAsOneDatabase) {
@@ -319,13 +324,7 @@ TEST(ImageSearch, ALiveDatabaseOpenedToWriteAddsWithoutItsIndexAndSearchesAfterA
   EXPECT_EQ(names, (std::vector<std::string>{set.box, set.graf_crop, set.box_rotated, set.texture}));
   ImageSearch fresh = ImageSearch::create(vocabulary(), FeatureSpec::parse("surf"), withKeypoints());
   EXPECT_TRUE(fresh.add({set.box, set.graf_crop, set.box_rotated, set.texture}).empty());
-  SearchOptions options;
-  options.top = 10;
-  options.verify = 4;
-  for (const std::string& query : set.good()) {
-    SCOPED_TRACE(query);
-    expectSameRanking(live.search(query, options), fresh.search(query, options));
-  }
+  expectSameVerifiedSearches(live, fresh);
 }
 
 TEST(ImageSearch, ListsItsImagesAndAnswersHistograms) {
