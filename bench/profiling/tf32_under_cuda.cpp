@@ -2,9 +2,8 @@
 // driver API, with the buffers and arguments that src/opencl/tensor_core_search.cpp gives it, so that
 // Nsight Compute, which does not see OpenCL kernels, can profile the same machine code (issue 24:
 // stall reasons, occupancy, bytes). Not part of the build: it needs the CUDA toolkit and driver, so
-// it is compiled on the GPU machine (bench/profiling/tf32_ncu.sh). Written on 2026-12-05 and checked
-// here only against a stand-in of cuda.h: not yet run on a GPU (the session's device time ran out);
-// its first run compares its kernel time with bovw-bench's before ncu's figures are read.
+// it is compiled on the GPU machine (bench/profiling/tf32_ncu.sh, which compares its kernel time
+// with bovw-bench's before ncu's figures are read).
 //
 // Usage: tf32_under_cuda PTX N K [REPEATS]    (the PTX's build options fix D, the tiles and warps;
 //        N random descriptors and K random words, uniform in [0, 1), as bovw-bench draws them)
@@ -132,7 +131,8 @@ int main(int argc, char** argv) {
               nm = upload(norms.data(), 4 * norms.size()), off = upload(offsets.data(), 4 * offsets.size()),
               best = upload(nullptr, 4 * static_cast<std::size_t>(n)),
               hist = upload(nullptr, 4 * static_cast<std::size_t>(images) * k),
-              flagged = upload(nullptr, 4 * static_cast<std::size_t>(n)), count = upload(nullptr, 4);
+              flagged = upload(nullptr, 4 * static_cast<std::size_t>(n)),
+              count = upload(nullptr, 8);  // flagged rows, then rows decided between their two best words
   // The kernel's parameters in order (kernels/tiled_tf32.cl), each from a variable of its own type.
   int n_arg = n, row_base_arg = row_base, k_arg = k, k_padded_arg = k_padded, index_bits_arg = index_bits,
       images_arg = images;
@@ -145,7 +145,7 @@ int main(int argc, char** argv) {
   check(cuEventCreate(&begin, 0), "cuEventCreate");
   check(cuEventCreate(&end, 0), "cuEventCreate");
   for (int r = 0; r < repeats; ++r) {
-    check(cuMemsetD8(count, 0, 4), "cuMemsetD8");
+    check(cuMemsetD8(count, 0, 8), "cuMemsetD8");
     check(cuMemsetD8(hist, 0, 4 * static_cast<std::size_t>(images) * k), "cuMemsetD8");
     check(cuEventRecord(begin, nullptr), "cuEventRecord");
     check(cuLaunchKernel(kernel, groups, 1, 1, threads, 1, 1, 0, nullptr, arguments, nullptr), "cuLaunchKernel");
@@ -153,10 +153,10 @@ int main(int argc, char** argv) {
     check(cuEventSynchronize(end), "cuEventSynchronize");
     float ms = 0;
     check(cuEventElapsedTime(&ms, begin, end), "cuEventElapsedTime");
-    int flagged_rows = 0;
-    check(cuMemcpyDtoH(&flagged_rows, count, 4), "cuMemcpyDtoH");
-    std::printf("histogram_tiled_tf32 %d x %d x %d (%s): %.3f ms, %d rows flagged for the re-check\n", n, k, d,
-                options.c_str(), ms, flagged_rows);
+    int counts[2] = {0, 0};
+    check(cuMemcpyDtoH(counts, count, 8), "cuMemcpyDtoH");
+    std::printf("histogram_tiled_tf32 %d x %d x %d: %.3f ms, %d rows flagged for the re-check, %d decided by two sums\n",
+                n, k, d, ms, counts[0], counts[1]);
   }
   return 0;
 }
