@@ -59,6 +59,7 @@ struct Measurement {
   // -1 when the reference was not run for this size.
   std::int64_t differing_assignments = -1;
   std::int64_t rechecked_rows = 0;  // tiled: rows re-checked by direct sums (of N)
+  std::int64_t fully_rechecked_rows = 0;  // ... of which every word was summed
   double recheck_ms = 0;            // tiled: the re-check pass (median; part of kernel_ms)
 };
 

@@ -14,12 +14,13 @@
 // instructions per score, the lane writes its own running index of the score into the score's low
 // mantissa bits (the perturbation is part of the error bound) so the index rides along; the words
 // go in blocks of 1,024, so that index needs 8 bits at most, and each block's three are filed with
-// their words decoded. At the
-// end the four lanes that share a row merge their three, and the row is decided by the certificate
-// (kernels/tf32_certificate.h): when the runner-up is beyond the margin, the best word is golden;
-// when only the third is, the golden word is one of the two best, and both golden distances are
-// computed here (the CPU's sum in feature order, no FMA); otherwise the row goes to the flagged
-// list that tiled.cl's recheck_flagged scans exactly. docs/KERNELS.md derives the margin.
+// the words of the first two decoded. At the end each row is decided by the certificate
+// (kernels/tf32_certificate.h) over what the four lanes that share it kept: when the runner-up is
+// beyond the margin, the best word is golden. Otherwise, when every lane's third is beyond it, each
+// word within the margin is one of the lanes' two best, whose words are known, and their golden
+// distances (the CPU's sum in feature order, no FMA) decide the row here. Otherwise a lane holds
+// three words within the margin, and the row goes to the flagged list that tiled.cl's
+// recheck_flagged scans exactly. docs/KERNELS.md derives the margin.
 //
 // Without BOVW_PTX_MMA (any device other than NVIDIA's) the mma is emulated with the same output
 // layout, reading its operands from memory: slower, but the rest of the kernel runs as it does on
@@ -167,12 +168,12 @@ void histogram_tiled_tf32(global const float* restrict descriptors, const int n,
                           global int* restrict flagged, global int* restrict flag_count) {
   local float merge[BOVW_BM * 4 * 3];   // per row, per lane of its quad: the lane's top three
   local int merge_words[BOVW_BM * 4 * 2];  // ... and the words of its first two
-  local int pairs;                     // rows of the group decided between their two best words
+  local int summed;                    // rows of the group decided by a few golden distances
 #if BOVW_STAGE
   local float4 stage[BOVW_STAGE * BOVW_KS * 16];  // BOVW_STAGE n-tiles of B fragments
 #endif
   const int lid = get_local_id(0);
-  if (lid == 0) pairs = 0;
+  if (lid == 0) summed = 0;
   const int warp = lid / 32, lane = lid % 32;
   const int g = lane / 4, t = lane % 4;
   const int row0 = get_group_id(0) * BOVW_BM;
@@ -289,13 +290,16 @@ void histogram_tiled_tf32(global const float* restrict descriptors, const int n,
   for (int r = lid; r < BOVW_BM; r += BOVW_THREADS) {
     const int row = row0 + r;
     if (row >= n) break;
-    // The three largest s over the quad, with the words of the first two.
-    float s1 = -INFINITY, s2 = -INFINITY, s3 = -INFINITY;
+    // The three largest s over the quad, with the words of the first two; and the largest of the
+    // lanes' thirds, which bounds every score whose word no lane kept.
+    float s1 = -INFINITY, s2 = -INFINITY, s3 = -INFINITY, unkept = -INFINITY;
     int j1 = -1, j2 = -1;
-    for (int q = 0; q < 4; ++q)
+    for (int q = 0; q < 4; ++q) {
       for (int e = 0; e < 3; ++e)
         bovw_insert3(&s1, &j1, &s2, &j2, &s3, merge[(r * 4 + q) * 3 + e],
                      e < 2 ? merge_words[(r * 4 + q) * 2 + e] : -1);
+      unkept = fmax(unkept, merge[(r * 4 + q) * 3 + 2]);
+    }
     // ||x||^2, and the norms of the row's TF32 form and of its rounding, for the certificate.
     global const float* xr = descriptors + (size_t)row * BOVW_D;
     float xx = 0.0f, tt = 0.0f, rr = 0.0f;
@@ -307,24 +311,38 @@ void histogram_tiled_tf32(global const float* restrict descriptors, const int n,
     }
     // A square below FLT_MIN may be flushed to zero: each norm may miss up to sqrt(D) 2^-63.
     const float lost = sqrt((float)BOVW_D) * 0x1.0p-63f;
-    const float e1 = -2.0f * s1, e2 = -2.0f * s2, e3 = -2.0f * s3;
+    const float e1 = -2.0f * s1, e2 = -2.0f * s2;
     const float nx = sqrt(xx) + lost;
     const float margin = bovw_tf32_margin(nx * nx, e1, sqrt(norms[max(j1, 0)]), max_norm,
                                           bovw_tf32_operand_factor(sqrt(tt) + lost, sqrt(rr) + lost, rho),
                                           BOVW_D, index_bits, BOVW_MARGIN_SCALE);
     // Overflow guard as in tiled.cl; scores this close to zero may have lost their index (a
-    // subnormal flushed to zero), and a padding word among the two best is left to the re-check.
+    // subnormal flushed to zero), and a padding word among the candidates is left to the re-check.
     const float s_max = (2.0f * nx + max_norm) * (2.0f * nx + max_norm);
     const bool trusted = s_max < 1e30f && fabs(s1) > 0x1.0p-99f && fabs(s2) > 0x1.0p-99f &&
-                         fabs(s3) > 0x1.0p-99f && j1 < n_words && j1 != j2;
+                         fabs(unkept) > 0x1.0p-99f && j1 >= 0 && j1 < n_words;
     int word = -1;
     if (trusted && e2 - e1 > margin) {
       word = j1;
-    } else if (trusted && e3 - e1 > margin && j2 < n_words) {  // the golden word is j1 or j2
-      const float d1 = bovw_golden_distance(xr, words_t, k_padded, j1);
-      const float d2 = bovw_golden_distance(xr, words_t, k_padded, j2);
-      word = d1 < d2 || (d1 == d2 && j1 < j2) ? j1 : j2;
-      atomic_inc(&pairs);
+    } else if (trusted && -2.0f * unkept - e1 > margin) {
+      // The golden word is one of the kept words within the margin (j1 at least): the one of the
+      // smallest golden distance, the lower word on a tie, as the CPU's scan in word order picks.
+      float best = INFINITY;
+      for (int i = 0; i < 8; ++i) {
+        const float s = merge[(r * 4 + i / 2) * 3 + i % 2];
+        const int j = merge_words[(r * 4 + i / 2) * 2 + i % 2];
+        if (-2.0f * s - e1 > margin) continue;
+        if (j < 0 || j >= n_words || fabs(s) <= 0x1.0p-99f) {
+          word = -1;  // an unknown or padding word, or a lost index: the full re-check decides
+          break;
+        }
+        const float dj = bovw_golden_distance(xr, words_t, k_padded, j);
+        if (dj < best || (dj == best && j < word)) {
+          best = dj;
+          word = j;
+        }
+      }
+      if (word >= 0) atomic_inc(&summed);
     }
     if (word >= 0) {
       best_word[row] = word;
@@ -336,5 +354,5 @@ void histogram_tiled_tf32(global const float* restrict descriptors, const int n,
   // Rows decided by direct sums count as re-checked (StageTimes::rechecked_rows): one global
   // atomic per group, not per row.
   barrier(CLK_LOCAL_MEM_FENCE);
-  if (lid == 0 && pairs > 0) atomic_add(flag_count + 1, pairs);
+  if (lid == 0 && summed > 0) atomic_add(flag_count + 1, summed);
 }

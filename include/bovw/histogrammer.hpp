@@ -103,6 +103,7 @@ struct StageTimes {
   double download_ms = 0;   // device to host: assignments and histograms
   double recheck_ms = 0;    // Tiled: the exact re-check pass, part of kernel_ms
   std::int64_t rechecked_rows = 0;  // Tiled, TiledTF32: rows whose nearest word was settled by direct sums
+  std::int64_t fully_rechecked_rows = 0;  // ... of which every word was summed (the rest: a few candidates)
 };
 
 class Histogrammer;

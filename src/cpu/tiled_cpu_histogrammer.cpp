@@ -311,7 +311,7 @@ class TiledCpuHistogrammer final : public CpuBackend {
     goldenNearestWords(x, recheck.data(), static_cast<std::int64_t>(recheck.size()), goldenWords(), assignments,
                        threads);
     times.recheck_ms = millisecondsSince(recheck_start);
-    times.rechecked_rows = static_cast<std::int64_t>(recheck.size());
+    times.rechecked_rows = times.fully_rechecked_rows = static_cast<std::int64_t>(recheck.size());
     countWords(batch, assignments, histograms);
     times.kernel_ms = millisecondsSince(start);
   }

@@ -58,6 +58,7 @@ class DeviceSearch {
   // the queue has finished them.
   virtual void startCall() {}
   virtual std::int64_t rechecked() const { return 0; }
+  virtual std::int64_t fullyRechecked() const { return 0; }  // of rechecked(): every word summed
 };
 
 // A buffer that only grows, so repeated calls of similar size allocate nothing.

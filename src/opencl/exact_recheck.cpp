@@ -96,12 +96,10 @@ cl_int* ExactRecheck::countsOf(std::size_t batch) const {
   return chunk + 2 * (batch % kChunk);
 }
 
-std::int64_t ExactRecheck::rechecked() const {
+std::int64_t ExactRecheck::countedRows(int kinds) const {
   std::int64_t total = 0;
-  for (std::size_t i = 0; i < batches_; ++i) {
-    const cl_int* count = countsOf(i);
-    total += count[0] + count[1];
-  }
+  for (std::size_t i = 0; i < batches_; ++i)
+    for (int kind = 0; kind < kinds; ++kind) total += countsOf(i)[kind];
   return total;
 }
 

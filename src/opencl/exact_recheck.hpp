@@ -25,8 +25,8 @@ ResidentWords uploadResidentWords(const cl::Context& context, const Vocabulary& 
 
 // recheck_flagged over the rows a first pass listed in flagged()/count() (which the first pass
 // fills: count zeroed here before it runs). count() holds two ints: the rows flagged, and the rows
-// the first pass settled itself by direct sums (TF32: between its two best words). rechecked()
-// reports both, per call.
+// the first pass settled itself by direct sums (TF32: among the few words its lanes kept).
+// rechecked() reports both, per call; fullyRechecked() the first.
 class ExactRecheck {
  public:
   static constexpr int kRows = 4;  // flagged rows per work-group: each word read serves them all
@@ -47,9 +47,13 @@ class ExactRecheck {
   int groupSize() const { return group_size_; }
 
   void startCall() { batches_ = 0; }
-  std::int64_t rechecked() const;
+  std::int64_t rechecked() const { return countedRows(2); }
+  std::int64_t fullyRechecked() const { return countedRows(1); }
 
  private:
+  // The first `kinds` counts of this call's batches, summed.
+  std::int64_t countedRows(int kinds) const;
+
   DeviceContext& device_;
   int group_size_;
   cl::Kernel kernel_;

@@ -245,6 +245,7 @@ class OpenCLHistogrammer final : public Histogrammer, public ResidentHistograms 
     times.kernel_ms += times.recheck_ms;
     for (const auto& e : download) times.download_ms += elapsedMs(e);
     times.rechecked_rows = search_->rechecked();
+    times.fully_rechecked_rows = search_->fullyRechecked();
   }
 
   void flushAll() {

@@ -209,6 +209,7 @@ class TensorCoreSearch final : public DeviceSearch {
 
   void startCall() override { recheck_.startCall(); }
   std::int64_t rechecked() const override { return recheck_.rechecked(); }
+  std::int64_t fullyRechecked() const override { return recheck_.fullyRechecked(); }
 
  private:
   DeviceContext& device_;

@@ -117,6 +117,7 @@ class TiledSearch final : public DeviceSearch {
 
   void startCall() override { recheck_.startCall(); }
   std::int64_t rechecked() const override { return recheck_.rechecked(); }
+  std::int64_t fullyRechecked() const override { return recheck_.fullyRechecked(); }
 
  private:
   // kernels/tiled.cl's local array: the larger of two stages of chunks (descriptors with their

@@ -13,6 +13,7 @@
 #include <bovw/kmeans.hpp>
 #include <bovw/npy.hpp>
 
+#include <array>
 #include <limits>
 
 namespace bovw::test {
@@ -205,6 +206,45 @@ TEST_P(TiledExact, ConstructedNearTiesEqualTheGoldenPath) {
   EXPECT_TRUE(histogramsConsistent(offsets, k, words, histograms));
   EXPECT_GT(times.rechecked_rows, 0) << "near-ties that no rounding bound can separate must be re-checked";
   RecordProperty("rechecked_rows", static_cast<int>(times.rechecked_rows));
+}
+
+// Exact ties among three words, placed so that the TF32 kernel's lanes (word w goes to lane
+// (w % 8) / 2 of its row's quad) hold them either in three lanes or all in one. Spread over three
+// lanes, every word within the margin is known to the lanes, and their golden distances decide the
+// row in the kernel; three in one lane leave a word unknown, so the row is fully re-checked. Either
+// way the answer is the golden path's: the lowest of the tied words.
+TEST_P(TiledExact, TiesSpreadOverLanesAreDecidedByTheirDistances) {
+  BOVW_SEEDED_RNG(rng);
+  const int d = 64, groups = 12, k = 8 * groups + 5;
+  Descriptors c = randomMatrix(rng, k, d);
+  const std::array<int, 3> spread = {1, 3, 5}, one_lane = {0, 1, 8};  // offsets from a group's first word
+  for (int g = 0; g < groups; ++g) {
+    const std::array<int, 3>& tied = g % 2 == 0 ? spread : one_lane;
+    for (int i = 1; i < 3; ++i) c.row(8 * g + tied[i]) = c.row(8 * g + tied[0]);
+  }
+  const std::int64_t n = 1001;
+  Descriptors x(n, d);
+  std::uniform_int_distribution<int> group(0, groups - 1);
+  std::uniform_real_distribution<float> noise(-1e-3f, 1e-3f);
+  std::int64_t in_one_lane = 0;
+  for (std::int64_t i = 0; i < n; ++i) {
+    const int g = group(rng);
+    in_one_lane += g % 2;
+    const int first = 8 * g + (g % 2 == 0 ? spread[0] : one_lane[0]);
+    for (int f = 0; f < d; ++f) x(i, f) = c(first, f) + noise(rng);
+  }
+  auto h = makeHistogrammer(config());
+  StageTimes times;
+  std::vector<std::int32_t> words;
+  const std::vector<std::int64_t> offsets = randomOffsets(rng, n, 4);
+  const Histograms histograms = h->compute(DescriptorBatch(x, offsets), Vocabulary(c), &words, &times);
+  EXPECT_TRUE(assignmentsEqual(openmpAssign(x, Vocabulary(c)), words));
+  EXPECT_TRUE(histogramsConsistent(offsets, k, words, histograms));
+  EXPECT_EQ(times.rechecked_rows, n) << "every row is a tie that only direct sums decide";
+  if (GetParam() == KernelVariant::TiledTF32)
+    EXPECT_EQ(times.fully_rechecked_rows, in_one_lane) << "only ties held in one lane need every word summed";
+  else
+    EXPECT_EQ(times.fully_rechecked_rows, n);
 }
 
 INSTANTIATE_TEST_SUITE_P(Kernels, TiledExact, testing::Values(KernelVariant::Tiled, KernelVariant::TiledTF32),
