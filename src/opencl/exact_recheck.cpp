@@ -54,6 +54,10 @@ void ExactRecheck::prepare(const std::string& options) {
     throw CapacityError("kernel 'recheck_flagged' can run at most " + std::to_string(limit) +
                         " work-items per group on " + device_.info().name + ", asked for " +
                         std::to_string(group_size_) + ": use a smaller work-group size");
+  // A group splits its rows' words over its work-items, so the walk over K that each makes, one
+  // dependent sum of D terms per word, is what the pass takes when few rows are flagged (0.2% of
+  // uniform ones): more work-items per group, where the kernel allows them, shorten it.
+  group_size_ = static_cast<int>(std::max<std::size_t>(group_size_, std::min<std::size_t>(kPreferredGroup, limit)));
 }
 
 void ExactRecheck::begin(cl::CommandQueue& queue, int n) {

@@ -30,6 +30,7 @@ ResidentWords uploadResidentWords(const cl::Context& context, const Vocabulary& 
 class ExactRecheck {
  public:
   static constexpr int kRows = 4;  // flagged rows per work-group: each word read serves them all
+  static constexpr std::size_t kPreferredGroup = 256;  // work-items per group, unless asked for more
 
   ExactRecheck(DeviceContext& device, int group_size);
   // The build options recheck_flagged needs beyond BOVW_D: appended to the first pass's options
