@@ -186,7 +186,8 @@ int runHistogramCommand() {
     std::cout << "ordinary memory\n";
   std::cout << "  call " << times.wall_ms << " ms (wall), host copy into pinned staging " << times.staging_ms
             << " ms (" << times.staged_rows << " rows); device events: kernel " << times.kernel_ms
-            << " ms (re-check " << times.recheck_ms << " ms, " << times.rechecked_rows << " rows), transpose "
+            << " ms (re-check " << times.recheck_ms << " ms, " << times.rechecked_rows << " rows settled by direct sums, "
+            << times.fully_rechecked_rows << " of them over every word), transpose "
             << times.transpose_ms << " ms, upload " << times.upload_ms << " ms, download " << times.download_ms
             << " ms\n"
             << "  wrote " << args.output << (args.assignments.empty() ? "" : " and " + args.assignments)
