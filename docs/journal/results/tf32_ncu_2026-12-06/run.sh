@@ -3,8 +3,10 @@
 # 1,024 x 64, the default shape with per-instruction stalls, then the words staged in local memory;
 # 2. the kernel before (base) and after (wide) the wider in-kernel check, then with the re-check's
 # work-groups of 256 (r256), and top2.py's kernel (on base), each against the OpenMP path, then timed
-# alternating in two rounds.
+# alternating in two rounds. SHORT=1 (little device time left): the default shape's profile, then
+# base, wide and r256 against OpenMP and in one round.
 set -uo pipefail
+short=${SHORT:-0}
 source bench/device_common.sh
 bovw_opencl_env && bovw_use_libs .device/libs.tar.xz || exit 1
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
@@ -12,18 +14,20 @@ ncu --version | tail -1
 chmod +x .device/bin/*
 echo "== default shape"
 NCU_MORE=1 bench/profiling/tf32_ncu.sh .device/bin/bovw-bench-r256 $OUT/default 1048576 1024
-echo "== words staged in local memory"
-bench/profiling/tf32_ncu.sh .device/bin/bovw-bench-r256 $OUT/staged 1048576 1024 --tiles 2,2,4,1,16
+[ $short = 1 ] || echo "== words staged in local memory"
+[ $short = 1 ] || bench/profiling/tf32_ncu.sh .device/bin/bovw-bench-r256 $OUT/staged 1048576 1024 --tiles 2,2,4,1,16
 rm -f $OUT/*/tf32_under_cuda $OUT/*/kernel.cubin $OUT/*/report.ncu-rep
 xz -9 $OUT/*/kernel.sass $OUT/*/ncu_sass.csv $OUT/*/kernel.ptx 2>/dev/null
 export BOVW_DEVICE=NVIDIA
-for b in base wide r256 top2; do
+kernels="base wide r256 top2"
+[ $short = 1 ] && kernels="base wide r256"
+for b in $kernels; do
   echo "== $b against OpenMP"
   bin=.device/bin/bovw-bench-$b
   $bin --sizes 1048576x1024 --variants openmp,tiled-tf32 --warmup 1 --repetitions 3 2>&1 | tail -2
 done
-for r in 1 2; do
-  for b in base wide r256 top2; do
+for r in $(seq 1 $((2 - short))); do
+  for b in $kernels; do
     echo "== $b round $r"
     bin=.device/bin/bovw-bench-$b
     $bin --sizes 1048576x1024,1048576x4096 --variants tiled-tf32 --warmup 2 --repetitions 7 2>&1 | tail -2
