@@ -26,14 +26,17 @@ HistogrammerConfig tiledConfig(KernelVariant variant, TileSizes tiles = {}, std:
   return config;
 }
 
-// Exact agreement with the golden path, and histograms that count the assignments.
-void expectExact(Histogrammer& histogrammer, const Descriptors& x, const Vocabulary& vocabulary,
-                 const std::vector<std::int64_t>& offsets) {
+// Exact agreement with the golden path, and histograms that count the assignments; the call's
+// stage times, for the tests that look at its re-checks.
+StageTimes expectExact(Histogrammer& histogrammer, const Descriptors& x, const Vocabulary& vocabulary,
+                       const std::vector<std::int64_t>& offsets) {
   SCOPED_TRACE(histogrammer.description());
   std::vector<std::int32_t> words;
-  const Histograms h = histogrammer.compute(DescriptorBatch(x, offsets), vocabulary, &words);
+  StageTimes times;
+  const Histograms h = histogrammer.compute(DescriptorBatch(x, offsets), vocabulary, &words, &times);
   EXPECT_TRUE(assignmentsEqual(openmpAssign(x, vocabulary), words));
   EXPECT_TRUE(histogramsConsistent(offsets, vocabulary.size(), words, h));
+  return times;
 }
 
 class TiledExact : public testing::TestWithParam<KernelVariant> {
@@ -198,12 +201,7 @@ TEST_P(TiledExact, ConstructedNearTiesEqualTheGoldenPath) {
     x.row(i) = w * c.row(a) + (1.0f - w) * c.row(b);
   }
   auto h = makeHistogrammer(config());
-  StageTimes times;
-  std::vector<std::int32_t> words;
-  const std::vector<std::int64_t> offsets = randomOffsets(rng, n, 5);
-  const Histograms histograms = h->compute(DescriptorBatch(x, offsets), Vocabulary(c), &words, &times);
-  EXPECT_TRUE(assignmentsEqual(openmpAssign(x, Vocabulary(c)), words));
-  EXPECT_TRUE(histogramsConsistent(offsets, k, words, histograms));
+  const StageTimes times = expectExact(*h, x, Vocabulary(c), randomOffsets(rng, n, 5));
   EXPECT_GT(times.rechecked_rows, 0) << "near-ties that no rounding bound can separate must be re-checked";
   RecordProperty("rechecked_rows", static_cast<int>(times.rechecked_rows));
 }
@@ -234,12 +232,7 @@ TEST_P(TiledExact, TiesSpreadOverLanesAreDecidedByTheirDistances) {
     for (int f = 0; f < d; ++f) x(i, f) = c(first, f) + noise(rng);
   }
   auto h = makeHistogrammer(config());
-  StageTimes times;
-  std::vector<std::int32_t> words;
-  const std::vector<std::int64_t> offsets = randomOffsets(rng, n, 4);
-  const Histograms histograms = h->compute(DescriptorBatch(x, offsets), Vocabulary(c), &words, &times);
-  EXPECT_TRUE(assignmentsEqual(openmpAssign(x, Vocabulary(c)), words));
-  EXPECT_TRUE(histogramsConsistent(offsets, k, words, histograms));
+  const StageTimes times = expectExact(*h, x, Vocabulary(c), randomOffsets(rng, n, 4));
   EXPECT_EQ(times.rechecked_rows, n) << "every row is a tie that only direct sums decide";
   if (GetParam() == KernelVariant::TiledTF32)
     EXPECT_EQ(times.fully_rechecked_rows, in_one_lane) << "only ties held in one lane need every word summed";
