@@ -19,6 +19,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <future>
 #include <iostream>
 #include <optional>
 
@@ -84,32 +85,45 @@ LoadedDescriptors loadDescriptors(const std::string& path, const HistogrammerCon
 }
 
 #ifdef BOVW_CLI_WITH_FEATURES
+// The folder's histograms go into the output as the pipeline finishes them (no copy of them all in
+// memory, and the file is on disk moments after the last image); the outputs replace their targets
+// only once complete.
 int runOnImages(const Vocabulary& vocabulary, RunTimeline& timeline) {
   args.features.useThreads(args.histogrammer.threads);
   const HistogrammerConfig config = args.histogrammer.config();
-  auto extractor = makeFeatureExtractor(args.features.spec(), extractorBeside(args.features.extractorOptions(), config));
+  // A device's platform and kernels (a quarter of a second on NVIDIA) are made while the folder is listed.
+  auto made = std::async(std::launch::async, [&] {
+    return makeFeatureExtractor(args.features.spec(), extractorBeside(args.features.extractorOptions(), config));
+  });
+  const std::vector<std::string> images = listFolderImages(args.images);
+  timeline.mark("listing the images");
+  auto extractor = made.get();
   checkCompatible(vocabulary, extractor->descriptorType(), args.vocabulary);
-  timeline.mark("making the extractor (SURF on a device: its platform and kernels)");
+  timeline.mark("making the extractor (SURF on a device: its platform and kernels), beyond the listing");
   auto histogrammer = makeHistogrammer(config);
   timeline.mark("making the histogrammer");
+
+  const std::string names_path = namesPathFor(args.output);
+  StreamedFiles outputs({args.output, names_path});
+  npy::Int32MatrixWriter histograms(outputs.stream(0), static_cast<std::int64_t>(images.size()), vocabulary.size());
+  std::ostream& names = outputs.stream(1);
   // The extractor checked above runs the pipeline too: another would ignore extractorBeside (SURF on a
   // GPU beside a CPU histogram backend named on the command line) and load its device again.
-  const ImageHistograms result =
-      args.features.histogramFolder(args.images, *extractor, vocabulary, *histogrammer, "histogram", false,
-                                    [&] { timeline.mark("listing the images"); });
-  timeline.mark("the pipeline (the images to their histograms)");
-  const std::string names_path = namesPathFor(args.output);
-  writeFilesAtomically({{args.output, [&](std::ostream& out) { npy::writeInt32Matrix(out, result.histograms); }},
-                        {names_path, [&](std::ostream& out) {
-                           for (const auto& name : result.names) out << name << "\n";
-                         }}});
-  timeline.mark("writing the histograms");
+  args.features.histogramFolder(args.images, images, *extractor, vocabulary, *histogrammer, "histogram",
+                                [&](ImageHistograms&& batch) {
+                                  histograms.append(batch.histograms);
+                                  for (const auto& name : batch.names) names << name << "\n";
+                                });
+  timeline.mark("the pipeline (the images to their histograms, written as they come)");
+  histograms.finish();
+  outputs.commit();
+  timeline.mark("completing the outputs (header, sync, rename)");
   const std::string backend = histogrammer->description();
   histogrammer.reset();  // here rather than at the return: --profile shows what releasing them costs
   extractor.reset();
   timeline.mark("releasing the extractor and the histogrammer (their queues and memory)");
   if (args.features.profile) std::fprintf(stderr, "profile: %s\n", timeline.summary().c_str());
-  std::cout << "bovw histogram: " << result.names.size() << " images, K = " << vocabulary.size() << " on "
+  std::cout << "bovw histogram: " << histograms.rows() << " images, K = " << vocabulary.size() << " on "
             << backend << "; wrote " << args.output << " and " << names_path << "\n";
   return 0;
 }

@@ -162,24 +162,30 @@ void FeatureOptions::printProfile() const {
   }
 }
 
-ImageHistograms FeatureOptions::histogramFolder(const std::string& directory, const FeatureExtractor& extractor,
-                                                const Vocabulary& vocabulary, Histogrammer& histogrammer,
-                                                const char* label, bool keep_words,
-                                                const std::function<void()>& listed) const {
-  const auto images = listImages(directory);
-  if (images.empty()) throw InvalidInput("'" + directory + "' holds no image files");
-  if (listed) listed();
-  ImageHistograms result;
+std::size_t FeatureOptions::histogramFolder(const std::string& directory, const std::vector<std::string>& images,
+                                            const FeatureExtractor& extractor, const Vocabulary& vocabulary,
+                                            Histogrammer& histogrammer, const char* label,
+                                            const HistogramConsumer& consume) const {
+  std::size_t succeeded = 0;
+  std::vector<ImageFailure> failures;
   {
     ProgressBar bar(label, quiet);
-    PipelineOptions options = pipeline(bar);
-    options.keep_words = keep_words;
-    result = histogramImages(images, extractor, vocabulary, histogrammer, options);
+    failures = histogramImagesInBatches(images, extractor, vocabulary, histogrammer, pipeline(bar),
+                                        [&](ImageHistograms&& batch) {
+                                          succeeded += batch.names.size();
+                                          consume(std::move(batch));
+                                        });
   }
   printProfile();
-  reportFailures(result.failures, images.size());
-  if (result.names.empty()) throw InvalidInput("no readable image in '" + directory + "'");
-  return result;
+  reportFailures(failures, images.size());
+  if (succeeded == 0) throw InvalidInput("no readable image in '" + directory + "'");
+  return succeeded;
+}
+
+std::vector<std::string> listFolderImages(const std::string& directory) {
+  std::vector<std::string> images = listImages(directory);
+  if (images.empty()) throw InvalidInput("'" + directory + "' holds no image files");
+  return images;
 }
 
 void FeatureOptions::useThreads(int count) {

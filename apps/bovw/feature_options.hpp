@@ -58,14 +58,17 @@ struct FeatureOptions {
   // The command's --threads: applied to OpenCV and OpenMP (applyThreadCount) and the default for --workers.
   void useThreads(int count);
 
-  // Histograms of every image of a folder by `extractor` (and with `keep_words` their words and
-  // keypoints), with a progress bar labelled `label`; bad images are reported and skipped. Throws
-  // InvalidInput if the folder has no image or none could be read. `listed`, when given, is called
-  // once the folder is listed (--profile's steps).
-  ImageHistograms histogramFolder(const std::string& directory, const FeatureExtractor& extractor,
-                                  const Vocabulary& vocabulary, Histogrammer& histogrammer, const char* label,
-                                  bool keep_words = false, const std::function<void()>& listed = {}) const;
+  // The histograms of `images`, the image files of `directory` (listFolderImages), by `extractor`,
+  // handed to `consume` batch by batch in order (histogramImagesInBatches), with a progress bar
+  // labelled `label`; bad images are reported and skipped. Returns how many images succeeded; throws
+  // InvalidInput naming the folder if none could be read.
+  std::size_t histogramFolder(const std::string& directory, const std::vector<std::string>& images,
+                              const FeatureExtractor& extractor, const Vocabulary& vocabulary,
+                              Histogrammer& histogrammer, const char* label, const HistogramConsumer& consume) const;
 };
+
+// The image files of a folder (listImages). Throws InvalidInput if it holds none.
+std::vector<std::string> listFolderImages(const std::string& directory);
 
 // One line per registered feature kind, with its --feature-param defaults: --features' help text.
 std::string featureKindsHelp();

@@ -46,6 +46,27 @@ class PreparedFiles {
   std::vector<std::unique_ptr<detail::TemporaryFile>> temporaries_;
 };
 
+// Outputs written while the work that makes them runs (a folder's histograms, as the pipeline
+// finishes them), then put in place together: stream(i) writes the temporary of paths[i];
+// commit() checks and syncs every temporary, then renames each over its target in the order given.
+// Destroyed uncommitted (a failure, an exception), it removes its temporaries and leaves every
+// target as it was. Its streams can seek (npy::Int32MatrixWriter completes its header at the end).
+class StreamedFiles {
+ public:
+  // Creates the temporaries. Throws IoError naming a target that cannot be written.
+  explicit StreamedFiles(const std::vector<std::string>& paths);
+  ~StreamedFiles();
+  StreamedFiles(StreamedFiles&&) noexcept;
+  StreamedFiles& operator=(StreamedFiles&&) noexcept;
+
+  std::ostream& stream(std::size_t i);
+  // Throws IoError naming the target that could not be written or replaced.
+  void commit();
+
+ private:
+  std::vector<std::unique_ptr<detail::TemporaryFile>> temporaries_;
+};
+
 // Several outputs of one job, all or nothing: every temporary is written and synced first, and only
 // when all succeeded are they renamed over their targets. If any writer fails, no target is touched.
 void writeFilesAtomically(const std::vector<StreamWrite>& writes);

@@ -119,6 +119,18 @@ ImageHistograms histogramImages(const std::vector<std::string>& paths, const Fea
                                 const Vocabulary& vocabulary, Histogrammer& histogrammer,
                                 const PipelineOptions& options = {});
 
+// histogramImages batch by batch, for results written or sent while the next images are computed
+// (`bovw histogram` streams them into its output file; a rank of a distributed index sends them to
+// rank 0): the images of consecutive batches that succeeded (names, histograms, descriptor counts
+// and, with keep_words, words; their `failures` empty) handed to `consume` on the calling thread in
+// input order. Together the batches are histogramImages' images. Returns the failures, in input
+// order; with options.strict throws the first as InvalidInput.
+using HistogramConsumer = std::function<void(ImageHistograms&& batch)>;
+std::vector<ImageFailure> histogramImagesInBatches(const std::vector<std::string>& paths,
+                                                   const FeatureExtractor& extractor, const Vocabulary& vocabulary,
+                                                   Histogrammer& histogrammer, const PipelineOptions& options,
+                                                   const HistogramConsumer& consume);
+
 // The extractor options for images whose histograms `histograms` makes: `extractor`, except that
 // SurfBackend::Auto stays on the CPU (cpuSurfBackend) beside a CPU backend named in `histograms`
 // (not Auto, not OpenCL): there is nothing to fuse on a device, and no OpenCL platform is loaded for

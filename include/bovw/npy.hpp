@@ -41,4 +41,26 @@ void writeFloat32Matrix(std::ostream& out, const Descriptors& matrix);
 void writeInt32Matrix(std::ostream& out, const Histograms& matrix);
 void writeInt32Vector(std::ostream& out, const std::vector<std::int32_t>& values);
 
+// An int32 matrix written block by block as its rows are made (a folder's histograms while the
+// pipeline runs), so that the whole never sits in memory. The header is written first with room for
+// `max_rows` rows and rewritten by finish() with the rows appended, in the same length: the stream
+// must seek (a StreamedFiles stream does). The bytes are writeInt32Matrix's for the same rows: a
+// 2-D int32 header is 128 bytes for every shape an int64 can count.
+class Int32MatrixWriter {
+ public:
+  Int32MatrixWriter(std::ostream& out, std::int64_t max_rows, std::int64_t cols);
+  // Appends `rows` (cols() columns); std::invalid_argument beyond max_rows in all or another width.
+  void append(const Histograms& rows);
+  // Completes the header; the stream is left at its end.
+  void finish();
+  std::int64_t rows() const { return rows_; }
+
+ private:
+  std::ostream& out_;
+  std::int64_t max_rows_;
+  std::int64_t cols_;
+  std::size_t header_bytes_;  // reserved for max_rows: what finish() writes over
+  std::int64_t rows_ = 0;
+};
+
 }  // namespace bovw::npy

@@ -21,6 +21,13 @@ void checkReplaceable(const std::string& path) {
   if (std::filesystem::is_directory(path, error)) throw IoError("cannot write '" + path + "': " + kDirectory);
 }
 
+// Renames finished temporaries over their targets, in order, once every target is known to be replaceable.
+void commitAll(std::vector<std::unique_ptr<detail::TemporaryFile>>& temporaries) {
+  for (const auto& temporary : temporaries) checkReplaceable(temporary->target());
+  for (auto& temporary : temporaries) temporary->commit();
+  temporaries.clear();
+}
+
 }  // namespace
 
 std::optional<std::string> writeProblem(const std::string& path) {
@@ -42,10 +49,22 @@ PreparedFiles::~PreparedFiles() = default;
 PreparedFiles::PreparedFiles(PreparedFiles&&) noexcept = default;
 PreparedFiles& PreparedFiles::operator=(PreparedFiles&&) noexcept = default;
 
-void PreparedFiles::commit() {
-  for (const auto& temporary : temporaries_) checkReplaceable(temporary->target());
-  for (auto& temporary : temporaries_) temporary->commit();
-  temporaries_.clear();
+void PreparedFiles::commit() { commitAll(temporaries_); }
+
+StreamedFiles::StreamedFiles(const std::vector<std::string>& paths) {
+  for (const auto& path : paths) checkReplaceable(path);
+  for (const auto& path : paths) temporaries_.push_back(std::make_unique<detail::TemporaryFile>(path));
+}
+
+StreamedFiles::~StreamedFiles() = default;
+StreamedFiles::StreamedFiles(StreamedFiles&&) noexcept = default;
+StreamedFiles& StreamedFiles::operator=(StreamedFiles&&) noexcept = default;
+
+std::ostream& StreamedFiles::stream(std::size_t i) { return temporaries_.at(i)->stream(); }
+
+void StreamedFiles::commit() {
+  for (auto& temporary : temporaries_) temporary->finish();
+  commitAll(temporaries_);
 }
 
 void writeFilesAtomically(const std::vector<StreamWrite>& writes) { PreparedFiles(writes).commit(); }

@@ -1,6 +1,8 @@
-// CheckedFileBuffer: write(2) in a loop (partial writes, EINTR), the first errno kept.
+// CheckedFileBuffer: write(2) in a loop (partial writes, EINTR), the first errno kept;
+// sync_file_range(2) to start the writeback early; lseek(2) to seek.
 #include "io/checked_file_buffer.hpp"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -9,6 +11,7 @@ namespace bovw::detail {
 
 namespace {
 constexpr std::size_t kBufferSize = std::size_t{1} << 16;
+constexpr std::size_t kWritebackBytes = std::size_t{8} << 20;
 }  // namespace
 
 CheckedFileBuffer::CheckedFileBuffer(int fd) : fd_(fd), buffer_(kBufferSize) {
@@ -25,8 +28,18 @@ bool CheckedFileBuffer::writeAll(const char* data, std::size_t size) {
     }
     data += written;
     size -= static_cast<std::size_t>(written);
+    startWriteback(static_cast<std::size_t>(written));
   }
   return error_ == 0;
+}
+
+// Advice only: a file system without it (tmpfs, some network ones) writes back when it would
+// anyway, and fsync still decides durability, so its failures are ignored.
+void CheckedFileBuffer::startWriteback(std::size_t written) {
+  unsubmitted_ += written;
+  if (unsubmitted_ < kWritebackBytes) return;
+  unsubmitted_ = 0;
+  (void)::sync_file_range(fd_, 0, 0, SYNC_FILE_RANGE_WRITE);  // the file's dirty pages, not waited for
 }
 
 bool CheckedFileBuffer::drain() {
@@ -57,5 +70,21 @@ std::streamsize CheckedFileBuffer::xsputn(const char* data, std::streamsize size
 }
 
 int CheckedFileBuffer::sync() { return drain() ? 0 : -1; }
+
+CheckedFileBuffer::pos_type CheckedFileBuffer::seekoff(off_type offset, std::ios_base::seekdir direction,
+                                                       std::ios_base::openmode which) {
+  if (!(which & std::ios_base::out) || !drain()) return pos_type(off_type(-1));
+  const int whence = direction == std::ios_base::beg ? SEEK_SET : direction == std::ios_base::cur ? SEEK_CUR : SEEK_END;
+  const off_t at = ::lseek(fd_, static_cast<off_t>(offset), whence);
+  if (at < 0) {
+    error_ = errno;
+    return pos_type(off_type(-1));
+  }
+  return pos_type(static_cast<off_type>(at));
+}
+
+CheckedFileBuffer::pos_type CheckedFileBuffer::seekpos(pos_type position, std::ios_base::openmode which) {
+  return seekoff(off_type(position), std::ios_base::beg, which);
+}
 
 }  // namespace bovw::detail

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <stdexcept>
 
 namespace bovw::npy {
 
@@ -136,21 +137,27 @@ void readRows(Float32MatrixFile& matrix, Eigen::Ref<Descriptors> out) {
   }
 }
 
-void writeArray(std::ostream& out, const std::string& dtype, const std::vector<std::int64_t>& shape) {
+// The header of an array of `shape`: magic, version, length and the dict, padded with spaces so
+// that the whole is a multiple of 64 bytes and at least `at_least` long, ending in '\n'.
+std::string headerBytes(const std::string& dtype, const std::vector<std::int64_t>& shape,
+                        std::size_t at_least = 0) {
   std::string dict = "{'descr': '" + dtype + "', 'fortran_order': False, 'shape': (";
   for (std::size_t i = 0; i < shape.size(); ++i)
     dict += std::to_string(shape[i]) + (shape.size() == 1 || i + 1 < shape.size() ? ", " : "");
   dict += "), }";
-  // Pad so that magic + version + length + header is a multiple of 64, ending in '\n'.
-  const std::size_t unpadded = kMagicSize + 2 + 2 + dict.size() + 1;
-  dict.append((64 - unpadded % 64) % 64, ' ');
+  constexpr std::size_t kPreamble = kMagicSize + 2 + 2;
+  const std::size_t unpadded = kPreamble + dict.size() + 1;
+  const std::size_t total = std::max((unpadded + 63) / 64 * 64, at_least);
+  dict.append(total - unpadded, ' ');
   dict += '\n';
-  out.write(kMagic, kMagicSize);
-  const char version[2] = {1, 0};
-  out.write(version, 2);
-  const char length[2] = {static_cast<char>(dict.size() & 0xff), static_cast<char>(dict.size() >> 8)};
-  out.write(length, 2);
-  out << dict;
+  std::string bytes(kMagic, kMagicSize);
+  bytes += {1, 0};  // version 1.0: a 2-byte length
+  bytes += {static_cast<char>(dict.size() & 0xff), static_cast<char>(dict.size() >> 8)};
+  return bytes + dict;
+}
+
+void writeArray(std::ostream& out, const std::string& dtype, const std::vector<std::int64_t>& shape) {
+  out << headerBytes(dtype, shape);
 }
 
 template <typename T>
@@ -208,6 +215,28 @@ void writeInt32Matrix(std::ostream& out, const Histograms& matrix) {
 
 void writeInt32Vector(std::ostream& out, const std::vector<std::int32_t>& values) {
   writeArray(out, "<i4", {static_cast<std::int64_t>(values.size())}, values.data(), values.size());
+}
+
+Int32MatrixWriter::Int32MatrixWriter(std::ostream& out, std::int64_t max_rows, std::int64_t cols)
+    : out_(out), max_rows_(max_rows), cols_(cols), header_bytes_(headerBytes("<i4", {max_rows, cols}).size()) {
+  out_ << headerBytes("<i4", {0, cols_}, header_bytes_);
+}
+
+void Int32MatrixWriter::append(const Histograms& rows) {
+  if (rows.cols() != cols_ || rows.rows() > max_rows_ - rows_)
+    throw std::invalid_argument("Int32MatrixWriter: " + std::to_string(rows.rows()) + " x " +
+                                std::to_string(rows.cols()) + " rows after " + std::to_string(rows_) + " of at most " +
+                                std::to_string(max_rows_) + " x " + std::to_string(cols_));
+  detail::ByteWriter writer(out_);
+  writer.array(rows.data(), static_cast<std::size_t>(rows.size()));
+  writer.flush();
+  rows_ += rows.rows();
+}
+
+void Int32MatrixWriter::finish() {
+  out_.seekp(0);
+  out_ << headerBytes("<i4", {rows_, cols_}, header_bytes_);
+  out_.seekp(0, std::ios_base::end);
 }
 
 void writeFloat32Matrix(const std::string& path, const Descriptors& matrix) {

@@ -358,7 +358,7 @@ class DeviceRoute {
 
 bool histogramImagesOnDevice(const std::vector<std::string>& paths, const FeatureExtractor& extractor,
                              const Vocabulary& vocabulary, Histogrammer& histogrammer,
-                             const PipelineOptions& options, const FinishedBatch& finished,
+                             const PipelineOptions& options, const HistogramConsumer& finished,
                              std::vector<ImageFailure>& failures) {
   // Both sides of the device seam: features computed on an OpenCL device, a search on the same one.
   const DeviceFeatures* features = deviceFeaturesOf(extractor);

@@ -5,8 +5,6 @@
 // words and descriptors (for their signatures) come back.
 #pragma once
 
-#include "histogram_batches.hpp"
-
 #include <bovw/histogrammer.hpp>
 #include <bovw/image_pipeline.hpp>
 
@@ -22,7 +20,7 @@ namespace bovw::detail {
 // nothing.
 bool histogramImagesOnDevice(const std::vector<std::string>& paths, const FeatureExtractor& extractor,
                              const Vocabulary& vocabulary, Histogrammer& histogrammer,
-                             const PipelineOptions& options, const FinishedBatch& finished,
+                             const PipelineOptions& options, const HistogramConsumer& finished,
                              std::vector<ImageFailure>& failures);
 
 }  // namespace bovw::detail

@@ -1,7 +1,6 @@
 // Images to histograms: the extraction pipeline feeding one Histogrammer pass per batch, or, with
 // SURF and the histograms on one OpenCL device, the fused device route (device_histograms.hpp).
 #include "device_histograms.hpp"
-#include "histogram_batches.hpp"
 
 #include <bovw/error.hpp>
 #include <bovw/image_names.hpp>
@@ -67,7 +66,7 @@ std::vector<ImageFailure> withUsableNames(
 std::vector<ImageFailure> histogramUsableImages(const std::vector<std::string>& paths,
                                                 const FeatureExtractor& extractor, const Vocabulary& vocabulary,
                                                 Histogrammer& histogrammer, const PipelineOptions& options,
-                                                const detail::FinishedBatch& finished) {
+                                                const HistogramConsumer& finished) {
   std::vector<ImageFailure> failures;
   if (detail::histogramImagesOnDevice(paths, extractor, vocabulary, histogrammer, options, finished, failures))
     return failures;
@@ -92,19 +91,15 @@ std::vector<ImageFailure> histogramUsableImages(const std::vector<std::string>& 
 
 }  // namespace
 
-namespace detail {
-
 std::vector<ImageFailure> histogramImagesInBatches(const std::vector<std::string>& paths,
                                                    const FeatureExtractor& extractor, const Vocabulary& vocabulary,
                                                    Histogrammer& histogrammer, const PipelineOptions& options,
-                                                   const FinishedBatch& finished) {
+                                                   const HistogramConsumer& consume) {
   checkCompatible(vocabulary, extractor.descriptorType());
   return withUsableNames(paths, options, [&](const std::vector<std::string>& usable) {
-    return histogramUsableImages(usable, extractor, vocabulary, histogrammer, options, finished);
+    return histogramUsableImages(usable, extractor, vocabulary, histogrammer, options, consume);
   });
 }
-
-}  // namespace detail
 
 ImageHistograms histogramImages(const std::vector<std::string>& paths, const FeatureExtractor& extractor,
                                 const Vocabulary& vocabulary, Histogrammer& histogrammer,
@@ -112,7 +107,7 @@ ImageHistograms histogramImages(const std::vector<std::string>& paths, const Fea
   std::vector<ImageHistograms> batches;
   Eigen::Index rows = 0;
   ImageHistograms result;
-  result.failures = detail::histogramImagesInBatches(paths, extractor, vocabulary, histogrammer, options,
+  result.failures = histogramImagesInBatches(paths, extractor, vocabulary, histogrammer, options,
                                                      [&](ImageHistograms&& batch) {
                                                        rows += batch.histograms.rows();
                                                        batches.push_back(std::move(batch));

@@ -20,7 +20,6 @@
 #include <bovw/atomic_file.hpp>
 #include <bovw/error.hpp>
 #include <bovw/image_pipeline.hpp>
-#include "pipeline/histogram_batches.hpp"
 #include "pipeline/result_stream.hpp"
 #include "search/index_parts.hpp"
 #include <bovw/rank_agreement.hpp>
@@ -202,7 +201,7 @@ IndexSummary indexListed(Communicator& group, const ImageSource& source, const V
     PipelineOptions pipeline = options.pipeline;
     pipeline.keep_words = keypoints;
     timed(times.work_s, [&] {
-      failures = detail::histogramImagesInBatches(
+      failures = histogramImagesInBatches(
           filesOfRank(list, part_of, group.size(), group.rank()), *made.extractor, vocabulary, *made.histogrammer,
           pipeline, [&](ImageHistograms&& batch) {
             indexed += static_cast<std::int64_t>(batch.names.size());

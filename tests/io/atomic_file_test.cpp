@@ -235,6 +235,47 @@ TEST_F(AtomicFile, PreparedFilesRefuseADirectoryTargetUpFront) {
   EXPECT_EQ(entries(), std::set<std::string>{"adir"});
 }
 
+// StreamedFiles: written piece by piece (more than the buffer and the writeback step, with a seek
+// back into the first megabytes), the targets appear only on commit; dropped uncommitted, nothing
+// is left and an old target stays.
+TEST_F(AtomicFile, StreamedFilesLandOnlyWhenCommittedWithTheirSeeksApplied) {
+  writeBytes(path("a.bin"), "old a");
+  std::string expected_a;
+  for (int i = 0; i < 20000; ++i) expected_a += std::string(1000, static_cast<char>('a' + i % 26));
+  std::string expected_b = "names\n";
+  {
+    StreamedFiles streamed({path("a.bin"), path("b.bin")});
+    streamed.stream(0) << expected_a;
+    streamed.stream(1) << expected_b;
+    EXPECT_EQ(readBytes(path("a.bin")), "old a");
+    EXPECT_EQ(entries().size(), 3u);  // a.bin and two temporaries
+  }
+  EXPECT_EQ(entries(), std::set<std::string>{"a.bin"});
+  EXPECT_EQ(readBytes(path("a.bin")), "old a");
+
+  StreamedFiles streamed({path("a.bin"), path("b.bin")});
+  std::ostream& a = streamed.stream(0);
+  a << expected_a;
+  a.seekp(1234567);
+  a << "HEADER";
+  a.seekp(0, std::ios_base::end);
+  a << "tail";
+  expected_a.replace(1234567, 6, "HEADER");
+  expected_a += "tail";
+  streamed.stream(1) << expected_b;
+  StreamedFiles moved = std::move(streamed);
+  moved.commit();
+  EXPECT_EQ(entries(), (std::set<std::string>{"a.bin", "b.bin"}));
+  EXPECT_TRUE(readBytes(path("a.bin")) == expected_a);
+  EXPECT_EQ(readBytes(path("b.bin")), expected_b);
+}
+
+TEST_F(AtomicFile, StreamedFilesRefuseADirectoryTargetUpFront) {
+  std::filesystem::create_directory(path("adir"));
+  EXPECT_THROW(StreamedFiles({path("first.bin"), path("adir")}), IoError);
+  EXPECT_EQ(entries(), std::set<std::string>{"adir"});
+}
+
 // --- writeProblem: the check before the work ------------------------------------------------------
 
 TEST_F(AtomicFile, WriteProblemIsNothingForAWritableTargetAndLeavesNothing) {

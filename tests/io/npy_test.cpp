@@ -5,12 +5,15 @@
 #include "support/io_test_support.hpp"
 #include "support/test_support.hpp"
 
+#include <bovw/atomic_file.hpp>
 #include <bovw/error.hpp>
 #include <bovw/npy.hpp>
 
 #include <cstring>
 #include <limits>
+#include <random>
 #include <sstream>
+#include <stdexcept>
 #include <typeinfo>
 
 namespace bovw::test {
@@ -267,6 +270,49 @@ TEST_F(Npy, StreamWritersMatchTheFileWriters) {
   EXPECT_EQ(ms.str(), readBytes(path("m.npy")));
   EXPECT_EQ(hs.str(), readBytes(path("h.npy")));
   EXPECT_EQ(vs.str(), readBytes(path("v.npy")));
+}
+
+// Int32MatrixWriter: blocks of odd heights (and empty ones) appended to a seekable file give the
+// bytes writeInt32Matrix writes for the rows together, whatever the reserved maximum; with no rows at
+// all, a 0 x K matrix; beyond the maximum or of another width, refused.
+TEST_F(Npy, BlockWriterGivesTheBytesOfTheWholeMatrix) {
+  BOVW_SEEDED_RNG(rng);
+  for (const std::int64_t cols : {1, 7, 1000}) {
+    std::vector<Histograms> blocks;
+    Eigen::Index total = 0;
+    for (int b = 0; b < 6; ++b) {
+      const int rows = b == 2 ? 0 : std::uniform_int_distribution<int>(1, 37)(rng);
+      Histograms block(rows, cols);
+      for (Eigen::Index i = 0; i < block.size(); ++i)
+        block.data()[i] = std::uniform_int_distribution<std::int32_t>(-5, 1 << 30)(rng);
+      blocks.push_back(block);
+      total += rows;
+    }
+    Histograms whole(total, cols);
+    Eigen::Index at = 0;
+    for (const Histograms& block : blocks) {
+      whole.middleRows(at, block.rows()) = block;
+      at += block.rows();
+    }
+    npy::writeInt32Matrix(path("whole.npy"), whole);
+    for (const std::int64_t max_rows : {std::int64_t{total}, std::int64_t{total} + 5, std::int64_t{123456789012}}) {
+      StreamedFiles out({path("blocks.npy")});
+      npy::Int32MatrixWriter writer(out.stream(0), max_rows, cols);
+      for (const Histograms& block : blocks) writer.append(block);
+      EXPECT_EQ(writer.rows(), total);
+      writer.finish();
+      out.commit();
+      EXPECT_TRUE(readBytes(path("blocks.npy")) == readBytes(path("whole.npy"))) << cols << " " << max_rows;
+    }
+  }
+  StreamedFiles out({path("none.npy")});
+  npy::Int32MatrixWriter none(out.stream(0), 3, 4);
+  EXPECT_THROW(none.append(Histograms::Zero(4, 4)), std::invalid_argument);
+  EXPECT_THROW(none.append(Histograms::Zero(1, 5)), std::invalid_argument);
+  none.finish();
+  out.commit();
+  npy::writeInt32Matrix(path("empty.npy"), Histograms(0, 4));
+  EXPECT_EQ(readBytes(path("none.npy")), readBytes(path("empty.npy")));
 }
 
 // --- numpy itself ------------------------------------------------------------------------------------
