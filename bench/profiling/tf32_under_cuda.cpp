@@ -67,6 +67,15 @@ int main(int argc, char** argv) {
   text << file.rdbuf();
   std::string ptx = text.str();
   ptx.erase(std::find(ptx.begin(), ptx.end(), '\0'), ptx.end());  // NVIDIA's binary ends in a NUL
+  // NVIDIA's OpenCL computes get_group_id as %ctaid plus a group offset that its runtime keeps in
+  // %envreg0 (for a range it launches in parts). A CUDA launch leaves that register undefined: the
+  // first run read garbage there and stopped on "an illegal memory access". One launch covers the
+  // whole range here, so the offset is 0.
+  for (std::size_t at; (at = ptx.find("%envreg0")) != std::string::npos;) ptx.replace(at, 8, "0");
+  if (ptx.find("%envreg") != std::string::npos) {
+    std::fprintf(stderr, "tf32_under_cuda: the PTX reads another %%envreg register; see which, and set it\n");
+    return 1;
+  }
   std::ifstream options_file(std::string(argv[1]) + ".options");
   std::string options((std::istreambuf_iterator<char>(options_file)), std::istreambuf_iterator<char>());
   const int n = std::atoi(argv[2]), k = std::atoi(argv[3]), repeats = argc > 4 ? std::atoi(argv[4]) : 3;
