@@ -141,16 +141,17 @@ inline void bovw_insert3(float* s1, int* j1, float* s2, int* j2, float* s3, floa
   }
 }
 
-// The golden distance: (x_k - c_k)^2 summed in feature order in float, never fused (the CPU's).
-inline float bovw_golden_distance(global const float* x, global const float* words_t, int k_padded, int word) {
-#pragma OPENCL FP_CONTRACT OFF
-  float sum = 0.0f;
-  for (int k = 0; k < BOVW_D; ++k) {
-    const float t = x[k] - words_t[(size_t)k * k_padded + word];
-    sum += t * t;
-  }
-  return sum;
-}
+// The epilogue's view of a row (its norms, the golden distances of its kept words): in registers,
+// read once with 16-byte loads, where D <= 64 leaves room beside the main loop's registers (the
+// kernel's count is the main loop's); wider rows are read from global memory where they are used.
+// Nsight Compute (H100, 2026-12-06): the norms' 64 scalar loads a row were 9% of the kernel's samples.
+#if BOVW_D <= 64 && BOVW_D % 4 == 0
+#define BOVW_ROW_IN_REGISTERS 1
+#define BOVW_ROW(k) x[k]
+#else
+#define BOVW_ROW_IN_REGISTERS 0
+#define BOVW_ROW(k) xr[k]
+#endif
 
 // Arguments as histogram_tiled's, plus: words_frag (the words TF32-rounded in B-fragment order:
 // n-tile, k-step, lane, 2 floats), starts (-||c||^2 / 2 per padded word; padding words a large
@@ -302,9 +303,15 @@ void histogram_tiled_tf32(global const float* restrict descriptors, const int n,
     }
     // ||x||^2, and the norms of the row's TF32 form and of its rounding, for the certificate.
     global const float* xr = descriptors + (size_t)row * BOVW_D;
+#if BOVW_ROW_IN_REGISTERS
+    float x[BOVW_D];
+#pragma unroll
+    for (int q = 0; q < BOVW_D / 4; ++q) vstore4(((global const float4*)xr)[q], q, x);
+#endif
     float xx = 0.0f, tt = 0.0f, rr = 0.0f;
+#pragma unroll
     for (int k = 0; k < BOVW_D; ++k) {
-      const float v = xr[k], rounded = as_float(bovw_tf32(v));
+      const float v = BOVW_ROW(k), rounded = as_float(bovw_tf32(v));
       xx += v * v;
       tt += rounded * rounded;
       rr += (rounded - v) * (rounded - v);  // exact: the rounding keeps the leading bits
@@ -336,7 +343,15 @@ void histogram_tiled_tf32(global const float* restrict descriptors, const int n,
           word = -1;  // an unknown or padding word, or a lost index: the full re-check decides
           break;
         }
-        const float dj = bovw_golden_distance(xr, words_t, k_padded, j);
+        float dj = 0.0f;  // the golden distance: summed in feature order in float, never fused (the CPU's)
+        {
+#pragma OPENCL FP_CONTRACT OFF
+#pragma unroll
+          for (int k = 0; k < BOVW_D; ++k) {  // unrolled: x[k] stays in registers
+            const float d = BOVW_ROW(k) - words_t[(size_t)k * k_padded + j];
+            dj += d * d;
+          }
+        }
         if (dj < best || (dj == best && j < word)) {
           best = dj;
           word = j;
