@@ -99,7 +99,7 @@ int runOnImages(const Vocabulary& vocabulary, RunTimeline& timeline) {
   timeline.mark("listing the images");
   auto extractor = made.get();
   checkCompatible(vocabulary, extractor->descriptorType(), args.vocabulary);
-  timeline.mark("making the extractor (SURF on a device: its platform and kernels), beyond the listing");
+  timeline.mark("making the extractor (SURF on a device: its platform and kernels) beyond the listing");
   auto histogrammer = makeHistogrammer(config);
   timeline.mark("making the histogrammer");
 
@@ -114,10 +114,10 @@ int runOnImages(const Vocabulary& vocabulary, RunTimeline& timeline) {
                                   histograms.append(batch.histograms);
                                   for (const auto& name : batch.names) names << name << "\n";
                                 });
-  timeline.mark("the pipeline (the images to their histograms, written as they come)");
+  timeline.mark("the pipeline (the images to their histograms in the outputs)");
   histograms.finish();
   outputs.commit();
-  timeline.mark("completing the outputs (header, sync, rename)");
+  timeline.mark("completing the outputs (the header; sync and rename)");
   const std::string backend = histogrammer->description();
   histogrammer.reset();  // here rather than at the return: --profile shows what releasing them costs
   extractor.reset();

@@ -410,7 +410,7 @@ class Histogram(RetrievalTestCase):
         steps = re.findall(r"(?:: |, )([0-9.]+) s ([a-z][^,]*)", line[0].split("started", 1)[1])
         names = [name for _, name in steps]
         for expected in ["before the command", "reading the vocabulary", "making the extractor",
-                         "making the histogrammer", "listing the images", "the pipeline", "writing the histograms"]:
+                         "making the histogrammer", "listing the images", "the pipeline", "completing the outputs"]:
             self.assertTrue(any(name.startswith(expected) for name in names), (expected, names))
         # The steps are the whole run: they add up to the total (each printed to a millisecond).
         self.assertAlmostEqual(sum(float(seconds) for seconds, _ in steps), total, delta=0.001 * len(steps) + 1e-9)
