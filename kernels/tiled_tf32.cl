@@ -141,17 +141,16 @@ inline void bovw_insert3(float* s1, int* j1, float* s2, int* j2, float* s3, floa
   }
 }
 
-// The epilogue's view of a row (its norms, the golden distances of its kept words): in registers,
-// read once with 16-byte loads, where D <= 64 leaves room beside the main loop's registers (the
-// kernel's count is the main loop's); wider rows are read from global memory where they are used.
-// Nsight Compute (H100, 2026-12-06): the norms' 64 scalar loads a row were 9% of the kernel's samples.
-#if BOVW_D <= 64 && BOVW_D % 4 == 0
-#define BOVW_ROW_IN_REGISTERS 1
-#define BOVW_ROW(k) x[k]
-#else
-#define BOVW_ROW_IN_REGISTERS 0
-#define BOVW_ROW(k) xr[k]
-#endif
+// The golden distance: (x_k - c_k)^2 summed in feature order in float, never fused (the CPU's).
+inline float bovw_golden_distance(global const float* x, global const float* words_t, int k_padded, int word) {
+#pragma OPENCL FP_CONTRACT OFF
+  float sum = 0.0f;
+  for (int k = 0; k < BOVW_D; ++k) {
+    const float t = x[k] - words_t[(size_t)k * k_padded + word];
+    sum += t * t;
+  }
+  return sum;
+}
 
 // Arguments as histogram_tiled's, plus: words_frag (the words TF32-rounded in B-fragment order:
 // n-tile, k-step, lane, 2 floats), starts (-||c||^2 / 2 per padded word; padding words a large
@@ -170,7 +169,6 @@ void histogram_tiled_tf32(global const float* restrict descriptors, const int n,
   local float merge[BOVW_BM * 4 * 3];   // per row, per lane of its quad: the lane's top three
   local int merge_words[BOVW_BM * 4 * 2];  // ... and the words of its first two
   local int summed;                    // rows of the group decided by a few golden distances
-  local float2 block_starts[BOVW_BLOCK_TILES * 4];  // the block's starting values (4 float2 an n-tile)
 #if BOVW_STAGE
   local float4 stage[BOVW_STAGE * BOVW_KS * 16];  // BOVW_STAGE n-tiles of B fragments
 #endif
@@ -212,13 +210,6 @@ void histogram_tiled_tf32(global const float* restrict descriptors, const int n,
   for (int block = 0; block < n_tiles; block += BOVW_BLOCK_TILES) {
 #pragma unroll
     for (int r = 0; r < 2 * BOVW_MT; ++r) b1[r] = b2[r] = b3[r] = -INFINITY;
-    // The block's starting values, copied by the group into local memory: each step's first HMMA
-    // waits for them, and from global memory that wait was 8% of the kernel's samples (Nsight
-    // Compute, H100, 2026-12-06). The first barrier: no warp still reads the block before.
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (int i = lid; i < min(BOVW_BLOCK_TILES, n_tiles - block) * 4; i += BOVW_THREADS)
-      block_starts[i] = starts[block * 4 + i];
-    barrier(CLK_LOCAL_MEM_FENCE);
 #if BOVW_STAGE
     for (int chunk = block; chunk < min(block + BOVW_BLOCK_TILES, n_tiles); chunk += BOVW_STAGE) {
       const int chunk_start = chunk, chunk_end = min(chunk + BOVW_STAGE, n_tiles);
@@ -237,7 +228,7 @@ void histogram_tiled_tf32(global const float* restrict descriptors, const int n,
         float c[BOVW_MT][BOVW_NT][4];
 #pragma unroll
         for (int u = 0; u < BOVW_NT; ++u) {
-          const float2 start = block_starts[(nt0 + u - block) * 4 + t];
+          const float2 start = starts[((nt0 + u) * 8 + 2 * t) / 2];
 #pragma unroll
           for (int m = 0; m < BOVW_MT; ++m) {
             c[m][u][0] = c[m][u][2] = start.x;
@@ -311,15 +302,9 @@ void histogram_tiled_tf32(global const float* restrict descriptors, const int n,
     }
     // ||x||^2, and the norms of the row's TF32 form and of its rounding, for the certificate.
     global const float* xr = descriptors + (size_t)row * BOVW_D;
-#if BOVW_ROW_IN_REGISTERS
-    float x[BOVW_D];
-#pragma unroll
-    for (int q = 0; q < BOVW_D / 4; ++q) vstore4(((global const float4*)xr)[q], q, x);
-#endif
     float xx = 0.0f, tt = 0.0f, rr = 0.0f;
-#pragma unroll
     for (int k = 0; k < BOVW_D; ++k) {
-      const float v = BOVW_ROW(k), rounded = as_float(bovw_tf32(v));
+      const float v = xr[k], rounded = as_float(bovw_tf32(v));
       xx += v * v;
       tt += rounded * rounded;
       rr += (rounded - v) * (rounded - v);  // exact: the rounding keeps the leading bits
@@ -351,15 +336,7 @@ void histogram_tiled_tf32(global const float* restrict descriptors, const int n,
           word = -1;  // an unknown or padding word, or a lost index: the full re-check decides
           break;
         }
-        float dj = 0.0f;  // the golden distance: summed in feature order in float, never fused (the CPU's)
-        {
-#pragma OPENCL FP_CONTRACT OFF
-#pragma unroll
-          for (int k = 0; k < BOVW_D; ++k) {  // unrolled: x[k] stays in registers
-            const float d = BOVW_ROW(k) - words_t[(size_t)k * k_padded + j];
-            dj += d * d;
-          }
-        }
+        const float dj = bovw_golden_distance(xr, words_t, k_padded, j);
         if (dj < best || (dj == best && j < word)) {
           best = dj;
           word = j;

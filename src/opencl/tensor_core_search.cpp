@@ -98,9 +98,7 @@ class TensorCoreSearch final : public DeviceSearch {
     block_rows_ = 16 * m_tiles_ * warps_;
     // The staged chunk shrinks (halving keeps it a divisor of the block) until the group's local
     // memory fits: the default shape must run at every D. Below one step, no staging.
-    // The rows' merge slots (3 scores and 2 words a lane), the block's starting values (a float a word), `summed`.
-    const std::uint64_t merge_bytes =
-        static_cast<std::uint64_t>(block_rows_) * 4 * (3 + 2) * 4 + kBlockTiles * 8 * 4 + 4;
+    const std::uint64_t merge_bytes = static_cast<std::uint64_t>(block_rows_) * 4 * (3 + 2) * 4 + 4;
     const std::uint64_t tile_bytes = static_cast<std::uint64_t>((d + 7) / 8) * 32 * 8;
     stage_ = shape_.stage;
     while (stage_ >= shape_.n_tiles && merge_bytes + stage_ * tile_bytes > device_.info().local_memory) stage_ /= 2;
