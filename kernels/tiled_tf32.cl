@@ -7,7 +7,9 @@
 // each n-tile with coalesced 256-byte loads. With BOVW_STAGE > 0 the work-group first copies
 // BOVW_STAGE n-tiles at a time into local memory and its warps read them there: every group reads
 // all K words, so without it a group of few rows turns the words into most of the kernel's L2
-// traffic (1M rows in groups of 64 read 4 GB of words at K = 1,024, D = 64). The
+// traffic (1M rows in groups of 64 read 4 GB of words at K = 1,024, D = 64). The chunks are double
+// buffered: while the warps compute on one, the next is on its way (cp.async on NVIDIA GPUs, so the
+// copy holds no registers and the warps never wait for L2 in the loop). The
 // accumulators start at -||c||^2 / 2, so each ends as s = x.c - ||c||^2 / 2 = -e / 2.
 //
 // Each lane keeps the three largest s of each of its rows. To keep that at five min/max
@@ -108,11 +110,52 @@ inline void bovw_mma_emulated(float c[4], global const float* descriptors, int n
 // n-tile) fits 8 bits, whatever K is; between blocks the lane files its block's best three, words
 // decoded, into its row's running top three. BOVW_NT and BOVW_STAGE divide it (the host checks).
 #define BOVW_BLOCK_TILES 128
-// Where n-tile `tile` is in `frags`: the staged chunk, or all the words.
+// Where n-tile `tile` and the starting values of this lane's two words of it are: in the staged
+// chunk, or in all the words.
 #if BOVW_STAGE
 #define BOVW_FRAG_TILE(tile) ((tile) - chunk_start)
+#define BOVW_TILE_START(tile) tile_starts[((tile) - chunk_start) * 4 + t]
 #else
 #define BOVW_FRAG_TILE(tile) ((size_t)(tile))
+#define BOVW_TILE_START(tile) starts[((tile) * 8 + 2 * t) / 2]
+#endif
+
+#if BOVW_STAGE
+// Copies of 16 bytes from global into local memory that the warps do not wait for: cp.async on
+// NVIDIA GPUs (sm_80 and later; a local pointer's value is its address in the shared window), plain
+// copies elsewhere. bovw_copies_wait waits for this work-item's copies; a barrier after it makes
+// everyone's visible.
+inline void bovw_copy16(local float4* to, global const float4* from) {
+#if BOVW_PTX_MMA
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"((uint)(size_t)to), "l"(from) : "memory");
+#else
+  *to = *from;
+#endif
+}
+
+inline void bovw_copies_commit(void) {
+#if BOVW_PTX_MMA
+  asm volatile("cp.async.commit_group;" ::: "memory");
+#endif
+}
+
+inline void bovw_copies_wait(void) {
+#if BOVW_PTX_MMA
+  asm volatile("cp.async.wait_group 0;" ::: "memory");
+#endif
+}
+
+// Starts the copy of n-tiles [first, end) of the words' fragments and of their starting values
+// (4 float2 an n-tile) into one of the group's two chunk buffers.
+inline void bovw_stage_chunk(local float4* frags_to, local float4* starts_to, global const float2* words_frag,
+                             global const float2* starts, int first, int end, int lid) {
+  global const float4* frags_from = (global const float4*)(words_frag + (size_t)first * BOVW_KS * 32);
+  for (int i = lid; i < (end - first) * BOVW_KS * 16; i += BOVW_THREADS) bovw_copy16(frags_to + i, frags_from + i);
+  global const float4* starts_from = (global const float4*)(starts + (size_t)first * 4);
+  for (int i = lid; i < (end - first) * 2; i += BOVW_THREADS)
+    bovw_copy16(starts_to + i, starts_from + i);
+  bovw_copies_commit();
+}
 #endif
 
 // One of the lane's running top three of a row: v goes in if it is larger than the third.
@@ -168,9 +211,11 @@ void histogram_tiled_tf32(global const float* restrict descriptors, const int n,
                           global int* restrict flagged, global int* restrict flag_count) {
   local float merge[BOVW_BM * 4 * 3];   // per row, per lane of its quad: the lane's top three
   local int merge_words[BOVW_BM * 4 * 2];  // ... and the words of its first two
+  local float row_norms[BOVW_BM * 3];    // per row: the three norms of the certificate
   local int summed;                    // rows of the group decided by a few golden distances
 #if BOVW_STAGE
-  local float4 stage[BOVW_STAGE * BOVW_KS * 16];  // BOVW_STAGE n-tiles of B fragments
+  local float4 stage[2][BOVW_STAGE * BOVW_KS * 16];  // two chunks of BOVW_STAGE n-tiles of B fragments
+  local float4 stage_starts[2][BOVW_STAGE * 2];      // ... and their starting values (4 float2 a tile)
 #endif
   const int lid = get_local_id(0);
   if (lid == 0) summed = 0;
@@ -179,20 +224,45 @@ void histogram_tiled_tf32(global const float* restrict descriptors, const int n,
   const int row0 = get_group_id(0) * BOVW_BM;
   const int warp_row0 = row0 + warp * 16 * BOVW_MT;
 
+  // The warp's rows as A fragments, all D features (zeros past n and past D). On the way each lane
+  // adds up its share of its rows' norms for the certificate (||x||^2, and ||x~||^2 and ||x~ - x||^2
+  // of the TF32 form) and files it in its slots of `merge`, not yet in use; `row_norms` gets the
+  // quad's sums. The epilogue's own pass over each row's D loads was 9% of the kernel's samples.
 #if BOVW_PTX_MMA
-  // The warp's rows as A fragments, all D features (zeros past n and past D).
   uint a[BOVW_MT][BOVW_KS][4];
+#endif
 #pragma unroll
-  for (int m = 0; m < BOVW_MT; ++m)
+  for (int m = 0; m < BOVW_MT; ++m) {
+    float xx[2] = {0.0f, 0.0f}, tt[2] = {0.0f, 0.0f}, rr[2] = {0.0f, 0.0f};
 #pragma unroll
     for (int ks = 0; ks < BOVW_KS; ++ks)
 #pragma unroll
       for (int i = 0; i < 4; ++i) {
         const int row = warp_row0 + 16 * m + g + 8 * (i % 2);
         const int k = 8 * ks + t + 4 * (i / 2);
-        a[m][ks][i] = bovw_tf32(row < n && k < BOVW_D ? descriptors[(size_t)row * BOVW_D + k] : 0.0f);
-      }
+        const float v = row < n && k < BOVW_D ? descriptors[(size_t)row * BOVW_D + k] : 0.0f;
+        const uint rounded = bovw_tf32(v);
+#if BOVW_PTX_MMA
+        a[m][ks][i] = rounded;
 #endif
+        xx[i % 2] += v * v;
+        tt[i % 2] += as_float(rounded) * as_float(rounded);
+        rr[i % 2] += (as_float(rounded) - v) * (as_float(rounded) - v);  // exact: the rounding keeps the leading bits
+      }
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int slot = (warp * 16 * BOVW_MT + 16 * m + g + 8 * h) * 4 + t;
+      merge[slot * 3 + 0] = xx[h];
+      merge[slot * 3 + 1] = tt[h];
+      merge[slot * 3 + 2] = rr[h];
+    }
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int r = lid; r < BOVW_BM; r += BOVW_THREADS)
+    for (int e = 0; e < 3; ++e)
+      row_norms[r * 3 + e] = merge[(r * 4 + 0) * 3 + e] + merge[(r * 4 + 1) * 3 + e] +
+                             merge[(r * 4 + 2) * 3 + e] + merge[(r * 4 + 3) * 3 + e];
+  barrier(CLK_LOCAL_MEM_FENCE);
 
   // Rows of this lane: m-tile m, half h (g or g + 8) is row slot 2m + h. b: the block's top three,
   // indices in their low bits, in registers; the row's top three so far, words decoded, in the
@@ -207,18 +277,25 @@ void histogram_tiled_tf32(global const float* restrict descriptors, const int n,
   const uint low = (1u << index_bits) - 1u, keep = ~low;
 
   const int n_tiles = k_padded / 8;
+#if BOVW_STAGE
+  bovw_stage_chunk(stage[0], stage_starts[0], words_frag, starts, 0, min(BOVW_STAGE, n_tiles), lid);
+#endif
   for (int block = 0; block < n_tiles; block += BOVW_BLOCK_TILES) {
 #pragma unroll
     for (int r = 0; r < 2 * BOVW_MT; ++r) b1[r] = b2[r] = b3[r] = -INFINITY;
 #if BOVW_STAGE
     for (int chunk = block; chunk < min(block + BOVW_BLOCK_TILES, n_tiles); chunk += BOVW_STAGE) {
       const int chunk_start = chunk, chunk_end = min(chunk + BOVW_STAGE, n_tiles);
-      // The group copies the chunk (coalesced float4s) once all its warps are done with the last.
+      const int buffer = (chunk / BOVW_STAGE) & 1;
+      // This chunk is in, and every warp is done with the other buffer (the last chunk): the next
+      // chunk goes there while the warps compute on this one.
+      bovw_copies_wait();
       barrier(CLK_LOCAL_MEM_FENCE);
-      global const float4* from = (global const float4*)(words_frag + (size_t)chunk * BOVW_KS * 32);
-      for (int i = lid; i < (chunk_end - chunk) * BOVW_KS * 16; i += BOVW_THREADS) stage[i] = from[i];
-      barrier(CLK_LOCAL_MEM_FENCE);
-      local const float2* frags = (local const float2*)stage;
+      if (chunk_end < n_tiles)
+        bovw_stage_chunk(stage[buffer ^ 1], stage_starts[buffer ^ 1], words_frag, starts, chunk_end,
+                         min(chunk_end + BOVW_STAGE, n_tiles), lid);
+      local const float2* frags = (local const float2*)stage[buffer];
+      local const float2* tile_starts = (local const float2*)stage_starts[buffer];
 #else
     {  // the whole block straight from global memory
       const int chunk_start = block, chunk_end = min(block + BOVW_BLOCK_TILES, n_tiles);
@@ -228,7 +305,7 @@ void histogram_tiled_tf32(global const float* restrict descriptors, const int n,
         float c[BOVW_MT][BOVW_NT][4];
 #pragma unroll
         for (int u = 0; u < BOVW_NT; ++u) {
-          const float2 start = starts[((nt0 + u) * 8 + 2 * t) / 2];
+          const float2 start = BOVW_TILE_START(nt0 + u);
 #pragma unroll
           for (int m = 0; m < BOVW_MT; ++m) {
             c[m][u][0] = c[m][u][2] = start.x;
@@ -302,13 +379,7 @@ void histogram_tiled_tf32(global const float* restrict descriptors, const int n,
     }
     // ||x||^2, and the norms of the row's TF32 form and of its rounding, for the certificate.
     global const float* xr = descriptors + (size_t)row * BOVW_D;
-    float xx = 0.0f, tt = 0.0f, rr = 0.0f;
-    for (int k = 0; k < BOVW_D; ++k) {
-      const float v = xr[k], rounded = as_float(bovw_tf32(v));
-      xx += v * v;
-      tt += rounded * rounded;
-      rr += (rounded - v) * (rounded - v);  // exact: the rounding keeps the leading bits
-    }
+    const float xx = row_norms[r * 3 + 0], tt = row_norms[r * 3 + 1], rr = row_norms[r * 3 + 2];
     // A square below FLT_MIN may be flushed to zero: each norm may miss up to sqrt(D) 2^-63.
     const float lost = sqrt((float)BOVW_D) * 0x1.0p-63f;
     const float e1 = -2.0f * s1, e2 = -2.0f * s2;

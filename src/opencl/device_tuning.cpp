@@ -23,7 +23,7 @@ constexpr DeviceTuning kTable[] = {
     // local memory (depth 16) is 14% faster at K = 65,536 but 4-5% slower at K <= 4,096: not the
     // default. Where its PTX does not build (GPUs before Ampere have no TF32 mma), the histogrammer
     // falls back to `tiled`.
-    {"GPU", "NVIDIA", KernelVariant::TiledTF32, {2, 2, 4, 1, 1}, "bovw-bench --tiles sweep on an NVIDIA H200"},
+    {"GPU", "NVIDIA", KernelVariant::TiledTF32, {2, 2, 4, 1, 8}, "bovw-bench --tiles sweep on an NVIDIA H200"},
     // The tiled kernel is the fastest variant on GPUs (docs/PERFORMANCE.md). On the H100, 64 x 128
     // tiles of 8 x 8 per work-item: 128 work-items of ~170 registers, two groups per SM, so that one
     // group's barrier overlaps the other's arithmetic.
@@ -34,7 +34,7 @@ constexpr DeviceTuning kTable[] = {
 };
 
 // tiled-tf32's shape when asked for by name on a device whose row runs another variant.
-constexpr TileSizes kTensorCoreTiles{2, 2, 4, 1, 1};
+constexpr TileSizes kTensorCoreTiles{2, 2, 4, 1, 8};
 
 bool matches(const DeviceTuning& row, const DeviceInfo& device) {
   return (*row.type == '\0' || device.type == row.type) &&

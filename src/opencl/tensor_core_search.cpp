@@ -97,11 +97,13 @@ class TensorCoreSearch final : public DeviceSearch {
                           std::to_string(device_.info().max_work_group_size));
     block_rows_ = 16 * m_tiles_ * warps_;
     // The staged chunk shrinks (halving keeps it a divisor of the block) until the group's local
-    // memory fits: the default shape must run at every D. Below one step, no staging.
-    const std::uint64_t merge_bytes = static_cast<std::uint64_t>(block_rows_) * 4 * (3 + 2) * 4 + 4;
-    const std::uint64_t tile_bytes = static_cast<std::uint64_t>((d + 7) / 8) * 32 * 8;
+    // memory fits its two chunk buffers: the default shape must run at every D. Below one step, no
+    // staging. A tile's bytes: its B fragments, and the 8 starting values.
+    const std::uint64_t merge_bytes = static_cast<std::uint64_t>(block_rows_) * (4 * (3 + 2) + 3) * 4 + 4;
+    const std::uint64_t tile_bytes = static_cast<std::uint64_t>((d + 7) / 8) * 32 * 8 + 8 * 4;
     stage_ = shape_.stage;
-    while (stage_ >= shape_.n_tiles && merge_bytes + stage_ * tile_bytes > device_.info().local_memory) stage_ /= 2;
+    while (stage_ >= shape_.n_tiles && merge_bytes + 2 * stage_ * tile_bytes > device_.info().local_memory)
+      stage_ /= 2;
     if (stage_ < shape_.n_tiles) stage_ = 0;
     const std::string width = "-cl-std=CL1.2 -DBOVW_D=" + std::to_string(d);
     const std::string options = width + " -DBOVW_MT=" + std::to_string(m_tiles_) +
