@@ -4,12 +4,12 @@
 // Each warp (32 work-items) owns 16 x BOVW_MT descriptor rows, held in registers for the whole
 // kernel as TF32 A fragments, and walks all words in n-tiles of 8, BOVW_NT at a time: the words come
 // TF32-rounded and already in B-fragment order (one float2 per lane per 8 features), so a warp reads
-// each n-tile with coalesced 256-byte loads. With BOVW_STAGE > 0 the work-group first copies
-// BOVW_STAGE n-tiles at a time into local memory and its warps read them there: every group reads
-// all K words, so without it a group of few rows turns the words into most of the kernel's L2
-// traffic (1M rows in groups of 64 read 4 GB of words at K = 1,024, D = 64). The chunks are double
-// buffered: while the warps compute on one, the next is on its way (cp.async on NVIDIA GPUs, so the
-// copy holds no registers and the warps never wait for L2 in the loop). The
+// each n-tile with coalesced 256-byte loads. With BOVW_STAGE > 0 (the default on NVIDIA GPUs) the
+// work-group walks the words in chunks of BOVW_STAGE n-tiles, double buffered in local memory: while
+// the warps compute on one chunk, the next is on its way (cp.async on NVIDIA GPUs: the copy holds no
+// registers, and no step waits for its words from L2, as each step did when the warps read global
+// memory). Every group reads all K words, so a group of few rows turns the words into most of the
+// kernel's L2 traffic (1M rows in groups of 64 read 4 GB of words at K = 1,024, D = 64). The
 // accumulators start at -||c||^2 / 2, so each ends as s = x.c - ||c||^2 / 2 = -e / 2.
 //
 // Each lane keeps the three largest s of each of its rows. To keep that at five min/max
