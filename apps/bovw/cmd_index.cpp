@@ -101,9 +101,9 @@ int runIndexCommand() {
     IndexProfile phases;
     const bool rank_profile = args.features.profile && distributedProgram();
     if (rank_profile) index.profile = &phases;
-    const double before = rank_profile ? secondsSinceProcessStart() : 0;
+    const double before = rank_profile ? rankClock() : 0;
     summary = indexFolder(group, args.images, *vocabulary, *features, args.output, index, how);
-    if (rank_profile) printRankProfiles(group, before, phases, secondsSinceProcessStart());
+    if (rank_profile) printRankProfiles(group, before, phases, rankClock());
   }
   args.features.printProfile();
   if (root && summary.failed > 0)

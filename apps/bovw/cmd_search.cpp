@@ -8,7 +8,7 @@
 #include "image_arguments.hpp"
 #include "number_checks.hpp"
 #include "opening_warning.hpp"
-#include "process_age.hpp"
+#include "run_timeline.hpp"
 #include "program.hpp"
 #include "progress_bar.hpp"
 #include "query_options.hpp"
@@ -26,11 +26,9 @@
 
 #include <algorithm>
 #include <cctype>
-#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
-#include <optional>
 
 namespace bovw::cli {
 
@@ -80,37 +78,20 @@ void checkSearchOutputs() {
 // many query images (nothing of OpenCL is loaded); --backend opencl still takes the GPU.
 constexpr std::size_t kFewQueryImages = 16;
 
-using Clock = std::chrono::steady_clock;
-
-double secondsBetween(Clock::time_point from, Clock::time_point to) {
-  return std::chrono::duration<double>(to - from).count();
+// `--profile`: the searching step's own breakdown, in its name (no commas: RunTimeline's steps are
+// separated by them): the queries' decoding and features, the ranking and the verification.
+std::string searchingStep(double seconds, const std::vector<QueryResults>& results, const PipelineProfile& reading) {
+  double verification_s = 0;
+  for (const QueryResults& query : results)
+    if (query.verification) verification_s += query.verification->milliseconds / 1e3;
+  char text[320];
+  std::snprintf(text, sizeof text,
+                "searching (queries: %zu; reading them %.3f s: the workers (%d) decoded %.3f s and extracted %.3f "
+                "s; ranking %.3f s; verification %.3f s)",
+                results.size(), reading.wall_s, reading.workers, reading.decode_s, reading.work_s,
+                seconds - reading.wall_s - verification_s, verification_s);
+  return text;
 }
-
-// `--profile`: where a search's wall time went, from the process's start to the results written, so
-// that a one-shot search's start-up (libraries, database, kernels) shows beside its work.
-struct SearchTimeline {
-  std::optional<double> before_start;  // process start to the command's start (10 ms steps)
-  Clock::time_point start = Clock::now(), configured, opened, prepared, searched, written;
-  PipelineProfile reading;             // the query images' decoding and features
-  double verification_ms = 0;          // summed over the queries
-  std::size_t queries = 0;
-
-  void print() const {
-    const double searching = secondsBetween(prepared, searched);
-    std::fprintf(stderr, "profile: %.3f s since the process started: ",
-                 secondsBetween(start, written) + before_start.value_or(0));
-    if (before_start) std::fprintf(stderr, "%.3f s before the command (loading the libraries; options), ", *before_start);
-    std::fprintf(stderr,
-                 "%.3f s choosing the backend (auto: the OpenCL platforms' devices), %.3f s opening the database, "
-                 "%.3f s making the extractor and histogrammer, %.3f s searching (queries: %zu; reading them %.3f s, "
-                 "of which the workers (%d) decoded %.3f s and extracted %.3f s; ranking %.3f s; verification "
-                 "%.3f s), %.3f s writing the results\n",
-                 secondsBetween(start, configured), secondsBetween(configured, opened),
-                 secondsBetween(opened, prepared), searching, queries, reading.wall_s, reading.workers,
-                 reading.decode_s, reading.work_s, searching - reading.wall_s - verification_ms / 1e3,
-                 verification_ms / 1e3, secondsBetween(searched, written));
-  }
-};
 
 }  // namespace
 
@@ -144,8 +125,8 @@ CLI::App* addSearchCommand(CLI::App& app) {
 }
 
 int runSearchCommand() {
-  SearchTimeline timeline;
-  timeline.before_start = secondsSinceProcessStart();
+  RunTimeline timeline;  // for --profile, from the process's start to the results written
+  PipelineProfile reading;  // the query images' decoding and features
   checkSearchOutputs();
   Communicator& group = ranks();
   ProgressBar bar("search", args.query.quiet || !printsResults());
@@ -157,13 +138,13 @@ int runSearchCommand() {
     query.histogrammer.backend = toString(resolveBackend(HistogrammerConfig{}, {}));  // the CPU's choice
   ImageSearchOptions engine = query.engine(bar);
   engine.live_lists = PostingMemory::Mapped;  // one process per command: the open is most of its time
-  timeline.configured = Clock::now();
-  if (args.profile) engine.pipeline.profile = &timeline.reading;
+  timeline.mark("choosing the backend (auto: the OpenCL platforms' devices)");
+  if (args.profile) engine.pipeline.profile = &reading;
   const ImageSearch database = ImageSearch::open(group, args.index, engine);
-  timeline.opened = Clock::now();
+  timeline.mark("opening the database");
   warnIfCheckpointRefused(database.liveDatabase());
   if (args.profile) database.prepare();
-  timeline.prepared = Clock::now();
+  timeline.mark("making the extractor and histogrammer");
   SearchOptions options;
   options.top = args.top;
   options.scoring = args.query.parsedScoring();
@@ -173,7 +154,7 @@ int runSearchCommand() {
   options.exclude_query = args.exclude_query;
   std::vector<ImageFailure> failures;
   const std::vector<QueryResults> results = database.search(images, options, &failures);
-  timeline.searched = Clock::now();
+  timeline.mark(searchingStep(timeline.sinceLastMark(), results, reading));
   std::size_t failed = 0;
   everyRankOrNone(group, [&] {
     if (!printsResults()) return;
@@ -208,11 +189,8 @@ int runSearchCommand() {
     for (const std::string& output : outputs) std::cerr << "bovw search: wrote " << output << "\n";
   }
   if (args.profile) {
-    timeline.written = Clock::now();
-    timeline.queries = results.size();
-    for (const QueryResults& query : results)
-      if (query.verification) timeline.verification_ms += query.verification->milliseconds;
-    timeline.print();
+    timeline.mark("writing the results");
+    std::fprintf(stderr, "profile: %s\n", timeline.summary().c_str());
   }
   return failed ? 1 : 0;
 }

@@ -1,15 +1,13 @@
 // The per-rank profile table of bovw-mpi index: each rank's phases gathered to rank 0 as numbers.
 #include "rank_profile.hpp"
 
+#include "process_age.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <ctime>
-#include <fstream>
-#include <iterator>
 #include <sstream>
 #include <string>
-#include <unistd.h>
 #include <vector>
 
 namespace bovw::cli {
@@ -24,23 +22,9 @@ const char* const kHeads[kColumns] = {"start-up", "list", "work", "waiting", "ga
 
 }  // namespace
 
-double secondsSinceProcessStart() {
-  // Field 22 of /proc/self/stat: the start time in clock ticks after boot; CLOCK_BOOTTIME: now.
-  std::ifstream stat("/proc/self/stat");
-  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
-  const auto close = text.rfind(')');  // the command name may hold spaces
-  timespec now{};
-  if (close != std::string::npos && clock_gettime(CLOCK_BOOTTIME, &now) == 0) {
-    std::istringstream fields(text.substr(close + 2));
-    std::string field;
-    for (int i = 3; i <= 22 && fields >> field; ++i)
-      if (i == 22) {
-        const double started = std::stod(field) / static_cast<double>(sysconf(_SC_CLK_TCK));
-        const double elapsed = static_cast<double>(now.tv_sec) + now.tv_nsec / 1e9 - started;
-        if (elapsed >= 0) return elapsed;
-      }
-  }
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - program_start).count();
+double rankClock() {
+  return secondsSinceProcessStart().value_or(
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - program_start).count());
 }
 
 void printRankProfiles(Communicator& ranks, double before, const IndexProfile& p, double total) {

@@ -8,9 +8,9 @@
 
 namespace bovw::cli {
 
-// Seconds since this process started (Linux: its start time in /proc/self/stat, so that loading the
-// libraries and MPI's start-up count too; elsewhere since the program's static initialisation).
-double secondsSinceProcessStart();
+// The table's clock: seconds since this process started (process_age.hpp: loading the libraries and
+// MPI's start-up count too), or where /proc is not there, since the program's static initialisation.
+double rankClock();
 
 // Collective: every rank's `indexed` (indexFolder's profile) with the seconds from its process start
 // to the call (`before`: MPI, the vocabulary, the device choice) and from then to now, gathered and

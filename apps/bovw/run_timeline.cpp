@@ -14,6 +14,10 @@ void RunTimeline::mark(std::string step) {
   last_ = now;
 }
 
+double RunTimeline::sinceLastMark() const {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - last_).count();
+}
+
 std::string RunTimeline::summary() const {
   double total = before_command_.value_or(0);
   for (const auto& step : steps_) total += step.second;

@@ -1,6 +1,7 @@
 // RunTimeline: where a one-shot command's wall time went, step by step, from the process's start
-// (`bovw histogram --images --profile`): the libraries' loading, the vocabulary, the device's
-// platform, context and kernels, the pipeline and the output, so that start-up shows beside the work.
+// (`bovw histogram --images --profile`, `bovw search --profile`): the libraries' loading, the
+// vocabulary or database, the device's platform, context and kernels, the work and the output, so
+// that start-up shows beside the work.
 #pragma once
 
 #include <chrono>
@@ -18,6 +19,10 @@ class RunTimeline {
   // Ends the step that began at the last mark (or the command's start), naming it (no commas: the
   // summary separates the steps with them).
   void mark(std::string step);
+
+  // Seconds since the last mark (or the command's start): the step in progress so far, for a step
+  // whose name carries a breakdown of its own time.
+  double sinceLastMark() const;
 
   // One line: the total since the process started, then each step in order.
   std::string summary() const;
