@@ -308,22 +308,51 @@ void histogram_tiled(global const float* restrict descriptors, const int n, cons
 // float, never fused, exactly as the CPU reference computes it. Each work-item keeps its nearest word
 // per row, and a tree in local memory keeps the smaller distance or, on equal distances, the lower
 // word: the CPU reference's tie rule.
+//
+// A group's walk over K is the pass's time when few rows are flagged (a few hundred groups for a
+// GPU of thousands of work-items' room), so with `splits` > 1 each group takes one of `splits`
+// ranges of the words, and files each row's nearest word there as one 64-bit key, the distance's
+// bits above the word, with atom_min into keys (BOVW_RECHECK_SPLITS: the device has 64-bit atomics):
+// the smaller distance wins and, on equal distances, the lower word, the same rule. Distances are
+// never negative, so their bits order as the floats do. recheck_finish then writes the results.
 #ifndef BOVW_RECHECK_ROWS
 #define BOVW_RECHECK_ROWS 4
 #endif
+#ifndef BOVW_RECHECK_SPLITS
+#define BOVW_RECHECK_SPLITS 0
+#endif
+#if BOVW_RECHECK_SPLITS
+#pragma OPENCL EXTENSION cl_khr_int64_extended_atomics : enable
+#endif
+
+// The nearest word and the histogram count of one flagged row. Every distance +inf (overflow, or a
+// range of padding): the CPU keeps word 0, its starting point.
+inline void bovw_recheck_result(int row, int nearest, const int row_base, global const int* restrict offsets,
+                                const int n_images, const int n_words, global int* restrict best_word,
+                                global int* restrict histograms) {
+  if (nearest == INT_MAX) nearest = 0;
+  best_word[row] = nearest;
+  atomic_inc(&histograms[bovw_image_of(offsets, n_images, row_base + row) * n_words + nearest]);
+}
 
 kernel void recheck_flagged(global const float* restrict descriptors, const int row_base,
                             global const float* restrict words_t, const int n_words, const int k_padded,
                             global const int* restrict offsets, const int n_images,
                             global int* restrict best_word, global int* restrict histograms,
                             global const int* restrict flagged, global const int* restrict flag_count,
+                            global ulong* restrict keys, const int splits,
                             local float* x, local float* dist, local int* word) {
 #pragma OPENCL FP_CONTRACT OFF
   const int lid = get_local_id(0);
   const int size = get_local_size(0);
   const int count = *flag_count;
-  for (int first = get_group_id(0) * BOVW_RECHECK_ROWS; first < count;
-       first += get_num_groups(0) * BOVW_RECHECK_ROWS) {
+  // Words per range: whole steps of 4 x size words, so that every range walks as the whole did.
+  const int step = 4 * size;
+  const int span = ((n_words + splits - 1) / splits + step - 1) / step * step;
+  const int tasks = (count + BOVW_RECHECK_ROWS - 1) / BOVW_RECHECK_ROWS * splits;
+  for (int task = get_group_id(0); task < tasks; task += get_num_groups(0)) {
+    const int first = task / splits * BOVW_RECHECK_ROWS;
+    const int from = task % splits * span, to = min(from + span, n_words);
     const int rows = min(BOVW_RECHECK_ROWS, count - first);
     for (int e = lid; e < BOVW_RECHECK_ROWS * BOVW_D; e += size) {  // missing rows: zeros, ignored
       const int r = e / BOVW_D;
@@ -338,8 +367,8 @@ kernel void recheck_flagged(global const float* restrict descriptors, const int 
       best[r] = INFINITY;
       best_j[r] = INT_MAX;  // "none yet": loses every comparison below
     }
-    for (int j = lid; j < n_words; j += 4 * size) {  // this item's words, in increasing order
-      // Words past the padding are clamped to a valid address; words >= n_words are ignored.
+    for (int j = from + lid; j < to; j += step) {  // this item's words, in increasing order
+      // Words past the padding are clamped to a valid address; words >= to are ignored.
       const int j1 = min(j + size, k_padded - 1), j2 = min(j + 2 * size, k_padded - 1),
                 j3 = min(j + 3 * size, k_padded - 1);
       float4 sum[BOVW_RECHECK_ROWS];
@@ -359,7 +388,7 @@ kernel void recheck_flagged(global const float* restrict descriptors, const int 
         const float d[4] = {sum[r].x, sum[r].y, sum[r].z, sum[r].w};
 #pragma unroll
         for (int m = 0; m < 4; ++m)
-          if (j + m * size < n_words && d[m] < best[r]) {
+          if (j + m * size < to && d[m] < best[r]) {
             best[r] = d[m];
             best_j[r] = j + m * size;
           }
@@ -387,12 +416,26 @@ kernel void recheck_flagged(global const float* restrict descriptors, const int 
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     if (lid < rows) {
-      // Every distance +inf (overflow): the CPU keeps word 0, its starting point.
-      const int nearest = word[lid * size] == INT_MAX ? 0 : word[lid * size];
-      const int row = flagged[first + lid];
-      best_word[row] = nearest;
-      atomic_inc(&histograms[bovw_image_of(offsets, n_images, row_base + row) * n_words + nearest]);
+      const int nearest = word[lid * size];
+#if BOVW_RECHECK_SPLITS
+      if (splits > 1) {
+        atom_min(&keys[first + lid], (ulong)as_uint(dist[lid * size]) << 32 | (uint)nearest);
+      } else
+#endif
+        bovw_recheck_result(flagged[first + lid], nearest, row_base, offsets, n_images, n_words, best_word,
+                            histograms);
     }
     barrier(CLK_LOCAL_MEM_FENCE);  // x, dist and word are reused by the next rows
   }
+}
+
+// After recheck_flagged with splits > 1: each flagged row's key holds its nearest word.
+kernel void recheck_finish(global const ulong* restrict keys, global const int* restrict flagged,
+                           global const int* restrict flag_count, const int row_base,
+                           global const int* restrict offsets, const int n_images, const int n_words,
+                           global int* restrict best_word, global int* restrict histograms) {
+  const int count = *flag_count;
+  for (int i = get_global_id(0); i < count; i += get_global_size(0))
+    bovw_recheck_result(flagged[i], (int)(keys[i] & 0xffffffffu), row_base, offsets, n_images, n_words, best_word,
+                        histograms);
 }

@@ -41,7 +41,11 @@ ResidentWords uploadResidentWords(const cl::Context& context, const Vocabulary& 
   return words;
 }
 
-ExactRecheck::ExactRecheck(DeviceContext& device, int group_size) : device_(device), group_size_(group_size) {
+ExactRecheck::ExactRecheck(DeviceContext& device, int group_size)
+    : device_(device),
+      group_size_(group_size),
+      splitting_(device.device().getInfo<CL_DEVICE_EXTENSIONS>().find("cl_khr_int64_extended_atomics") !=
+                 std::string::npos) {
   if (static_cast<std::size_t>(group_size_) > device.info().max_work_group_size)
     throw CapacityError("work-group size " + std::to_string(group_size_) + " exceeds " + device.info().name +
                         "'s maximum of " + std::to_string(device.info().max_work_group_size));
@@ -49,6 +53,7 @@ ExactRecheck::ExactRecheck(DeviceContext& device, int group_size) : device_(devi
 
 void ExactRecheck::prepare(const std::string& options) {
   kernel_ = device_.programs().kernel("tiled", "recheck_flagged", options);
+  if (splitting_) finish_ = device_.programs().kernel("tiled", "recheck_finish", options);
   const auto limit = kernel_.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(device_.device());
   if (static_cast<std::size_t>(group_size_) > limit)
     throw CapacityError("kernel 'recheck_flagged' can run at most " + std::to_string(limit) +
@@ -64,6 +69,15 @@ void ExactRecheck::begin(cl::CommandQueue& queue, int n) {
   flagged_buffer_ = flagged_.ensure(device_.context(), sizeof(cl_int) * n, CL_MEM_READ_WRITE);
   count_buffer_ = count_.ensure(device_.context(), 2 * sizeof(cl_int), CL_MEM_READ_WRITE);
   queue.enqueueFillBuffer(count_buffer_, cl_int{0}, 0, 2 * sizeof(cl_int));
+  if (splitting_) {  // every key "nothing yet", so that atom_min keeps the first range's answer
+    keys_buffer_ = keys_.ensure(device_.context(), sizeof(cl_ulong) * n, CL_MEM_READ_WRITE);
+    queue.enqueueFillBuffer(keys_buffer_, ~cl_ulong{0}, 0, sizeof(cl_ulong) * n);
+  }
+}
+
+int ExactRecheck::splitsFor(int n_words) const {
+  if (!splitting_) return 1;
+  return std::clamp(n_words / (4 * group_size_), 1, kMostSplits);
 }
 
 void ExactRecheck::enqueue(cl::CommandQueue& queue, const DeviceBatch& batch, const ResidentWords& words,
@@ -83,6 +97,10 @@ void ExactRecheck::enqueue(cl::CommandQueue& queue, const DeviceBatch& batch, co
   kernel_.setArg(a++, batch.histograms);
   kernel_.setArg(a++, flagged_buffer_);
   kernel_.setArg(a++, count_buffer_);
+  const int splits = splitsFor(words.n_words);
+  // Without 64-bit atomics the kernel never touches keys: any buffer stands in.
+  kernel_.setArg(a++, splitting_ ? keys_buffer_ : flagged_buffer_);
+  kernel_.setArg(a++, cl_int{splits});
   kernel_.setArg(a++, cl::Local(sizeof(float) * kRows * batch.d));
   kernel_.setArg(a++, cl::Local(sizeof(float) * kRows * group_size_));
   kernel_.setArg(a++, cl::Local(sizeof(cl_int) * kRows * group_size_));
@@ -91,6 +109,21 @@ void ExactRecheck::enqueue(cl::CommandQueue& queue, const DeviceBatch& batch, co
   events.recheck.emplace_back();
   queue.enqueueNDRangeKernel(kernel_, cl::NullRange, cl::NDRange(groups * group_size_), cl::NDRange(group_size_),
                              nullptr, &events.recheck.back());
+  if (splits > 1) {
+    int f = 0;
+    finish_.setArg(f++, keys_buffer_);
+    finish_.setArg(f++, flagged_buffer_);
+    finish_.setArg(f++, count_buffer_);
+    finish_.setArg(f++, cl_int{batch.row_base});
+    finish_.setArg(f++, batch.offsets);
+    finish_.setArg(f++, cl_int{batch.images});
+    finish_.setArg(f++, cl_int{words.n_words});
+    finish_.setArg(f++, batch.best_word);
+    finish_.setArg(f++, batch.histograms);
+    events.recheck.emplace_back();
+    queue.enqueueNDRangeKernel(finish_, cl::NullRange, cl::NDRange(groups * group_size_), cl::NDRange(group_size_),
+                               nullptr, &events.recheck.back());
+  }
   queue.enqueueReadBuffer(count_buffer_, CL_FALSE, 0, 2 * sizeof(cl_int), countsOf(batches_++));
 }
 

@@ -35,11 +35,14 @@ class ExactRecheck {
   ExactRecheck(DeviceContext& device, int group_size);
   // The build options recheck_flagged needs beyond BOVW_D: appended to the first pass's options
   // when it is in tiled.cl too, so that one program serves both.
-  static std::string options() { return " -DBOVW_RECHECK_ROWS=" + std::to_string(kRows); }
+  std::string options() const {
+    return " -DBOVW_RECHECK_ROWS=" + std::to_string(kRows) + " -DBOVW_RECHECK_SPLITS=" + (splitting_ ? "1" : "0");
+  }
   // Builds (or finds in the program cache) the kernel from tiled.cl with `options`, which must
   // define BOVW_D and include options().
   void prepare(const std::string& options);
-  // Zeroes the count and makes room for n flagged rows; call before enqueueing the first pass.
+  // Zeroes the count and makes room for n flagged rows (and their keys, where the words are split);
+  // call before enqueueing the first pass.
   void begin(cl::CommandQueue& queue, int n);
   cl::Buffer& flagged() { return flagged_buffer_; }
   cl::Buffer& count() { return count_buffer_; }
@@ -55,11 +58,17 @@ class ExactRecheck {
   // The first `kinds` counts of this call's batches, summed.
   std::int64_t countedRows(int kinds) const;
 
+  // The word ranges a flagged row's walk is split into (kernels/tiled.cl): one where the device has
+  // no 64-bit atomics or K is a few steps of the group, else up to kMostSplits.
+  int splitsFor(int n_words) const;
+  static constexpr int kMostSplits = 16;
+
   DeviceContext& device_;
   int group_size_;
-  cl::Kernel kernel_;
-  GrowingBuffer flagged_, count_;
-  cl::Buffer flagged_buffer_, count_buffer_;
+  bool splitting_;  // the device has cl_khr_int64_extended_atomics: rows' walks may be split
+  cl::Kernel kernel_, finish_;
+  GrowingBuffer flagged_, count_, keys_;
+  cl::Buffer flagged_buffer_, count_buffer_, keys_buffer_;
   // The counts of the call's batches, read back into pinned chunks of the device's scratch memory (a
   // read into pageable memory left the device idle while the host copied it), kChunk batches a chunk.
   static constexpr std::size_t kChunk = 512;

@@ -117,7 +117,7 @@ class TensorCoreSearch final : public DeviceSearch {
       throw CapacityError("kernel 'histogram_tiled_tf32' can run at most " + std::to_string(limit) +
                           " work-items per group on " + device_.info().name + ", asked for " +
                           std::to_string(threads_) + ": choose fewer warps");
-    recheck_.prepare(width + ExactRecheck::options());
+    recheck_.prepare(width + recheck_.options());
     kernels_width_ = d;
   }
 

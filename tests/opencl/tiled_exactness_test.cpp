@@ -240,6 +240,32 @@ TEST_P(TiledExact, TiesSpreadOverLanesAreDecidedByTheirDistances) {
     EXPECT_EQ(times.fully_rechecked_rows, n);
 }
 
+// The exact re-check splits a row's walk over K into ranges of whole steps (4 x its 256 work-items
+// of words each, where the device has 64-bit atomics: PoCL does) and keeps the smaller distance, and
+// on equal ones the lower word, of the ranges' answers. Ties between a word of the first range and
+// a copy of it in a later one (three words in one TF32 lane, so that no row is decided before the
+// full re-check) must give the lower word, as the CPU's scan in word order does.
+TEST_P(TiledExact, TiesAcrossTheRecheckWordRangesGoToTheLowerWord) {
+  BOVW_SEEDED_RNG(rng);
+  const int d = 64, groups = 12, k = 3 * 1024 + 37;
+  Descriptors c = randomMatrix(rng, k, d);
+  for (int g = 0; g < groups; ++g) {
+    c.row(8 * g + 1) = c.row(8 * g);
+    c.row(2048 + 8 * g) = c.row(8 * g);  // the same lane of its quad, in the second range
+  }
+  const std::int64_t n = 777;
+  Descriptors x(n, d);
+  std::uniform_int_distribution<int> group(0, groups - 1);
+  std::uniform_real_distribution<float> noise(-1e-3f, 1e-3f);
+  for (std::int64_t i = 0; i < n; ++i) {
+    const int g = group(rng);
+    for (int f = 0; f < d; ++f) x(i, f) = c(8 * g, f) + noise(rng);
+  }
+  auto h = makeHistogrammer(config());
+  const StageTimes times = expectExact(*h, x, Vocabulary(c), randomOffsets(rng, n, 3));
+  EXPECT_EQ(times.fully_rechecked_rows, n) << "every row is a three-way tie that only the full re-check decides";
+}
+
 INSTANTIATE_TEST_SUITE_P(Kernels, TiledExact, testing::Values(KernelVariant::Tiled, KernelVariant::TiledTF32),
                          [](const auto& info) { return testName(info.param); });
 
