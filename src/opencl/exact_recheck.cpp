@@ -69,10 +69,6 @@ void ExactRecheck::begin(cl::CommandQueue& queue, int n) {
   flagged_buffer_ = flagged_.ensure(device_.context(), sizeof(cl_int) * n, CL_MEM_READ_WRITE);
   count_buffer_ = count_.ensure(device_.context(), 2 * sizeof(cl_int), CL_MEM_READ_WRITE);
   queue.enqueueFillBuffer(count_buffer_, cl_int{0}, 0, 2 * sizeof(cl_int));
-  if (splitting_) {  // every key "nothing yet", so that atom_min keeps the first range's answer
-    keys_buffer_ = keys_.ensure(device_.context(), sizeof(cl_ulong) * n, CL_MEM_READ_WRITE);
-    queue.enqueueFillBuffer(keys_buffer_, ~cl_ulong{0}, 0, sizeof(cl_ulong) * n);
-  }
 }
 
 int ExactRecheck::splitsFor(int n_words) const {
@@ -98,8 +94,12 @@ void ExactRecheck::enqueue(cl::CommandQueue& queue, const DeviceBatch& batch, co
   kernel_.setArg(a++, flagged_buffer_);
   kernel_.setArg(a++, count_buffer_);
   const int splits = splitsFor(words.n_words);
-  // Without 64-bit atomics the kernel never touches keys: any buffer stands in.
-  kernel_.setArg(a++, splitting_ ? keys_buffer_ : flagged_buffer_);
+  if (splits > 1) {  // every key "nothing yet", so that atom_min keeps the first range's answer
+    keys_buffer_ = keys_.ensure(device_.context(), sizeof(cl_ulong) * batch.n, CL_MEM_READ_WRITE);
+    queue.enqueueFillBuffer(keys_buffer_, ~cl_ulong{0}, 0, sizeof(cl_ulong) * batch.n);
+  }
+  // In one range the kernel never touches keys: any buffer stands in.
+  kernel_.setArg(a++, splits > 1 ? keys_buffer_ : flagged_buffer_);
   kernel_.setArg(a++, cl_int{splits});
   kernel_.setArg(a++, cl::Local(sizeof(float) * kRows * batch.d));
   kernel_.setArg(a++, cl::Local(sizeof(float) * kRows * group_size_));

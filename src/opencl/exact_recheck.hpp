@@ -41,8 +41,7 @@ class ExactRecheck {
   // Builds (or finds in the program cache) the kernel from tiled.cl with `options`, which must
   // define BOVW_D and include options().
   void prepare(const std::string& options);
-  // Zeroes the count and makes room for n flagged rows (and their keys, where the words are split);
-  // call before enqueueing the first pass.
+  // Zeroes the count and makes room for n flagged rows; call before enqueueing the first pass.
   void begin(cl::CommandQueue& queue, int n);
   cl::Buffer& flagged() { return flagged_buffer_; }
   cl::Buffer& count() { return count_buffer_; }
