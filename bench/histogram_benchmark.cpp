@@ -188,10 +188,12 @@ BenchmarkReport runBenchmark(const BenchmarkOptions& options,
       if (m.skipped.empty()) {
         auto& histogrammer = histogrammers[name];
         if (!histogrammer) histogrammer = makeHistogrammer(configFor(contender, options));
-        // Each kernel against the units it runs on: the tensor cores' ceiling for tiled-tf32.
+        // Each kernel against the units it runs on: the tensor cores' ceiling for its operands.
         const double peak = contender.backend != Backend::OpenCL ? 0
                             : contender.variant == KernelVariant::TiledTF32 && report.ceilings.tf32_gflops > 0
                                 ? report.ceilings.tf32_gflops
+                            : contender.variant == KernelVariant::TiledFP16 && report.ceilings.fp16_gflops > 0
+                                ? report.ceilings.fp16_gflops
                                 : report.ceilings.fp32_gflops;
         auto assignments = timeRuns(*histogrammer, batch, vocabulary, options, reference, peak, m);
         last_gflops[name] = m.gflops;
@@ -304,7 +306,8 @@ void printTable(std::ostream& out, const BenchmarkReport& report) {
       << report.device.compute_units << " compute units); CPU backends: " << report.cpu_threads
       << " OpenMP threads\n"
       << "Measured ceilings: FP32 " << fixed(report.ceilings.fp32_gflops, 1) << " GFLOP/s (FMA microkernel), TF32 "
-      << fixed(report.ceilings.tf32_gflops, 1) << " GFLOP/s (mma.sync microkernel; 0: not NVIDIA), copy "
+      << fixed(report.ceilings.tf32_gflops, 1) << " and FP16 " << fixed(report.ceilings.fp16_gflops, 1)
+      << " GFLOP/s (mma.sync microkernels; 0: not NVIDIA), copy "
       << fixed(report.ceilings.copy_gb_per_s, 1) << " GB/s; host to device "
       << fixed(report.ceilings.pinned_upload_gb_per_s, 1) << " GB/s pinned, "
       << fixed(report.ceilings.pageable_upload_gb_per_s, 1) << " GB/s pageable\n"
@@ -345,6 +348,7 @@ nlohmann::json toJson(const BenchmarkReport& report) {
                  {"compute_units", report.device.compute_units}};
   j["ceilings"] = {{"fp32_gflops", report.ceilings.fp32_gflops},
                    {"tf32_gflops", report.ceilings.tf32_gflops},
+                   {"fp16_gflops", report.ceilings.fp16_gflops},
                    {"copy_gb_per_s", report.ceilings.copy_gb_per_s},
                    {"pinned_upload_gb_per_s", report.ceilings.pinned_upload_gb_per_s},
                    {"pageable_upload_gb_per_s", report.ceilings.pageable_upload_gb_per_s}};

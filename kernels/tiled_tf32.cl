@@ -1,15 +1,18 @@
 // Tiled on tensor cores: the tiled kernel's search (kernels/tiled.cl) with the dot products on
-// NVIDIA's TF32 tensor cores (mma.sync.m16n8k8 through inline PTX), certified exact.
+// NVIDIA's tensor cores through inline PTX, certified exact. Operands are TF32 (mma.sync.m16n8k8,
+// the default) or, with BOVW_F16, FP16 (mma.sync.m16n8k16): the same 11-bit significand, so the
+// same certificate, at twice the rate and half the bytes, but a narrower range (the host keeps
+// TF32 for vocabularies outside it; a row outside it goes to the exact re-check).
 //
 // Each warp (32 work-items) owns 16 x BOVW_MT descriptor rows, held in registers for the whole
-// kernel as TF32 A fragments, and walks all words in n-tiles of 8, BOVW_NT at a time: the words come
-// TF32-rounded and already in B-fragment order (one float2 per lane per 8 features), so a warp reads
+// kernel as A fragments, and walks all words in n-tiles of 8, BOVW_NT at a time: the words come
+// rounded and already in B-fragment order (one float2 per lane per k-step), so a warp reads
 // each n-tile with coalesced 256-byte loads. With BOVW_STAGE > 0 (the default on NVIDIA GPUs) the
 // work-group walks the words in chunks of BOVW_STAGE n-tiles, double buffered in local memory: while
 // the warps compute on one chunk, the next is on its way (cp.async on NVIDIA GPUs: the copy holds no
 // registers, and no step waits for its words from L2, as each step did when the warps read global
 // memory). Every group reads all K words, so a group of few rows turns the words into most of the
-// kernel's L2 traffic (1M rows in groups of 64 read 4 GB of words at K = 1,024, D = 64). The
+// kernel's L2 traffic (1M rows in groups of 64 read 4 GB of TF32 words at K = 1,024, D = 64). The
 // accumulators start at -||c||^2 / 2, so each ends as s = x.c - ||c||^2 / 2 = -e / 2.
 //
 // Each lane keeps the three largest s of each of its rows. To keep that at five min/max
@@ -45,11 +48,20 @@
 #ifndef BOVW_STAGE
 #define BOVW_STAGE 0  // n-tiles per local-memory chunk of the words; 0: warps read them from global memory
 #endif
+#ifndef BOVW_F16
+#define BOVW_F16 0  // FP16 operands (m16n8k16) instead of TF32 (m16n8k8)
+#endif
 #ifndef BOVW_MARGIN_SCALE
 #define BOVW_MARGIN_SCALE 1.25f  // slack over the bound; 0 decides every near-tie unchecked (tests)
 #endif
 
-#define BOVW_KS ((BOVW_D + 7) / 8)         // k-steps of 8 features
+#if BOVW_F16
+#define BOVW_KW 16  // features per k-step (mma's k)
+#else
+#define BOVW_KW 8
+#endif
+#define BOVW_PAIR (BOVW_KW / 8)  // operands per 32-bit fragment register: two halves, or one TF32
+#define BOVW_KS ((BOVW_D + BOVW_KW - 1) / BOVW_KW)  // k-steps
 #define BOVW_BM (16 * BOVW_MT * BOVW_WARPS)  // rows per work-group
 #define BOVW_THREADS (32 * BOVW_WARPS)
 
@@ -72,7 +84,42 @@ inline uint bovw_tf32(float v) {
 #endif
 }
 
+// The operand the tensor core multiplies, as a float: TF32 (above), or FP16 rounded to nearest,
+// ties to even (cvt.rn.f16.f32), with FP16's subnormals (multiples of 2^-24) and infinity past its
+// largest value, 65504.
+inline float bovw_operand(float v) {
+#if BOVW_F16
+  const float a = fabs(v);
+  if (!(a < 65520.0f)) return v * INFINITY;                      // beyond FP16 (and NaN)
+  if (a < 0x1.0p-14f) return rint(v * 0x1.0p24f) * 0x1.0p-24f;  // FP16's subnormals
+  const uint bits = as_uint(v);
+  return as_float((bits + 0x0fffu + ((bits >> 13) & 1u)) & 0xffffe000u);  // 10 stored bits, ties to even
+#else
+  return as_float(bovw_tf32(v));
+#endif
+}
+
 #if BOVW_PTX_MMA
+#if BOVW_F16
+// Two operands, already FP16 values, packed as the fragments hold them: `lo` in the low half.
+inline uint bovw_pack_f16(float lo, float hi) {
+  uint r;
+  asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+  return r;
+}
+
+// c += A (16 x 16) * B (16 x 8) for one warp. Fragments (PTX ISA, mma.m16n8k16 .f16), two halves a
+// register, the lower index in the low half, with g = lane / 4, t = lane % 4:
+// a = {A[g][2t..2t+1], A[g+8][2t..2t+1], A[g][2t+8..2t+9], A[g+8][2t+8..2t+9]},
+// b = {B[2t..2t+1][g], B[2t+8..2t+9][g]}, c as for m16n8k8 below.
+inline void bovw_mma(float c[4], const uint a[4], uint b0, uint b1) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+      "{%0,%1,%2,%3};"
+      : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+#else
 // c += A (16 x 8) * B (8 x 8) for one warp. Fragments (PTX ISA, mma.m16n8k8 .tf32), with
 // g = lane / 4, t = lane % 4: a = {A[g][t], A[g+8][t], A[g][t+4], A[g+8][t+4]},
 // b = {B[t][g], B[t+4][g]}, c = {C[g][2t], C[g][2t+1], C[g+8][2t], C[g+8][2t+1]}.
@@ -83,11 +130,31 @@ inline void bovw_mma(float c[4], const uint a[4], uint b0, uint b1) {
       : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
+#endif
 #else
+// An FP16 operand from its bits (the host stores the words' fragments as FP16 pairs).
+inline float bovw_f16_value(uint bits) {
+  const uint e = (bits >> 10) & 0x1fu, m = bits & 0x3ffu;
+  const float magnitude = e == 0 ? (float)m * 0x1.0p-24f
+                                 : e == 31 ? (m ? NAN : INFINITY) : as_float(((e + 112u) << 23) | (m << 13));
+  return bits & 0x8000u ? -magnitude : magnitude;
+}
+
+// The B operand of feature k of the step (0 <= k < BOVW_KW) that lane `holder` holds.
+inline float bovw_b_operand(float2 b, int k) {
+#if BOVW_F16
+  const uint reg = as_uint(k < 8 ? b.x : b.y);
+  return bovw_f16_value(k % 2 ? reg >> 16 : reg & 0xffffu);
+#else
+  return k < 4 ? b.x : b.y;
+#endif
+}
+
 // The same step emulated: the lane's four outputs (the c layout above) from the operands in
 // memory, A from the descriptor rows [row0, row0 + 16) and B from the fragments of n-tile `tile`
-// of words_frag (lane g * 4 + t holds B[t][g] and B[t+4][g]), where the GPU's warps read them too.
-// No barriers, so it runs fast enough on a CPU.
+// of words_frag (lane g * 4 + t holds B[t][g] and B[t+4][g] of a TF32 step; B[2t..2t+1][g] and
+// B[2t+8..2t+9][g] of an FP16 one), where the GPU's warps read them too. The products of two
+// operands are exact in float. No barriers, so it runs fast enough on a CPU.
 inline void bovw_mma_emulated(float c[4], global const float* descriptors, int n, int row0,
                               BOVW_B_SPACE const float2* words_frag, int tile, int ks, int lane) {
   const int g = lane / 4, t = lane % 4;
@@ -95,11 +162,12 @@ inline void bovw_mma_emulated(float c[4], global const float* descriptors, int n
     const int row = row0 + g + 8 * (i / 2);
     const int col = 2 * t + i % 2;
     float sum = 0.0f;
-    for (int k = 0; k < 8; ++k) {
-      const int feature = 8 * ks + k;
+    for (int k = 0; k < BOVW_KW; ++k) {
+      const int feature = BOVW_KW * ks + k;
       const float x = row < n && feature < BOVW_D ? descriptors[(size_t)row * BOVW_D + feature] : 0.0f;
-      const float2 b = words_frag[((size_t)tile * BOVW_KS + ks) * 32 + col * 4 + k % 4];
-      sum += as_float(bovw_tf32(x)) * (k < 4 ? b.x : b.y);  // TF32 x TF32 is exact in float
+      const int holder = col * 4 + (k % (4 * BOVW_PAIR)) / BOVW_PAIR;
+      const float2 b = words_frag[((size_t)tile * BOVW_KS + ks) * 32 + holder];
+      sum += bovw_operand(x) * bovw_b_operand(b, k);
     }
     c[i] += sum;
   }
@@ -239,15 +307,23 @@ void histogram_tiled_tf32(global const float* restrict descriptors, const int n,
 #pragma unroll
       for (int i = 0; i < 4; ++i) {
         const int row = warp_row0 + 16 * m + g + 8 * (i % 2);
-        const int k = 8 * ks + t + 4 * (i / 2);
-        const float v = row < n && k < BOVW_D ? descriptors[(size_t)row * BOVW_D + k] : 0.0f;
-        const uint rounded = bovw_tf32(v);
+        float rounded[BOVW_PAIR];  // register i's operands: features k0 .. k0 + BOVW_PAIR - 1
+#pragma unroll
+        for (int e = 0; e < BOVW_PAIR; ++e) {
+          const int k = BOVW_KW * ks + BOVW_PAIR * t + (BOVW_KW / 2) * (i / 2) + e;
+          const float v = row < n && k < BOVW_D ? descriptors[(size_t)row * BOVW_D + k] : 0.0f;
+          rounded[e] = bovw_operand(v);
+          xx[i % 2] += v * v;
+          tt[i % 2] += rounded[e] * rounded[e];
+          rr[i % 2] += (rounded[e] - v) * (rounded[e] - v);  // the difference is exact (Sterbenz; v where it rounds to 0)
+        }
 #if BOVW_PTX_MMA
-        a[m][ks][i] = rounded;
+#if BOVW_F16
+        a[m][ks][i] = bovw_pack_f16(rounded[0], rounded[1]);
+#else
+        a[m][ks][i] = as_uint(rounded[0]);
 #endif
-        xx[i % 2] += v * v;
-        tt[i % 2] += as_float(rounded) * as_float(rounded);
-        rr[i % 2] += (as_float(rounded) - v) * (as_float(rounded) - v);  // exact: the rounding keeps the leading bits
+#endif
       }
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
@@ -377,13 +453,15 @@ void histogram_tiled_tf32(global const float* restrict descriptors, const int n,
                      e < 2 ? merge_words[(r * 4 + q) * 2 + e] : -1);
       unkept = fmax(unkept, merge[(r * 4 + q) * 3 + 2]);
     }
-    // ||x||^2, and the norms of the row's TF32 form and of its rounding, for the certificate.
+    // ||x||^2, and the norms of the row's operands (TF32 or FP16) and of their rounding, for the certificate.
     global const float* xr = descriptors + (size_t)row * BOVW_D;
     const float xx = row_norms[r * 3 + 0], tt = row_norms[r * 3 + 1], rr = row_norms[r * 3 + 2];
     // A square below FLT_MIN may be flushed to zero: each norm may miss up to sqrt(D) 2^-63.
     const float lost = sqrt((float)BOVW_D) * 0x1.0p-63f;
     const float e1 = -2.0f * s1, e2 = -2.0f * s2;
-    const float nx = sqrt(xx) + lost;
+    // nx bounds both ||x|| and ||x~|| (1 + rho) >= ||x~|| ||c~|| / ||c||, the products' magnitudes:
+    // FP16's subnormals may round up by more than (1 + 2^-11) (docs/KERNELS.md).
+    const float nx = fmax(sqrt(xx), sqrt(tt) * (1.0f + rho)) + lost;
     const float margin = bovw_tf32_margin(nx * nx, e1, sqrt(norms[max(j1, 0)]), max_norm,
                                           bovw_tf32_operand_factor(sqrt(tt) + lost, sqrt(rr) + lost, rho),
                                           BOVW_D, index_bits, BOVW_MARGIN_SCALE);

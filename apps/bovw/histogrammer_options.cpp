@@ -34,7 +34,7 @@ void HistogrammerOptions::addTo(CLI::App* command) {
                       "openmp is the golden reference; openmp-ann: approximate nearest words, for large K")
       ->check(CLI::IsMember(backendNames()))
       ->capture_default_str();
-  command->add_option("--variant", variant, "OpenCL kernel variant: the chapter's GPU1..GPU5, bovw's tiled or tiled-tf32 (tensor cores), or auto (tiled-tf32 on NVIDIA GPUs, tiled on other GPUs)")
+  command->add_option("--variant", variant, "OpenCL kernel variant: the chapter's GPU1..GPU5, bovw's tiled, or tiled-tf32 or tiled-fp16 (tensor cores), or auto (tiled-tf32 on NVIDIA GPUs, tiled on other GPUs)")
       ->check(CLI::IsMember(variantNames()))
       ->capture_default_str();
   command->add_option("--device", device,

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Issue 24: tiled-tf32 under Nsight Compute, which does not see OpenCL kernels. On the GPU machine,
-# from the project root (NVIDIA's OpenCL registered, bovw's libraries on LD_LIBRARY_PATH):
-#   bench/profiling/tf32_ncu.sh BOVW_BENCH OUT [N K [BOVW_BENCH OPTIONS...]]
+# Issue 24: tiled-tf32 (or tiled-fp16, with VARIANT=tiled-fp16) under Nsight Compute, which does
+# not see OpenCL kernels. On the GPU machine, from the project root (NVIDIA's OpenCL registered,
+# bovw's libraries on LD_LIBRARY_PATH):
+#   [VARIANT=tiled-fp16] bench/profiling/tf32_ncu.sh BOVW_BENCH OUT [N K [BOVW_BENCH OPTIONS...]]
 # 1. bovw-bench runs the case and leaves the PTX that NVIDIA's OpenCL made ($BOVW_KERNEL_BINARIES);
 #    ptxas -v says its registers and spills, and OUT/kernel.sass is its machine code;
 # 2. tf32_under_cuda (built here against CUDA's driver API) runs that PTX with the host side's
@@ -14,7 +15,7 @@ shift $(($# < 4 ? $# : 4))
 cuda=/usr/local/cuda
 mkdir -p "$out/ptx"
 BOVW_DEVICE=NVIDIA BOVW_KERNEL_CACHE=off BOVW_KERNEL_BINARIES=$out/ptx "$bench" --sizes "${n}x${k}" \
-  --variants tiled-tf32 --warmup 1 --repetitions 5 "$@" 2>&1 | tail -1
+  --variants "${VARIANT:-tiled-tf32}" --warmup 1 --repetitions 5 "$@" 2>&1 | tail -1
 ptx=$(ls "$out"/ptx/tiled_tf32-*.bin | head -1)
 [ -f "$ptx" ] || { echo "no tiled_tf32 PTX in $out/ptx"; exit 1; }
 tr -d '\000' < "$ptx" > "$out/kernel.ptx"

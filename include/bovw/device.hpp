@@ -52,7 +52,8 @@ RankDevice deviceOfLocalRank(const std::vector<DeviceInfo>& devices, const std::
 // The device's measured ceilings, for reporting kernels as a share of what is possible.
 struct DeviceCeilings {
   double fp32_gflops = 0;     // an FMA-bound microkernel
-  double tf32_gflops = 0;     // an mma.sync-bound microkernel (NVIDIA only; 0 elsewhere)
+  double tf32_gflops = 0;     // an mma.sync-bound microkernel, TF32 operands (NVIDIA only; 0 elsewhere)
+  double fp16_gflops = 0;     // ... FP16 operands, FP32 accumulation (NVIDIA only; 0 elsewhere)
   double copy_gb_per_s = 0;   // a device-to-device buffer copy (bytes read + written)
   double pinned_upload_gb_per_s = 0;    // host to device from pinned (page-locked) memory: the bus
   double pageable_upload_gb_per_s = 0;  // host to device from ordinary (pageable) memory

@@ -45,6 +45,9 @@ enum class KernelVariant {
                       // certified by an error bound or re-checked exactly: same answers. Elsewhere
                       // the tensor cores are emulated (for tests; slow). Tiles: group_rows = warps,
                       // rows_per_item = 16-row tiles per warp, words_per_item = 8-word tiles per step
+  TiledFP16,          // TiledTF32 on FP16 operands (mma.sync m16n8k16): TF32's 11-bit significand, so the
+                      // same certificate, at twice the tensor cores' rate; a vocabulary outside FP16's
+                      // range (|c| > 65504, or many values below 2^-14) runs on TF32 operands instead
   Auto,               // the device's variant in bovw's tuning table: Tiled on GPUs (see docs/PERFORMANCE.md)
 };
 

@@ -19,7 +19,7 @@ constexpr std::array<std::pair<Backend, std::string_view>, 6> kBackendNames{{
     {Backend::OpenMPApproximate, "openmp-ann"},
     {Backend::Auto, "auto"}}};
 
-constexpr std::array<std::pair<KernelVariant, std::string_view>, 8> kVariantNames{{
+constexpr std::array<std::pair<KernelVariant, std::string_view>, 9> kVariantNames{{
     {KernelVariant::Baseline, "baseline"},
     {KernelVariant::Coalesced, "coalesced"},
     {KernelVariant::Float4, "float4"},
@@ -27,6 +27,7 @@ constexpr std::array<std::pair<KernelVariant, std::string_view>, 8> kVariantName
     {KernelVariant::ConstantCentroids, "constant"},
     {KernelVariant::Tiled, "tiled"},
     {KernelVariant::TiledTF32, "tiled-tf32"},
+    {KernelVariant::TiledFP16, "tiled-fp16"},
     {KernelVariant::Auto, "auto"}}};
 
 template <typename Enum, std::size_t Size>

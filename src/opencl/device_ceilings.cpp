@@ -50,18 +50,21 @@ double fp32Gflops(detail::DeviceContext& device) {
   return flops / (ms * 1e-3) * 1e-9;
 }
 
-// TF32 tensor cores through mma.sync (inline PTX: NVIDIA only). Work-groups of 4 warps, 8 per
-// compute unit, so every SM sub-partition has warps to switch between.
-double tf32Gflops(detail::DeviceContext& device) {
+// Tensor cores through mma.sync (inline PTX: NVIDIA only), TF32 or FP16 operands. Work-groups of 4
+// warps, 8 per compute unit, so every SM sub-partition has warps to switch between.
+double mmaGflops(detail::DeviceContext& device, bool fp16) {
   constexpr int kMmaChains = 8;
-  cl::Kernel kernel = device.programs().kernel("peak_mma", "peak_mma", "-DBOVW_MMA_CHAINS=" + std::to_string(kMmaChains));
+  cl::Kernel kernel = device.programs().kernel(
+      "peak_mma", "peak_mma",
+      "-DBOVW_MMA_CHAINS=" + std::to_string(kMmaChains) + " -DBOVW_MMA_F16=" + (fp16 ? "1" : "0"));
   const std::size_t group = 128;
   const std::size_t items = std::size_t{device.info().compute_units} * 8 * group;
   cl::Buffer out(device.context(), CL_MEM_WRITE_ONLY, sizeof(float) * items);
   kernel.setArg(0, out);
   kernel.setArg(2, 0.999f);
   const auto [iterations, ms] = timeMicrokernel(device, kernel, cl::NDRange(items), cl::NDRange(group));
-  const double flops = 2048.0 * kMmaChains * static_cast<double>(items / 32) * iterations;  // per warp
+  const double flops_per_mma = fp16 ? 4096.0 : 2048.0;  // per warp
+  const double flops = flops_per_mma * kMmaChains * static_cast<double>(items / 32) * iterations;
   return flops / (ms * 1e-3) * 1e-9;
 }
 
@@ -119,7 +122,10 @@ DeviceCeilings measureDeviceCeilings(const std::string& spec) {
   return detail::withOpenCLErrors([&] {
     DeviceCeilings ceilings;
     ceilings.fp32_gflops = fp32Gflops(device);
-    if (device.info().vendor.find("NVIDIA") != std::string::npos) ceilings.tf32_gflops = tf32Gflops(device);
+    if (device.info().vendor.find("NVIDIA") != std::string::npos) {
+      ceilings.tf32_gflops = mmaGflops(device, false);
+      ceilings.fp16_gflops = mmaGflops(device, true);
+    }
     ceilings.copy_gb_per_s = copyGbPerS(device);
     ceilings.pinned_upload_gb_per_s = uploadGbPerS(device, true);
     ceilings.pageable_upload_gb_per_s = uploadGbPerS(device, false);

@@ -33,7 +33,7 @@ constexpr DeviceTuning kTable[] = {
     {"", "", KernelVariant::Float4, {8, 8, 8, 8, 16}, "bovw-bench on PoCL's CPU device"},
 };
 
-// tiled-tf32's shape when asked for by name on a device whose row runs another variant.
+// The tensor-core variants' shape when asked for by name on a device whose row runs another variant.
 constexpr TileSizes kTensorCoreTiles{2, 2, 4, 1, 8};
 
 bool matches(const DeviceTuning& row, const DeviceInfo& device) {
@@ -93,9 +93,8 @@ HistogrammerConfig tunedConfig(const HistogrammerConfig& asked, const DeviceInfo
       own = &candidate;
       break;
     }
-  const TileSizes& defaults = own != nullptr                                ? own->tiles
-                              : config.variant == KernelVariant::TiledTF32 ? kTensorCoreTiles
-                                                                           : row.tiles;
+  const bool tensor_cores = config.variant == KernelVariant::TiledTF32 || config.variant == KernelVariant::TiledFP16;
+  const TileSizes& defaults = own != nullptr ? own->tiles : tensor_cores ? kTensorCoreTiles : row.tiles;
   const TileSizes fallback =
       asked.tuning_file.empty() ? defaults : readTuningFile(asked.tuning_file, &device.name).tiles;
   auto pick = [](int value, int otherwise) { return value > 0 ? value : otherwise; };

@@ -29,6 +29,7 @@ inline VariantTraits traitsOf(KernelVariant variant) {
       return {"local_descriptors", "histogram_local", "-DBOVW_CONSTANT_CENTROIDS=1", true, true, true};
     case KernelVariant::Tiled:  // not chapter variants: tiled_search.cpp, tensor_core_search.cpp
     case KernelVariant::TiledTF32:
+    case KernelVariant::TiledFP16:
     case KernelVariant::Auto:   // resolved before a search is made
       break;
   }

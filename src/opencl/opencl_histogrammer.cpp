@@ -86,6 +86,7 @@ std::unique_ptr<DeviceSearch> makeSearch(DeviceContext& device, const Histogramm
     case KernelVariant::Tiled:
       return makeTiledSearch(device, config);
     case KernelVariant::TiledTF32:
+    case KernelVariant::TiledFP16:
       return makeTensorCoreSearch(device, config);
     default:
       return makeChapterSearch(device, config);
@@ -98,7 +99,8 @@ class OpenCLHistogrammer final : public Histogrammer, public ResidentHistograms 
       : device_(asked.device),
         config_(tunedConfig(asked, device_.info())),
         search_(makeSearch(device_, config_)),
-        fallback_(asked.variant == KernelVariant::Auto && config_.variant == KernelVariant::TiledTF32
+        fallback_(asked.variant == KernelVariant::Auto &&
+                          (config_.variant == KernelVariant::TiledTF32 || config_.variant == KernelVariant::TiledFP16)
                       ? std::optional<HistogrammerConfig>(tunedConfig(withVariant(asked, KernelVariant::Tiled),
                                                                       device_.info()))
                       : std::nullopt),
@@ -324,8 +326,8 @@ class OpenCLHistogrammer final : public Histogrammer, public ResidentHistograms 
                           " per buffer: split the batch into smaller ones or set smaller transfer chunks");
   }
 
-  // Compiles the search for width d. When `auto` chose tiled-tf32 and its PTX does not build
-  // (an NVIDIA GPU without TF32 mma, or a driver that refuses the inline assembly), the FP32
+  // Compiles the search for width d. When `auto` chose a tensor-core variant and its PTX does not
+  // build (an NVIDIA GPU without TF32 mma, or a driver that refuses the inline assembly), the FP32
   // tiled kernel takes over: same answers, no tensor cores.
   void prepareSearch(int d) {
     try {

@@ -1,11 +1,14 @@
-// The TF32 tensor-core search (kernels/tiled_tf32.cl) on the host side: the words in B-fragment
-// order, TF32-rounded as cvt.rna rounds them, their starting scores, and the two launches (the
-// certified tensor-core pass, then the exact re-check of what it could not certify). On NVIDIA
-// devices the products run on mma.sync; elsewhere the kernel emulates it (tests only: slow).
+// The tensor-core search (kernels/tiled_tf32.cl) on the host side: the words in B-fragment order,
+// rounded as the device rounds its operands (TF32 as cvt.rna, or FP16 to nearest even), their
+// starting scores, and the two launches (the certified tensor-core pass, then the exact re-check of
+// what it could not certify). On NVIDIA devices the products run on mma.sync; elsewhere the kernel
+// emulates it (tests only: slow).
 #include "opencl/device_search.hpp"
 #include "opencl/exact_recheck.hpp"
 
 #include <bovw/error.hpp>
+
+#include <Eigen/Core>
 
 #include <algorithm>
 #include <cmath>
@@ -24,6 +27,25 @@ float roundToTf32(float value) {
   std::memcpy(&value, &bits, sizeof bits);
   return value;
 }
+
+// The tensor cores' operand format. FP16 has TF32's 11-bit significand, so the same certificate
+// holds, and mma.sync runs it at twice the rate from half the bytes; but its range is narrower.
+enum class Operands { TF32, FP16 };
+
+// The FP16 operand of a value (Eigen's conversion: to nearest, ties to even, subnormals, infinity
+// past 65504), as bits and as a float.
+std::uint16_t fp16Bits(float value) { return Eigen::numext::bit_cast<std::uint16_t>(Eigen::half(value)); }
+float roundToFp16(float value) { return static_cast<float>(Eigen::half(value)); }
+
+float roundOperand(float value, Operands operands) {
+  return operands == Operands::FP16 ? roundToFp16(value) : roundToTf32(value);
+}
+
+// A vocabulary runs on FP16 operands only if every value is within FP16's range and the words'
+// relative rounding (rho, below) stays near TF32's 2^-11: FP16's subnormals (below 2^-14) round
+// more coarsely, and a larger rho widens every row's margin.
+constexpr double kLargestFp16 = 65504;
+constexpr double kFp16RhoLimit = 0x1.0p-10;
 
 // n-tiles of 8 words in one block of the kernel's word loop (BOVW_BLOCK_TILES in tiled_tf32.cl).
 constexpr int kBlockTiles = 128;
@@ -55,10 +77,14 @@ TensorShape checkedShape(const TileSizes& t) {
   return shape;
 }
 
+const char* nameOf(Operands operands) { return operands == Operands::FP16 ? "tiled-fp16" : "tiled-tf32"; }
+
 class TensorCoreSearch final : public DeviceSearch {
  public:
-  TensorCoreSearch(DeviceContext& device, const HistogrammerConfig& config)
+  TensorCoreSearch(DeviceContext& device, const HistogrammerConfig& config, Operands operands)
       : device_(device),
+        asked_(operands),
+        operands_(operands),
         shape_(checkedShape(config.tiles)),
         ptx_(device.info().vendor.find("NVIDIA") != std::string::npos),
         block_words_(8 * shape_.n_tiles),
@@ -67,11 +93,13 @@ class TensorCoreSearch final : public DeviceSearch {
 
   std::string describe() const override {
     if (kernels_width_ < 0)  // the layout depends on D: as asked, until the first batch
-      return "tiled-tf32 (" + std::to_string(shape_.warps) + " warps of " + std::to_string(shape_.m_tiles) +
+      return std::string(nameOf(asked_)) + " (" + std::to_string(shape_.warps) + " warps of " + std::to_string(shape_.m_tiles) +
              "x16 rows, " + std::to_string(shape_.n_tiles) + "x8 words per step, " +
              std::to_string(8 * shape_.stage) + " words staged; fewer m-tiles and more warps at large D)" +
              (ptx_ ? ", mma.sync" : ", mma emulated");
-    return std::string("tiled-tf32 ") + std::to_string(block_rows_) + " rows per group (" +
+    const std::string fell_back =
+        operands_ != asked_ ? " (TF32 operands: the vocabulary's values are outside FP16's range)" : "";
+    return std::string(nameOf(operands_)) + fell_back + " " + std::to_string(block_rows_) + " rows per group (" +
            std::to_string(warps_) + " warps of " + std::to_string(m_tiles_) + "x16 rows, " +
            std::to_string(shape_.n_tiles) + "x8 words per step, " +
            (stage_ > 0 ? "words staged in local memory " + std::to_string(8 * stage_) + " at a time"
@@ -81,10 +109,11 @@ class TensorCoreSearch final : public DeviceSearch {
   }
 
   void prepare(int d) override {
-    if (d == kernels_width_) return;
-    // A warp holds its rows' A fragments in 4 x m-tiles x ceil(D/8) registers: at most 64, or the
-    // kernel spills (D = 128 with 2 m-tiles ran 2.4x slower than D = 64 instead of 2x).
-    m_tiles_ = std::max(1, std::min(shape_.m_tiles, 16 / ((d + 7) / 8)));
+    if (d == kernels_width_ && operands_ == kernels_operands_) return;
+    // A warp holds its rows' A fragments in 4 x m-tiles x k-steps registers (a k-step: 8 TF32
+    // features, 16 FP16): at most 64, or the kernel spills (D = 128 with 2 TF32 m-tiles ran 2.4x
+    // slower than D = 64 instead of 2x).
+    m_tiles_ = std::max(1, std::min(shape_.m_tiles, 16 / kSteps(d)));
     // Fewer m-tiles take more warps (up to 8), so that the group keeps its rows: every group reads
     // all K words, and the fewer its rows the more that costs (an H200 at D = 128: 2 m-tiles capped
     // to 1 ran 1M x 1,024 in 4.12 ms with 4 warps, 3.82 with 8; docs/PERFORMANCE.md).
@@ -100,7 +129,7 @@ class TensorCoreSearch final : public DeviceSearch {
     // memory fits its two chunk buffers: the default shape must run at every D. Below one step, no
     // staging. A tile's bytes: its B fragments, and the 8 starting values.
     const std::uint64_t merge_bytes = static_cast<std::uint64_t>(block_rows_) * (4 * (3 + 2) + 3) * 4 + 4;
-    const std::uint64_t tile_bytes = static_cast<std::uint64_t>((d + 7) / 8) * 32 * 8 + 8 * 4;
+    const std::uint64_t tile_bytes = static_cast<std::uint64_t>(kSteps(d)) * 32 * 8 + 8 * 4;
     stage_ = shape_.stage;
     while (stage_ >= shape_.n_tiles && merge_bytes + 2 * stage_ * tile_bytes > device_.info().local_memory)
       stage_ /= 2;
@@ -110,6 +139,7 @@ class TensorCoreSearch final : public DeviceSearch {
                                 " -DBOVW_NT=" + std::to_string(shape_.n_tiles) +
                                 " -DBOVW_WARPS=" + std::to_string(warps_) +
                                 " -DBOVW_STAGE=" + std::to_string(stage_) +
+                                " -DBOVW_F16=" + (operands_ == Operands::FP16 ? "1" : "0") +
                                 " -DBOVW_PTX_MMA=" + (ptx_ ? "1 " : "0 ") + extra_options_;
     search_ = device_.programs().kernel("tiled_tf32", "histogram_tiled_tf32", options);
     const auto limit = search_.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(device_.device());
@@ -119,6 +149,7 @@ class TensorCoreSearch final : public DeviceSearch {
                           std::to_string(threads_) + ": choose fewer warps");
     recheck_.prepare(width + recheck_.options());
     kernels_width_ = d;
+    kernels_operands_ = operands_;
   }
 
   void setVocabulary(const Vocabulary& vocabulary) override {
@@ -128,41 +159,52 @@ class TensorCoreSearch final : public DeviceSearch {
     const int d = vocabulary.dimension();
     const int k_padded = static_cast<int>(roundUp(k, block_words_));
     words_ = uploadResidentWords(device_.context(), vocabulary, k_padded, d);
-
-    // B fragments: n-tile, k-step of 8 features, lane (word = lane / 4 of the tile, features
-    // lane % 4 and lane % 4 + 4 of the step), zeros past K and D.
     const auto& c = vocabulary.centroids();
-    const int steps = (d + 7) / 8;
-    std::vector<float> fragments(static_cast<std::size_t>(k_padded / 8) * steps * 64, 0.0f);
+
+    // Starting scores -||c||^2 / 2 (the norms rounded once from float64, as in the FP32 path);
+    // padding words start so low that they never come near, yet e stays finite. And rho, the
+    // largest relative rounding of a word, rounded up (kernels/tf32_certificate.h): FP16 operands
+    // where the vocabulary allows them (kFp16RhoLimit), else TF32 (recompiled if need be).
+    std::vector<float> starts(k_padded, -0x1.0p125f);
+    for (int j = 0; j < k; ++j) {
+      double norm = 0;
+      for (int f = 0; f < d; ++f) norm += static_cast<double>(c(j, f)) * c(j, f);
+      starts[j] = static_cast<float>(-0.5 * norm);
+    }
+    operands_ = asked_;
+    double rho = relativeRounding(c, operands_);
+    if (operands_ == Operands::FP16 && !(rho <= kFp16RhoLimit)) {
+      operands_ = Operands::TF32;
+      rho = relativeRounding(c, operands_);
+    }
+    rho_ = static_cast<float>(rho * (1 + 1e-6));
+    if (kernels_width_ == d) prepare(d);  // the operands changed under a prepared width
+
+    // B fragments: n-tile, k-step, lane, two 32-bit registers, zeros past K and D. Lane g * 4 + t
+    // holds word g of the tile: TF32 features t and t + 4 of the 8 of a step; FP16 pairs
+    // {2t, 2t + 1} and {2t + 8, 2t + 9} of the 16 of a step, the lower feature in the low half.
+    const int steps = kSteps(d), pair = operands_ == Operands::FP16 ? 2 : 1;
+    std::vector<std::uint32_t> fragments(static_cast<std::size_t>(k_padded / 8) * steps * 64, 0u);
     for (int tile = 0; tile < k_padded / 8; ++tile)
       for (int step = 0; step < steps; ++step)
         for (int lane = 0; lane < 32; ++lane) {
           const int word = tile * 8 + lane / 4;
-          float* out = &fragments[((static_cast<std::size_t>(tile) * steps + step) * 32 + lane) * 2];
-          for (int half = 0; half < 2; ++half) {
-            const int feature = step * 8 + lane % 4 + 4 * half;
-            out[half] = word < k && feature < d ? roundToTf32(c(word, feature)) : 0.0f;
-          }
+          std::uint32_t* out = &fragments[((static_cast<std::size_t>(tile) * steps + step) * 32 + lane) * 2];
+          for (int reg = 0; reg < 2; ++reg)
+            for (int e = 0; e < pair; ++e) {
+              const int feature = step * 8 * pair + pair * (lane % 4) + 4 * pair * reg + e;
+              const float value = word < k && feature < d ? c(word, feature) : 0.0f;
+              if (operands_ == Operands::FP16) {
+                out[reg] |= static_cast<std::uint32_t>(fp16Bits(value)) << (16 * e);
+              } else {
+                const float rounded = roundToTf32(value);
+                std::memcpy(&out[reg], &rounded, sizeof rounded);
+              }
+            }
         }
-    // Starting scores -||c||^2 / 2 (the norms rounded once from float64, as in the FP32 path);
-    // padding words start so low that they never come near, yet e stays finite. And rho, the
-    // largest relative rounding of a word, rounded up (kernels/tf32_certificate.h).
-    std::vector<float> starts(k_padded, -0x1.0p125f);
-    double rho = 0;
-    for (int j = 0; j < k; ++j) {
-      double norm = 0, rounding = 0;
-      for (int f = 0; f < d; ++f) {
-        norm += static_cast<double>(c(j, f)) * c(j, f);
-        const double delta = static_cast<double>(roundToTf32(c(j, f))) - c(j, f);
-        rounding += delta * delta;
-      }
-      starts[j] = static_cast<float>(-0.5 * norm);
-      if (norm > 0) rho = std::max(rho, std::sqrt(rounding / norm));
-    }
-    rho_ = static_cast<float>(std::min(rho * (1 + 1e-6), 0x1.0p-11));
-    auto upload = [&](std::vector<float>& data) {
-      return cl::Buffer(device_.context(), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof(float) * data.size(),
-                        data.data());
+    auto upload = [&](auto& data) {
+      return cl::Buffer(device_.context(), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                        sizeof(data[0]) * data.size(), data.data());
     };
     fragments_ = upload(fragments);
     starts_ = upload(starts);
@@ -176,7 +218,7 @@ class TensorCoreSearch final : public DeviceSearch {
   std::uint64_t extraBytes(int n, int d, const Vocabulary& vocabulary) const override {
     const std::uint64_t k_padded = roundUp(vocabulary.size(), block_words_);
     const std::uint64_t words = sizeof(float) * (static_cast<std::uint64_t>(d) * k_padded + k_padded +  // exact
-                                                 roundUp(d, 8) * k_padded + k_padded);                 // TF32
+                                                 roundUp(d, 8) * k_padded + k_padded);  // TF32 (FP16: less)
     return words + sizeof(cl_int) * (static_cast<std::uint64_t>(n) + 1);
   }
 
@@ -214,7 +256,29 @@ class TensorCoreSearch final : public DeviceSearch {
   std::int64_t fullyRechecked() const override { return recheck_.fullyRechecked(); }
 
  private:
+  // k-steps of the mma over d features: 8 TF32 features a step, 16 FP16.
+  int kSteps(int d) const { return operands_ == Operands::FP16 ? (d + 15) / 16 : (d + 7) / 8; }
+
+  // max_j ||c~_j - c_j|| / ||c_j||, c~ the words as `operands` (infinite past FP16's range).
+  static double relativeRounding(const Descriptors& c, Operands operands) {
+    double rho = 0;
+    for (Eigen::Index j = 0; j < c.rows(); ++j) {
+      double norm = 0, rounding = 0;
+      for (Eigen::Index f = 0; f < c.cols(); ++f) {
+        if (operands == Operands::FP16 && !(std::fabs(c(j, f)) <= kLargestFp16))
+          return std::numeric_limits<double>::infinity();
+        const double delta = static_cast<double>(roundOperand(c(j, f), operands)) - c(j, f);
+        norm += static_cast<double>(c(j, f)) * c(j, f);
+        rounding += delta * delta;
+      }
+      if (norm > 0) rho = std::max(rho, std::sqrt(rounding / norm));
+    }
+    return rho;
+  }
+
   DeviceContext& device_;
+  Operands asked_;     // the variant's operands
+  Operands operands_;  // what runs: TF32 where the vocabulary does not suit FP16 (setVocabulary)
   TensorShape shape_;
   bool ptx_;  // NVIDIA: mma.sync and cvt.rna through inline PTX
   int m_tiles_ = 1;     // shape_.m_tiles, capped for the width (prepare)
@@ -227,6 +291,7 @@ class TensorCoreSearch final : public DeviceSearch {
   std::string extra_options_;
 
   int kernels_width_ = -1;
+  Operands kernels_operands_ = Operands::TF32;
   cl::Kernel search_;
 
   std::uint64_t vocabulary_id_ = 0;
@@ -239,7 +304,8 @@ class TensorCoreSearch final : public DeviceSearch {
 }  // namespace
 
 std::unique_ptr<DeviceSearch> makeTensorCoreSearch(DeviceContext& device, const HistogrammerConfig& config) {
-  return std::make_unique<TensorCoreSearch>(device, config);
+  return std::make_unique<TensorCoreSearch>(
+      device, config, config.variant == KernelVariant::TiledFP16 ? Operands::FP16 : Operands::TF32);
 }
 
 }  // namespace bovw::detail

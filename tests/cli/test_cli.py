@@ -36,7 +36,7 @@ except ImportError:  # pragma: no cover - environment problem, not a test failur
 
 BOVW = None  # path of the binary, set in main()
 SEED = None  # base seed of this run, set in main()
-VARIANTS = ["baseline", "coalesced", "float4", "local", "constant", "tiled", "tiled-tf32", "auto"]
+VARIANTS = ["baseline", "coalesced", "float4", "local", "constant", "tiled", "tiled-tf32", "tiled-fp16", "auto"]
 BACKENDS = ["serial", "openmp", "openmp-tiled", "opencl", "openmp-ann", "auto"]
 TIMEOUT = 120  # seconds for one command; the whole file should take well under two minutes
 NEAR_TIE_RELATIVE = 1e-5

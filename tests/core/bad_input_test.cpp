@@ -184,8 +184,8 @@ TEST(Names, UnknownBackendListsTheValidNames) {
 TEST(Names, UnknownVariantListsTheValidNames) {
   EXPECT_TRUE(throwsWith<InvalidInput>([] { parseKernelVariant("gpu6"); },
                                        {"gpu6", "baseline", "coalesced", "float4", "local", "constant",
-                                        "tiled", "tiled-tf32", "auto"}));
-  ASSERT_EQ(allKernelVariants().size(), 7u);
+                                        "tiled", "tiled-tf32", "tiled-fp16", "auto"}));
+  ASSERT_EQ(allKernelVariants().size(), 8u);
   for (KernelVariant v : allKernelVariants()) EXPECT_EQ(parseKernelVariant(toString(v)), v);
   EXPECT_EQ(parseKernelVariant("auto"), KernelVariant::Auto);
 }

@@ -1,7 +1,8 @@
-// The Tiled kernel and its TF32 tensor-core form are exact: their assignments equal the golden
-// OpenMP path's, word for word, not just up to near-ties (the other variants' standard,
-// opencl_variants_test.cpp). TiledTF32 runs on mma.sync on NVIDIA GPUs and emulated elsewhere
-// (PoCL in CI), so its certificate (kernels/tf32_certificate.h) is tested on every machine. Checked on fresh
+// The Tiled kernel and its tensor-core forms (TF32 and FP16 operands) are exact: their assignments
+// equal the golden OpenMP path's, word for word, not just up to near-ties (the other variants'
+// standard, opencl_variants_test.cpp). TiledTF32 and TiledFP16 run on mma.sync on NVIDIA GPUs and
+// emulated elsewhere (PoCL in CI), so their certificate (kernels/tf32_certificate.h) is tested on
+// every machine. Checked on fresh
 // random data of odd shapes and several tile sizes, on real SURF descriptors (OpenCV's reference
 // output for graf1, tests/data/descriptors), on exact ties that float32 rounds differently, on
 // near-ties that the expanded form ||c||^2 - 2 x.c alone gets wrong (shown in the same test, with
@@ -45,10 +46,13 @@ class TiledExact : public testing::TestWithParam<KernelVariant> {
   HistogrammerConfig config(TileSizes tiles = {}, std::string build_options = "") const {
     return tiledConfig(GetParam(), tiles, std::move(build_options));
   }
-  // Small and lopsided tiles of each kernel (TiledTF32: 16-row tiles, 8-word tiles, warps, -,
+  bool onTensorCores() const {
+    return GetParam() == KernelVariant::TiledTF32 || GetParam() == KernelVariant::TiledFP16;
+  }
+  // Small and lopsided tiles of each kernel (tensor cores: 16-row tiles, 8-word tiles, warps, -,
   // 8-word tiles staged in local memory: none, chunks of 8, and of 4 with 4 warps of 4 x 8 words).
   std::vector<TileSizes> tilings() const {
-    if (GetParam() == KernelVariant::TiledTF32)
+    if (onTensorCores())
       return {{}, {2, 2, 2, 1, 1}, {1, 1, 1, 1, 8}, {3, 4, 2, 1, 8}, {2, 4, 4, 1, 4}};
     return {{}, {4, 4, 4, 4, 4}, {8, 4, 4, 8, 8}};
   }
@@ -60,19 +64,19 @@ TEST_P(TiledExact, RandomShapesEqualTheGoldenPath) {
   BOVW_SEEDED_RNG(rng);
   std::vector<Shape> shapes = {{1, 1, 64, 1},     {2, 3, 1, 1},       {129, 17, 3, 2},
                                {257, 130, 61, 5}, {1000, 257, 64, 7}, {777, 64, 128, 3}};
-  // The TF32 kernel's tensor cores are emulated off NVIDIA GPUs (slowly): a smaller large case,
-  // and a long vocabulary for more index bits per score.
-  if (GetParam() == KernelVariant::TiledTF32) {
+  // The tensor cores are emulated off NVIDIA GPUs (slowly): a smaller large case, and a long
+  // vocabulary for more index bits per score.
+  if (onTensorCores()) {
     shapes.push_back({1001, 300, 64, 20});
     shapes.push_back({65, 2000, 64, 2});
   } else {
     shapes.push_back({3001, 1000, 64, 20});
   }
-  const bool tensor = GetParam() == KernelVariant::TiledTF32;
+  const bool tensor = onTensorCores();
   for (const TileSizes& tiles : tilings()) {
     auto h = makeHistogrammer(config(tiles));
     for (const Shape& s : shapes) {
-      // Each width is a program to build, and PoCL builds the emulated TF32 kernel slowly: its
+      // Each width is a program to build, and PoCL builds the emulated tensor-core kernel slowly: its
       // other tilings run on the odd width only.
       if (tensor && tiles.group_rows != 0 && s.d != 61) continue;
       SCOPED_TRACE(shapeName(s));
@@ -171,7 +175,7 @@ TEST_P(TiledExact, VocabulariesAndWidthsInTurn) {
 }
 
 TEST_P(TiledExact, TileSizesAreValidated) {
-  if (GetParam() == KernelVariant::TiledTF32) {
+  if (onTensorCores()) {
     EXPECT_THROW(makeHistogrammer(config({5, 2, 4, 1, 8})), InvalidInput);   // 16-row tiles per warp
     EXPECT_THROW(makeHistogrammer(config({2, 2, 17, 1, 8})), InvalidInput);  // warps
     EXPECT_THROW(makeHistogrammer(config({2, 3, 2, 1, 1})), InvalidInput);   // 8-word tiles per step
@@ -234,7 +238,7 @@ TEST_P(TiledExact, TiesSpreadOverLanesAreDecidedByTheirDistances) {
   auto h = makeHistogrammer(config());
   const StageTimes times = expectExact(*h, x, Vocabulary(c), randomOffsets(rng, n, 4));
   EXPECT_EQ(times.rechecked_rows, n) << "every row is a tie that only direct sums decide";
-  if (GetParam() == KernelVariant::TiledTF32)
+  if (onTensorCores())
     EXPECT_EQ(times.fully_rechecked_rows, in_one_lane) << "only ties held in one lane need every word summed";
   else
     EXPECT_EQ(times.fully_rechecked_rows, n);
@@ -266,7 +270,36 @@ TEST_P(TiledExact, TiesAcrossTheRecheckWordRangesGoToTheLowerWord) {
   EXPECT_EQ(times.fully_rechecked_rows, n) << "every row is a three-way tie that only the full re-check decides";
 }
 
-INSTANTIATE_TEST_SUITE_P(Kernels, TiledExact, testing::Values(KernelVariant::Tiled, KernelVariant::TiledTF32),
+// Where FP16 operands cannot go: descriptor rows with values beyond FP16's largest, 65504 (their
+// operands become infinite: the rows must reach the exact re-check), rows whose values all sit in
+// FP16's subnormal range (coarse rounding, within the bound), and vocabularies beyond its range or
+// mostly subnormal in it, which run on TF32 operands instead (the description says so).
+TEST(TiledFP16, ValuesOutsideFp16sRangeEqualTheGoldenPath) {
+  BOVW_REQUIRE_OPENCL();
+  BOVW_SEEDED_RNG(rng);
+  const int d = 64;
+  const Descriptors c = randomMatrix(rng, 50, d);
+  Descriptors x = randomMatrix(rng, 600, d);
+  for (Eigen::Index i = 0; i < 200; ++i) x(i, i % d) = (i % 2 ? 1.0f : -1.0f) * (70000.0f + 1000.0f * i);
+  x.middleRows(200, 200) *= 1e-6f;  // every value below 2^-14
+  auto h = makeHistogrammer(tiledConfig(KernelVariant::TiledFP16));
+  const StageTimes times = expectExact(*h, x, Vocabulary(c), {0, 300, 600});
+  EXPECT_GE(times.fully_rechecked_rows, 200) << "rows beyond FP16's range must be re-checked in full";
+  EXPECT_EQ(h->description().find("TF32 operands"), std::string::npos) << h->description();
+
+  for (const float scale : {1e5f, 1e-7f}) {
+    SCOPED_TRACE("words scaled by " + std::to_string(scale));
+    const Descriptors far_words = randomMatrix(rng, 50, d) * scale;
+    const Descriptors rows = randomMatrix(rng, 300, d) * scale;
+    expectExact(*h, rows, Vocabulary(far_words), {0, 300});
+    EXPECT_NE(h->description().find("TF32 operands"), std::string::npos) << h->description();
+  }
+  expectExact(*h, x, Vocabulary(c), {0, 600});  // back on FP16 operands for a vocabulary that fits
+  EXPECT_EQ(h->description().find("TF32 operands"), std::string::npos) << h->description();
+}
+
+INSTANTIATE_TEST_SUITE_P(Kernels, TiledExact,
+                         testing::Values(KernelVariant::Tiled, KernelVariant::TiledTF32, KernelVariant::TiledFP16),
                          [](const auto& info) { return testName(info.param); });
 
 }  // namespace
