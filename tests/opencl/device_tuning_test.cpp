@@ -52,18 +52,20 @@ TEST(TuningTable, GpusGetTheTiledKernelOtherDevicesFloat4) {
   DeviceInfo nvidia = deviceOfType("GPU");
   nvidia.vendor = "NVIDIA Corporation";
   const detail::DeviceTuning& tensor = detail::deviceTuning(nvidia);
-  EXPECT_EQ(tensor.variant, KernelVariant::TiledTF32);
-  EXPECT_EQ(toString(tensor.tiles), "2,2,4,1,8");
-  // Asked for by name on another device, tiled-tf32 gets its own shape, not the table's FP32 tiles;
-  // and `tiled` by name on an NVIDIA GPU gets the FP32 tiles of the GPU row, not the TF32 row's.
+  EXPECT_EQ(tensor.variant, KernelVariant::TiledFP16);
+  EXPECT_EQ(toString(tensor.tiles), "2,4,4,1,8");
+  // Asked for by name on another device, tiled-tf32 gets the tensor cores' shape, not the table's
+  // FP32 tiles (on an NVIDIA GPU too, whose row runs tiled-fp16 in its own shape); and `tiled`
+  // by name on an NVIDIA GPU gets the FP32 tiles of the GPU row, not the tensor-core row's.
   HistogrammerConfig asked;
   asked.variant = KernelVariant::TiledTF32;
   EXPECT_EQ(toString(detail::tunedConfig(asked, deviceOfType("CPU")).tiles), "2,2,4,1,8");
+  EXPECT_EQ(toString(detail::tunedConfig(asked, nvidia).tiles), "2,2,4,1,8");
   asked.variant = KernelVariant::Tiled;
   EXPECT_EQ(toString(detail::tunedConfig(asked, nvidia).tiles), "8,8,8,16,16");
   asked.variant = KernelVariant::Auto;
-  EXPECT_EQ(detail::tunedConfig(asked, nvidia).variant, KernelVariant::TiledTF32);
-  EXPECT_EQ(toString(detail::tunedConfig(asked, nvidia).tiles), "2,2,4,1,8");
+  EXPECT_EQ(detail::tunedConfig(asked, nvidia).variant, KernelVariant::TiledFP16);
+  EXPECT_EQ(toString(detail::tunedConfig(asked, nvidia).tiles), "2,4,4,1,8");
   for (const char* type : {"CPU", "accelerator", "other"}) {
     SCOPED_TRACE(type);
     const detail::DeviceTuning& row = detail::deviceTuning(deviceOfType(type));
