@@ -86,9 +86,14 @@ inline uint bovw_tf32(float v) {
 
 // The operand the tensor core multiplies, as a float: TF32 (above), or FP16 rounded to nearest,
 // ties to even (cvt.rn.f16.f32), with FP16's subnormals (multiples of 2^-24) and infinity past its
-// largest value, 65504.
+// largest value, 65504. On NVIDIA GPUs the conversion's own instructions (without branches: the
+// software form's made the prologue half of the kernel's samples at D = 128).
 inline float bovw_operand(float v) {
-#if BOVW_F16
+#if BOVW_F16 && BOVW_PTX_MMA
+  float r;
+  asm("{ .reg .b16 h; cvt.rn.f16.f32 h, %1; cvt.f32.f16 %0, h; }" : "=f"(r) : "f"(v));
+  return r;
+#elif BOVW_F16
   const float a = fabs(v);
   if (!(a < 65520.0f)) return v * INFINITY;                      // beyond FP16 (and NaN)
   if (a < 0x1.0p-14f) return rint(v * 0x1.0p24f) * 0x1.0p-24f;  // FP16's subnormals
@@ -226,6 +231,20 @@ inline void bovw_stage_chunk(local float4* frags_to, local float4* starts_to, gl
 }
 #endif
 
+// Features k0 .. k0 + BOVW_PAIR - 1 of a row, zeros past n and D: an FP16 pair in one 8-byte load
+// where D is even (k0 is then even, and the rows 8-byte aligned).
+inline void bovw_row_values(float v[BOVW_PAIR], global const float* descriptors, int n, int row, int k0) {
+#if BOVW_PAIR == 2 && BOVW_D % 2 == 0
+  const float2 pair = row < n && k0 < BOVW_D ? *(global const float2*)(descriptors + (size_t)row * BOVW_D + k0)
+                                             : (float2)(0.0f, 0.0f);
+  v[0] = pair.x;
+  v[1] = pair.y;
+#else
+  for (int e = 0; e < BOVW_PAIR; ++e)
+    v[e] = row < n && k0 + e < BOVW_D ? descriptors[(size_t)row * BOVW_D + k0 + e] : 0.0f;
+#endif
+}
+
 // One of the lane's running top three of a row: v goes in if it is larger than the third.
 inline void bovw_top3(float* b1, float* b2, float* b3, float v) {
   const float t1 = fmin(*b1, v);
@@ -306,16 +325,17 @@ void histogram_tiled_tf32(global const float* restrict descriptors, const int n,
     for (int ks = 0; ks < BOVW_KS; ++ks)
 #pragma unroll
       for (int i = 0; i < 4; ++i) {
+        // Register i's operands: features k0 .. k0 + BOVW_PAIR - 1 of its row.
         const int row = warp_row0 + 16 * m + g + 8 * (i % 2);
-        float rounded[BOVW_PAIR];  // register i's operands: features k0 .. k0 + BOVW_PAIR - 1
+        const int k0 = BOVW_KW * ks + BOVW_PAIR * t + (BOVW_KW / 2) * (i / 2);
+        float v[BOVW_PAIR], rounded[BOVW_PAIR];
+        bovw_row_values(v, descriptors, n, row, k0);
 #pragma unroll
         for (int e = 0; e < BOVW_PAIR; ++e) {
-          const int k = BOVW_KW * ks + BOVW_PAIR * t + (BOVW_KW / 2) * (i / 2) + e;
-          const float v = row < n && k < BOVW_D ? descriptors[(size_t)row * BOVW_D + k] : 0.0f;
-          rounded[e] = bovw_operand(v);
-          xx[i % 2] += v * v;
+          rounded[e] = bovw_operand(v[e]);
+          xx[i % 2] += v[e] * v[e];
           tt[i % 2] += rounded[e] * rounded[e];
-          rr[i % 2] += (rounded[e] - v) * (rounded[e] - v);  // the difference is exact (Sterbenz; v where it rounds to 0)
+          rr[i % 2] += (rounded[e] - v[e]) * (rounded[e] - v[e]);  // the difference is exact (Sterbenz; v where it rounds to 0)
         }
 #if BOVW_PTX_MMA
 #if BOVW_F16
