@@ -13,7 +13,8 @@ What it draws, on log-log axes:
 - y: measured GFLOP/s (the "gflops" of each measurement: 2*N*K*D / median kernel time).
 - the two ceilings measured by `bovw-bench` on the same device: a horizontal FP32 FMA peak
   ("ceilings.fp32_gflops") and a slanted memory roof ("ceilings.copy_gb_per_s" times intensity); on
-  NVIDIA devices also the TF32 tensor-core peak ("ceilings.tf32_gflops"), dashed, for tiled-tf32.
+  NVIDIA devices also the tensor cores' peaks ("ceilings.tf32_gflops", "ceilings.fp16_gflops"),
+  dashed, for tiled-tf32 and tiled-fp16.
   With several bench files their measurements are merged and the ceilings come from the first.
 - one marker and colour per contender; CPU contenders (serial, openmp, openmp-tiled) have no GPU
   roof and are left out unless --include-cpu. PyTorch's GEMM + argmin points are one more series.
@@ -312,6 +313,10 @@ def write_legend_and_footnote(fig, ax, note):
     fig.text(0.5, 0.015, note, ha="center", va="bottom", fontsize=7, color="dimgray", linespacing=1.5)
 
 
+# The tensor cores' measured peaks (NVIDIA only), each a dashed roof: name, ceilings key, colour.
+TENSOR_ROOFS = [("TF32", "tf32_gflops", "darkred"), ("FP16", "fp16_gflops", "darkmagenta")]
+
+
 def plot_roofline(bench_documents, pytorch_documents, include_cpu, output, dpi):
     ceilings = bench_documents[0]["ceilings"]
     peak, bandwidth = ceilings["fp32_gflops"], ceilings["copy_gb_per_s"]
@@ -327,13 +332,15 @@ def plot_roofline(bench_documents, pytorch_documents, include_cpu, output, dpi):
 
     fig = plt.figure(figsize=FIGURE_INCHES, dpi=dpi)
     ax = fig.add_axes(AXES_RECT)
-    style_axes(ax, *axis_limits(all_points, max(peak, ceilings.get("tf32_gflops", 0)), bandwidth))
+    tensor_roofs = [(name, ceilings.get(key, 0), colour) for name, key, colour in TENSOR_ROOFS]
+    style_axes(ax, *axis_limits(all_points, max([peak] + [rate for _, rate, _ in tensor_roofs]), bandwidth))
     draw_ceilings(ax, peak, bandwidth)
-    if ceilings.get("tf32_gflops", 0) > 0:  # tensor cores: a roof of their own, dashed
-        ax.axhline(ceilings["tf32_gflops"], color="darkred", linestyle="--", linewidth=1.2, zorder=2)
-        ax.annotate("TF32 mma.sync peak %s" % rate_text(ceilings["tf32_gflops"]),
-                    xy=(ax.get_xlim()[1], ceilings["tf32_gflops"]), xytext=(-6, 4), textcoords="offset points",
-                    fontsize=8.5, va="bottom", ha="right", color="darkred")
+    for name, rate, colour in tensor_roofs:  # tensor cores: roofs of their own, dashed
+        if rate <= 0:
+            continue
+        ax.axhline(rate, color=colour, linestyle="--", linewidth=1.2, zorder=2)
+        ax.annotate("%s mma.sync peak %s" % (name, rate_text(rate)), xy=(ax.get_xlim()[1], rate), xytext=(-6, 4),
+                    textcoords="offset points", fontsize=8.5, va="bottom", ha="right", color=colour)
     labelled = []
     for index, (name, points) in enumerate(series.items()):
         colour = draw_series(ax, name, points, index, filled_d)

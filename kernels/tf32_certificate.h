@@ -1,6 +1,6 @@
-// The certificate of the TF32 tensor-core search (kernels/tiled_tf32.cl): a bound on how far each
-// computed score can be from the exact one, and from it the margin beyond which the computed best
-// word is the golden one. Plain C, compiled both as OpenCL C (by the kernel) and as C++ (by the
+// The certificate of the tensor-core search (kernels/tiled_tf32.cl) on TF32 or FP16 operands (both
+// keep 10 stored bits): a bound on how far each computed score can be from the exact one, and from
+// it the margin beyond which the computed best word is the golden one. Plain C, compiled both as OpenCL C (by the kernel) and as C++ (by the
 // tests, which check the bound against float64 and the decisions against the golden path).
 // docs/KERNELS.md derives it.
 
@@ -19,13 +19,15 @@
 // Rounding of the tensor core's accumulation, per m16n8k8 step, relative to the sum of the
 // magnitudes it adds (the accumulator and eight exact products). Measured behaviour (Fasi et al.,
 // PeerJ CS 2021) is truncation after aligning to the largest term, under 10 x 2^-23; 16 leaves room.
+// An FP16 m16n8k16 step counts as two (32 units for 17 terms, which aligned truncation keeps under 18).
 #define BOVW_TF32_STEP_ERROR (16.0f * 0x1.0p-23f)
 
 // The operands' rounding, per unit of ||c||: with x~, c~ the TF32 operands,
 //   x~.c~ - x.c = x~.(c~ - c) + (x~ - x).c   exactly, so by Cauchy-Schwarz
 //   |x~.c~ - x.c| <= (||x~|| rho + ||x~ - x||) ||c||,
-// where rho = max_j ||c~_j - c_j|| / ||c_j|| over the vocabulary (at most 2^-11, measured by the
-// host). Far tighter than 2^-10 ||x|| ||c||, as roundings rarely all reach their bound.
+// where rho = max_j ||c~_j - c_j|| / ||c_j|| over the vocabulary (measured by the host: at most
+// 2^-11 for TF32, more where FP16's subnormals round). Far tighter than 2^-10 ||x|| ||c||, as
+// roundings rarely all reach their bound.
 inline float bovw_tf32_operand_factor(float norm_x_tf32, float norm_x_rounding, float rho) {
   return norm_x_tf32 * rho + norm_x_rounding;
 }
@@ -33,7 +35,7 @@ inline float bovw_tf32_operand_factor(float norm_x_tf32, float norm_x_rounding, 
 // Bound on |s - (x.c - ||c||^2 / 2)| for one word, where s is the kernel's score: operands rounded
 // to TF32 (operand_factor above), products accumulated by the tensor core from -||c||^2/2 (rounded
 // once from float64), and the word's index written into the low `index_bits` bits of s.
-// nx = ||x||, nc = ||c||, d = the descriptor width.
+// nx >= ||x|| and ||x~|| (1 + rho) (the kernel passes the larger), nc = ||c||, d = the descriptor width.
 inline float bovw_tf32_score_error(float nx, float nc, float operand_factor, int d, int index_bits) {
   const float dot = nx * nc;  // >= sum |x_k c_k| (Cauchy-Schwarz): every product's magnitude
   const float half_norm = 0.5f * nc * nc;

@@ -10,7 +10,7 @@ __version__: str
 _Path = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]
 _FeatureKind = Union[Literal["surf", "sift", "orb"], str]
 _Backend = Literal["auto", "serial", "openmp", "openmp-tiled", "opencl", "openmp-ann"]
-_Variant = Literal["auto", "baseline", "coalesced", "float4", "local", "constant", "tiled", "tiled-tf32"]
+_Variant = Literal["auto", "baseline", "coalesced", "float4", "local", "constant", "tiled", "tiled-tf32", "tiled-fp16"]
 _SurfBackend = Literal["auto", "builtin", "opencv", "opencl"]
 _Paths = Union[list[_Path], tuple[_Path, ...]]  # lists and tuples (a str is one path)
 _Image = Union[npt.NDArray[np.uint8], npt.NDArray[np.uint16]]
