@@ -3,6 +3,9 @@
 #   bovw_use_libs LIBS        LIBS: the OUT.tar.xz of bundle-libs.sh, the folder it was unpacked into,
 #                             or "-" (run on this machine's own libraries): sets LD_LIBRARY_PATH
 #   bovw_opencl_env           registers NVIDIA's OpenCL driver (.device/opencl-env.sh)
+#   bovw_gpu_setup            what every run script starts with: the two above (the libraries of
+#                             .device/libs.tar.xz), .device/bin executable, BOVW_DEVICE=NVIDIA, and
+#                             the card, its driver and clock printed
 #   bovw_copy_set SET N DEST  DEST = N copies of the image set SET, names prefixed r1_ .. rN_, with
 #                             their GROUPS.csv (so that a files-to-histograms run is not start-up bound)
 
@@ -27,6 +30,13 @@ bovw_opencl_env() {
     return 1
   }
   source .device/opencl-env.sh
+}
+
+bovw_gpu_setup() {
+  bovw_opencl_env && bovw_use_libs .device/libs.tar.xz || return 1
+  chmod +x .device/bin/*
+  export BOVW_DEVICE=NVIDIA PYTHONUNBUFFERED=1
+  nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
 }
 
 bovw_copy_set() {
