@@ -16,8 +16,8 @@ cuda=/usr/local/cuda
 mkdir -p "$out/ptx"
 BOVW_DEVICE=NVIDIA BOVW_KERNEL_CACHE=off BOVW_KERNEL_BINARIES=$out/ptx "$bench" --sizes "${n}x${k}" \
   --variants "${VARIANT:-tiled-tf32}" --warmup 1 --repetitions 5 "$@" 2>&1 | tail -1
-ptx=$(ls "$out"/ptx/tiled_tf32-*.bin | head -1)
-[ -f "$ptx" ] || { echo "no tiled_tf32 PTX in $out/ptx"; exit 1; }
+ptx=$(ls "$out"/ptx/tiled_tensor-*.bin | head -1)
+[ -f "$ptx" ] || { echo "no tiled_tensor PTX in $out/ptx"; exit 1; }
 tr -d '\000' < "$ptx" > "$out/kernel.ptx"
 echo "ptxas: $("$cuda/bin/ptxas" -arch=sm_90 -v "$out/kernel.ptx" -o "$out/kernel.cubin" 2>&1 | grep -E 'Used|spill' | tr '\n' ' ')"
 "$cuda/bin/cuobjdump" -sass "$out/kernel.cubin" > "$out/kernel.sass" 2>&1
@@ -29,7 +29,7 @@ ncu=$(command -v ncu || echo $cuda/bin/ncu)
 # instruction.
 sections=(SpeedOfLight Occupancy LaunchStats WarpStateStats SchedulerStats ComputeWorkloadAnalysis)
 [ "${NCU_MORE:-0}" = 1 ] && sections+=(MemoryWorkloadAnalysis MemoryWorkloadAnalysis_Tables InstructionStats SourceCounters)
-"$ncu" -k histogram_tiled_tf32 --launch-count 1 "${sections[@]/#/--section=}" -f -o "$out/report" \
+"$ncu" -k histogram_tiled_tensor --launch-count 1 "${sections[@]/#/--section=}" -f -o "$out/report" \
   "$out/tf32_under_cuda" "$ptx" "$n" "$k" 1 > "$out/ncu_run.txt" 2>&1
 echo "ncu: exit $?"
 "$ncu" -i "$out/report.ncu-rep" --print-details all > "$out/ncu.txt" 2>&1

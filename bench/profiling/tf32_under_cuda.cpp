@@ -1,4 +1,4 @@
-// tf32_under_cuda: runs the PTX that NVIDIA's OpenCL made of kernels/tiled_tf32.cl through CUDA's
+// tf32_under_cuda: runs the PTX that NVIDIA's OpenCL made of kernels/tiled_tensor.cl through CUDA's
 // driver API, with the buffers and arguments that src/opencl/tensor_core_search.cpp gives it, so that
 // Nsight Compute, which does not see OpenCL kernels, can profile the same machine code (issue 24:
 // stall reasons, occupancy, bytes). Not part of the build: it needs the CUDA toolkit and driver, so
@@ -133,7 +133,7 @@ int main(int argc, char** argv) {
   CUmodule module;
   check(cuModuleLoadData(&module, ptx.c_str()), "cuModuleLoadData (the PTX)");
   CUfunction kernel;
-  check(cuModuleGetFunction(&kernel, module, "histogram_tiled_tf32"), "cuModuleGetFunction");
+  check(cuModuleGetFunction(&kernel, module, "histogram_tiled_tensor"), "cuModuleGetFunction");
 
   CUdeviceptr descriptors = upload(x.data(), 4 * x.size()), frag = upload(fragments.data(), 4 * fragments.size()),
               start = upload(starts.data(), 4 * starts.size()), wt = upload(words_t.data(), 4 * words_t.size()),
@@ -142,7 +142,7 @@ int main(int argc, char** argv) {
               hist = upload(nullptr, 4 * static_cast<std::size_t>(images) * k),
               flagged = upload(nullptr, 4 * static_cast<std::size_t>(n)),
               count = upload(nullptr, 8);  // flagged rows, then rows decided between their two best words
-  // The kernel's parameters in order (kernels/tiled_tf32.cl), each from a variable of its own type.
+  // The kernel's parameters in order (kernels/tiled_tensor.cl), each from a variable of its own type.
   int n_arg = n, row_base_arg = row_base, k_arg = k, k_padded_arg = k_padded, index_bits_arg = index_bits,
       images_arg = images;
   float max_norm_arg = max_norm_f, rho_arg = rho_f;
@@ -164,7 +164,7 @@ int main(int argc, char** argv) {
     check(cuEventElapsedTime(&ms, begin, end), "cuEventElapsedTime");
     int counts[2] = {0, 0};
     check(cuMemcpyDtoH(counts, count, 8), "cuMemcpyDtoH");
-    std::printf("histogram_tiled_tf32 %d x %d x %d: %.3f ms, %d rows flagged for the re-check, %d decided by two sums\n",
+    std::printf("histogram_tiled_tensor %d x %d x %d: %.3f ms, %d rows flagged for the re-check, %d decided by two sums\n",
                 n, k, d, ms, counts[0], counts[1]);
   }
   return 0;

@@ -11,7 +11,7 @@
 
 namespace bovw::detail {
 
-// The words as kernels/tiled.cl and tiled_tf32.cl read them for exact distances: transposed and
+// The words as kernels/tiled.cl and tiled_tensor.cl read them for exact distances: transposed and
 // zero-padded to k_padded words (rows of `d_padded` features), squared norms in float64 rounded
 // once (+inf for padding words), and the largest norm.
 struct ResidentWords {

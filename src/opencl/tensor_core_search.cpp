@@ -1,4 +1,4 @@
-// The tensor-core search (kernels/tiled_tf32.cl) on the host side: the words in B-fragment order,
+// The tensor-core search (kernels/tiled_tensor.cl) on the host side: the words in B-fragment order,
 // rounded as the device rounds its operands (TF32 as cvt.rna, or FP16 to nearest even), their
 // starting scores, and the two launches (the certified tensor-core pass, then the exact re-check of
 // what it could not certify). On NVIDIA devices the products run on mma.sync; elsewhere the kernel
@@ -47,7 +47,7 @@ float roundOperand(float value, Operands operands) {
 constexpr double kLargestFp16 = 65504;
 constexpr double kFp16RhoLimit = 0x1.0p-10;
 
-// n-tiles of 8 words in one block of the kernel's word loop (BOVW_BLOCK_TILES in tiled_tf32.cl).
+// n-tiles of 8 words in one block of the kernel's word loop (BOVW_BLOCK_TILES in tiled_tensor.cl).
 constexpr int kBlockTiles = 128;
 
 // The shape of a work-group: warps, 16-row m-tiles per warp, 8-word n-tiles per step, n-tiles per
@@ -141,10 +141,10 @@ class TensorCoreSearch final : public DeviceSearch {
                                 " -DBOVW_STAGE=" + std::to_string(stage_) +
                                 " -DBOVW_F16=" + (operands_ == Operands::FP16 ? "1" : "0") +
                                 " -DBOVW_PTX_MMA=" + (ptx_ ? "1 " : "0 ") + extra_options_;
-    search_ = device_.programs().kernel("tiled_tf32", "histogram_tiled_tf32", options);
+    search_ = device_.programs().kernel("tiled_tensor", "histogram_tiled_tensor", options);
     const auto limit = search_.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(device_.device());
     if (static_cast<std::size_t>(threads_) > limit)
-      throw CapacityError("kernel 'histogram_tiled_tf32' can run at most " + std::to_string(limit) +
+      throw CapacityError("kernel 'histogram_tiled_tensor' can run at most " + std::to_string(limit) +
                           " work-items per group on " + device_.info().name + ", asked for " +
                           std::to_string(threads_) + ": choose fewer warps");
     recheck_.prepare(width + recheck_.options());
@@ -163,7 +163,7 @@ class TensorCoreSearch final : public DeviceSearch {
 
     // Starting scores -||c||^2 / 2 (the norms rounded once from float64, as in the FP32 path);
     // padding words start so low that they never come near, yet e stays finite. And rho, the
-    // largest relative rounding of a word, rounded up (kernels/tf32_certificate.h): FP16 operands
+    // largest relative rounding of a word, rounded up (kernels/tensor_certificate.h): FP16 operands
     // where the vocabulary allows them (kFp16RhoLimit), else TF32 (recompiled if need be).
     std::vector<float> starts(k_padded, -0x1.0p125f);
     for (int j = 0; j < k; ++j) {
@@ -208,7 +208,7 @@ class TensorCoreSearch final : public DeviceSearch {
     };
     fragments_ = upload(fragments);
     starts_ = upload(starts);
-    // A lane's index in a block of the word loop (kernels/tiled_tf32.cl: 128 n-tiles, 2 per tile).
+    // A lane's index in a block of the word loop (kernels/tiled_tensor.cl: 128 n-tiles, 2 per tile).
     const int indices = std::min(k_padded / 4, 256);
     index_bits_ = 1;
     while ((1 << index_bits_) < indices) ++index_bits_;

@@ -1,7 +1,7 @@
 // The Tiled kernel and its tensor-core forms (TF32 and FP16 operands) are exact: their assignments
 // equal the golden OpenMP path's, word for word, not just up to near-ties (the other variants'
 // standard, opencl_variants_test.cpp). TiledTF32 and TiledFP16 run on mma.sync on NVIDIA GPUs and
-// emulated elsewhere (PoCL in CI), so their certificate (kernels/tf32_certificate.h) is tested on
+// emulated elsewhere (PoCL in CI), so their certificate (kernels/tensor_certificate.h) is tested on
 // every machine. Checked on fresh
 // random data of odd shapes and several tile sizes, on real SURF descriptors (OpenCV's reference
 // output for graf1, tests/data/descriptors), on exact ties that float32 rounds differently, on

@@ -1,8 +1,8 @@
 // Tiled on tensor cores: the tiled kernel's search (kernels/tiled.cl) with the dot products on
-// NVIDIA's tensor cores through inline PTX, certified exact. Operands are TF32 (mma.sync.m16n8k8,
-// the default) or, with BOVW_F16, FP16 (mma.sync.m16n8k16): the same 11-bit significand, so the
-// same certificate, at twice the rate and half the bytes, but a narrower range (the host keeps
-// TF32 for vocabularies outside it; a row outside it goes to the exact re-check).
+// NVIDIA's tensor cores through inline PTX, certified exact. Operands are TF32 (mma.sync.m16n8k8:
+// tiled-tf32) or, with BOVW_F16, FP16 (mma.sync.m16n8k16: tiled-fp16): the same 11-bit
+// significand, so the same certificate, at twice the rate and half the bytes, but a narrower range
+// (the host keeps TF32 for vocabularies outside it; a row outside it goes to the exact re-check).
 //
 // Each warp (32 work-items) owns 16 x BOVW_MT descriptor rows, held in registers for the whole
 // kernel as A fragments, and walks all words in n-tiles of 8, BOVW_NT at a time: the words come
@@ -20,7 +20,7 @@
 // mantissa bits (the perturbation is part of the error bound) so the index rides along; the words
 // go in blocks of 1,024, so that index needs 8 bits at most, and each block's three are filed with
 // the words of the first two decoded. At the end each row is decided by the certificate
-// (kernels/tf32_certificate.h) over what the four lanes that share it kept: when the runner-up is
+// (kernels/tensor_certificate.h) over what the four lanes that share it kept: when the runner-up is
 // beyond the margin, the best word is golden. Otherwise, when every lane's third is beyond it, each
 // word within the margin is one of the lanes' two best, whose words are known, and their golden
 // distances (the CPU's sum in feature order, no FMA) decide the row here. Otherwise a lane holds
@@ -31,7 +31,7 @@
 // layout, reading its operands from memory: slower, but the rest of the kernel runs as it does on
 // the GPU, so the certificate's logic is tested wherever OpenCL runs (PoCL in CI).
 #include "common.h"
-#include "tf32_certificate.h"
+#include "tensor_certificate.h"
 
 #ifndef BOVW_MT
 #define BOVW_MT 2  // m-tiles of 16 rows per warp
@@ -288,7 +288,7 @@ inline float bovw_golden_distance(global const float* x, global const float* wor
 // the certificate) and index_bits (bits of a lane's running index in a block: log2 of 2 x its
 // n-tiles, at most 8).
 kernel __attribute__((reqd_work_group_size(BOVW_THREADS, 1, 1)))
-void histogram_tiled_tf32(global const float* restrict descriptors, const int n, const int row_base,
+void histogram_tiled_tensor(global const float* restrict descriptors, const int n, const int row_base,
                           global const float2* restrict words_frag, global const float2* restrict starts,
                           global const float* restrict words_t, global const float* restrict norms,
                           const int n_words, const int k_padded, const float max_norm, const float rho,
@@ -482,8 +482,8 @@ void histogram_tiled_tf32(global const float* restrict descriptors, const int n,
     // nx bounds both ||x|| and ||x~|| (1 + rho) >= ||x~|| ||c~|| / ||c||, the products' magnitudes:
     // FP16's subnormals may round up by more than (1 + 2^-11) (docs/KERNELS.md).
     const float nx = fmax(sqrt(xx), sqrt(tt) * (1.0f + rho)) + lost;
-    const float margin = bovw_tf32_margin(nx * nx, e1, sqrt(norms[max(j1, 0)]), max_norm,
-                                          bovw_tf32_operand_factor(sqrt(tt) + lost, sqrt(rr) + lost, rho),
+    const float margin = bovw_tensor_margin(nx * nx, e1, sqrt(norms[max(j1, 0)]), max_norm,
+                                          bovw_tensor_operand_factor(sqrt(tt) + lost, sqrt(rr) + lost, rho),
                                           BOVW_D, index_bits, BOVW_MARGIN_SCALE);
     // Overflow guard as in tiled.cl; scores this close to zero may have lost their index (a
     // subnormal flushed to zero), and a padding word among the candidates is left to the re-check.

@@ -1,10 +1,10 @@
-// The tensor-core certificate (kernels/tf32_certificate.h) on the host, where CI runs without an
+// The tensor-core certificate (kernels/tensor_certificate.h) on the host, where CI runs without an
 // NVIDIA GPU: a CPU emulation of the tensor-core path (operands rounded as cvt.rna rounds them to
 // TF32, or as cvt.rn rounds them to FP16 with its subnormals, exact products, FP32 accumulation per
 // mma step either rounded to nearest or truncated after aligning to the largest term, as Fasi et
 // al. measured tensor cores do, in blocks of 8 products or, for FP16's m16n8k16, of 16, and the
 // kernel's index bits written into the low mantissa) checked against float64:
-// - every emulated score lies within bovw_tf32_score_error of the exact x.c - ||c||^2/2, and the
+// - every emulated score lies within bovw_tensor_score_error of the exact x.c - ||c||^2/2, and the
 //   bound is not vacuous (the worst error seen is a sizeable share of it);
 // - the kernel's decisions made from emulated scores (runner-up beyond the margin: the best word;
 //   only the third beyond it: one of the two best) agree with the golden path on adversarial
@@ -18,7 +18,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "tf32_certificate.h"
+#include "tensor_certificate.h"
 
 namespace bovw::test {
 namespace {
@@ -148,7 +148,7 @@ float largestRelativeRounding(const Descriptors& c, Operands operands) {
 // The row's operand factor, and the ||x|| the kernel hands the bound: at least ||x~|| (1 + rho),
 // which bounds the products' magnitudes where FP16's subnormals round up by more than 2^-11.
 float operandFactor(const float* x, int d, float rho, Operands operands) {
-  return bovw_tf32_operand_factor(static_cast<float>(roundedNorm(x, d, operands)),
+  return bovw_tensor_operand_factor(static_cast<float>(roundedNorm(x, d, operands)),
                                   static_cast<float>(roundingNorm(x, d, operands)), rho);
 }
 float boundNorm(const float* x, int d, float rho, Operands operands) {
@@ -175,7 +175,7 @@ const Regime kFp16Regimes[] = {{"uniform [0,1)", 0.0f, 1.0f, 0.0f, true},
                                {"below 2^-14 (FP16's subnormals)", -1e-6f, 1e-6f, 0.0f, true},
                                {"near FP16's largest", 0.0f, 1000.0f, 0.0f, true}};
 
-TEST(Tf32Certificate, EveryEmulatedScoreIsWithinTheBound) {
+TEST(TensorCertificate, EveryEmulatedScoreIsWithinTheBound) {
   BOVW_SEEDED_RNG(rng);
   for (const Operands operands : {Operands::TF32, Operands::FP16})
     for (const Regime& regime : operands == Operands::FP16
@@ -198,7 +198,7 @@ TEST(Tf32Certificate, EveryEmulatedScoreIsWithinTheBound) {
             for (Eigen::Index j = 0; j < c.rows(); ++j) {
               const double exact = exactScore(&x(i, 0), &c(j, 0), d);
               const float bound =
-                  bovw_tf32_score_error(boundNorm(&x(i, 0), d, rho, operands), static_cast<float>(norm2(&c(j, 0), d)),
+                  bovw_tensor_score_error(boundNorm(&x(i, 0), d, rho, operands), static_cast<float>(norm2(&c(j, 0), d)),
                                         operandFactor(&x(i, 0), d, rho, operands), d, bits);
               for (Accumulation mode :
                    {Accumulation::Nearest, Accumulation::AlignedTruncation, Accumulation::AlignedTruncation16})
@@ -219,7 +219,7 @@ TEST(Tf32Certificate, EveryEmulatedScoreIsWithinTheBound) {
 // Adversarial near-ties: each descriptor midway (or within 1e-5 relative of midway) between two
 // words. The kernel's decision rule on emulated scores never contradicts the golden path, and
 // without the margin it does.
-TEST(Tf32Certificate, DecisionsFromEmulatedScoresAgreeWithTheGoldenPath) {
+TEST(TensorCertificate, DecisionsFromEmulatedScoresAgreeWithTheGoldenPath) {
   BOVW_SEEDED_RNG(rng);
   for (const Operands operands : {Operands::TF32, Operands::FP16}) {
     SCOPED_TRACE(nameOf(operands));
@@ -253,7 +253,7 @@ TEST(Tf32Certificate, DecisionsFromEmulatedScoresAgreeWithTheGoldenPath) {
       for (int f = 0; f < d; ++f) xx += static_cast<double>(x(i, f)) * x(i, f);
       const float nb = static_cast<float>(norm2(&c(scores[0].second, 0), d));
       const float nx = boundNorm(&x(i, 0), d, rho, operands);
-      const float margin = bovw_tf32_margin(std::max(static_cast<float>(xx), nx * nx), e1, nb, max_norm,
+      const float margin = bovw_tensor_margin(std::max(static_cast<float>(xx), nx * nx), e1, nb, max_norm,
                                             operandFactor(&x(i, 0), d, rho, operands), d, bits, 1.25f);
       if (scores[0].second != golden[i]) ++wrong_without_margin;
       if (e2 - e1 > margin) {
