@@ -60,8 +60,8 @@ struct TensorShape {
 TensorShape checkedShape(const TileSizes& t) {
   const TensorShape shape{t.group_rows, t.rows_per_item, t.words_per_item, t.depth == 1 ? 0 : t.depth};
   auto refuse = [](const char* what, int value, const std::string& rule) {
-    throw InvalidInput(std::string("tile sizes for tiled-tf32: ") + what + " = " + std::to_string(value) + " " +
-                       rule);
+    throw InvalidInput(std::string("tile sizes for tiled-tf32 and tiled-fp16: ") + what + " = " +
+                       std::to_string(value) + " " + rule);
   };
   auto check = [&](int value, int most, const char* what) {
     if (value < 1 || value > most) refuse(what, value, "must be 1.." + std::to_string(most));
@@ -121,8 +121,8 @@ class TensorCoreSearch final : public DeviceSearch {
                       std::min(8, (shape_.warps * shape_.m_tiles + m_tiles_ - 1) / m_tiles_));
     threads_ = 32 * warps_;
     if (static_cast<std::size_t>(threads_) > device_.info().max_work_group_size)
-      throw CapacityError("tiled-tf32: " + std::to_string(threads_) + " work-items per group exceed " +
-                          device_.info().name + "'s maximum of " +
+      throw CapacityError(std::string(nameOf(asked_)) + ": " + std::to_string(threads_) +
+                          " work-items per group exceed " + device_.info().name + "'s maximum of " +
                           std::to_string(device_.info().max_work_group_size));
     block_rows_ = 16 * m_tiles_ * warps_;
     // The staged chunk shrinks (halving keeps it a divisor of the block) until the group's local
