@@ -17,14 +17,14 @@ namespace {
 // depth}. A new device kind gets a row here once `bovw-bench` (the grid) and `bovw-bench --tune` have
 // been run on it; a single machine is better served by a tuning file.
 constexpr DeviceTuning kTable[] = {
-    // NVIDIA GPUs: the tiled kernel on FP16 tensor cores, certified exact: on an H100 1.19x the same
-    // kernel on TF32 operands at 1M x 1,024 x 64 (3.6x the FP32 tiled kernel), 1.24x at 1M x 4,096,
-    // 1.57x at D = 128 (docs/PERFORMANCE.md); a vocabulary outside FP16's range runs on TF32
-    // operands. 4 warps of 2 x 16 rows, 4 x 8 words per step (3% faster than 2 x 8 at D = 64, 1%
-    // slower at D = 128), the words staged in local memory 64 at a time through two buffers (on an
-    // H100 against reading them from global memory: 1.31x at K = 65,536, 1.11x at D = 128, within 2%
-    // at K <= 8,192, TF32 operands). Where its PTX does not build (GPUs before Ampere have no
-    // m16n8k16 mma), the histogrammer falls back to `tiled`.
+    // NVIDIA GPUs: the tiled kernel on FP16 tensor cores, certified exact: on an H100 1.28x the same
+    // kernel on TF32 operands and 3.8x the FP32 tiled kernel at 1M x 1,024 x 64, 1.28x and 4.6x at
+    // 1M x 4,096, 1.69x and 4.2x at D = 128 (one run: docs/PERFORMANCE.md); a vocabulary outside
+    // FP16's range runs on TF32 operands. 4 warps of 2 x 16 rows, 4 x 8 words per step (3% faster
+    // than 2 x 8 at D = 64, within 1% at D = 128), the words staged in local memory 64 at a time
+    // through two buffers (on an H100 against reading them from global memory: 1.31x at K = 65,536,
+    // 1.11x at D = 128, within 2% at K <= 8,192, TF32 operands). Where its PTX does not build (GPUs
+    // before Ampere have no m16n8k16 mma), the histogrammer falls back to `tiled`.
     {"GPU", "NVIDIA", KernelVariant::TiledFP16, {2, 4, 4, 1, 8}, "bovw-bench --tiles sweeps on an NVIDIA H200 and an H100"},
     // The tiled kernel is the fastest variant on GPUs (docs/PERFORMANCE.md). On the H100, 64 x 128
     // tiles of 8 x 8 per work-item: 128 work-items of ~170 registers, two groups per SM, so that one
