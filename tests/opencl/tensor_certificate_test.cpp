@@ -226,14 +226,7 @@ TEST(TensorCertificate, DecisionsFromEmulatedScoresAgreeWithTheGoldenPath) {
     const int d = 64, k = 48;
     const std::int64_t n = 1500;
     const Descriptors c = randomMatrix(rng, k, d);
-    Descriptors x(n, d);
-    std::uniform_int_distribution<int> word(0, k - 1);
-    std::uniform_real_distribution<float> tilt(-1e-5f, 1e-5f);
-    for (std::int64_t i = 0; i < n; ++i) {
-      const int a = word(rng), b = (a + 1 + word(rng) % (k - 1)) % k;
-      const float w = 0.5f + (i % 2 == 0 ? 0.0f : tilt(rng));
-      x.row(i) = w * c.row(a) + (1.0f - w) * c.row(b);
-    }
+    const Descriptors x = rowsBetweenWords(rng, c, n, 1e-5f, 2);  // half midway, half within 1e-5 of it
     const Vocabulary vocabulary(c);
     const std::vector<std::int32_t> golden = openmpAssign(x, vocabulary);
     const int bits = 4;  // K = 48 padded to 64: 16 values per lane

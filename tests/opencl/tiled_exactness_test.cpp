@@ -196,14 +196,7 @@ TEST_P(TiledExact, ConstructedNearTiesEqualTheGoldenPath) {
   const int d = 64, k = 96;
   const std::int64_t n = 2000;
   const Descriptors c = randomMatrix(rng, k, d);
-  Descriptors x(n, d);
-  std::uniform_int_distribution<int> word(0, k - 1);
-  std::uniform_real_distribution<float> tilt(-1e-4f, 1e-4f);
-  for (std::int64_t i = 0; i < n; ++i) {
-    const int a = word(rng), b = (a + 1 + word(rng) % (k - 1)) % k;
-    const float w = 0.5f + (i % 3 == 0 ? 0.0f : tilt(rng));  // midway, or within 1e-4 of it
-    x.row(i) = w * c.row(a) + (1.0f - w) * c.row(b);
-  }
+  const Descriptors x = rowsBetweenWords(rng, c, n, 1e-4f, 3);  // a third midway, the rest within 1e-4 of it
   auto h = makeHistogrammer(config());
   const StageTimes times = expectExact(*h, x, Vocabulary(c), randomOffsets(rng, n, 5));
   EXPECT_GT(times.rechecked_rows, 0) << "near-ties that no rounding bound can separate must be re-checked";

@@ -190,6 +190,23 @@ inline TwinData permutedTwins(std::mt19937_64& rng, int pairs, int d, std::int64
   return data;
 }
 
+// Near-ties built on purpose: each of n rows sits between two distinct words of `words`, exactly
+// midway for every `midway_every`-th row and within `tilt` (relative weight) of midway for the rest,
+// so that the two distances differ by less than a rounded score can resolve, or by nothing.
+inline Descriptors rowsBetweenWords(std::mt19937_64& rng, const Descriptors& words, std::int64_t n, float tilt,
+                                    int midway_every) {
+  const int k = static_cast<int>(words.rows());
+  Descriptors x(n, words.cols());
+  std::uniform_int_distribution<int> word(0, k - 1);
+  std::uniform_real_distribution<float> weight(-tilt, tilt);
+  for (std::int64_t i = 0; i < n; ++i) {
+    const int a = word(rng), b = (a + 1 + word(rng) % (k - 1)) % k;
+    const float w = 0.5f + (i % midway_every == 0 ? 0.0f : weight(rng));
+    x.row(i) = w * words.row(a) + (1.0f - w) * words.row(b);
+  }
+  return x;
+}
+
 // ---------------------------------------------------------------------------------------------
 // The float64 reference and the near-tie rule
 
