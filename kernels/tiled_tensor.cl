@@ -64,6 +64,7 @@
 #define BOVW_KS ((BOVW_D + BOVW_KW - 1) / BOVW_KW)  // k-steps
 #define BOVW_BM (16 * BOVW_MT * BOVW_WARPS)  // rows per work-group
 #define BOVW_THREADS (32 * BOVW_WARPS)
+#define BOVW_SUMS (2 * BOVW_BM)  // golden distances a group sums itself; rows beyond go to the re-check
 
 // Where the warps read the words' B fragments: the group's local copy or global memory.
 #if BOVW_STAGE
@@ -271,18 +272,34 @@ inline void bovw_insert3(float* s1, int* j1, float* s2, int* j2, float* s3, floa
   }
 }
 
-// The golden distance: (x_k - c_k)^2 summed in feature order in float, never fused (the CPU's).
-inline float bovw_golden_distance(global const float* x, global const float* words_t, int k_padded, int word) {
+// The golden distance: (x_k - c_k)^2 summed in feature order in float, never fused (the CPU's),
+// from a descriptor row and a word's row (both D floats). Rows of a multiple of 4 features are read
+// 16 bytes at a time, several loads ahead of the sum: read a feature at a time from the transposed
+// words, the few rows of a group that need these sums held up its warps for longer than the main
+// loop at D = 128 (the loads of one word 4 KB apart, each waiting for the last).
+inline float bovw_golden_distance(global const float* x, global const float* c) {
 #pragma OPENCL FP_CONTRACT OFF
   float sum = 0.0f;
+#if BOVW_D % 4 == 0
+#pragma unroll 8
+  for (int k = 0; k < BOVW_D / 4; ++k) {
+    const float4 t = ((global const float4*)x)[k] - ((global const float4*)c)[k];
+    sum += t.x * t.x;
+    sum += t.y * t.y;
+    sum += t.z * t.z;
+    sum += t.w * t.w;
+  }
+#else
   for (int k = 0; k < BOVW_D; ++k) {
-    const float t = x[k] - words_t[(size_t)k * k_padded + word];
+    const float t = x[k] - c[k];
     sum += t * t;
   }
+#endif
   return sum;
 }
 
-// Arguments as histogram_tiled's, plus: words_frag (the words TF32-rounded in B-fragment order:
+// Arguments as histogram_tiled's, with the words as rows of D floats (`words`, for the golden sums)
+// in place of their transposed form, plus: words_frag (the words TF32-rounded in B-fragment order:
 // n-tile, k-step, lane, 2 floats), starts (-||c||^2 / 2 per padded word; padding words a large
 // negative so they never win), rho (max_j ||c~_j - c_j|| / ||c_j||: the words' TF32 rounding, for
 // the certificate) and index_bits (bits of a lane's running index in a block: log2 of 2 x its
@@ -290,7 +307,7 @@ inline float bovw_golden_distance(global const float* x, global const float* wor
 kernel __attribute__((reqd_work_group_size(BOVW_THREADS, 1, 1)))
 void histogram_tiled_tensor(global const float* restrict descriptors, const int n, const int row_base,
                           global const float2* restrict words_frag, global const float2* restrict starts,
-                          global const float* restrict words_t, global const float* restrict norms,
+                          global const float* restrict words, global const float* restrict norms,
                           const int n_words, const int k_padded, const float max_norm, const float rho,
                           const int index_bits,
                           global const int* restrict offsets, const int n_images,
@@ -300,12 +317,15 @@ void histogram_tiled_tensor(global const float* restrict descriptors, const int 
   local int merge_words[BOVW_BM * 4 * 2];  // ... and the words of its first two
   local float row_norms[BOVW_BM * 3];    // per row: the three norms of the certificate
   local int summed;                    // rows of the group decided by a few golden distances
+  local uchar needs_sums[BOVW_BM];     // ... which rows those are
+  local int sums[BOVW_SUMS];           // ... and the slots of `merge` whose golden distances they need
+  local int n_sums;
 #if BOVW_STAGE
   local float4 stage[2][BOVW_STAGE * BOVW_KS * 16];  // two chunks of BOVW_STAGE n-tiles of B fragments
   local float4 stage_starts[2][BOVW_STAGE * 2];      // ... and their starting values (4 float2 a tile)
 #endif
   const int lid = get_local_id(0);
-  if (lid == 0) summed = 0;
+  if (lid == 0) summed = n_sums = 0;
   const int warp = lid / 32, lane = lid % 32;
   const int g = lane / 4, t = lane % 4;
   const int row0 = get_group_id(0) * BOVW_BM;
@@ -460,8 +480,13 @@ void histogram_tiled_tensor(global const float* restrict descriptors, const int 
   // The four lanes of a quad share rows: merge their top threes.
   barrier(CLK_LOCAL_MEM_FENCE);
 
+  // Each row is decided by its certificate (below), or left to a few golden distances, or flagged
+  // for the full re-check. The candidates for golden distances are the slots of the quad's kept
+  // words within the margin (the others' slots become +inf); their sums come after, spread over the
+  // group, since a row has one work-item and a few rows of each warp need sums.
   for (int r = lid; r < BOVW_BM; r += BOVW_THREADS) {
     const int row = row0 + r;
+    needs_sums[r] = 0;
     if (row >= n) break;
     // The three largest s over the quad, with the words of the first two; and the largest of the
     // lanes' thirds, which bounds every score whose word no lane kept.
@@ -474,7 +499,6 @@ void histogram_tiled_tensor(global const float* restrict descriptors, const int 
       unkept = fmax(unkept, merge[(r * 4 + q) * 3 + 2]);
     }
     // ||x||^2, and the norms of the row's operands (TF32 or FP16) and of their rounding, for the certificate.
-    global const float* xr = descriptors + (size_t)row * BOVW_D;
     const float xx = row_norms[r * 3 + 0], tt = row_norms[r * 3 + 1], rr = row_norms[r * 3 + 2];
     // A square below FLT_MIN may be flushed to zero: each norm may miss up to sqrt(D) 2^-63.
     const float lost = sqrt((float)BOVW_D) * 0x1.0p-63f;
@@ -490,30 +514,70 @@ void histogram_tiled_tensor(global const float* restrict descriptors, const int 
     const float s_max = (2.0f * nx + max_norm) * (2.0f * nx + max_norm);
     const bool trusted = s_max < 1e30f && fabs(s1) > 0x1.0p-99f && fabs(s2) > 0x1.0p-99f &&
                          fabs(unkept) > 0x1.0p-99f && j1 >= 0 && j1 < n_words;
-    int word = -1;
     if (trusted && e2 - e1 > margin) {
-      word = j1;
-    } else if (trusted && -2.0f * unkept - e1 > margin) {
-      // The golden word is one of the kept words within the margin (j1 at least): the one of the
-      // smallest golden distance, the lower word on a tie, as the CPU's scan in word order picks.
-      float best = INFINITY;
-      for (int i = 0; i < 8; ++i) {
-        const float s = merge[(r * 4 + i / 2) * 3 + i % 2];
-        const int j = merge_words[(r * 4 + i / 2) * 2 + i % 2];
-        if (-2.0f * s - e1 > margin) continue;
-        if (j < 0 || j >= n_words || fabs(s) <= 0x1.0p-99f) {
-          word = -1;  // an unknown or padding word, or a lost index: the full re-check decides
-          break;
-        }
-        const float dj = bovw_golden_distance(xr, words_t, k_padded, j);
-        if (dj < best || (dj == best && j < word)) {
-          best = dj;
-          word = j;
-        }
+      best_word[row] = j1;
+      atomic_inc(&histograms[bovw_image_of(offsets, n_images, row_base + row) * n_words + j1]);
+      continue;
+    }
+    // When every word no lane kept is beyond the margin, the golden word is one of the kept words
+    // within it (j1 at least), unless one of those is unknown, a padding word or a lost index.
+    bool summable = trusted && -2.0f * unkept - e1 > margin;
+    for (int i = 0; i < 8 && summable; ++i) {
+      const float s = merge[(r * 4 + i / 2) * 3 + i % 2];
+      const int j = merge_words[(r * 4 + i / 2) * 2 + i % 2];
+      summable = -2.0f * s - e1 > margin || (j >= 0 && j < n_words && fabs(s) > 0x1.0p-99f);
+    }
+    if (!summable) {
+      flagged[atomic_inc(flag_count)] = row;
+      continue;
+    }
+    uint within = 0;
+    for (int i = 0; i < 8; ++i)
+      if (!(-2.0f * merge[(r * 4 + i / 2) * 3 + i % 2] - e1 > margin)) within |= 1u << i;
+    const int first = atomic_add(&n_sums, (int)popcount(within));
+    if (first + (int)popcount(within) > BOVW_SUMS) {  // the group's list is full
+      for (int i = first; i < BOVW_SUMS; ++i) sums[i] = -1;
+      flagged[atomic_inc(flag_count)] = row;
+      continue;
+    }
+    needs_sums[r] = 1;
+    for (int i = 0, next = first; i < 8; ++i) {
+      const int slot = (r * 4 + i / 2) * 3 + i % 2;
+      if (within & (1u << i))
+        sums[next++] = slot;
+      else
+        merge[slot] = INFINITY;
+    }
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+
+  // The golden distances, one a work-item, each into its slot of `merge` (slot = (r * 4 + q) * 3 + e).
+  for (int i = lid; i < min(n_sums, BOVW_SUMS); i += BOVW_THREADS) {
+    const int slot = sums[i], r = slot / 12, q = slot % 12 / 3, e = slot % 3;
+    if (slot < 0) continue;
+    merge[slot] = bovw_golden_distance(descriptors + (size_t)(row0 + r) * BOVW_D,
+                                       words + (size_t)merge_words[(r * 4 + q) * 2 + e] * BOVW_D);
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+
+  // Those rows: the word of the smallest golden distance, the lower word on a tie, as the CPU's scan
+  // in word order picks (the slots beyond the margin are +inf and never win).
+  for (int r = lid; r < BOVW_BM; r += BOVW_THREADS) {
+    const int row = row0 + r;
+    if (row >= n) break;
+    if (!needs_sums[r]) continue;
+    float best = INFINITY;
+    int word = -1;
+    for (int i = 0; i < 8; ++i) {
+      const float dj = merge[(r * 4 + i / 2) * 3 + i % 2];
+      const int j = merge_words[(r * 4 + i / 2) * 2 + i % 2];
+      if (dj < best || (dj == best && j < word)) {
+        best = dj;
+        word = j;
       }
-      if (word >= 0) atomic_inc(&summed);
     }
     if (word >= 0) {
+      atomic_inc(&summed);
       best_word[row] = word;
       atomic_inc(&histograms[bovw_image_of(offsets, n_images, row_base + row) * n_words + word]);
     } else {

@@ -125,10 +125,12 @@ class TensorCoreSearch final : public DeviceSearch {
                           " work-items per group exceed " + device_.info().name + "'s maximum of " +
                           std::to_string(device_.info().max_work_group_size));
     block_rows_ = 16 * m_tiles_ * warps_;
+    // The group's local memory beside the chunks, per row: its quad's top threes and words, its
+    // norms, two slots of golden distances and a flag; and two counters.
+    const std::uint64_t merge_bytes = static_cast<std::uint64_t>(block_rows_) * ((4 * (3 + 2) + 3 + 2) * 4 + 1) + 8;
     // The staged chunk shrinks (halving keeps it a divisor of the block) until the group's local
     // memory fits its two chunk buffers: the default shape must run at every D. Below one step, no
     // staging. A tile's bytes: its B fragments, and the 8 starting values.
-    const std::uint64_t merge_bytes = static_cast<std::uint64_t>(block_rows_) * (4 * (3 + 2) + 3) * 4 + 4;
     const std::uint64_t tile_bytes = static_cast<std::uint64_t>(kSteps(d)) * 32 * 8 + 8 * 4;
     stage_ = shape_.stage;
     while (stage_ >= shape_.n_tiles && merge_bytes + 2 * stage_ * tile_bytes > device_.info().local_memory)
@@ -208,6 +210,9 @@ class TensorCoreSearch final : public DeviceSearch {
     };
     fragments_ = upload(fragments);
     starts_ = upload(starts);
+    // The words as rows, for the golden distances the kernel sums itself (16-byte loads a row).
+    word_rows_ = cl::Buffer(device_.context(), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                            sizeof(float) * static_cast<std::size_t>(c.size()), const_cast<float*>(c.data()));
     // A lane's index in a block of the word loop (kernels/tiled_tensor.cl: 128 n-tiles, 2 per tile).
     const int indices = std::min(k_padded / 4, 256);
     index_bits_ = 1;
@@ -218,7 +223,8 @@ class TensorCoreSearch final : public DeviceSearch {
   std::uint64_t extraBytes(int n, int d, const Vocabulary& vocabulary) const override {
     const std::uint64_t k_padded = roundUp(vocabulary.size(), block_words_);
     const std::uint64_t words = sizeof(float) * (static_cast<std::uint64_t>(d) * k_padded + k_padded +  // exact
-                                                 roundUp(d, 8) * k_padded + k_padded);  // TF32 (FP16: less)
+                                                 roundUp(d, 8) * k_padded + k_padded +  // TF32 (FP16: less)
+                                                 static_cast<std::uint64_t>(d) * vocabulary.size());  // rows
     return words + sizeof(cl_int) * (static_cast<std::uint64_t>(n) + 1);
   }
 
@@ -231,7 +237,7 @@ class TensorCoreSearch final : public DeviceSearch {
     search_.setArg(a++, cl_int{batch.row_base});
     search_.setArg(a++, fragments_);
     search_.setArg(a++, starts_);
-    search_.setArg(a++, words_.words_t);
+    search_.setArg(a++, word_rows_);
     search_.setArg(a++, words_.norms);
     search_.setArg(a++, cl_int{words_.n_words});
     search_.setArg(a++, cl_int{words_.k_padded});
@@ -296,7 +302,7 @@ class TensorCoreSearch final : public DeviceSearch {
 
   std::uint64_t vocabulary_id_ = 0;
   ResidentWords words_;
-  cl::Buffer fragments_, starts_;
+  cl::Buffer fragments_, starts_, word_rows_;
   float rho_ = 0;
   int index_bits_ = 1;
 };
