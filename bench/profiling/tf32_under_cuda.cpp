@@ -47,6 +47,27 @@ float roundToTf32(float value) {
   return value;
 }
 
+// An FP16 value's bits, rounded to nearest, ties to even, with FP16's subnormals and infinity past
+// 65504, as Eigen's conversion on the host rounds (finite inputs).
+std::uint16_t fp16Bits(float value) {
+  std::uint32_t bits;
+  std::memcpy(&bits, &value, 4);
+  const std::uint16_t sign = static_cast<std::uint16_t>((bits >> 16) & 0x8000u);
+  const float magnitude = std::fabs(value);
+  if (!(magnitude < 65520.0f)) return sign | 0x7c00u;
+  if (magnitude < 0x1.0p-14f) return sign | static_cast<std::uint16_t>(std::lrint(magnitude * 0x1.0p24f));
+  std::memcpy(&bits, &magnitude, 4);
+  bits += 0x0fffu + ((bits >> 13) & 1u);
+  return sign | static_cast<std::uint16_t>((bits >> 13) - (112u << 10));
+}
+
+float fp16Value(std::uint16_t bits) {
+  const int exponent = (bits >> 10) & 0x1f, mantissa = bits & 0x3ff;
+  const float magnitude = exponent == 0 ? std::ldexp(static_cast<float>(mantissa), -24)
+                                        : std::ldexp(static_cast<float>(1024 + mantissa), exponent - 25);
+  return bits & 0x8000u ? -magnitude : magnitude;
+}
+
 CUdeviceptr upload(const void* data, std::size_t bytes) {
   CUdeviceptr pointer;
   check(cuMemAlloc(&pointer, bytes), "cuMemAlloc");
@@ -80,9 +101,12 @@ int main(int argc, char** argv) {
   std::string options((std::istreambuf_iterator<char>(options_file)), std::istreambuf_iterator<char>());
   const int n = std::atoi(argv[2]), k = std::atoi(argv[3]), repeats = argc > 4 ? std::atoi(argv[4]) : 3;
   const int d = option(options, "BOVW_D", 64), mt = option(options, "BOVW_MT", 2), warps = option(options, "BOVW_WARPS", 4);
+  const bool f16 = option(options, "BOVW_F16", 0) == 1;  // tiled-fp16: FP16 pairs, 16 features a k-step
   const int block_words = 1024;  // the host's block: 128 n-tiles of 8 words
-  const int k_padded = (k + block_words - 1) / block_words * block_words, steps = (d + 7) / 8;
+  const int pair = f16 ? 2 : 1, k_padded = (k + block_words - 1) / block_words * block_words,
+            steps = (d + 8 * pair - 1) / (8 * pair);
   const int rows_per_group = 16 * mt * warps, threads = 32 * warps;
+  auto rounded = [&](float v) { return f16 ? fp16Value(fp16Bits(v)) : roundToTf32(v); };
 
   std::mt19937_64 rng(1);
   std::uniform_real_distribution<float> uniform(0.0f, 1.0f);
@@ -90,35 +114,42 @@ int main(int argc, char** argv) {
   for (float& v : x) v = uniform(rng);
   for (float& v : c) v = uniform(rng);
 
-  // The host side's layouts (tensor_core_search.cpp, exact_recheck.cpp).
-  std::vector<float> fragments(static_cast<std::size_t>(k_padded / 8) * steps * 64, 0.0f);
+  // The host side's layouts (tensor_core_search.cpp, exact_recheck.cpp): B fragments of n-tile,
+  // k-step, lane, two 32-bit registers (TF32 features t and t + 4 of word g; FP16 pairs {2t, 2t + 1}
+  // and {2t + 8, 2t + 9}, the lower feature in the low half).
+  std::vector<std::uint32_t> fragments(static_cast<std::size_t>(k_padded / 8) * steps * 64, 0u);
   for (int tile = 0; tile < k_padded / 8; ++tile)
     for (int step = 0; step < steps; ++step)
       for (int lane = 0; lane < 32; ++lane) {
         const int word = tile * 8 + lane / 4;
-        for (int half = 0; half < 2; ++half) {
-          const int feature = step * 8 + lane % 4 + 4 * half;
-          fragments[((static_cast<std::size_t>(tile) * steps + step) * 32 + lane) * 2 + half] =
-              word < k && feature < d ? roundToTf32(c[static_cast<std::size_t>(word) * d + feature]) : 0.0f;
-        }
+        std::uint32_t* out = &fragments[((static_cast<std::size_t>(tile) * steps + step) * 32 + lane) * 2];
+        for (int reg = 0; reg < 2; ++reg)
+          for (int e = 0; e < pair; ++e) {
+            const int feature = step * 8 * pair + pair * (lane % 4) + 4 * pair * reg + e;
+            const float value = word < k && feature < d ? c[static_cast<std::size_t>(word) * d + feature] : 0.0f;
+            if (f16) {
+              out[reg] |= static_cast<std::uint32_t>(fp16Bits(value)) << (16 * e);
+            } else {
+              const float tf32 = roundToTf32(value);
+              std::memcpy(&out[reg], &tf32, 4);
+            }
+          }
       }
-  std::vector<float> starts(k_padded, -0x1.0p125f), words_t(static_cast<std::size_t>(d) * k_padded, 0.0f),
-      norms(k_padded, INFINITY);
+  std::vector<float> starts(k_padded, -0x1.0p125f), norms(k_padded, INFINITY);
   double rho = 0, max_norm = 0;
   for (int j = 0; j < k; ++j) {
     double norm = 0, rounding = 0;
     for (int f = 0; f < d; ++f) {
       const float v = c[static_cast<std::size_t>(j) * d + f];
       norm += static_cast<double>(v) * v;
-      rounding += std::pow(static_cast<double>(roundToTf32(v)) - v, 2);
-      words_t[static_cast<std::size_t>(f) * k_padded + j] = v;
+      rounding += std::pow(static_cast<double>(rounded(v)) - v, 2);
     }
     starts[j] = static_cast<float>(-0.5 * norm);
     norms[j] = static_cast<float>(norm);
     rho = std::max(rho, std::sqrt(rounding / norm));
     max_norm = std::max(max_norm, std::sqrt(norm));
   }
-  const float rho_f = static_cast<float>(std::min(rho * (1 + 1e-6), 0x1.0p-11)), max_norm_f = static_cast<float>(max_norm);
+  const float rho_f = static_cast<float>(rho * (1 + 1e-6)), max_norm_f = static_cast<float>(max_norm);
   int index_bits = 1;
   while ((1 << index_bits) < std::min(k_padded / 4, 256)) ++index_bits;
   const int images = 1, row_base = 0;
@@ -136,7 +167,7 @@ int main(int argc, char** argv) {
   check(cuModuleGetFunction(&kernel, module, "histogram_tiled_tensor"), "cuModuleGetFunction");
 
   CUdeviceptr descriptors = upload(x.data(), 4 * x.size()), frag = upload(fragments.data(), 4 * fragments.size()),
-              start = upload(starts.data(), 4 * starts.size()), wt = upload(words_t.data(), 4 * words_t.size()),
+              start = upload(starts.data(), 4 * starts.size()), rows = upload(c.data(), 4 * c.size()),
               nm = upload(norms.data(), 4 * norms.size()), off = upload(offsets.data(), 4 * offsets.size()),
               best = upload(nullptr, 4 * static_cast<std::size_t>(n)),
               hist = upload(nullptr, 4 * static_cast<std::size_t>(images) * k),
@@ -146,7 +177,7 @@ int main(int argc, char** argv) {
   int n_arg = n, row_base_arg = row_base, k_arg = k, k_padded_arg = k_padded, index_bits_arg = index_bits,
       images_arg = images;
   float max_norm_arg = max_norm_f, rho_arg = rho_f;
-  void* arguments[] = {&descriptors, &n_arg,  &row_base_arg,   &frag,   &start,      &wt,   &nm,
+  void* arguments[] = {&descriptors, &n_arg,  &row_base_arg,   &frag,   &start,      &rows,   &nm,
                        &k_arg,       &k_padded_arg, &max_norm_arg, &rho_arg, &index_bits_arg, &off, &images_arg,
                        &best,        &hist,   &flagged,        &count};
   const unsigned groups = static_cast<unsigned>((n + rows_per_group - 1) / rows_per_group);
