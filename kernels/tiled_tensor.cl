@@ -274,9 +274,9 @@ inline void bovw_insert3(float* s1, int* j1, float* s2, int* j2, float* s3, floa
 
 // The golden distance: (x_k - c_k)^2 summed in feature order in float, never fused (the CPU's),
 // from a descriptor row and a word's row (both D floats). Rows of a multiple of 4 features are read
-// 16 bytes at a time, several loads ahead of the sum: read a feature at a time from the transposed
-// words, the few rows of a group that need these sums held up its warps for longer than the main
-// loop at D = 128 (the loads of one word 4 KB apart, each waiting for the last).
+// 16 bytes at a time, several loads ahead of the sum (read a feature at a time from the transposed
+// words, each load 4 KB from the last and waiting for it, the sums of the fifth of the rows that
+// need them at D = 128 on uniform data held up their warps).
 inline float bovw_golden_distance(global const float* x, global const float* c) {
 #pragma OPENCL FP_CONTRACT OFF
   float sum = 0.0f;
