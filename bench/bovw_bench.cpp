@@ -120,6 +120,9 @@ void addOptions(CLI::App* command) {
   command->add_option("--seed", args.options.seed)->capture_default_str();
   command->add_option("--json", args.json, "also write the results as JSON");
   command->add_option("--tiles", args.tiles, "tiled variant's tile sizes TM,TN,ROWS,WORDS,DEPTH");
+  command->add_option("--build-options", args.options.build_options,
+                      "extra OpenCL compiler options for the device variants, appended to bovw's own "
+                      "(for example -cl-nv-maxrregcount=128 on NVIDIA)");
   auto* tune = command->add_option("--tune", args.tune,
                                    "instead of the grid: time the tiled kernel with each candidate tile shape "
                                    "on one NxK size (for example 1048576x1024)");

@@ -80,6 +80,7 @@ HistogrammerConfig configFor(const Contender& contender, const BenchmarkOptions&
   config.device = options.device;
   config.work_group_size = options.work_group_size;
   config.tiles = options.tiles;
+  config.build_options = options.build_options;
   // The whole batch in one transfer chunk: the kernel table times one launch per case (chunked
   // transfers, which add a launch per chunk, are measured through `bovw histogram`).
   config.transfer_rows = std::numeric_limits<std::int32_t>::max();

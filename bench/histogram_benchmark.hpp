@@ -35,6 +35,7 @@ struct BenchmarkOptions {
   int dimension = 64;
   int work_group_size = 64;
   TileSizes tiles;                     // for the tiled contender (0s: the device's defaults)
+  std::string build_options;           // extra OpenCL compiler options for the device contenders
   int warmup = 2;
   int repetitions = 10;
   double max_seconds = 60;             // skip a case estimated to take longer than this
