@@ -17,9 +17,9 @@ namespace {
 // depth}. A new device kind gets a row here once `bovw-bench` (the grid) and `bovw-bench --tune` have
 // been run on it; a single machine is better served by a tuning file.
 constexpr DeviceTuning kTable[] = {
-    // NVIDIA GPUs: the tiled kernel on FP16 tensor cores, certified exact: on an H100 1.28x the same
-    // kernel on TF32 operands and 3.8x the FP32 tiled kernel at 1M x 1,024 x 64, 1.28x and 4.6x at
-    // 1M x 4,096, 1.69x and 4.2x at D = 128 (one run: docs/PERFORMANCE.md); a vocabulary outside
+    // NVIDIA GPUs: the tiled kernel on FP16 tensor cores, certified exact: on an H100 1.27x the same
+    // kernel on TF32 operands and 4.2x the FP32 tiled kernel at 1M x 1,024 x 64, 1.30x and 4.7x at
+    // 1M x 4,096, 1.97x and 5.7x at D = 128 (one run: docs/PERFORMANCE.md); a vocabulary outside
     // FP16's range runs on TF32 operands. 4 warps of 2 x 16 rows, 4 x 8 words per step (3% faster
     // than 2 x 8 at D = 64, within 1% at D = 128), the words staged in local memory 64 at a time
     // through two buffers (on an H100 against reading them from global memory: 1.31x at K = 65,536,
