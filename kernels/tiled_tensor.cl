@@ -113,30 +113,24 @@ inline uint bovw_pack_f16(float lo, float hi) {
   asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
   return r;
 }
-
-// c += A (16 x 16) * B (16 x 8) for one warp. Fragments (PTX ISA, mma.m16n8k16 .f16), two halves a
-// register, the lower index in the low half, with g = lane / 4, t = lane % 4:
-// a = {A[g][2t..2t+1], A[g+8][2t..2t+1], A[g][2t+8..2t+9], A[g+8][2t+8..2t+9]},
-// b = {B[2t..2t+1][g], B[2t+8..2t+9][g]}, c as for m16n8k8 below.
-inline void bovw_mma(float c[4], const uint a[4], uint b0, uint b1) {
-  asm volatile(
-      "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
-      "{%0,%1,%2,%3};"
-      : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-}
-#else
-// c += A (16 x 8) * B (8 x 8) for one warp. Fragments (PTX ISA, mma.m16n8k8 .tf32), with
-// g = lane / 4, t = lane % 4: a = {A[g][t], A[g+8][t], A[g][t+4], A[g+8][t+4]},
-// b = {B[t][g], B[t+4][g]}, c = {C[g][2t], C[g][2t+1], C[g+8][2t], C[g+8][2t+1]}.
-inline void bovw_mma(float c[4], const uint a[4], uint b0, uint b1) {
-  asm volatile(
-      "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
-      "{%0,%1,%2,%3};"
-      : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-}
 #endif
+
+// c += A * B for one warp, A 16 x BOVW_KW and B BOVW_KW x 8. Fragments (PTX ISA), with g = lane / 4,
+// t = lane % 4, c = {C[g][2t], C[g][2t+1], C[g+8][2t], C[g+8][2t+1]}:
+// - mma.m16n8k16 .f16, two halves a register, the lower index in the low half:
+//   a = {A[g][2t..2t+1], A[g+8][2t..2t+1], A[g][2t+8..2t+9], A[g+8][2t+8..2t+9]},
+//   b = {B[2t..2t+1][g], B[2t+8..2t+9][g]};
+// - mma.m16n8k8 .tf32: a = {A[g][t], A[g+8][t], A[g][t+4], A[g+8][t+4]}, b = {B[t][g], B[t+4][g]}.
+#if BOVW_F16
+#define BOVW_MMA "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"
+#else
+#define BOVW_MMA "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32"
+#endif
+inline void bovw_mma(float c[4], const uint a[4], uint b0, uint b1) {
+  asm volatile(BOVW_MMA " {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+               : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
 #else
 // An FP16 operand from its bits (the host stores the words' fragments as FP16 pairs).
 inline float bovw_f16_value(uint bits) {
