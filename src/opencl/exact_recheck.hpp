@@ -29,15 +29,15 @@ ResidentWords uploadResidentWords(const cl::Context& context, const Vocabulary& 
 // rechecked() reports both, per call; fullyRechecked() the first.
 class ExactRecheck {
  public:
-  static constexpr int kRows = 4;  // flagged rows per work-group: each word read serves them all
+  // Flagged rows per work-group, at most: each word a group reads serves all its rows, and the pass
+  // is bound by those reads (K x D floats a group, from L2) when many rows are flagged.
+  static constexpr int kMostRows = 8;
   static constexpr std::size_t kPreferredGroup = 256;  // work-items per group, unless asked for more
 
   ExactRecheck(DeviceContext& device, int group_size);
-  // The build options recheck_flagged needs beyond BOVW_D: appended to the first pass's options
-  // when it is in tiled.cl too, so that one program serves both.
-  std::string options() const {
-    return " -DBOVW_RECHECK_ROWS=" + std::to_string(kRows) + " -DBOVW_RECHECK_SPLITS=" + (splitting_ ? "1" : "0");
-  }
+  // The build options recheck_flagged needs beyond BOVW_D, for descriptors of d features: appended
+  // to the first pass's options when it is in tiled.cl too, so that one program serves both.
+  std::string options(int d);
   // Builds (or finds in the program cache) the kernel from tiled.cl with `options`, which must
   // define BOVW_D and include options().
   void prepare(const std::string& options);
@@ -64,6 +64,7 @@ class ExactRecheck {
 
   DeviceContext& device_;
   int group_size_;
+  int rows_ = 1;  // flagged rows per group, set by options(d): as many as local memory holds
   bool splitting_;  // the device has cl_khr_int64_extended_atomics: rows' walks may be split
   cl::Kernel kernel_, finish_;
   GrowingBuffer flagged_, count_, keys_;

@@ -149,7 +149,7 @@ class TensorCoreSearch final : public DeviceSearch {
       throw CapacityError("kernel 'histogram_tiled_tensor' can run at most " + std::to_string(limit) +
                           " work-items per group on " + device_.info().name + ", asked for " +
                           std::to_string(threads_) + ": choose fewer warps");
-    recheck_.prepare(width + recheck_.options());
+    recheck_.prepare(width + recheck_.options(d));
     kernels_width_ = d;
     kernels_operands_ = operands_;
   }

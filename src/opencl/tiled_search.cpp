@@ -64,7 +64,7 @@ class TiledSearch final : public DeviceSearch {
     const std::string options =
         "-cl-std=CL1.2 -DBOVW_D=" + std::to_string(d) + " -DBOVW_TM=" + std::to_string(tiles_.rows_per_item) +
         " -DBOVW_TN=" + std::to_string(tiles_.words_per_item) + " -DBOVW_WGR=" + std::to_string(tiles_.group_rows) +
-        " -DBOVW_WGC=" + std::to_string(tiles_.group_words) + " -DBOVW_BK=" + std::to_string(tiles_.depth) + recheck_.options() + " " +
+        " -DBOVW_WGC=" + std::to_string(tiles_.group_words) + " -DBOVW_BK=" + std::to_string(tiles_.depth) + recheck_.options(d) + " " +
         extra_options_;
     tiled_ = programs_.kernel("tiled", "histogram_tiled", options);
     const auto limit = tiled_.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(device_.device());
