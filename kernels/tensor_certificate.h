@@ -58,18 +58,21 @@ inline float bovw_tensor_score_error(float nx, float nc, float operand_factor, i
 //
 // With E(nc) = 2 bovw_tensor_score_error(nx, nc) the bound on a word's e, and g = gamma_{D+2} the
 // bound on the golden sum's relative rounding (a float sum of D squares in feature order): if j*
-// is golden, g_{j*} <= g_best, so d_{j*} - d_best <= 2g d_best (to first order) and
-//   e_{j*} - e_best <= 2g d_best + E(||c_{j*}||) + E(nb),
+// is golden, g_{j*} <= g_best, so d_{j*} - d_best <= 2g d_best / (1 - g) and
+//   e_{j*} - e_best <= 2g d_best / (1 - g) + E(||c_{j*}||) + E(nb),
 // with d_best <= xx + e_best + E(nb) and ||c_{j*}|| <= R = min(max_norm, ||x|| + sqrt(d_best))
-// (the triangle inequality: c_{j*} is about as close to x as c_best). `scale` (1.25 in the
-// kernel) covers the rounding of this evaluation; 0 makes every near-tie count as decided (tests).
+// (the triangle inequality: c_{j*} is about as close to x as c_best). The factor 1 + 8g covers the
+// 1 / (1 - g) and xx's own rounding (below ||x||^2 by g at most, and the bound is at most quadratic
+// in ||x||); BOVW_TENSOR_MARGIN_SLACK covers the float evaluation of this function and of e2 - e1
+// (some forty roundings of 2^-24: under 1 + 2^-18). 0 as `slack` decides every near-tie (tests).
+#define BOVW_TENSOR_MARGIN_SLACK 1.0625f
 inline float bovw_tensor_margin(float xx, float e_best, float nb, float max_norm, float operand_factor, int d,
-                              int index_bits, float scale) {
+                              int index_bits, float slack) {
   const float g = (float)(d + 2) * 0x1.0p-24f;
   const float nx = BOVW_CERT_SQRT(xx);
   const float e_b = 2.0f * bovw_tensor_score_error(nx, nb, operand_factor, d, index_bits);
   const float db = BOVW_CERT_FMAX(xx + e_best + e_b, 0.0f);
   const float r = BOVW_CERT_FMIN(max_norm, nx + BOVW_CERT_SQRT(db) * (1.0f + 2.0f * g));
   const float e_r = 2.0f * bovw_tensor_score_error(nx, r, operand_factor, d, index_bits);
-  return scale * (2.0f * g * db + e_r + e_b);
+  return slack * (1.0f + 8.0f * g) * (2.0f * g * db + e_r + e_b);
 }

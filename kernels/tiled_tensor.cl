@@ -52,7 +52,7 @@
 #define BOVW_F16 0  // FP16 operands (m16n8k16) instead of TF32 (m16n8k8)
 #endif
 #ifndef BOVW_MARGIN_SCALE
-#define BOVW_MARGIN_SCALE 1.25f  // slack over the bound; 0 decides every near-tie unchecked (tests)
+#define BOVW_MARGIN_SCALE BOVW_TENSOR_MARGIN_SLACK  // 0 decides every near-tie unchecked (tests)
 #endif
 
 #if BOVW_F16

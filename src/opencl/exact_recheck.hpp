@@ -29,9 +29,10 @@ ResidentWords uploadResidentWords(const cl::Context& context, const Vocabulary& 
 // rechecked() reports both, per call; fullyRechecked() the first.
 class ExactRecheck {
  public:
-  // Flagged rows per work-group, at most: each word a group reads serves all its rows, and the pass
-  // is bound by those reads (K x D floats a group, from L2) when many rows are flagged.
-  static constexpr int kMostRows = 8;
+  // Flagged rows per work-group, at most: each word a group reads serves all its rows. More rows
+  // read less from L2 but were slower on an H100 (8 and 16 against 4: journal, 2026-12-06), and a
+  // large D may leave local memory for fewer.
+  static constexpr int kMostRows = 4;
   static constexpr std::size_t kPreferredGroup = 256;  // work-items per group, unless asked for more
 
   ExactRecheck(DeviceContext& device, int group_size);

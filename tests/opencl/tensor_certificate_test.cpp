@@ -247,7 +247,7 @@ TEST(TensorCertificate, DecisionsFromEmulatedScoresAgreeWithTheGoldenPath) {
       const float nb = static_cast<float>(norm2(&c(scores[0].second, 0), d));
       const float nx = boundNorm(&x(i, 0), d, rho, operands);
       const float margin = bovw_tensor_margin(std::max(static_cast<float>(xx), nx * nx), e1, nb, max_norm,
-                                            operandFactor(&x(i, 0), d, rho, operands), d, bits, 1.25f);
+                                            operandFactor(&x(i, 0), d, rho, operands), d, bits, BOVW_TENSOR_MARGIN_SLACK);
       if (scores[0].second != golden[i]) ++wrong_without_margin;
       if (e2 - e1 > margin) {
         ++decided;
