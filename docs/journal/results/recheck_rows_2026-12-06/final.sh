@@ -3,8 +3,9 @@
 # the tensor pass's margin 1.0625 (1 + 8g) times the bound instead of 1.25 (kernels/tensor_certificate.h
 # gives the argument). In order of need: the golden suites and the diff against OpenMP; the issue's
 # cases alternating with the build before (4edede3's kernels: bovw-bench-before), two rounds; PyTorch's
-# peers and the roofline's data; K = 65,536; timing only, the walk unrolled 8 and 16 steps; files to
-# histograms against the build before (bovw-before), three rounds, outputs compared.
+# peers and the roofline's data; K = 65,536; timing only, the walk unrolled 8 and 16 steps and the
+# first pass at 4 groups an SM; files to histograms against the build before (bovw-before), three
+# rounds, outputs compared.
 # Usage (GPU machine, project root, .device carried with .device/set): final.sh
 set -uo pipefail
 source bench/device_common.sh
@@ -48,6 +49,16 @@ for round in 1 2; do
       --repetitions 7 2>&1 | grep -E '^tiled')"
     printf "%-15s %s\n" $bin "$(timeout 30 $B/$bin --sizes 1048576x1024 --variants tiled-fp16 --warmup 2 --repetitions 7 2>&1 \
       | grep -E '^tiled')"
+  done
+done
+echo "== occupancy at D = 128 (timing only): 152 registers allow 3 groups an SM, and each group's local"
+echo "   memory (47 KB with 8 n-tiles a chunk) may too; at most 128 registers, with chunks of 4 n-tiles (31 KB)"
+cap=-cl-nv-maxrregcount=128
+for round in 1 2; do
+  for run in "" "--build-options $cap" "--tiles 2,4,4,1,4" "--tiles 2,4,4,1,4 --build-options $cap" \
+             "--tiles 2,2,4,1,4 --build-options $cap"; do
+    printf "%-50s %s\n" "${run:-default}" "$(timeout 30 $B/bovw-bench --sizes 1048576x1024 --dimension 128 --variants tiled-fp16 \
+      --warmup 2 --repetitions 7 $run 2>&1 | grep -E '^tiled')"
   done
 done
 echo "== files to histograms: 24,000 ~640-px JPEGs, K = 1,000, default flags"
