@@ -56,7 +56,8 @@ std::string ExactRecheck::options(int d) {
   // for the reduction. The group is at most the larger of the asked and the preferred size (prepare).
   const std::uint64_t items = std::max<std::size_t>(group_size_, kPreferredGroup);
   rows_ = kMostRows;
-  while (rows_ > 1 && static_cast<std::uint64_t>(rows_) * (4 * d + 8 * items) > device_.info().local_memory) rows_ /= 2;
+  while (rows_ > 1 && static_cast<std::uint64_t>(rows_) * (4 * d + 8 * items) > device_.info().local_memory)
+    rows_ /= 2;
   return " -DBOVW_RECHECK_ROWS=" + std::to_string(rows_) + " -DBOVW_RECHECK_SPLITS=" + (splitting_ ? "1" : "0");
 }
 

@@ -40,7 +40,7 @@ class ExactRecheck {
   // to the first pass's options when it is in tiled.cl too, so that one program serves both.
   std::string options(int d);
   // Builds (or finds in the program cache) the kernel from tiled.cl with `options`, which must
-  // define BOVW_D and include options().
+  // define BOVW_D and include options(d).
   void prepare(const std::string& options);
   // Zeroes the count and makes room for n flagged rows; call before enqueueing the first pass.
   void begin(cl::CommandQueue& queue, int n);
