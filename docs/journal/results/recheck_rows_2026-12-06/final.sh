@@ -3,7 +3,8 @@
 # the tensor pass's margin 1.0625 (1 + 8g) times the bound instead of 1.25 (kernels/tensor_certificate.h
 # gives the argument). In order of need: the golden suites and the diff against OpenMP; the issue's
 # cases alternating with the build before (4edede3's kernels: bovw-bench-before), two rounds; PyTorch's
-# peers and the roofline's data; timing only, the first pass at 4 groups an SM; K = 65,536; timing
+# peers and the roofline's data; timing only, the first pass at 4 groups an SM, and ptxas's report on
+# its PTX; K = 65,536; timing
 # only, the walk unrolled 8 and 16 steps; files to histograms against the build before (bovw-before), three
 # rounds, outputs compared.
 # Usage (GPU machine, project root, .device carried with .device/set): final.sh
@@ -46,6 +47,17 @@ for round in 1 2; do
              "--tiles 2,2,4,1,4 --build-options $cap"; do
     printf "%-50s %s\n" "${run:-default}" "$(timeout 30 $B/bovw-bench --sizes 1048576x1024 --dimension 128 --variants tiled-fp16 \
       --warmup 2 --repetitions 7 $run 2>&1 | grep -E '^tiled')"
+  done
+done
+echo "== ptxas on the D = 128 kernel's PTX: registers, spills and shared memory, uncapped and at 128"
+mkdir -p /tmp/ptx128
+BOVW_KERNEL_CACHE=off BOVW_KERNEL_BINARIES=/tmp/ptx128 timeout 30 $B/bovw-bench --sizes 65536x1024 --dimension 128 \
+  --variants tiled-fp16 --warmup 0 --repetitions 1 > /dev/null 2>&1
+for f in /tmp/ptx128/tiled_tensor-*.bin; do
+  tr -d '\000' < "$f" > /tmp/ptx128/k.ptx
+  for regs in "" "--maxrregcount 128"; do
+    echo "${regs:-uncapped}: $(/usr/local/cuda/bin/ptxas -arch=sm_90 -v $regs /tmp/ptx128/k.ptx -o /tmp/ptx128/k.cubin 2>&1 \
+      | grep -E 'Used|spill' | tr '\n' ' ')"
   done
 done
 echo "== K = 65,536"
