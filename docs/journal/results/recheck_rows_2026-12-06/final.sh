@@ -2,11 +2,10 @@
 # Issue 24, the build to keep: the re-check's walk unrolled 4 steps (4 rows a group, as before) and
 # the tensor pass's margin 1.0625 (1 + 8g) times the bound instead of 1.25 (kernels/tensor_certificate.h
 # gives the argument). In order of need: the golden suites and the diff against OpenMP; the issue's
-# cases alternating with the build before (4edede3's kernels: bovw-bench-before), two rounds; PyTorch's
-# peers and the roofline's data; timing only, the first pass at 4 groups an SM, and ptxas's report on
-# its PTX; K = 65,536; timing
-# only, the walk unrolled 8 and 16 steps; files to histograms against the build before (bovw-before), three
-# rounds, outputs compared.
+# cases alternating with the build before (4edede3's kernels: bovw-bench-before), two rounds;
+# PyTorch's peers and the roofline's data; timing only, the first pass at 4 groups an SM, and ptxas's
+# report on its PTX; K = 65,536; timing only, the walk unrolled 8 and 16 steps; files to histograms
+# against the build before (bovw-before), three rounds, outputs compared.
 # Usage (GPU machine, project root, .device carried with .device/set): final.sh
 set -uo pipefail
 source bench/device_common.sh
