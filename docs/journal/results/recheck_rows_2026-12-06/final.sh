@@ -3,9 +3,10 @@
 # the tensor pass's margin 1.0625 (1 + 8g) times the bound instead of 1.25 (kernels/tensor_certificate.h
 # gives the argument). In order of need: the golden suites and the diff against OpenMP; the issue's
 # cases alternating with the build before (4edede3's kernels: bovw-bench-before), two rounds;
-# PyTorch's peers and the roofline's data; timing only, the first pass at 4 groups an SM, and ptxas's
-# report on its PTX; K = 65,536; timing only, the walk unrolled 8 and 16 steps; files to histograms
-# against the build before (bovw-before), three rounds, outputs compared.
+# PyTorch's peers and the roofline's data; timing only: the first pass at 4 groups an SM, its fold
+# pipelined (bovw-bench-pipelined: pipelined_fold.patch, with its diff against OpenMP), ptxas's
+# report on its PTX, K = 65,536, the walk unrolled 8 and 16 steps; files to histograms against the
+# build before (bovw-before), three rounds, outputs compared.
 # Usage (GPU machine, project root, .device carried with .device/set): final.sh
 set -uo pipefail
 source bench/device_common.sh
@@ -48,6 +49,17 @@ for round in 1 2; do
       --warmup 2 --repetitions 7 $run 2>&1 | grep -E '^tiled')"
   done
 done
+echo "== the fold of a step's scores behind the next step's products (pipelined_fold.patch), timing"
+for round in 1 2; do
+  for run in "bovw-bench" "bovw-bench-pipelined" "bovw-bench-pipelined --tiles 2,2,4,1,8"; do
+    printf "%-40s %s\n" "$run" "$(timeout 30 $B/$run --sizes 1048576x1024 --dimension 128 --variants tiled-fp16 \
+      --warmup 2 --repetitions 7 2>&1 | grep -E '^tiled')"
+    printf "%-40s %s\n" "$run" "$(timeout 30 $B/$run --sizes 1048576x1024 --variants tiled-fp16 --warmup 2 \
+      --repetitions 7 2>&1 | grep -E '^tiled')"
+  done
+done
+timeout 100 $B/bovw-bench-pipelined --sizes 1048576x1024 --dimension 128 --variants openmp,tiled-fp16 --warmup 1 \
+  --repetitions 3 2>&1 | grep -E "^(openmp|tiled)"
 echo "== ptxas on the D = 128 kernel's PTX: registers, spills and shared memory, uncapped and at 128"
 mkdir -p /tmp/ptx128
 BOVW_KERNEL_CACHE=off BOVW_KERNEL_BINARIES=/tmp/ptx128 timeout 30 $B/bovw-bench --sizes 65536x1024 --dimension 128 \
