@@ -52,6 +52,16 @@ for round in 1 2; do
   printf "%-50s %s\n" "cap, written with a space" "$(timeout 30 $B/bovw-bench --sizes 1048576x1024 --dimension 128 \
     --variants tiled-fp16 --warmup 2 --repetitions 7 --build-options "-cl-nv-maxrregcount 128" 2>&1 | grep -E '^tiled')"
 done
+echo "== work-group shapes at D = 128 (timing only; m-tiles, n-tiles, warps, 1, staged n-tiles): one m-tile a warp"
+echo "   halves the A fragments' 64 registers, so more warps fit an SM"
+for round in 1 2; do
+  for tiles in 2,2,4,1,8 1,2,8,1,8 1,4,8,1,8 2,1,4,1,8 1,2,16,1,8 2,4,4,1,8; do
+    printf "%-12s %s\n" $tiles "$(timeout 30 $B/bovw-bench --sizes 1048576x1024 --dimension 128 --variants tiled-fp16 \
+      --warmup 2 --repetitions 7 --tiles $tiles 2>&1 | grep -E '^tiled')"
+  done
+done
+timeout 100 $B/bovw-bench --sizes 1048576x1024 --dimension 128 --variants openmp,tiled-fp16 --tiles 1,2,8,1,8 --warmup 1 \
+  --repetitions 3 2>&1 | grep -E "^(openmp|tiled)"
 echo "== the fold of a step's scores behind the next step's products (pipelined_fold.patch), timing"
 for round in 1 2; do
   for run in "bovw-bench" "bovw-bench-pipelined" "bovw-bench-pipelined --tiles 2,2,4,1,8"; do
@@ -79,7 +89,7 @@ for bin in bovw-bench-before bovw-bench; do
   echo "-- $bin"; timeout 60 $B/$bin --sizes 180000x65536 --variants tiled-fp16,tiled-tf32 --warmup 1 --repetitions 5 2>&1 | grep -E "^tiled"
 done
 echo "== the walk unrolled 8 and 16 steps (timing only), D = 128 and 64"
-for round in 1 2; do
+for round in 1; do
   for bin in bovw-bench bovw-bench-u8 bovw-bench-u16; do
     printf "%-15s %s\n" $bin "$(timeout 30 $B/$bin --sizes 1048576x1024 --dimension 128 --variants tiled-fp16 --warmup 2 \
       --repetitions 7 2>&1 | grep -E '^tiled')"
