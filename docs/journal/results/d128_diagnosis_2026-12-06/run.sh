@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Issue 24 at D = 128, where the time goes (timing and profile only; the kernels are the committed
+# ones, in .device/bin's bovw-bench): (1) the kernel with the certificate's margin at 0, which decides
+# every row unchecked (wrong near ties: timing only), against the default margin, at D = 128 and 64:
+# what the rows summed in the epilogue and the re-check cost; (2) Nsight Compute on the D = 128
+# kernel through the CUDA harness with the memory tables and the stall samples per SASS instruction.
+# Usage (GPU machine, project root, .device carried): run.sh
+set -uo pipefail
+source bench/device_common.sh
+bovw_gpu_setup || exit 1
+B=.device/bin
+echo "== margin 0 against the default (1.0625 (1 + 8g) x the bound), two rounds"
+for round in 1 2; do
+  for d in 128 64; do
+    for opts in "" "--build-options -DBOVW_MARGIN_SCALE=0.0f"; do
+      printf "%-45s %s\n" "D = $d ${opts:-default}" "$(timeout 30 $B/bovw-bench --sizes 1048576x1024 --dimension $d \
+        --variants tiled-fp16 --warmup 2 --repetitions 7 $opts 2>&1 | grep -E '^tiled')"
+    done
+  done
+done
+echo "== ncu, D = 128"
+NCU_MORE=1 VARIANT=tiled-fp16 timeout 240 bench/profiling/tf32_ncu.sh $B/bovw-bench $OUT/ncu_d128 1048576 1024 --dimension 128
+rm -rf $OUT/ncu_d128/ptx $OUT/ncu_d128/*.cubin $OUT/ncu_d128/tf32_under_cuda $OUT/ncu_d128/kernel.ptx $OUT/ncu_d128/report.ncu-rep
+xz $OUT/ncu_d128/kernel.sass $OUT/ncu_d128/ncu_sass.csv 2>/dev/null
+ls -la $OUT/ncu_d128
