@@ -7,6 +7,9 @@
 //
 // Usage: tf32_under_cuda PTX N K [REPEATS]    (the PTX's build options fix D, the tiles and warps;
 //        N random descriptors and K random words, uniform in [0, 1), as bovw-bench draws them)
+// Occupancy experiments, which OpenCL cannot make: BOVW_MAX_REGISTERS=R compiles the PTX with at
+// most R registers a thread (CU_JIT_MAX_REGISTERS), BOVW_CARVEOUT=P asks for P% of the SM's unified
+// memory as shared memory (100: the most). It prints the registers and the groups an SM holds.
 #include <cuda.h>
 
 #include <algorithm>
@@ -162,9 +165,23 @@ int main(int argc, char** argv) {
   check(cuDevicePrimaryCtxRetain(&context, device), "cuDevicePrimaryCtxRetain");
   check(cuCtxSetCurrent(context), "cuCtxSetCurrent");
   CUmodule module;
-  check(cuModuleLoadData(&module, ptx.c_str()), "cuModuleLoadData (the PTX)");
+  const char* max_registers = std::getenv("BOVW_MAX_REGISTERS");
+  const char* carveout = std::getenv("BOVW_CARVEOUT");
+  const auto register_cap = static_cast<std::uintptr_t>(max_registers ? std::atoi(max_registers) : 0);
+  CUjit_option jit_options[] = {CU_JIT_MAX_REGISTERS};
+  void* jit_values[] = {reinterpret_cast<void*>(register_cap)};
+  check(cuModuleLoadDataEx(&module, ptx.c_str(), max_registers ? 1 : 0, jit_options, jit_values),
+        "cuModuleLoadDataEx (the PTX)");
   CUfunction kernel;
   check(cuModuleGetFunction(&kernel, module, "histogram_tiled_tensor"), "cuModuleGetFunction");
+  if (carveout)
+    check(cuFuncSetAttribute(kernel, CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, std::atoi(carveout)),
+          "cuFuncSetAttribute (the carveout)");
+  int registers = 0, groups_per_sm = 0;
+  check(cuFuncGetAttribute(&registers, CU_FUNC_ATTRIBUTE_NUM_REGS, kernel), "cuFuncGetAttribute");
+  check(cuOccupancyMaxActiveBlocksPerMultiprocessor(&groups_per_sm, kernel, threads, 0), "cuOccupancy");
+  std::printf("%d registers a thread, %d groups an SM (BOVW_MAX_REGISTERS=%s, BOVW_CARVEOUT=%s)\n", registers,
+              groups_per_sm, max_registers ? max_registers : "-", carveout ? carveout : "-");
 
   CUdeviceptr descriptors = upload(x.data(), 4 * x.size()), frag = upload(fragments.data(), 4 * fragments.size()),
               start = upload(starts.data(), 4 * starts.size()), rows = upload(c.data(), 4 * c.size()),

@@ -3,7 +3,9 @@
 # ones, in .device/bin's bovw-bench): (1) the kernel with the certificate's margin at 0, which decides
 # every row unchecked (wrong near ties: timing only), against the default margin, at D = 128 and 64:
 # what the rows summed in the epilogue and the re-check cost; (2) Nsight Compute on the D = 128
-# kernel through the CUDA harness with the memory tables and the stall samples per SASS instruction.
+# kernel through the CUDA harness with the memory tables and the stall samples per SASS instruction;
+# (3) through the same harness, the first pass with a fourth group an SM, which OpenCL cannot ask for:
+# at most 128 registers (CU_JIT_MAX_REGISTERS) and the most shared memory (the carveout at 100%).
 # Usage (GPU machine, project root, .device carried): run.sh
 set -uo pipefail
 source bench/device_common.sh
@@ -20,6 +22,15 @@ for round in 1 2; do
 done
 echo "== ncu, D = 128"
 NCU_MORE=1 VARIANT=tiled-fp16 timeout 240 bench/profiling/tf32_ncu.sh $B/bovw-bench $OUT/ncu_d128 1048576 1024 --dimension 128
+echo "== a fourth group an SM (the harness, the first pass only; 5 launches each, two rounds)"
+ptx=$(ls $OUT/ncu_d128/ptx/tiled_tensor-*.bin | head -1)
+for round in 1 2; do
+  for env in "" "BOVW_CARVEOUT=100" "BOVW_MAX_REGISTERS=128" "BOVW_MAX_REGISTERS=128 BOVW_CARVEOUT=100" \
+             "BOVW_MAX_REGISTERS=120 BOVW_CARVEOUT=100"; do
+    echo "-- ${env:-default}"
+    env $env timeout 30 $OUT/ncu_d128/tf32_under_cuda "$ptx" 1048576 1024 5 | sed -n '1p;$p'
+  done
+done
 rm -rf $OUT/ncu_d128/ptx $OUT/ncu_d128/*.cubin $OUT/ncu_d128/tf32_under_cuda $OUT/ncu_d128/kernel.ptx $OUT/ncu_d128/report.ncu-rep
 xz $OUT/ncu_d128/kernel.sass $OUT/ncu_d128/ncu_sass.csv 2>/dev/null
 ls -la $OUT/ncu_d128
