@@ -21,7 +21,7 @@ for round in 1 2; do
   done
 done
 echo "== ncu, D = 128"
-NCU_MORE=1 VARIANT=tiled-fp16 timeout 240 bench/profiling/tf32_ncu.sh $B/bovw-bench $OUT/ncu_d128 1048576 1024 --dimension 128
+NCU_MORE=1 VARIANT=tiled-fp16 timeout 200 bench/profiling/tf32_ncu.sh $B/bovw-bench $OUT/ncu_d128 1048576 1024 --dimension 128
 echo "== a fourth group an SM (the harness, the first pass only; 5 launches each, two rounds)"
 ptx=$(ls $OUT/ncu_d128/ptx/tiled_tensor-*.bin | head -1)
 for round in 1 2; do
