@@ -27,6 +27,11 @@ for round in 1 2; do
     env $env timeout 30 $w/tf32_under_cuda "$ptx" 1048576 1024 5 | sed -n '1p;$p'
   done
 done
+echo "== does the OpenCL build option reach the PTX? (.maxnreg in the program binary made with the cap)"
+mkdir -p $w/capped
+BOVW_DEVICE=NVIDIA BOVW_KERNEL_CACHE=off BOVW_KERNEL_BINARIES=$w/capped $B/bovw-bench --sizes 65536x1024 --dimension 128 \
+  --variants tiled-fp16 --warmup 0 --repetitions 1 --build-options -cl-nv-maxrregcount=128 > /dev/null 2>&1
+for f in $w/capped/tiled_tensor-*.bin; do echo "$(basename $f): $(tr -d '\000' < $f | grep -c maxnreg) .maxnreg lines"; done
 echo "== margin 0 against the default (1.0625 (1 + 8g) x the bound), two rounds"
 for round in 1 2; do
   for d in 128 64; do
