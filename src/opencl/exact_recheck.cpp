@@ -51,14 +51,17 @@ ExactRecheck::ExactRecheck(DeviceContext& device, int group_size)
                         "'s maximum of " + std::to_string(device.info().max_work_group_size));
 }
 
-std::string ExactRecheck::options(int d) {
+int ExactRecheck::rowsFor(int d) const {
   // A group's local memory: its rows' descriptors, and a distance and a word per row and work-item
   // for the reduction. The group is at most the larger of the asked and the preferred size (prepare).
   const std::uint64_t items = std::max<std::size_t>(group_size_, kPreferredGroup);
-  rows_ = kMostRows;
-  while (rows_ > 1 && static_cast<std::uint64_t>(rows_) * (4 * d + 8 * items) > device_.info().local_memory)
-    rows_ /= 2;
-  return " -DBOVW_RECHECK_ROWS=" + std::to_string(rows_) + " -DBOVW_RECHECK_SPLITS=" + (splitting_ ? "1" : "0");
+  int rows = kMostRows;
+  while (rows > 1 && static_cast<std::uint64_t>(rows) * (4 * d + 8 * items) > device_.info().local_memory) rows /= 2;
+  return rows;
+}
+
+std::string ExactRecheck::options(int d) const {
+  return " -DBOVW_RECHECK_ROWS=" + std::to_string(rowsFor(d)) + " -DBOVW_RECHECK_SPLITS=" + (splitting_ ? "1" : "0");
 }
 
 void ExactRecheck::prepare(const std::string& options) {
@@ -88,7 +91,8 @@ int ExactRecheck::splitsFor(int n_words) const {
 
 void ExactRecheck::enqueue(cl::CommandQueue& queue, const DeviceBatch& batch, const ResidentWords& words,
                            SearchEvents& events) {
-  // A fixed grid that loops over the flagged rows, rows_ at a time: the count stays on the device.
+  // A fixed grid that loops over the flagged rows, `rows` at a time (as the kernel was built with):
+  // the count stays on the device.
   // Usually few rows are flagged, and groups beyond the count return at once; 32 groups per
   // compute unit give each group one turn.
   int a = 0;
@@ -111,10 +115,11 @@ void ExactRecheck::enqueue(cl::CommandQueue& queue, const DeviceBatch& batch, co
   // In one range the kernel never touches keys: any buffer stands in.
   kernel_.setArg(a++, splits > 1 ? keys_buffer_ : flagged_buffer_);
   kernel_.setArg(a++, cl_int{splits});
-  kernel_.setArg(a++, cl::Local(sizeof(float) * rows_ * batch.d));
-  kernel_.setArg(a++, cl::Local(sizeof(float) * rows_ * group_size_));
-  kernel_.setArg(a++, cl::Local(sizeof(cl_int) * rows_ * group_size_));
-  const std::size_t groups = std::min<std::size_t>((static_cast<std::size_t>(batch.n) + rows_ - 1) / rows_,
+  const int rows = rowsFor(batch.d);
+  kernel_.setArg(a++, cl::Local(sizeof(float) * rows * batch.d));
+  kernel_.setArg(a++, cl::Local(sizeof(float) * rows * group_size_));
+  kernel_.setArg(a++, cl::Local(sizeof(cl_int) * rows * group_size_));
+  const std::size_t groups = std::min<std::size_t>((static_cast<std::size_t>(batch.n) + rows - 1) / rows,
                                                    std::size_t{32} * std::max(1u, device_.info().compute_units));
   events.recheck.emplace_back();
   queue.enqueueNDRangeKernel(kernel_, cl::NullRange, cl::NDRange(groups * group_size_), cl::NDRange(group_size_),

@@ -38,7 +38,7 @@ class ExactRecheck {
   ExactRecheck(DeviceContext& device, int group_size);
   // The build options recheck_flagged needs beyond BOVW_D, for descriptors of d features: appended
   // to the first pass's options when it is in tiled.cl too, so that one program serves both.
-  std::string options(int d);
+  std::string options(int d) const;
   // Builds (or finds in the program cache) the kernel from tiled.cl with `options`, which must
   // define BOVW_D and include options(d).
   void prepare(const std::string& options);
@@ -62,10 +62,11 @@ class ExactRecheck {
   // no 64-bit atomics or K is a few steps of the group, else up to kMostSplits.
   int splitsFor(int n_words) const;
   static constexpr int kMostSplits = 16;
+  // Flagged rows per group for descriptors of d features: as many as local memory holds.
+  int rowsFor(int d) const;
 
   DeviceContext& device_;
   int group_size_;
-  int rows_ = 1;  // flagged rows per group, set by options(d): as many as local memory holds
   bool splitting_;  // the device has cl_khr_int64_extended_atomics: rows' walks may be split
   cl::Kernel kernel_, finish_;
   GrowingBuffer flagged_, count_, keys_;
