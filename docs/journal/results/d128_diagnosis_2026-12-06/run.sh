@@ -18,6 +18,13 @@ echo "== a fourth group an SM (the harness, the first pass only; 5 launches each
 BOVW_DEVICE=NVIDIA BOVW_KERNEL_CACHE=off BOVW_KERNEL_BINARIES=$w/ptx $B/bovw-bench --sizes 1048576x1024 --dimension 128 \
   --variants tiled-fp16 --warmup 1 --repetitions 3 2>&1 | grep -E '^tiled'
 ptx=$(ls $w/ptx/tiled_tensor-*.bin | head -1)
+echo "== ptxas (the toolkit's) on the same PTX: registers and spills, uncapped and capped"
+tr -d '\000' < "$ptx" > $w/kernel.ptx
+for cap in 0 128 120; do
+  echo "-- maxrregcount ${cap}"
+  $cuda/bin/ptxas -arch=sm_90 -v $( [ $cap = 0 ] || echo --maxrregcount $cap ) $w/kernel.ptx -o /dev/null 2>&1 \
+    | grep -E 'registers|spill' | head -4
+done
 g++ -O2 -std=c++17 -I$cuda/include bench/profiling/tf32_under_cuda.cpp -o $w/tf32_under_cuda -L$cuda/lib64/stubs -lcuda \
   || exit 1
 for round in 1 2; do
