@@ -13,8 +13,11 @@ namespace {
 
 // $BOVW_KERNEL_BINARIES=DIR: keep each compiled program as DIR/<file>-<hash of options>.bin, for
 // reading what the device compiler made of it (on NVIDIA the binary is PTX: registers, spills,
-// vector loads; `ptxas -v` reports the resources).
-void saveBinaryIfAsked(const cl::Program& program, const std::string& file, const std::string& options) {
+// vector loads; `ptxas -v` reports the resources), and its build log beside it as .log (with
+// -cl-nv-verbose in the options, NVIDIA's log has the registers and local memory its own JIT gave
+// each kernel, which a later ptxas run on the PTX may not reproduce).
+void saveBinaryIfAsked(const cl::Program& program, const cl::Device& device, const std::string& file,
+                       const std::string& options) {
   const char* dir = std::getenv("BOVW_KERNEL_BINARIES");
   if (!dir || !*dir) return;
   const auto binaries = program.getInfo<CL_PROGRAM_BINARIES>();
@@ -24,6 +27,8 @@ void saveBinaryIfAsked(const cl::Program& program, const std::string& file, cons
   std::ofstream out(path, std::ios::binary);
   out.write(reinterpret_cast<const char*>(binaries[0].data()), static_cast<std::streamsize>(binaries[0].size()));
   std::ofstream(path + ".options") << options << "\n";
+  const std::string log = program.getBuildInfo<CL_PROGRAM_BUILD_LOG>(device);
+  if (log.find_first_not_of(" \n\r\t") != std::string::npos) std::ofstream(path + ".log") << log;
 }
 
 }  // namespace
@@ -86,7 +91,7 @@ cl::Program ProgramCache::build(const std::string& file, const std::string& opti
     throw KernelBuildError(file + ".cl", options, log);
   }
   ++counts_.compiled;
-  saveBinaryIfAsked(program, file, options);
+  saveBinaryIfAsked(program, device_, file, options);
   if (store_.enabled()) {
     try {
       const auto binaries = program.getInfo<CL_PROGRAM_BINARIES>();

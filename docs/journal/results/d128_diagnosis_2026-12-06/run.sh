@@ -6,6 +6,9 @@
 # certificate's margin at 0, which decides every row unchecked (wrong near ties: timing only),
 # against the default margin, at D = 128 and 64: what the rows summed in the epilogue and the re-check
 # cost.
+# (3) NVIDIA's JIT through OpenCL with -cl-nv-verbose: the registers it gives the kernel, with and
+# without -cl-nv-maxrregcount, beside the times (.device/bin/bovw-bench of 23:16, which writes the
+# build log beside each binary).
 # Usage (GPU machine, project root, .device carried): run.sh
 set -uo pipefail
 source bench/device_common.sh
@@ -33,6 +36,14 @@ for round in 1 2; do
     echo "-- ${env:-default}"
     env $env timeout 30 $w/tf32_under_cuda "$ptx" 1048576 1024 5 | sed -n '1p;$p'
   done
+done
+echo "== NVIDIA's own JIT through OpenCL (-cl-nv-verbose: its build log), uncapped and capped, with the times"
+for opts in "-cl-nv-verbose" "-cl-nv-maxrregcount=128 -cl-nv-verbose" "-cl-nv-maxrregcount=120 -cl-nv-verbose"; do
+  rm -rf $w/verbose && mkdir -p $w/verbose
+  echo "-- $opts: $(BOVW_DEVICE=NVIDIA BOVW_KERNEL_CACHE=off BOVW_KERNEL_BINARIES=$w/verbose $B/bovw-bench \
+    --sizes 1048576x1024 --dimension 128 --variants tiled-fp16 --warmup 2 --repetitions 7 --build-options "$opts" 2>&1 \
+    | grep -E '^tiled')"
+  cat $w/verbose/tiled_tensor-*.log 2>/dev/null | grep -i -E 'registers|spill|smem|error' | head -6
 done
 echo "== does the OpenCL build option reach the PTX? (.maxnreg in the program binary made with the cap)"
 mkdir -p $w/capped
