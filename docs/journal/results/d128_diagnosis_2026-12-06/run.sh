@@ -38,11 +38,15 @@ for round in 1 2; do
   done
 done
 echo "== NVIDIA's own JIT through OpenCL (-cl-nv-verbose: its build log), uncapped and capped, with the times"
-for opts in "-cl-nv-verbose" "-cl-nv-maxrregcount=128 -cl-nv-verbose" "-cl-nv-maxrregcount=120 -cl-nv-verbose"; do
+# The last two: 2 x 8 words a step (16 fewer accumulators), uncapped and capped.
+for run in "2,4,4,1,8|-cl-nv-verbose" "2,4,4,1,8|-cl-nv-maxrregcount=128 -cl-nv-verbose" \
+           "2,4,4,1,8|-cl-nv-maxrregcount=120 -cl-nv-verbose" "2,2,4,1,8|-cl-nv-verbose" \
+           "2,2,4,1,8|-cl-nv-maxrregcount=128 -cl-nv-verbose"; do
+  tiles=${run%%|*} opts=${run#*|}
   rm -rf $w/verbose && mkdir -p $w/verbose
-  echo "-- $opts: $(BOVW_DEVICE=NVIDIA BOVW_KERNEL_CACHE=off BOVW_KERNEL_BINARIES=$w/verbose $B/bovw-bench \
-    --sizes 1048576x1024 --dimension 128 --variants tiled-fp16 --warmup 2 --repetitions 7 --build-options "$opts" 2>&1 \
-    | grep -E '^tiled')"
+  echo "-- --tiles $tiles $opts: $(BOVW_DEVICE=NVIDIA BOVW_KERNEL_CACHE=off BOVW_KERNEL_BINARIES=$w/verbose $B/bovw-bench \
+    --sizes 1048576x1024 --dimension 128 --variants tiled-fp16 --tiles $tiles --warmup 2 --repetitions 7 \
+    --build-options "$opts" 2>&1 | grep -E '^tiled')"
   cat $w/verbose/tiled_tensor-*.log 2>/dev/null | grep -i -E 'registers|spill|smem|error' | head -6
 done
 echo "== does the OpenCL build option reach the PTX? (.maxnreg in the program binary made with the cap)"
