@@ -39,7 +39,7 @@ g++ -O2 -std=c++17 -I$cuda/include bench/profiling/tf32_under_cuda.cpp -o $w/tf3
   || exit 1
 for env in "" "BOVW_MAX_REGISTERS=128" "BOVW_MAX_REGISTERS=128 BOVW_CARVEOUT=100" ""; do
   echo "-- ${env:-default}"
-  env $env timeout 30 $w/tf32_under_cuda $w/kernel.ptx 1048576 1024 5 | sed -n '1p;$p'
+  env $env timeout 30 $w/tf32_under_cuda "$ptx" 1048576 1024 5 | sed -n '1p;$p'
 done
 echo "== (4) margin 0: $(bench $w/margin0 --build-options -DBOVW_MARGIN_SCALE=0.0f)"
 rm -rf $w
