@@ -352,14 +352,12 @@ Ranked QueryScorer::exhaustive(const std::vector<QueryWord>& words, std::size_t 
     for (ImageId begin = first; begin < last; begin = last - begin > kBlock ? begin + kBlock : last) {
       const ImageId end = last - begin > kBlock ? begin + kBlock : last;
       for (const WordRun& run : runs) add(run, next, begin, end);
-      // The block's scores are complete: its best go to the range's best k (the untouched ones are
-      // 0), each score zeroed after it is read, the next query's start. Here, while the block is in
-      // the core's cache, rather than in a pass over the range after its last block (16 bytes an
-      // image through memory at a million images).
-      for (ImageId id = begin; id < end; ++id) {
-        if (score[id] > 0.0) tops[part].offer(score[id], id);
-        score[id] = 0.0;
-      }
+    }
+    // The range's best k as the scores go by (the untouched ones are 0), each score zeroed after it
+    // is read: the next query's start, without another pass over every image.
+    for (ImageId id = first; id < last; ++id) {
+      if (score[id] > 0.0) tops[part].offer(score[id], id);
+      score[id] = 0.0;
     }
     ranked[part] = tops[part].ranked();
   }
