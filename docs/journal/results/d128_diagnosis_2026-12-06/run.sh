@@ -8,7 +8,10 @@
 # (3) through the CUDA harness, the first pass alone with a fourth group an SM: at most 128 registers
 #     (CU_JIT_MAX_REGISTERS), with the driver's carveout and with the most shared memory (100%);
 # (4) the certificate's margin at 0, which decides every row unchecked (wrong near ties: timing
-#     only), against (1)'s default: what the rows summed in the epilogue and the re-check cost.
+#     only), against (1)'s default: what the rows summed in the epilogue and the re-check cost;
+# (5) BOVW_MMA_FROM_STARTS=1 (a step's first mma reads the starting values in place: the same
+#     arithmetic, 16 moves a step fewer in the driver's SASS at D = 128) against the default, two
+#     rounds alternating, and its diff against the OpenMP path at D = 64 and 128 (bovw-bench of 00:45).
 # Usage (GPU machine, project root, .device carried): run.sh
 set -uo pipefail
 source bench/device_common.sh
@@ -16,10 +19,12 @@ bovw_gpu_setup || exit 1
 B=.device/bin
 cuda=/usr/local/cuda
 w=$OUT/harness
-bench() {  # bench BINARIES_DIR EXTRA...: 1M x 1,024 x 128, tiled-fp16, 2 warm-ups, median of 7
+bench() {  # bench BINARIES_DIR EXTRA...: 1M x 1,024, tiled-fp16, 2 warm-ups, median of 7 (D = 128 unless given)
   mkdir -p "$1"
+  local dimension=128
+  [ "${2:-}" = --dimension ] && { dimension=$3; set -- "$1" "${@:4}"; }
   BOVW_DEVICE=NVIDIA BOVW_KERNEL_CACHE=off BOVW_KERNEL_BINARIES="$1" $B/bovw-bench --sizes 1048576x1024 \
-    --dimension 128 --variants tiled-fp16 --warmup 2 --repetitions 7 "${@:2}" 2>&1 | grep -E '^tiled'
+    --dimension $dimension --variants tiled-fp16 --warmup 2 --repetitions 7 "${@:2}" 2>&1 | grep -E '^tiled'
 }
 echo "== (1) NVIDIA's JIT through OpenCL, its build log and the time"
 for cap in none 128; do
@@ -42,4 +47,15 @@ for env in "" "BOVW_MAX_REGISTERS=128" "BOVW_MAX_REGISTERS=128 BOVW_CARVEOUT=100
   env $env timeout 30 $w/tf32_under_cuda "$ptx" 1048576 1024 5 | sed -n '1p;$p'
 done
 echo "== (4) margin 0: $(bench $w/margin0 --build-options -DBOVW_MARGIN_SCALE=0.0f)"
+echo "== (5) a step's first mma from the starting values in place (BOVW_MMA_FROM_STARTS), against the default"
+for r in 1 2; do
+  echo "-- default:            $(bench $w/r$r)"
+  echo "-- from starts:        $(bench $w/f$r --build-options -DBOVW_MMA_FROM_STARTS=1)"
+  echo "-- default, D = 64:    $(bench $w/r$r --dimension 64)"
+  echo "-- from starts, D = 64: $(bench $w/f$r --dimension 64 --build-options -DBOVW_MMA_FROM_STARTS=1)"
+done
+for d in 64 128; do  # exact? diff against the OpenMP path
+  BOVW_DEVICE=NVIDIA $B/bovw-bench --sizes 100003x999 --dimension $d --variants openmp,tiled-fp16 --warmup 0 \
+    --repetitions 1 --build-options -DBOVW_MMA_FROM_STARTS=1 2>&1 | grep -E '^tiled'
+done
 rm -rf $w
