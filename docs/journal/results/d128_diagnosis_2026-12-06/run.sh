@@ -24,7 +24,7 @@ bench() {  # bench BINARIES_DIR EXTRA...: 1M x 1,024, tiled-fp16, 2 warm-ups, me
   local dimension=128
   [ "${2:-}" = --dimension ] && { dimension=$3; set -- "$1" "${@:4}"; }
   BOVW_DEVICE=NVIDIA BOVW_KERNEL_CACHE=off BOVW_KERNEL_BINARIES="$1" $B/bovw-bench --sizes 1048576x1024 \
-    --dimension $dimension --variants tiled-fp16 --warmup 2 --repetitions 7 "${@:2}" 2>&1 | grep -E '^tiled'
+    --dimension $dimension --variants tiled-fp16 --warmup 2 --repetitions 7 "${@:2}" 2>&1 | grep -E '^tiled|error'
 }
 echo "== (1) NVIDIA's JIT through OpenCL, its build log and the time"
 for cap in none 128; do
@@ -56,6 +56,6 @@ for r in 1 2; do
 done
 for d in 64 128; do  # exact? diff against the OpenMP path
   BOVW_DEVICE=NVIDIA $B/bovw-bench --sizes 100003x999 --dimension $d --variants openmp,tiled-fp16 --warmup 0 \
-    --repetitions 1 --build-options -DBOVW_MMA_FROM_STARTS=1 2>&1 | grep -E '^tiled'
+    --repetitions 1 --build-options -DBOVW_MMA_FROM_STARTS=1 2>&1 | grep -E '^tiled|error'
 done
 rm -rf $w
