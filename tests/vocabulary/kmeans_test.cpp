@@ -31,21 +31,31 @@ double bruteForceInertia(const Descriptors& x, const Descriptors& words) {
   return total;
 }
 
+// k-means++ does not always seed every cluster: a draw lands in a cluster already seeded with a
+// small probability that grows as fewer clusters are left (4 of 300 fresh samples, 2026-12-07), and
+// Lloyd's steps keep such a start (two words in one cluster, one between two others). So the test
+// trains on fresh samples, at most 4, and fails only if none recovers every center (~3e-8 by chance).
 TEST(KMeans, RecoversKnownClusters) {
   BOVW_SEEDED_RNG(rng);
-  const Clusters c = clusteredSample(rng, 8, 16, 150);
-  KMeansOptions options;
-  options.words = 8;
-  options.seed = rng();
-  const Vocabulary v = trainVocabulary(c.points, options);
-  ASSERT_EQ(v.size(), 8);
-  // Every true center has exactly one trained word within 0.05 (the mean of 150 noisy points is
-  // within ~0.05 * sqrt(16 / 150) = 0.016 of it).
-  for (int t = 0; t < 8; ++t) {
-    int close = 0;
-    for (int w = 0; w < 8; ++w) close += (v.centroids().row(w) - c.centers.row(t)).norm() < 0.05f;
-    EXPECT_EQ(close, 1) << "true center " << t;
+  std::string missed;
+  for (int attempt = 0; attempt < 4; ++attempt) {
+    const Clusters c = clusteredSample(rng, 8, 16, 150);
+    KMeansOptions options;
+    options.words = 8;
+    options.seed = rng();
+    const Vocabulary v = trainVocabulary(c.points, options);
+    ASSERT_EQ(v.size(), 8);
+    // Every true center has exactly one trained word within 0.05 (the mean of 150 noisy points is
+    // within ~0.05 * sqrt(16 / 150) = 0.016 of it).
+    missed.clear();
+    for (int t = 0; t < 8; ++t) {
+      int close = 0;
+      for (int w = 0; w < 8; ++w) close += (v.centroids().row(w) - c.centers.row(t)).norm() < 0.05f;
+      if (close != 1) missed += " " + std::to_string(t) + " (" + std::to_string(close) + " words)";
+    }
+    if (missed.empty()) return;
   }
+  ADD_FAILURE() << "4 samples, none recovered: the last one's true centers without exactly one word:" << missed;
 }
 
 TEST(KMeans, SameSeedSameVocabularyOnEachBackend) {
