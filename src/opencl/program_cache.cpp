@@ -27,8 +27,11 @@ void saveBinaryIfAsked(const cl::Program& program, const cl::Device& device, con
   std::ofstream out(path, std::ios::binary);
   out.write(reinterpret_cast<const char*>(binaries[0].data()), static_cast<std::streamsize>(binaries[0].size()));
   std::ofstream(path + ".options") << options << "\n";
-  const std::string log = program.getBuildInfo<CL_PROGRAM_BUILD_LOG>(device);
-  if (log.find_first_not_of(" \n\r\t") != std::string::npos) std::ofstream(path + ".log") << log;
+  try {  // a log the driver cannot give back only means no .log: the program itself is fine
+    const std::string log = program.getBuildInfo<CL_PROGRAM_BUILD_LOG>(device);
+    if (log.find_first_not_of(" \n\r\t") != std::string::npos) std::ofstream(path + ".log") << log;
+  } catch (const cl::Error&) {
+  }
 }
 
 }  // namespace
