@@ -32,6 +32,13 @@ for cap in none 128; do
   echo "-- $opts: $(bench $w/cap_$cap --build-options "$opts")"
   cat $w/cap_$cap/tiled_tensor-*.log 2>/dev/null | grep -i -E 'registers|spill|smem|error' | head -4
 done
+# (1b) a fourth group also needs local memory: 4 x 47.6 KB is beyond the 168 KB configuration, 4 x
+# 32.3 KB with chunks of 4 n-tiles (--tiles ...,4) is within 132 KB
+for cap in none 128; do
+  opts="-cl-nv-verbose"; [ $cap = none ] || opts="-cl-nv-maxrregcount=$cap $opts"
+  echo "-- chunks of 4 n-tiles, $opts: $(bench $w/stage4_$cap --tiles 2,4,4,1,4 --build-options "$opts")"
+  cat $w/stage4_$cap/tiled_tensor-*.log 2>/dev/null | grep -i -E 'registers|spill|smem|error' | head -4
+done
 ptx=$(ls $w/cap_none/tiled_tensor-*.bin | head -1)
 tr -d '\000' < "$ptx" > $w/kernel.ptx
 echo "== (2) ptxas on the same PTX"
