@@ -39,6 +39,9 @@ for cap in none 128; do
   echo "-- chunks of 4 n-tiles, $opts: $(bench $w/stage4_$cap --tiles 2,4,4,1,4 --build-options "$opts")"
   cat $w/stage4_$cap/tiled_tensor-*.log 2>/dev/null | grep -i -E 'registers|spill|smem|error' | head -4
 done
+# and groups of 8 warps (256 rows: half the words' L2 traffic a row), two an SM at 128 registers
+echo "-- 8 warps a group, cap 128: $(bench $w/warps8 --tiles 2,4,8,1,8 --build-options "-cl-nv-maxrregcount=128 -cl-nv-verbose")"
+cat $w/warps8/tiled_tensor-*.log 2>/dev/null | grep -i -E 'registers|spill|smem|error' | head -4
 ptx=$(ls $w/cap_none/tiled_tensor-*.bin | head -1)
 tr -d '\000' < "$ptx" > $w/kernel.ptx
 echo "== (2) ptxas on the same PTX"
