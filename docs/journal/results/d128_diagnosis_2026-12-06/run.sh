@@ -39,6 +39,12 @@ for cap in none 128; do
   echo "-- chunks of 4 n-tiles, $opts: $(bench $w/stage4_$cap --tiles 2,4,4,1,4 --build-options "$opts")"
   cat $w/stage4_$cap/tiled_tensor-*.log 2>/dev/null | grep -i -E 'registers|spill|smem|error' | head -4
 done
+# would a cap change D = 64 (to be decided for every width at once)?
+for cap in none 128; do
+  opts="-cl-nv-verbose"; [ $cap = none ] || opts="-cl-nv-maxrregcount=$cap $opts"
+  echo "-- D = 64, $opts: $(bench $w/d64_$cap --dimension 64 --build-options "$opts")"
+  cat $w/d64_$cap/tiled_tensor-*.log 2>/dev/null | grep -i -E 'registers|spill' | head -2
+done
 # and groups of 8 warps (256 rows: half the words' L2 traffic a row), two an SM at 128 registers
 echo "-- 8 warps a group, cap 128: $(bench $w/warps8 --tiles 2,4,8,1,8 --build-options "-cl-nv-maxrregcount=128 -cl-nv-verbose")"
 cat $w/warps8/tiled_tensor-*.log 2>/dev/null | grep -i -E 'registers|spill|smem|error' | head -4
