@@ -4,6 +4,7 @@
 // src/serve/'s.
 #include "commands.hpp"
 #include "histogrammer_options.hpp"
+#include "malloc_huge_pages.hpp"
 #include "number_checks.hpp"
 #include "opening_warning.hpp"
 #include "progress_bar.hpp"
@@ -95,6 +96,7 @@ CLI::App* addServeCommand(CLI::App& app) {
 }
 
 int runServeCommand() {
+  restartWithMallocHugePages();  // the writes after the open copy lists into malloc's memory
   const auto start = std::chrono::steady_clock::now();
   spdlog::set_level(spdlog::level::from_str(args.log_level));
   spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%e %^%l%$ %v");

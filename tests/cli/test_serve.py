@@ -70,9 +70,9 @@ def quoted(name):
 class Server:
     """A `bovw serve` process on a free port; stopped (SIGKILL if it hangs) by stop()."""
 
-    def __init__(self, *args, expect_ready=True):
+    def __init__(self, *args, expect_ready=True, env=None):
         self.process = subprocess.Popen([base.BOVW, "serve", "--listen", "127.0.0.1:0", *[str(a) for a in args]],
-                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
         self.port = None
         self.scheme = "http"
         if expect_ready:
@@ -409,6 +409,37 @@ class Durability(ServeTestCase):
         self.assertIn("stopped", out)
         if answers:  # the search was in flight (or done): it was answered
             self.assertEqual(answers[0][0], 200)
+
+
+class MallocHugePages(ServeTestCase):
+    """The server restarts itself with glibc's malloc in huge pages (apps/bovw/malloc_huge_pages.hpp),
+    as the same process, unless GLIBC_TUNABLES names that tunable already."""
+
+    def started_with(self, tunables):
+        """The server's environment as the kernel keeps it, where glibc, reading its tunables, splits
+        GLIBC_TUNABLES's value at each ':' (so each tunable is one entry)."""
+        environment = {k: v for k, v in os.environ.items() if k != "GLIBC_TUNABLES"}
+        if tunables is not None:
+            environment["GLIBC_TUNABLES"] = tunables
+        server = self.serve("--index", self.database, env=environment)
+        with open("/proc/%d/environ" % server.process.pid, "rb") as f:
+            entries = f.read().decode().split("\0")
+        self.assertEqual(server.request("GET", "/health")[0], 200)  # the process Popen started answers
+        code, _, err = server.stop()
+        self.assertEqual(code, 0, err)
+        return entries
+
+    @unittest.skipUnless(tuple(map(int, os.confstr("CS_GNU_LIBC_VERSION").split()[-1].split("."))) >= (2, 35),
+                         "glibc.malloc.hugetlb needs glibc 2.35")
+    def test_added_to_the_tunables_unless_named_there(self):
+        self.database = self.live(keypoints=False)
+        self.assertIn("GLIBC_TUNABLES=glibc.malloc.hugetlb=1", self.started_with(None))
+        entries = self.started_with("glibc.malloc.arena_max=2")
+        self.assertIn("GLIBC_TUNABLES=glibc.malloc.arena_max=2", entries)
+        self.assertIn("glibc.malloc.hugetlb=1", entries)
+        entries = self.started_with("glibc.malloc.hugetlb=0")
+        self.assertIn("GLIBC_TUNABLES=glibc.malloc.hugetlb=0", entries)
+        self.assertFalse(any("hugetlb=1" in e for e in entries), entries)
 
 
 class Refusals(ServeTestCase):
