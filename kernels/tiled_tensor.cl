@@ -54,9 +54,6 @@
 #ifndef BOVW_MARGIN_SCALE
 #define BOVW_MARGIN_SCALE BOVW_TENSOR_MARGIN_SLACK  // 0 decides every near-tie unchecked (tests)
 #endif
-#ifndef BOVW_MMA_FROM_STARTS
-#define BOVW_MMA_FROM_STARTS 0  // 1: a step's first mma reads the starting values in place (below)
-#endif
 
 #if BOVW_F16
 #define BOVW_KW 16  // features per k-step (mma's k)
@@ -133,16 +130,6 @@ inline void bovw_mma(float c[4], const uint a[4], uint b0, uint b1) {
   asm volatile(BOVW_MMA " {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
                : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-}
-
-// d = A * B + (x, y, x, y): a step's first mma, its C operand the n-tile's two starting values read
-// where they are. The same arithmetic as copying them into d and calling bovw_mma, without the
-// copies: at D = 128 (2 m-tiles, 4 n-tiles) the driver's SASS moved 16 values a step into the
-// accumulators, each a dependency before its first HMMA (BOVW_MMA_FROM_STARTS; not yet timed).
-inline void bovw_mma_from(float d[4], float x, float y, const uint a[4], uint b0, uint b1) {
-  asm volatile(BOVW_MMA " {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%10,%11,%10,%11};"
-               : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
-               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1), "f"(x), "f"(y));
 }
 #else
 // An FP16 operand from its bits (the host stores the words' fragments as FP16 pairs).
@@ -474,17 +461,14 @@ void histogram_tiled_tensor(global const float* restrict descriptors, const int 
 #endif
       for (int nt0 = chunk_start; nt0 < chunk_end; nt0 += BOVW_NT) {
         float c[BOVW_MT][BOVW_NT][4];
-        float2 start[BOVW_NT];
 #pragma unroll
         for (int u = 0; u < BOVW_NT; ++u) {
-          start[u] = BOVW_TILE_START(nt0 + u);
-#if !(BOVW_PTX_MMA && BOVW_MMA_FROM_STARTS)
+          const float2 start = BOVW_TILE_START(nt0 + u);
 #pragma unroll
           for (int m = 0; m < BOVW_MT; ++m) {
-            c[m][u][0] = c[m][u][2] = start[u].x;
-            c[m][u][1] = c[m][u][3] = start[u].y;
+            c[m][u][0] = c[m][u][2] = start.x;
+            c[m][u][1] = c[m][u][3] = start.y;
           }
-#endif
         }
 #pragma unroll
         for (int ks = 0; ks < BOVW_KS; ++ks)
@@ -493,12 +477,7 @@ void histogram_tiled_tensor(global const float* restrict descriptors, const int 
             const float2 b = frags[(BOVW_FRAG_TILE(nt0 + u) * BOVW_KS + ks) * 32 + lane];
 #pragma unroll
             for (int m = 0; m < BOVW_MT; ++m) {
-#if BOVW_PTX_MMA && BOVW_MMA_FROM_STARTS
-              if (ks == 0)
-                bovw_mma_from(c[m][u], start[u].x, start[u].y, a[m][0], as_uint(b.x), as_uint(b.y));
-              else
-                bovw_mma(c[m][u], a[m][ks], as_uint(b.x), as_uint(b.y));
-#elif BOVW_PTX_MMA
+#if BOVW_PTX_MMA
               bovw_mma(c[m][u], a[m][ks], as_uint(b.x), as_uint(b.y));
 #else
               bovw_mma_emulated(c[m][u], descriptors, n, warp_row0 + 16 * m, frags, BOVW_FRAG_TILE(nt0 + u), ks, lane);

@@ -18,26 +18,21 @@ endfunction()
 set(fp16 "mma\\.sync\\.aligned\\.m16n8k16\\.row\\.col\\.f32\\.f16\\.f16\\.f32" "cvt\\.rn\\.f16\\.f32")
 set(tf32 "mma\\.sync\\.aligned\\.m16n8k8\\.row\\.col\\.f32\\.tf32\\.tf32\\.f32" "cvt\\.rna\\.tf32\\.f32")
 
-# D, FP16 operands, m-tiles, n-tiles, warps, staged n-tiles, first mma from the starting values
-# (BOVW_MMA_FROM_STARTS): the host's shapes (tensor_core_search.cpp), an odd D without staging, and
-# D = 128 with the first mma of a step reading the starting values in place.
-foreach(shape "64;0;2;2;4;8;0" "64;1;2;4;4;8;0" "128;1;2;4;4;8;0" "128;0;1;2;8;4;0" "125;1;2;4;4;0;0"
-              "128;1;2;4;4;8;1")
+# D, FP16 operands, m-tiles, n-tiles, warps, staged n-tiles: the host's shapes (tensor_core_search.cpp)
+# and an odd D without staging.
+foreach(shape "64;0;2;2;4;8" "64;1;2;4;4;8" "128;1;2;4;4;8" "128;0;1;2;8;4" "125;1;2;4;4;0")
   list(GET shape 0 d)
   list(GET shape 1 f16)
   list(GET shape 2 mt)
   list(GET shape 3 nt)
   list(GET shape 4 warps)
   list(GET shape 5 stage)
-  list(GET shape 6 from_starts)
-  string(CONCAT what "D = ${d}, BOVW_F16 = ${f16}, ${mt} m-tiles, ${nt} n-tiles, ${warps} warps, ${stage} staged, "
-         "BOVW_MMA_FROM_STARTS = ${from_starts}")
-  set(ptx_file ${WORK_DIR}/tiled_tensor_${d}_${f16}_${mt}_${nt}_${stage}_${from_starts}.ptx)
+  set(what "D = ${d}, BOVW_F16 = ${f16}, ${mt} m-tiles, ${nt} n-tiles, ${warps} warps, ${stage} staged")
+  set(ptx_file ${WORK_DIR}/tiled_tensor_${d}_${f16}_${mt}_${nt}_${stage}.ptx)
   execute_process(
     COMMAND ${CLANG} -x cl -cl-std=CL1.2 -target nvptx64-nvidia-nvcl -Xclang -finclude-default-header
             -fgnu-keywords -D__OPENCL_VERSION__=120 -O2 -S -DBOVW_PTX_MMA=1 -DBOVW_D=${d} -DBOVW_F16=${f16}
             -DBOVW_MT=${mt} -DBOVW_NT=${nt} -DBOVW_WARPS=${warps} -DBOVW_STAGE=${stage}
-            -DBOVW_MMA_FROM_STARTS=${from_starts}
             -o ${ptx_file} ${KERNELS}/tiled_tensor.cl
     RESULT_VARIABLE status ERROR_VARIABLE errors)
   if(NOT status EQUAL 0)
