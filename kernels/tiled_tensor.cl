@@ -327,40 +327,6 @@ inline float bovw_golden_distance(global const float* x, global const float* c) 
   return sum;
 }
 
-// A quarter of the same distance, summed in no particular order and with FMA: work-item p of four
-// takes the float4s p, p + 4, ... (features p, p + 4, ... where D is not a multiple of 4). The four
-// sum to a value within (D + 8) 2^-24 of the exact distance relative, as the golden one is: every
-// term is >= 0, and each meets two roundings of its difference and square and at most D + 4 of the
-// additions (plus 2^-126 absolute a term where a square below FLT_MIN is flushed). Its loads are all
-// independent, where the golden sum's wait on each other through the additions.
-inline float bovw_partial_distance(global const float* x, global const float* c, int p) {
-#if BOVW_D % 4 == 0
-  float4 sum = (float4)(0.0f);
-#pragma unroll
-  for (int k = p; k < BOVW_D / 4; k += 4) {
-    const float4 t = ((global const float4*)x)[k] - ((global const float4*)c)[k];
-    sum = fma(t, t, sum);
-  }
-  return (sum.x + sum.y) + (sum.z + sum.w);
-#else
-  float sum = 0.0f;
-  for (int k = p; k < BOVW_D; k += 4) {
-    const float t = x[k] - c[k];
-    sum = fma(t, t, sum);
-  }
-  return sum;
-#endif
-}
-
-// Word j's golden distance is above word b's when f_j > f_b * BOVW_ORDER_RATIO + BOVW_ORDER_FLOOR,
-// f the distances above: both f and the golden g lie within a factor 1 +- gamma of the exact e
-// (gamma = (D + 8) 2^-24 / (1 - (D + 8) 2^-24)), so g_j >= f_j (1 - gamma) / (1 + gamma) and
-// g_b <= f_b (1 + gamma) / (1 - gamma); the ratio covers ((1 + gamma) / (1 - gamma))^2 and the
-// rounding of the product, the floor the squares flushed below FLT_MIN (D 2^-126 for each of four
-// sums, with room).
-#define BOVW_ORDER_RATIO (1.0f + 5.0f * (float)(BOVW_D + 8) * 0x1.0p-24f)
-#define BOVW_ORDER_FLOOR (8.0f * (float)(BOVW_D + 8) * 0x1.0p-126f)
-
 // Arguments as histogram_tiled's, with the words as rows of D floats (`words`, for the golden sums)
 // in place of their transposed form, plus: words_frag (the words TF32-rounded in B-fragment order:
 // n-tile, k-step, lane, 2 floats), starts (-||c||^2 / 2 per padded word; padding words a large
@@ -379,25 +345,16 @@ void histogram_tiled_tensor(global const float* restrict descriptors, const int 
   local float merge[BOVW_BM * 4 * 3];   // per row, per lane of its quad: the lane's top three
   local int merge_words[BOVW_BM * 4 * 2];  // ... and the words of its first two
   local float row_norms[BOVW_BM * 3];    // per row: the three norms of the certificate
-  local int summed;                    // rows of the group decided by a few direct distances
-  local uchar sums_within[BOVW_BM];    // ... which rows those are: the slots of their words to sum
-  local short sums_first[BOVW_BM];     // ... and where their slots begin in `sums`
-  local int sums[BOVW_SUMS];           // the slots of `merge` whose distances those rows need
-  local int n_sums, n_golden;
+  local int summed;                    // rows of the group decided by a few golden distances
+  local uchar needs_sums[BOVW_BM];     // ... which rows those are
+  local int sums[BOVW_SUMS];           // ... and the slots of `merge` whose golden distances they need
+  local int n_sums;
 #if BOVW_STAGE
   local float4 stage[2][BOVW_STAGE * BOVW_KS * 16];  // two chunks of BOVW_STAGE n-tiles of B fragments
   local float4 stage_starts[2][BOVW_STAGE * 2];      // ... and their starting values (4 float2 a tile)
 #endif
-  // Four partial sums of each distance in `sums` (bovw_partial_distance), in the chunks' memory where
-  // it is large enough: the words are read no more by then.
-#if BOVW_STAGE && 2 * BOVW_STAGE * BOVW_KS * 64 >= 4 * BOVW_SUMS
-  local float* partials = (local float*)stage;
-#else
-  local float partials_own[4 * BOVW_SUMS];
-  local float* partials = partials_own;
-#endif
   const int lid = get_local_id(0);
-  if (lid == 0) summed = n_sums = n_golden = 0;
+  if (lid == 0) summed = n_sums = 0;
   const int warp = lid / 32, lane = lid % 32;
   const int g = lane / 4, t = lane % 4;
   const int row0 = get_group_id(0) * BOVW_BM;
@@ -571,7 +528,7 @@ void histogram_tiled_tensor(global const float* restrict descriptors, const int 
   // group, since a row has one work-item and a few rows of each warp need sums.
   for (int r = lid; r < BOVW_BM; r += BOVW_THREADS) {
     const int row = row0 + r;
-    sums_within[r] = 0;
+    needs_sums[r] = 0;
     if (row >= n) break;
     // The three largest s over the quad, with the words of the first two; and the largest of the
     // lanes' thirds, which bounds every score whose word no lane kept.
@@ -625,8 +582,7 @@ void histogram_tiled_tensor(global const float* restrict descriptors, const int 
       flagged[atomic_inc(flag_count)] = row;
       continue;
     }
-    sums_within[r] = (uchar)within;
-    sums_first[r] = (short)first;
+    needs_sums[r] = 1;
     for (int i = 0, next = first; i < 8; ++i) {
       const int slot = (r * 4 + i / 2) * 3 + i % 2;
       if (within & (1u << i))
@@ -637,64 +593,10 @@ void histogram_tiled_tensor(global const float* restrict descriptors, const int 
   }
   barrier(CLK_LOCAL_MEM_FENCE);
 
-  // Their distances in any order, four work-items each (a distance's loads at once, not one after
-  // the other as the golden sum's additions need them): most rows' candidates are far enough apart
-  // for these to order them as the golden distances do.
-  for (int i = lid / 4; i < min(n_sums, BOVW_SUMS); i += BOVW_THREADS / 4) {
+  // The golden distances, one a work-item, each into its slot of `merge` (slot = (r * 4 + q) * 3 + e).
+  for (int i = lid; i < min(n_sums, BOVW_SUMS); i += BOVW_THREADS) {
     const int slot = sums[i], r = slot / 12, q = slot % 12 / 3, e = slot % 3;
-    partials[4 * i + lid % 4] =
-        slot < 0 ? 0.0f
-                 : bovw_partial_distance(descriptors + (size_t)(row0 + r) * BOVW_D,
-                                         words + (size_t)merge_words[(r * 4 + q) * 2 + e] * BOVW_D, lid % 4);
-  }
-  barrier(CLK_LOCAL_MEM_FENCE);
-
-  // A row whose nearest candidate is beyond the others' reach (BOVW_ORDER_RATIO) has its word; the
-  // candidates of the others go to golden distances (the rest of their slots become +inf).
-  for (int r = lid; r < BOVW_BM; r += BOVW_THREADS) {
-    const int row = row0 + r;
-    if (row >= n) break;
-    const uint within = sums_within[r];
-    if (within == 0) continue;
-    float f[8], nearest = INFINITY;
-#pragma unroll
-    for (int i = 0, next = sums_first[r]; i < 8; ++i) {
-      f[i] = INFINITY;
-      if (within & (1u << i)) {
-        local const float* p = partials + 4 * next++;
-        f[i] = (p[0] + p[1]) + (p[2] + p[3]);
-        nearest = fmin(nearest, f[i]);
-      }
-    }
-    const float reach = nearest * BOVW_ORDER_RATIO + BOVW_ORDER_FLOOR;
-    uint candidates = 0;
-#pragma unroll
-    for (int i = 0; i < 8; ++i)
-      if ((within & (1u << i)) && !(f[i] > reach)) candidates |= 1u << i;  // NaN stays a candidate
-    if (popcount(candidates) == 1) {
-      const int i = 31 - clz(candidates), word = merge_words[(r * 4 + i / 2) * 2 + i % 2];
-      sums_within[r] = 0;
-      atomic_inc(&summed);
-      best_word[row] = word;
-      atomic_inc(&histograms[bovw_image_of(offsets, n_images, row_base + row) * n_words + word]);
-      continue;
-    }
-    sums_within[r] = (uchar)candidates;
-    int next = atomic_add(&n_golden, (int)popcount(candidates));
-    for (int i = 0; i < 8; ++i) {
-      const int slot = (r * 4 + i / 2) * 3 + i % 2;
-      if (candidates & (1u << i))
-        sums[next++] = slot;
-      else
-        merge[slot] = INFINITY;
-    }
-  }
-  barrier(CLK_LOCAL_MEM_FENCE);
-
-  // The golden distances of those candidates, one a work-item, each into its slot of `merge` (slot =
-  // (r * 4 + q) * 3 + e).
-  for (int i = lid; i < n_golden; i += BOVW_THREADS) {
-    const int slot = sums[i], r = slot / 12, q = slot % 12 / 3, e = slot % 3;
+    if (slot < 0) continue;
     merge[slot] = bovw_golden_distance(descriptors + (size_t)(row0 + r) * BOVW_D,
                                        words + (size_t)merge_words[(r * 4 + q) * 2 + e] * BOVW_D);
   }
@@ -705,7 +607,7 @@ void histogram_tiled_tensor(global const float* restrict descriptors, const int 
   for (int r = lid; r < BOVW_BM; r += BOVW_THREADS) {
     const int row = row0 + r;
     if (row >= n) break;
-    if (sums_within[r] == 0) continue;
+    if (!needs_sums[r]) continue;
     float best = INFINITY;
     int word = -1;
     for (int i = 0; i < 8; ++i) {

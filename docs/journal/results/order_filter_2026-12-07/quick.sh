@@ -1,4 +1,8 @@
 #!/usr/bin/env bash
+# Not on main: the kernel change is order_filter.patch (reverted at 04:05 when the session's device
+# time ran out before any run). To run: git apply order_filter.patch, build bovw_bench_cli (and
+# bovw_core_tests), strip them into .device/bin/bovw-bench and bovw_core_tests, and a build
+# without the patch into .device/bin/bovw-bench-before.
 # run.sh cut to the question, for the last 300 s of the session's device time: is the new epilogue
 # exact (100,003 x 999 against OpenMP at D = 64 and 128) and faster at 1M x 1,024 x 128 (two rounds
 # alternating with the kernels before), beside PyTorch FP16 in the same run. Timing only otherwise.

@@ -1,4 +1,8 @@
 #!/usr/bin/env bash
+# Not on main: the kernel change is order_filter.patch (reverted at 04:05 when the session's device
+# time ran out before any run). To run: git apply order_filter.patch, build bovw_bench_cli (and
+# bovw_core_tests), strip them into .device/bin/bovw-bench and bovw_core_tests, and a build
+# without the patch into .device/bin/bovw-bench-before.
 # Issue 24: the rows within the certificate's margin (15% at D = 128 on uniform data) ordered first by
 # their candidates' distances summed in any order, four work-items a distance with all loads at once;
 # golden sums (one work-item each, D dependent additions) only for the candidates those cannot tell
