@@ -1,4 +1,8 @@
 #!/usr/bin/env bash
+# Not on main: the change is recheck_filter.patch beside this script (never timed: the session's
+# device time ran out at 06:18 on 2026-12-07). To run: git apply recheck_filter.patch, build
+# bovw_bench_cli and bovw_core_tests, strip them into .device/bin/bovw-bench-filter and
+# bovw_core_tests, and a build without the patch into .device/bin/bovw-bench-before.
 # Issue 24: the exact re-check sums golden distances only for the words whose FP32 e (FMA, one
 # operation a term) is within the FP32 certificate's margin of the row's smallest (kernels/tiled.cl,
 # recheck_flagged). bovw-bench-before: the kernels of main before it (663499d's); bovw-bench-filter:
