@@ -23,7 +23,7 @@ timeout 60 $B/bovw-bench-r16g64 --sizes 1048576x1024 --dimension 128 --variants 
 for round in 1 2; do
   for bin in bovw-bench-before bovw-bench-r16g64 bovw-bench-r16g128 bovw-bench-r8g128 bovw-bench-filter; do
     echo "== $bin, round $round"
-    timeout 30 $B/$bin --sizes 1048576x1024 --dimension 128 --variants tiled-fp16 --warmup 2 --repetitions 7 2>&1 | grep -E "^tiled"
+    timeout 40 $B/$bin --sizes 1048576x1024 --dimension 128 --variants tiled-fp16,tiled --warmup 2 --repetitions 7 2>&1 | grep -E "^tiled"
     timeout 30 $B/$bin --sizes 1048576x1024 --variants tiled-fp16 --warmup 2 --repetitions 7 2>&1 | grep -E "^tiled"
     timeout 40 $B/$bin --sizes 180000x65536 --variants tiled-fp16 --warmup 1 --repetitions 3 2>&1 | grep -E "^tiled"
   done
