@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 24, 2026-12-07 08:45, written before the run. The re-check's walk (0.042 of its 0.056 ms at
+# Issue 24, 2026-12-07 08:17, written before the run. The re-check's walk (0.042 of its 0.056 ms at
 # D = 128) grew with the memory reads it issues, not with the bytes (recheck_shape_2026-12-07). Each
 # work-item summed words j, j + 256, j + 512, j + 768 with four 4-byte loads a feature; now it sums
 # four neighbouring words read with one 16-byte load (the same bytes, coalesced into 512 bytes a
