@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 24, 2026-12-07 08:35, written before the run. The re-check's walk is bound neither by the
+# Issue 24, 2026-12-07 08:26, written before the run. The re-check's walk is bound neither by the
 # words' bytes nor by its read count (recheck_shape, recheck_vec4), which leaves latency: 126 k
 # work-items (about 30 warps an SM) with 16 sums each. Here more work-items with fewer sums, and two
 # small fixed costs:
