@@ -15,11 +15,12 @@
 // kernel's L2 traffic (1M rows in groups of 64 read 4 GB of TF32 words at K = 1,024, D = 64). The
 // accumulators start at -||c||^2 / 2, so each ends as s = x.c - ||c||^2 / 2 = -e / 2.
 //
-// Each lane keeps the three largest s of each of its rows. To keep that at five min/max
-// instructions per score, the lane writes its own running index of the score into the score's low
-// mantissa bits (the perturbation is part of the error bound) so the index rides along; the words
-// go in blocks of 1,024, so that index needs 8 bits at most, and each block's three are filed with
-// the words of the first two decoded. At the end each row is decided by the certificate
+// Each lane keeps, for each of its rows, the two largest s and a value that bounds all its other
+// scores, folding a tile's two columns of a row as a pair: four min/max instructions a score. So
+// that the words need no compare-and-select, the lane writes its own running index of the score
+// into the score's low mantissa bits (the perturbation is part of the error bound) and the index
+// rides along; the words go in blocks of 1,024, so that index needs 8 bits at most, and each
+// block's two best are filed with their words decoded, its bound as a value. At the end each row is decided by the certificate
 // (kernels/tensor_certificate.h) over what the four lanes that share it kept: when the runner-up is
 // beyond the margin, the best word is golden. Otherwise, when every lane's third is beyond it, each
 // word within the margin is one of the lanes' two best, whose words are known, and their golden
@@ -175,8 +176,8 @@ inline void bovw_mma_emulated(float c[4], global const float* descriptors, int n
 #endif
 
 // Words per block of the word loop, in n-tiles of 8: within a block a lane's running index (2 per
-// n-tile) fits 8 bits, whatever K is; between blocks the lane files its block's best three, words
-// decoded, into its row's running top three. BOVW_NT and BOVW_STAGE divide it (the host checks).
+// n-tile) fits 8 bits, whatever K is; between blocks the lane files its block's two best, words
+// decoded, and its bound into its row's running top three. BOVW_NT and BOVW_STAGE divide it (the host checks).
 #define BOVW_BLOCK_TILES 128
 // Where n-tile `tile` and the starting values of this lane's two words of it are: in the staged
 // chunk, or in all the words.
@@ -275,29 +276,35 @@ inline void bovw_row_values(float v[BOVW_PAIR], global const float* descriptors,
 #endif
 }
 
-// One of the lane's running top three of a row: v goes in if it is larger than the third.
-inline void bovw_top3(float* b1, float* b2, float* b3, float v) {
-  const float t1 = fmin(*b1, v);
-  *b1 = fmax(*b1, v);
+// Two of a row's scores, v0 and v1 (one tile's two columns), into the lane's block state: b1 >= b2
+// are the two largest of the pairs' winners, b3 bounds every other score (the pairs' losers and
+// what b1, b2 evicted). Four min/max instructions a score, where an exact top three takes five; b3
+// may exceed b2 (a pair holding two of the lane's three largest), which costs a re-check, not a
+// wrong word.
+inline void bovw_fold_pair(float* b1, float* b2, float* b3, float v0, float v1) {
+  const float high = fmax(v0, v1), low = fmin(v0, v1);
+  const float t1 = fmin(*b1, high);
+  *b1 = fmax(*b1, high);
   const float t2 = fmin(*b2, t1);
   *b2 = fmax(*b2, t1);
-  *b3 = fmax(*b3, t2);
+  *b3 = fmax(*b3, fmax(t2, low));
 }
 
-// A top three with the words of the first two (the third's value only bounds the others).
+// The two largest values with their words, and s3, the largest of the rest: a bound, which may
+// exceed s2 (a block's bound, bovw_fold_pair), so what s2 gives up joins it rather than replacing it.
 inline void bovw_insert3(float* s1, int* j1, float* s2, int* j2, float* s3, float v, int word) {
   if (v > *s1) {
-    *s3 = *s2;
+    *s3 = fmax(*s3, *s2);
     *s2 = *s1;
     *j2 = *j1;
     *s1 = v;
     *j1 = word;
   } else if (v > *s2) {
-    *s3 = *s2;
+    *s3 = fmax(*s3, *s2);
     *s2 = v;
     *j2 = word;
-  } else if (v > *s3) {
-    *s3 = v;
+  } else {
+    *s3 = fmax(*s3, v);
   }
 }
 
@@ -422,8 +429,8 @@ void histogram_tiled_tensor(global const float* restrict descriptors, const int 
                              merge[(r * 4 + 2) * 3 + e] + merge[(r * 4 + 3) * 3 + e];
   barrier(CLK_LOCAL_MEM_FENCE);
 
-  // Rows of this lane: m-tile m, half h (g or g + 8) is row slot 2m + h. b: the block's top three,
-  // indices in their low bits, in registers; the row's top three so far, words decoded, in the
+  // Rows of this lane: m-tile m, half h (g or g + 8) is row slot 2m + h. b: the block's two best
+  // and bound (bovw_fold_pair), indices in their low bits, in registers; the row's top three so far, words decoded, in the
   // lane's own slots of `merge` (touched once per block: registers stay free for the loop).
   float b1[2 * BOVW_MT], b2[2 * BOVW_MT], b3[2 * BOVW_MT];
 #pragma unroll
@@ -491,26 +498,28 @@ void histogram_tiled_tensor(global const float* restrict descriptors, const int 
 #pragma unroll
           for (int m = 0; m < BOVW_MT; ++m)
 #pragma unroll
-            for (int i = 0; i < 4; ++i) {
-              const float v = as_float((as_uint(c[m][u][i]) & keep) | (index + (uint)(i % 2)));
-              const int r = 2 * m + i / 2;
-              bovw_top3(&b1[r], &b2[r], &b3[r], v);
+            for (int h = 0; h < 2; ++h) {  // row g, then g + 8: columns 2t and 2t + 1 each
+              const float v0 = as_float((as_uint(c[m][u][2 * h]) & keep) | index);
+              const float v1 = as_float((as_uint(c[m][u][2 * h + 1]) & keep) | (index + 1u));
+              const int r = 2 * m + h;
+              bovw_fold_pair(&b1[r], &b2[r], &b3[r], v0, v1);
             }
         }
       }
     }
-    // The block's three into the row's, with their words (n-tile block + index / 2, column
-    // 2t + index % 2); -inf (nothing yet) never goes in.
+    // The block's two best into the row's, with their words (n-tile block + index / 2, column
+    // 2t + index % 2), and its bound; -inf (nothing yet) never goes in.
 #pragma unroll
     for (int r = 0; r < 2 * BOVW_MT; ++r) {
       const int slot = (warp * 16 * BOVW_MT + 16 * (r / 2) + g + 8 * (r % 2)) * 4 + t;
       float s1 = merge[slot * 3 + 0], s2 = merge[slot * 3 + 1], s3 = merge[slot * 3 + 2];
       int j1 = merge_words[slot * 2 + 0], j2 = merge_words[slot * 2 + 1];
-      const float found[3] = {b1[r], b2[r], b3[r]};
-      for (int e = 0; e < 3; ++e) {
+      const float found[2] = {b1[r], b2[r]};
+      for (int e = 0; e < 2; ++e) {
         const uint index = as_uint(found[e]) & low;
         bovw_insert3(&s1, &j1, &s2, &j2, &s3, found[e], (block + (int)(index / 2)) * 8 + 2 * t + (int)(index % 2));
       }
+      s3 = fmax(s3, b3[r]);  // a bound only: its word is not kept, even where it exceeds s2
       merge[slot * 3 + 0] = s1;
       merge[slot * 3 + 1] = s2;
       merge[slot * 3 + 2] = s3;

@@ -237,6 +237,30 @@ TEST_P(TiledExact, TiesSpreadOverLanesAreDecidedByTheirDistances) {
     EXPECT_EQ(times.fully_rechecked_rows, n);
 }
 
+// Exact ties between the two columns of one lane's tile (words 8g + 2q and 8g + 2q + 1): the tensor
+// kernels fold such a pair into the lane's two best words by its larger score only, the smaller
+// joining the bound on the lane's other scores, so the row cannot be decided by the kept words and
+// goes to the full re-check. The answer is still the lower word of the pair, whichever of the two
+// scores the index bits made larger.
+TEST_P(TiledExact, TiesWithinALanesColumnPairGoToTheLowerWord) {
+  BOVW_SEEDED_RNG(rng);
+  const int d = 64, groups = 12, k = 8 * groups + 3;
+  Descriptors c = randomMatrix(rng, k, d);
+  for (int g = 0; g < groups; ++g) c.row(8 * g + 2 * (g % 4) + 1) = c.row(8 * g + 2 * (g % 4));
+  const std::int64_t n = 999;
+  Descriptors x(n, d);
+  std::uniform_int_distribution<int> group(0, groups - 1);
+  std::uniform_real_distribution<float> noise(-1e-3f, 1e-3f);
+  for (std::int64_t i = 0; i < n; ++i) {
+    const int g = group(rng);
+    for (int f = 0; f < d; ++f) x(i, f) = c(8 * g + 2 * (g % 4), f) + noise(rng);
+  }
+  auto h = makeHistogrammer(config());
+  const StageTimes times = expectExact(*h, x, Vocabulary(c), randomOffsets(rng, n, 4));
+  EXPECT_EQ(times.rechecked_rows, n) << "every row is a tie that only direct sums decide";
+  EXPECT_EQ(times.fully_rechecked_rows, n) << "a lane keeps one word of a tied column pair";
+}
+
 // The exact re-check splits a row's walk over K into ranges of whole steps (4 x its 256 work-items
 // of words each, where the device has 64-bit atomics: PoCL does) and keeps the smaller distance, and
 // on equal ones the lower word, of the ranges' answers. Ties between a word of the first range and
