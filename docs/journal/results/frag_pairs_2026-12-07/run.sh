@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 24, 2026-12-07 10:50, written before the run (journal: "Two k-steps a fragment load").
+# Issue 24, 2026-12-07 10:24, written before the run (journal: "Two k-steps a fragment load").
 # The pairs kernel (10761ed, bovw-bench-pair) against two k-steps a 16-byte fragment load
 # (bovw-bench-ldpair), alternating, two rounds, PyTorch FP16 at D = 128 first and last; then the
 # golden suites of every tiled variant on the GPU with the new kernels.
