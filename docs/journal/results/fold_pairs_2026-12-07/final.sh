@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 24, 2026-12-07 10:30, written before the run: the fold in pairs (10761ed) as landed. The
+# Issue 24, 2026-12-07 10:26, written before the run: the fold in pairs (10761ed) as landed. The
 # golden suites of every tiled variant on the GPU; the diff against OpenMP on the odd shapes; PyTorch
 # FP32 / TF32 / FP16 and bovw's three tiled variants for the table and the roofline (with the
 # device's ceilings); files to histograms against the kernels before (2bbe670: bovw-before), three

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 24, 2026-12-07 10:58, written before the run: training at K = 65,536 (4,000,000 x 64 uniform
+# Issue 24, 2026-12-07 10:46, written before the run: training at K = 65,536 (4,000,000 x 64 uniform
 # floats, flat k-means, 3 Lloyd iterations) on `tiled` and on tiled-fp16 with the fold in pairs, in
 # one lease, as on 2026-12-06 (tf32_fp16_2026-12-06/sweep.sh). Expected: tiled-fp16's assignment
 # 0.275-0.280 -> 0.24-0.26 s an iteration, `tiled` unchanged (0.885), k-means++ seeding 73-74 s on
