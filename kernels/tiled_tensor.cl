@@ -20,13 +20,14 @@
 // that the words need no compare-and-select, the lane writes its own running index of the score
 // into the score's low mantissa bits (the perturbation is part of the error bound) and the index
 // rides along; the words go in blocks of 1,024, so that index needs 8 bits at most, and each
-// block's two best are filed with their words decoded, its bound as a value. At the end each row is decided by the certificate
-// (kernels/tensor_certificate.h) over what the four lanes that share it kept: when the runner-up is
-// beyond the margin, the best word is golden. Otherwise, when every lane's third is beyond it, each
-// word within the margin is one of the lanes' two best, whose words are known, and their golden
-// distances (the CPU's sum in feature order, no FMA) decide the row here. Otherwise a lane holds
-// three words within the margin, and the row goes to the flagged list that tiled.cl's
-// recheck_flagged scans exactly. docs/KERNELS.md derives the margin.
+// block's two best are filed with their words decoded, its bound as a value. At the end each row
+// is decided by the certificate (kernels/tensor_certificate.h) over what the four lanes that share
+// it kept: when the runner-up is beyond the margin, the best word is golden. Otherwise, when every
+// lane's bound is beyond it, each word within the margin is one of the lanes' two best, whose words
+// are known, and their golden distances (the CPU's sum in feature order, no FMA) decide the row
+// here. Otherwise a lane's bound is within the margin (three of its words, or two of one pair), and
+// the row goes to the flagged list that tiled.cl's recheck_flagged scans exactly. docs/KERNELS.md
+// derives the margin.
 //
 // Without BOVW_PTX_MMA (any device other than NVIDIA's) the mma is emulated with the same output
 // layout, reading its operands from memory: slower, but the rest of the kernel runs as it does on
@@ -177,7 +178,8 @@ inline void bovw_mma_emulated(float c[4], global const float* descriptors, int n
 
 // Words per block of the word loop, in n-tiles of 8: within a block a lane's running index (2 per
 // n-tile) fits 8 bits, whatever K is; between blocks the lane files its block's two best, words
-// decoded, and its bound into its row's running top three. BOVW_NT and BOVW_STAGE divide it (the host checks).
+// decoded, and its bound into its row's running state. BOVW_NT and BOVW_STAGE divide it (the host
+// checks).
 #define BOVW_BLOCK_TILES 128
 // Where n-tile `tile` and the starting values of this lane's two words of it are: in the staged
 // chunk, or in all the words.
@@ -430,8 +432,9 @@ void histogram_tiled_tensor(global const float* restrict descriptors, const int 
   barrier(CLK_LOCAL_MEM_FENCE);
 
   // Rows of this lane: m-tile m, half h (g or g + 8) is row slot 2m + h. b: the block's two best
-  // and bound (bovw_fold_pair), indices in their low bits, in registers; the row's top three so far, words decoded, in the
-  // lane's own slots of `merge` (touched once per block: registers stay free for the loop).
+  // and bound (bovw_fold_pair), indices in their low bits, in registers; the row's two best so far,
+  // words decoded, and its bound, in the lane's own slots of `merge` (touched once per block:
+  // registers stay free for the loop).
   float b1[2 * BOVW_MT], b2[2 * BOVW_MT], b3[2 * BOVW_MT];
 #pragma unroll
   for (int r = 0; r < 2 * BOVW_MT; ++r) {
