@@ -14,8 +14,11 @@
 #include <bovw/kmeans.hpp>
 #include <bovw/npy.hpp>
 
+#include <algorithm>
 #include <array>
 #include <limits>
+#include <random>
+#include <vector>
 
 namespace bovw::test {
 namespace {
@@ -38,6 +41,21 @@ StageTimes expectExact(Histogrammer& histogrammer, const Descriptors& x, const V
   EXPECT_TRUE(assignmentsEqual(openmpAssign(x, vocabulary), words));
   EXPECT_TRUE(histogramsConsistent(offsets, vocabulary.size(), words, h));
   return times;
+}
+
+// n rows, each a copy of one of the words `targets` (picked at random; `picked` receives its index)
+// moved by at most 1e-3 a feature: rows whose nearest words are ties placed at those targets.
+Descriptors rowsNearWords(std::mt19937_64& rng, const Descriptors& c, std::int64_t n, const std::vector<int>& targets,
+                          std::vector<int>* picked = nullptr) {
+  Descriptors x(n, c.cols());
+  std::uniform_int_distribution<int> target(0, static_cast<int>(targets.size()) - 1);
+  std::uniform_real_distribution<float> noise(-1e-3f, 1e-3f);
+  for (std::int64_t i = 0; i < n; ++i) {
+    const int t = target(rng);
+    if (picked != nullptr) picked->push_back(t);
+    for (Eigen::Index f = 0; f < c.cols(); ++f) x(i, f) = c(targets[static_cast<std::size_t>(t)], f) + noise(rng);
+  }
+  return x;
 }
 
 class TiledExact : public testing::TestWithParam<KernelVariant> {
@@ -218,16 +236,11 @@ TEST_P(TiledExact, TiesSpreadOverLanesAreDecidedByTheirDistances) {
     for (int i = 1; i < 3; ++i) c.row(8 * g + tied[i]) = c.row(8 * g + tied[0]);
   }
   const std::int64_t n = 1001;
-  Descriptors x(n, d);
-  std::uniform_int_distribution<int> group(0, groups - 1);
-  std::uniform_real_distribution<float> noise(-1e-3f, 1e-3f);
-  std::int64_t in_one_lane = 0;
-  for (std::int64_t i = 0; i < n; ++i) {
-    const int g = group(rng);
-    in_one_lane += g % 2;
-    const int first = 8 * g + (g % 2 == 0 ? spread[0] : one_lane[0]);
-    for (int f = 0; f < d; ++f) x(i, f) = c(first, f) + noise(rng);
-  }
+  std::vector<int> targets, picked;
+  for (int g = 0; g < groups; ++g) targets.push_back(8 * g + (g % 2 == 0 ? spread[0] : one_lane[0]));
+  const Descriptors x = rowsNearWords(rng, c, n, targets, &picked);
+  const auto in_one_lane =
+      static_cast<std::int64_t>(std::count_if(picked.begin(), picked.end(), [](int g) { return g % 2 == 1; }));
   auto h = makeHistogrammer(config());
   const StageTimes times = expectExact(*h, x, Vocabulary(c), randomOffsets(rng, n, 4));
   EXPECT_EQ(times.rechecked_rows, n) << "every row is a tie that only direct sums decide";
@@ -248,13 +261,9 @@ TEST_P(TiledExact, TiesWithinALanesColumnPairGoToTheLowerWord) {
   Descriptors c = randomMatrix(rng, k, d);
   for (int g = 0; g < groups; ++g) c.row(8 * g + 2 * (g % 4) + 1) = c.row(8 * g + 2 * (g % 4));
   const std::int64_t n = 999;
-  Descriptors x(n, d);
-  std::uniform_int_distribution<int> group(0, groups - 1);
-  std::uniform_real_distribution<float> noise(-1e-3f, 1e-3f);
-  for (std::int64_t i = 0; i < n; ++i) {
-    const int g = group(rng);
-    for (int f = 0; f < d; ++f) x(i, f) = c(8 * g + 2 * (g % 4), f) + noise(rng);
-  }
+  std::vector<int> targets;
+  for (int g = 0; g < groups; ++g) targets.push_back(8 * g + 2 * (g % 4));
+  const Descriptors x = rowsNearWords(rng, c, n, targets);
   auto h = makeHistogrammer(config());
   const StageTimes times = expectExact(*h, x, Vocabulary(c), randomOffsets(rng, n, 4));
   EXPECT_EQ(times.rechecked_rows, n) << "every row is a tie that only direct sums decide";
@@ -275,13 +284,9 @@ TEST_P(TiledExact, TiesAcrossTheRecheckWordRangesGoToTheLowerWord) {
     c.row(2048 + 8 * g) = c.row(8 * g);  // the same lane of its quad, in the second range
   }
   const std::int64_t n = 777;
-  Descriptors x(n, d);
-  std::uniform_int_distribution<int> group(0, groups - 1);
-  std::uniform_real_distribution<float> noise(-1e-3f, 1e-3f);
-  for (std::int64_t i = 0; i < n; ++i) {
-    const int g = group(rng);
-    for (int f = 0; f < d; ++f) x(i, f) = c(8 * g, f) + noise(rng);
-  }
+  std::vector<int> targets;
+  for (int g = 0; g < groups; ++g) targets.push_back(8 * g);
+  const Descriptors x = rowsNearWords(rng, c, n, targets);
   auto h = makeHistogrammer(config());
   const StageTimes times = expectExact(*h, x, Vocabulary(c), randomOffsets(rng, n, 3));
   EXPECT_EQ(times.fully_rechecked_rows, n) << "every row is a three-way tie that only the full re-check decides";
