@@ -5,6 +5,11 @@
 // seedWeight() (the distance times a power of two, rounded to a long, ties to even), and each
 // work-group sums the weights of its block of BOVW_SEED_GROUP x BOVW_SEED_ROWS rows: integer sums,
 // exact in any order.
+//
+// The eight partial sums are eight work-items: work-item l of a row's eight reads features l, l + 8,
+// ..., so eight neighbours read 32 neighbouring bytes of one row and a warp reads whole sectors (one
+// work-item a row read 16 bytes of 32 different rows at a time). The row's first work-item folds the
+// eight sums from local memory.
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #pragma OPENCL FP_CONTRACT OFF
 
@@ -15,28 +20,9 @@
 #define BOVW_SEED_ROWS 4
 #endif
 
-inline float bovw_seed_distance(global const float* x, local const float* word) {
-  float p[8] = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
-#if BOVW_D % 4 == 0
-#pragma unroll
-  for (int f = 0; f < BOVW_D; f += 4) {
-    const float4 t = vload4(0, x + f) - vload4(0, word + f);
-    const float4 square = t * t;
-    p[f % 8 + 0] += square.x;
-    p[f % 8 + 1] += square.y;
-    p[f % 8 + 2] += square.z;
-    p[f % 8 + 3] += square.w;
-  }
-#else
-#pragma unroll
-  for (int f = 0; f < BOVW_D; ++f) {
-    const float t = x[f] - word[f];
-    p[f % 8] += t * t;
-  }
-#endif
-  const float q0 = p[0] + p[4], q1 = p[1] + p[5], q2 = p[2] + p[6], q3 = p[3] + p[7];
-  return (q0 + q2) + (q1 + q3);
-}
+#define BOVW_SEED_LANES 8  // kSeedLanes: the partial sums of one distance, one work-item each
+#define BOVW_SEED_SLOTS (BOVW_SEED_GROUP / BOVW_SEED_LANES)  // rows a group works on side by side
+#define BOVW_SEED_PASS_ROWS 4  // rows each work-item adds into per pass: loads in flight between barriers
 
 // nearest[i] = min(nearest[i], distance of row i to `chosen`) (set on the first pass), and
 // block_sums[g] = the sum of the weights of nearest over group g's block.
@@ -45,22 +31,43 @@ void seed_distances(global const float* restrict sample, const int n, global con
                     const int first_pass, global float* restrict nearest, global long* restrict block_sums,
                     const double weight_scale) {
   local float word[BOVW_D];
+  local float lanes[BOVW_SEED_PASS_ROWS][BOVW_SEED_GROUP];
   local long partial[BOVW_SEED_GROUP];
-  const int t = get_local_id(0);
+  const int t = get_local_id(0), lane = t % BOVW_SEED_LANES, slot = t / BOVW_SEED_LANES;
   for (int f = t; f < BOVW_D; f += BOVW_SEED_GROUP) word[f] = chosen[f];
   barrier(CLK_LOCAL_MEM_FENCE);
 
   const int block_first = get_group_id(0) * (BOVW_SEED_GROUP * BOVW_SEED_ROWS);
   long sum = 0;
-  for (int r = 0; r < BOVW_SEED_ROWS; ++r) {
-    const int i = block_first + r * BOVW_SEED_GROUP + t;
-    float value = 0.0f;  // rows past the end add nothing
-    if (i < n) {
-      const float distance = bovw_seed_distance(sample + (size_t)i * BOVW_D, word);
-      value = first_pass ? distance : (distance < nearest[i] ? distance : nearest[i]);
-      nearest[i] = value;
+  for (int pass = 0; pass < BOVW_SEED_GROUP * BOVW_SEED_ROWS; pass += BOVW_SEED_SLOTS * BOVW_SEED_PASS_ROWS) {
+#pragma unroll
+    for (int r = 0; r < BOVW_SEED_PASS_ROWS; ++r) {
+      const int i = block_first + pass + r * BOVW_SEED_SLOTS + slot;
+      float p = 0.0f;
+      if (i < n) {
+        global const float* x = sample + (size_t)i * BOVW_D;
+#pragma unroll
+        for (int f = lane; f < BOVW_D; f += BOVW_SEED_LANES) {
+          const float d = x[f] - word[f];
+          p += d * d;
+        }
+      }
+      lanes[r][t] = p;
     }
-    sum += convert_long_rte((double)value * weight_scale);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (lane == 0) {
+#pragma unroll
+      for (int r = 0; r < BOVW_SEED_PASS_ROWS; ++r) {
+        const int i = block_first + pass + r * BOVW_SEED_SLOTS + slot;
+        if (i >= n) continue;  // rows past the end add nothing
+        local const float* q = &lanes[r][t];
+        const float distance = ((q[0] + q[4]) + (q[2] + q[6])) + ((q[1] + q[5]) + (q[3] + q[7]));
+        const float value = first_pass ? distance : (distance < nearest[i] ? distance : nearest[i]);
+        nearest[i] = value;
+        sum += convert_long_rte((double)value * weight_scale);
+      }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);  // lanes is refilled by the next pass
   }
   partial[t] = sum;
   for (int s = BOVW_SEED_GROUP / 2; s > 0; s >>= 1) {
