@@ -24,6 +24,9 @@ constexpr double kSigma = 8.0;
 // Room for one word's pairs between a query and an image: on the stack for the few features a word
 // has in most images (kSmall per side), else in vectors reused between the words and images of a thread.
 constexpr std::size_t kSmall = 8;
+// Marks ahead whose id and signature a visit asks for (matchSums): enough misses in flight to cover
+// a memory latency at a visit's cost, few enough to stay in the L1 cache.
+constexpr std::size_t kPrefetchDistance = 8;
 thread_local std::vector<std::uint8_t> t_distance;
 thread_local std::vector<std::uint32_t> t_per_query, t_per_image;
 
@@ -174,6 +177,7 @@ std::vector<std::pair<ImageId, double>> HammingScorer::matchSums(const std::vect
   thread_local std::vector<double> sums;
   thread_local std::vector<ImageId> touched;
   thread_local std::vector<std::uint64_t> query_signatures, marks, marked;
+  thread_local std::vector<std::size_t> positions;
   if (sums.size() < ids) sums.resize(ids, 0.0);
   touched.clear();
   std::size_t list = 0;  // lists[list] is the current word's
@@ -193,19 +197,28 @@ std::vector<std::pair<ImageId, double>> HammingScorer::matchSums(const std::vect
     query_signatures.clear();
     for (std::size_t a = q; a < q_end; ++a) query_signatures.push_back(query_[a].signature);
     markMatches(query_signatures.data(), query_signatures.size(), signatures, n, threshold_, marks);
-    for (std::size_t b = nextMark(marks, 0, n); b < n;) {
+    positions.clear();
+    for (std::size_t b = nextMark(marks, 0, n); b < n; b = nextMark(marks, b + 1, n)) positions.push_back(b);
+    for (std::size_t i = 0; i < positions.size();) {
+      // The marks lie a hundred or more features apart in a list that marking has streamed past, so
+      // each visit's id and signature miss the cache: those of a later mark are asked for now, so
+      // that the misses overlap instead of following one another.
+      if (i + kPrefetchDistance < positions.size()) {
+        __builtin_prefetch(&image_of[positions[i + kPrefetchDistance]]);
+        __builtin_prefetch(&signatures[positions[i + kPrefetchDistance]]);
+      }
+      const std::size_t b = positions[i];
       const ImageId id = image_of[b];
       std::size_t begin = b, end = b + 1;  // the image's features: none before b is marked
       while (begin > 0 && image_of[begin - 1] == id) --begin;
       while (end < n && image_of[end] == id) ++end;
       marked.clear();
-      for (std::size_t m = b; m < end; m = nextMark(marks, m + 1, n)) marked.push_back(signatures[m]);
+      for (; i < positions.size() && positions[i] < end; ++i) marked.push_back(signatures[positions[i]]);
       const double pairs = id < ids ? pairSum(q, q_end, marked.data(), marked.size()) : 0.0;  // ids: see the header
       if (pairs > 0) {
         if (sums[id] == 0.0) touched.push_back(id);
         sums[id] += query_factor * termFactor(end - begin) * pairs;
       }
-      b = nextMark(marks, end, n);
     }
   }
   if (list != lists.size()) throw std::logic_error("matchSums: a list for each of the query's words, no more");
