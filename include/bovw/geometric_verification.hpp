@@ -94,7 +94,8 @@ struct VerificationReport {
   double milliseconds = 0;   // spent pairing and fitting (steady clock)
 };
 
-// The keypoints of an indexed image, or nullopt if none are stored for it.
+// The keypoints of an indexed image, or nullopt if none are stored for it. Called from several
+// threads at once: the shortlist is matched on the calling thread's OpenMP team.
 using KeypointLookup = std::function<std::optional<ImageWords>(ImageId)>;
 
 // Re-ranks `ranking` (best first, as InvertedIndex::query returns it): its first `shortlist` results

@@ -13,6 +13,7 @@
 // scores have its bits, and ranked.
 #include "index/query_scorer.hpp"
 
+#include "core/thread_team.hpp"
 #include "index/dense_accumulate.hpp"
 #include "index/top_k.hpp"
 
@@ -21,8 +22,6 @@
 #include <limits>
 #include <numeric>
 #include <type_traits>
-
-#include <omp.h>
 
 namespace bovw::index_detail {
 
@@ -185,14 +184,6 @@ void addDenseRun(const WordRun& run, std::size_t begin, std::size_t end, const I
   }
 }
 
-// ThreadSanitizer cannot follow Debian's uninstrumented libgomp, whose start and end of a parallel part
-// order nothing as far as it knows: in such a build a query's ranges all run on the calling thread
-// (docs/SANITIZERS.md).
-#if defined(__SANITIZE_THREAD__)
-constexpr bool kThreadSanitizer = true;
-#else
-constexpr bool kThreadSanitizer = false;
-#endif
 // Images a block of the exhaustive query: their scores and normalisers, 2 x 8 x 16,384 = 256 KB, fit a
 // core's L2 (0.5-2 MB on current server cores).
 constexpr ImageId kBlock = 16384;
@@ -294,8 +285,7 @@ Ranked QueryScorer::exhaustive(const std::vector<QueryWord>& words, std::size_t 
   // 1.2 ms on one thread, 9.4 ms split over two).
   const auto ids = static_cast<ImageId>(data.names.size());
   const std::size_t blocks = (std::size_t{ids} + kBlock - 1) / kBlock;
-  const std::size_t threads =
-      omp_in_parallel() || kThreadSanitizer ? 1 : static_cast<std::size_t>(std::max(1, omp_get_max_threads()));
+  const auto threads = static_cast<std::size_t>(detail::teamThreads());
   const std::size_t team = std::clamp<std::size_t>(blocks / 2, 1, threads);
   const std::size_t parts = team == 1 ? 1 : std::min(4 * team, blocks);
   // Everything the threads use is allocated here: nothing in the parallel part may throw.

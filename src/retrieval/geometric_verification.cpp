@@ -1,4 +1,6 @@
 // Geometric verification: word correspondences, a USAC homography per candidate, re-ranking.
+#include "core/thread_team.hpp"
+
 #include <bovw/error.hpp>
 #include <bovw/geometric_verification.hpp>
 
@@ -7,6 +9,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <exception>
 #include <numeric>
 
 namespace bovw {
@@ -173,9 +176,25 @@ std::vector<std::optional<GeometricMatch>> matchShortlist(const ImageWords& quer
   checkImageWords(query, "query");
   const ImageWords sorted_query = sortedByWord(query);
   std::vector<std::optional<GeometricMatch>> matches(std::min(options.shortlist, ranking.size()));
-  for (std::size_t i = 0; i < matches.size(); ++i)
-    if (const std::optional<ImageWords> stored = keypoints(ranking[i].id))
-      matches[i] = verifyPair(sorted_query, *stored, options);
+  // The results are matched independently, on the calling thread's OpenMP team (every core for `bovw
+  // search`, a request's share in `bovw serve`), and each match is the same on any number of threads:
+  // MAGSAC's generator starts from a fixed state in every call. Failures are kept by result, so that
+  // the first result's is the one thrown, whichever thread met it first.
+  std::vector<std::exception_ptr> failures(matches.size());
+  const auto count = static_cast<std::ptrdiff_t>(matches.size());
+  const int threads = detail::teamThreads();
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1) if (count > 1 && threads > 1)
+  for (std::ptrdiff_t i = 0; i < count; ++i) {
+    const auto at = static_cast<std::size_t>(i);
+    try {
+      if (const std::optional<ImageWords> stored = keypoints(ranking[at].id))
+        matches[at] = verifyPair(sorted_query, *stored, options);
+    } catch (...) {
+      failures[at] = std::current_exception();
+    }
+  }
+  for (const std::exception_ptr& failure : failures)
+    if (failure) std::rethrow_exception(failure);
   return matches;
 }
 

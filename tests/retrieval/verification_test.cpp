@@ -1,7 +1,8 @@
 // Geometric verification: word correspondences against a brute-force pairing, a known homography
 // recovered from an image and its warped view, a small object pasted into a cluttered scene found
-// and located, the re-ranking's order, the keypoints a database keeps (round trip, malformed
-// blocks, consistency with add/remove) and databases written before keypoints existed.
+// and located, the re-ranking's order, the shortlist matched on several threads as one by one, the
+// keypoints a database keeps (round trip, malformed blocks, consistency with add/remove) and
+// databases written before keypoints existed.
 #include "support/resealing.hpp"
 #include "support/retrieval_test_support.hpp"
 
@@ -13,6 +14,8 @@
 #include <bovw/vocabulary_io.hpp>
 
 #include <opencv2/imgproc.hpp>
+
+#include <omp.h>
 
 #include <algorithm>
 #include <atomic>
@@ -244,6 +247,85 @@ TEST(VerifyRanking, ReordersOnlyTheShortlistAndKeepsTheRestInOrder) {
   EXPECT_EQ(report.checked, 3u);
   EXPECT_EQ(report.verified, 1u);
   EXPECT_TRUE(verifyRanking(query, {}, lookup, options).empty());
+}
+
+// The shortlist is matched on the calling thread's OpenMP team: on any number of threads each result's
+// match is the one verifyPair gives for it alone (the same homography bits), the results without
+// keypoints are not checked, and a result whose keypoints cannot be read fails the call with the
+// first such result's error, whichever thread met it first. The candidates: the query's points under
+// a random homography with a few outliers (verifiable), unrelated points over the query's words and
+// signatures (pairs enough for a fit that finds nothing), and odd shortlist sizes.
+TEST(MatchShortlist, OnAnyNumberOfThreadsEachResultIsMatchedAsAlone) {
+  BOVW_SEEDED_RNG(rng);
+  std::uniform_real_distribution<float> coordinate(0.0f, 600.0f), jitter(-0.3f, 0.3f), tilt(-1e-4f, 1e-4f);
+  ImageWords query{{640, 640}, {}, {}, {}, {}, {}};
+  for (int i = 0; i < 90; ++i) {
+    query.points.emplace_back(coordinate(rng), coordinate(rng));
+    query.words.push_back(static_cast<std::int32_t>(rng() % 40));
+    query.signatures.push_back(rng());
+  }
+  const int candidates = 23 + static_cast<int>(rng() % 9);
+  std::vector<std::optional<ImageWords>> stored(static_cast<std::size_t>(candidates));
+  for (int c = 0; c < candidates; ++c) {
+    if (c % 7 == 3) continue;  // no keypoints stored for it
+    ImageWords image = query;
+    if (c % 2 == 0) {
+      const cv::Matx33d h(0.9 + 0.2 * (rng() % 100) / 100.0, tilt(rng), 30.0 + rng() % 50, tilt(rng),
+                          0.9 + 0.2 * (rng() % 100) / 100.0, 20.0 + rng() % 50, tilt(rng), tilt(rng), 1.0);
+      for (std::size_t i = 0; i < image.points.size(); ++i) {
+        const cv::Point2d p = apply(h, image.points[i]);
+        image.points[i] = i % 9 == 0 ? cv::Point2f(coordinate(rng), coordinate(rng))
+                                     : cv::Point2f(static_cast<float>(p.x) + jitter(rng), static_cast<float>(p.y) + jitter(rng));
+      }
+    } else {
+      for (auto& p : image.points) p = cv::Point2f(coordinate(rng), coordinate(rng));
+    }
+    stored[static_cast<std::size_t>(c)] = image;
+  }
+  std::vector<SearchResult> ranking;
+  for (int c = 0; c < candidates; ++c) ranking.push_back(result(static_cast<ImageId>(c), 1.0 / (1 + c)));
+  const KeypointLookup lookup = [&](ImageId id) { return stored.at(id); };
+  VerificationOptions options;
+  options.shortlist = static_cast<std::size_t>(candidates - 2);
+
+  const int threads = omp_get_max_threads();
+  std::size_t verifiable = 0;
+  for (const int t : {1, 2, 3, 5}) {
+    SCOPED_TRACE(std::to_string(t) + " threads");
+    omp_set_num_threads(t);
+    const auto matches = matchShortlist(query, ranking, lookup, options);
+    ASSERT_EQ(matches.size(), options.shortlist);
+    for (std::size_t c = 0; c < matches.size(); ++c) {
+      SCOPED_TRACE("result " + std::to_string(c));
+      ASSERT_EQ(matches[c].has_value(), stored[c].has_value());
+      if (!stored[c]) continue;
+      const GeometricMatch alone = verifyPair(query, *stored[c], options);
+      EXPECT_EQ(matches[c]->correspondences, alone.correspondences);
+      EXPECT_EQ(matches[c]->inliers, alone.inliers);
+      ASSERT_EQ(matches[c]->homography.has_value(), alone.homography.has_value());
+      if (alone.homography) {
+        EXPECT_EQ(std::memcmp(matches[c]->homography->val, alone.homography->val, sizeof(alone.homography->val)), 0);
+      }
+      if (t == 1 && c % 2 == 0) verifiable += alone.inliers >= options.min_inliers ? 1 : 0;
+    }
+  }
+  EXPECT_GE(verifiable, options.shortlist / 2 - options.shortlist / 7 - 1);  // the warped copies verify
+
+  // Results 5 and 9 cannot be read: the call fails with result 5's error on every thread count.
+  const KeypointLookup failing = [&](ImageId id) -> std::optional<ImageWords> {
+    if (id == 5 || id == 9) throw InvalidInput("keypoints of result " + std::to_string(id) + " are damaged");
+    return stored.at(id);
+  };
+  for (const int t : {1, 4}) {
+    omp_set_num_threads(t);
+    try {
+      matchShortlist(query, ranking, failing, options);
+      ADD_FAILURE() << "no error on " << t << " threads";
+    } catch (const InvalidInput& e) {
+      EXPECT_STREQ(e.what(), "keypoints of result 5 are damaged") << t << " threads";
+    }
+  }
+  omp_set_num_threads(threads);
 }
 
 // The a-contrario count against its definition recomputed here in float64 from factorials, and
