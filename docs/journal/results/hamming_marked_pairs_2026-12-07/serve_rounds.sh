@@ -3,7 +3,7 @@
 # with rounds, since one round each could not rank the two (the machine changed between them).
 # prev = b9379b9 (before today's ranking changes), cur = HEAD (marked pairs, prefetched visits, the
 # shortlist on the request's threads: one a request at the default --workers, so unchanged here).
-# Order prev, cur, cur, prev; 100,000 images, K = 16,384, 16 clients, 8 s, `top=10&verify=50`.
+# Order prev, cur, cur, prev; 100,000 images, K = 16,384, 16 clients, 6 s, `top=10&verify=50`.
 # Expected: cur 1.05-1.2x prev in both pairs (the library's search alone was 1.16-1.2x by the mean);
 # the ranking stage 36-40 ms against 41-42.
 set -u
@@ -18,7 +18,7 @@ n=0
 for side in prev cur cur prev; do
   n=$((n + 1)); out=/tmp/r$n-$side; mkdir -p $out; cp /tmp/v/vocabulary.bovw $out/
   echo "== serve, run $n, $side"
-  timeout 150 bash bench/serve/serve_bench.sh $D/$side $out 100000 16 8 '/search?top=10&verify=50' 2>&1 | grep -E "search  |cli-histogram"
+  timeout 150 bash bench/serve/serve_bench.sh $D/$side $out 100000 16 6 '/search?top=10&verify=50' 2>&1 | grep -E "search  |cli-histogram"
   grep -h "search_stage_seconds_sum\|search_stage_seconds_count" $out/metrics-100000.txt | grep -v waiting
   cp $out/serve_bench.jsonl $OUT/run$n-$side.jsonl
 done
