@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Hamming ranking at 100,000 images on the 2-core VM (2026-12-07, fifth session): the library before
 # (41a35a7) and after (only an image's marked features paired), each linked into query_driver.cpp
+# (docs/journal/results/hamming_popcnt_2026-11-27/query_driver.cpp, as it was)
 # (qd-before, qd-after); one process at a time on core 1, alternating, three rounds; 59 queries (the
 # opencv-doc JPEGs) x 5 rounds each, top 10, no verification, the default scoring (hamming20+log).
 # The database: bench/serve's recipe, K = 16,384 trained on the 59 JPEGs, 100,000 images with keypoints:
