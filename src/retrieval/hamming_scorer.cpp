@@ -171,23 +171,63 @@ std::vector<std::uint32_t> HammingScorer::words() const {
   return words;
 }
 
+void HammingScorer::deviceRuns(const std::vector<SignaturePostings::Snapshot>& lists, std::size_t ids,
+                               ResidentSignatures& device, std::vector<std::size_t>& covered,
+                               std::vector<ResidentSignatures::Run>& runs, std::vector<std::size_t>& runs_of,
+                               std::vector<ResidentSignatures::Run>& by_list) const {
+  thread_local std::vector<std::uint64_t> query_signatures;
+  thread_local std::vector<ResidentSignatures::Word> words;
+  query_signatures.clear();
+  words.clear();
+  for (const Feature& f : query_) query_signatures.push_back(f.signature);
+  std::size_t list = 0;
+  for (std::size_t q = 0; q < query_.size(); q = nextWord(q), ++list)
+    words.push_back({query_[q].word, lists.at(list), q, nextWord(q)});
+  if (list != lists.size()) throw std::logic_error("matchSums: a list for each of the query's words, no more");
+  runs.clear();
+  device.pairSums(query_signatures, words, ids, threshold_, weight_.data(), covered, runs);
+  words.clear();  // lets go of the lists
+  // The runs by list (a counting sort), so that each word's are added in its turn.
+  for (const ResidentSignatures::Run& r : runs) ++runs_of[r.word + 1];
+  for (std::size_t i = 1; i < runs_of.size(); ++i) runs_of[i] += runs_of[i - 1];
+  by_list.resize(runs.size());
+  std::vector<std::size_t> next(runs_of.begin(), runs_of.end() - 1);
+  for (const ResidentSignatures::Run& r : runs) by_list[next[r.word]++] = r;
+}
+
 std::vector<std::pair<ImageId, double>> HammingScorer::matchSums(const std::vector<SignaturePostings::Snapshot>& lists,
-                                                                 std::size_t ids) const {
+                                                                 std::size_t ids, ResidentSignatures* device) const {
   // Dense sums by id, reused between the queries of a thread; `touched` lists the ids to read and reset.
   thread_local std::vector<double> sums;
   thread_local std::vector<ImageId> touched;
   thread_local std::vector<std::uint64_t> query_signatures, marks, marked;
   thread_local std::vector<std::size_t> positions;
+  thread_local std::vector<std::size_t> covered;  // by list: its first features, scored by `device`
+  thread_local std::vector<ResidentSignatures::Run> runs;
+  thread_local std::vector<std::size_t> runs_of;  // runs of list i: runs_of[i] to runs_of[i + 1] in `by_list`
+  thread_local std::vector<ResidentSignatures::Run> by_list;
   if (sums.size() < ids) sums.resize(ids, 0.0);
   touched.clear();
+  covered.assign(lists.size(), 0);
+  runs_of.assign(lists.size() + 1, 0);
+  if (device != nullptr) deviceRuns(lists, ids, *device, covered, runs, runs_of, by_list);
+  const auto add = [&](ImageId id, double term) {
+    if (sums[id] == 0.0) touched.push_back(id);
+    sums[id] += term;
+  };
   std::size_t list = 0;  // lists[list] is the current word's
   for (std::size_t q = 0; q < query_.size(); q = nextWord(q), ++list) {
     if (!lists.at(list)) continue;  // no image has the word
     const std::size_t q_end = nextWord(q);
     const double query_factor = query_[q].idf * query_[q].idf * termFactor(q_end - q);
+    // The runs the device scored, then the rest of the list here: each image has one run in a word,
+    // so a word adds to each image's sum once, and in the order of the words as on the host alone.
+    for (std::size_t r = runs_of[list]; r < runs_of[list + 1]; ++r)
+      add(by_list[r].id, query_factor * termFactor(by_list[r].features) * by_list[r].pairs);
     const std::vector<ImageId>& image_of = lists[list]->ids;
-    const std::uint64_t* signatures = lists[list]->signatures.data();
-    const std::size_t n = image_of.size();
+    const std::size_t from = covered[list];  // the device's part ends with an image's run
+    const std::uint64_t* signatures = lists[list]->signatures.data() + from;
+    const std::size_t n = image_of.size() - from;
     // Most images' features of a word match none of the query's: the stored features within the
     // threshold of some query feature are marked first, and only their images (each image's features
     // of the word are contiguous) are visited, in the order of the list. Of an image's features only
@@ -199,26 +239,24 @@ std::vector<std::pair<ImageId, double>> HammingScorer::matchSums(const std::vect
     markMatches(query_signatures.data(), query_signatures.size(), signatures, n, threshold_, marks);
     positions.clear();
     for (std::size_t b = nextMark(marks, 0, n); b < n; b = nextMark(marks, b + 1, n)) positions.push_back(b);
+    const ImageId* image_from = image_of.data() + from;  // parallel to `signatures`
     for (std::size_t i = 0; i < positions.size();) {
       // The marks lie a hundred or more features apart in a list that marking has streamed past, so
       // each visit's id and signature miss the cache: those of a later mark are asked for now, so
       // that the misses overlap instead of following one another.
       if (i + kPrefetchDistance < positions.size()) {
-        __builtin_prefetch(&image_of[positions[i + kPrefetchDistance]]);
+        __builtin_prefetch(&image_from[positions[i + kPrefetchDistance]]);
         __builtin_prefetch(&signatures[positions[i + kPrefetchDistance]]);
       }
       const std::size_t b = positions[i];
-      const ImageId id = image_of[b];
+      const ImageId id = image_from[b];
       std::size_t begin = b, end = b + 1;  // the image's features: none before b is marked
-      while (begin > 0 && image_of[begin - 1] == id) --begin;
-      while (end < n && image_of[end] == id) ++end;
+      while (begin > 0 && image_from[begin - 1] == id) --begin;
+      while (end < n && image_from[end] == id) ++end;
       marked.clear();
       for (; i < positions.size() && positions[i] < end; ++i) marked.push_back(signatures[positions[i]]);
       const double pairs = id < ids ? pairSum(q, q_end, marked.data(), marked.size()) : 0.0;  // ids: see the header
-      if (pairs > 0) {
-        if (sums[id] == 0.0) touched.push_back(id);
-        sums[id] += query_factor * termFactor(end - begin) * pairs;
-      }
+      if (pairs > 0) add(id, query_factor * termFactor(end - begin) * pairs);
     }
   }
   if (list != lists.size()) throw std::logic_error("matchSums: a list for each of the query's words, no more");

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "retrieval/keypoint_store.hpp"
+#include "retrieval/resident_signatures.hpp"
 #include "retrieval/signature_postings.hpp"
 
 #include <bovw/image_words.hpp>
@@ -52,9 +53,10 @@ class HammingScorer {
   // For every image with a feature that matches one of the query's (by id, in no order): the double
   // sum over words above, the score before its division by |q| |d|. `lists`: the stored signatures
   // of the query's words, parallel to words() (KeypointStore::signatureLists). `ids`: the ids ever
-  // assigned.
+  // assigned. `device`: a copy of the lists on a device that scores what it holds of them there
+  // (resident_signatures.hpp); the sums are the same bit for bit.
   std::vector<std::pair<ImageId, double>> matchSums(const std::vector<SignaturePostings::Snapshot>& lists,
-                                                    std::size_t ids) const;
+                                                    std::size_t ids, ResidentSignatures* device = nullptr) const;
   double queryNorm() const { return query_norm_; }  // |q|
   // With weak geometry: the WGC score of one image before its division by |q| |d| (as matchSums),
   // from one merge of the query's features with the image's keypoints; 0 if no feature matches.
@@ -81,6 +83,11 @@ class HammingScorer {
   double termWeight(std::size_t count) const;  // f(c)
   double termFactor(std::size_t count) const;  // f(c) / sqrt(c)
   std::size_t nextWord(std::size_t q) const;    // the first query feature after query_[q]'s word
+  // matchSums' part on a device: the runs it scored of each list (covered[i]: its first features
+  // that the device holds), sorted by list into by_list, list i's from runs_of[i] to runs_of[i + 1].
+  void deviceRuns(const std::vector<SignaturePostings::Snapshot>& lists, std::size_t ids, ResidentSignatures& device,
+                  std::vector<std::size_t>& covered, std::vector<ResidentSignatures::Run>& runs,
+                  std::vector<std::size_t>& runs_of, std::vector<ResidentSignatures::Run>& by_list) const;
   // The inner sum over one word's pairs: query_[query_begin, query_end) against `image_count`
   // signatures of one image. With `histograms`, each pair's term times `factor` also goes into them,
   // by the difference of its keypoints' scale_angles (the image's, parallel to `image`).

@@ -9,6 +9,7 @@
 #include "io/file_bytes.hpp"
 #include "io/file_header.hpp"
 #include "io/vocabulary_formats.hpp"
+#include "opencl/opencl_resident_signatures.hpp"
 #include "retrieval/hamming_scorer.hpp"
 #include "retrieval/keypoint_store.hpp"
 
@@ -189,6 +190,21 @@ std::vector<VerifiedResult> ImageDatabase::verify(const ImageWords& query, const
   return verifyRanking(query, ranking, [this](ImageId id) { return keypoints_->get(id); }, options, report);
 }
 
+void ImageDatabase::scanSignaturesOn(const std::string& device) const {
+  if (!keypoints_)
+    throw InvalidInput("this database stores no keypoints, so it has no signatures to scan on a device (index the "
+                       "images again with keypoints: bovw index --keypoints)");
+  keypoints_->keepResident([&](const retrieval_detail::SignaturePostings& postings) {
+    return detail::makeResidentSignatures(device, postings);
+  });
+}
+
+ImageDatabase::SignatureScan ImageDatabase::signatureScan() const {
+  if (!keypoints_) return {};
+  const auto resident = keypoints_->resident();
+  return {resident ? resident->deviceName() : "", keypoints_->residentFailure()};
+}
+
 std::vector<SearchResult> ImageDatabase::query(const ImageWords& query, std::size_t top_k,
                                                const ScoringOptions& options) const {
   return queryWith(query, top_k, options, nullptr);
@@ -216,8 +232,8 @@ std::vector<SearchResult> ImageDatabase::queryWith(const ImageWords& query, std:
                        "version 5), so it cannot score by weak geometric consistency (index the images again: bovw "
                        "index --keypoints)");
   const retrieval_detail::HammingScorer scorer(query, global ? *global : index_.model(), options);
-  const std::vector<std::pair<ImageId, double>> found =
-      scorer.matchSums(keypoints_->signatureLists(scorer.words()), index_.idCount());
+  const std::vector<std::pair<ImageId, double>> found = scorer.matchSums(
+      keypoints_->signatureLists(scorer.words()), index_.idCount(), keypoints_->resident().get());
   // |d|: the norm of the image's vector under the same weighting and idf, as the index keeps it.
   std::vector<ImageId> ids;
   ids.reserve(found.size());

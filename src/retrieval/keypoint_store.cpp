@@ -36,13 +36,17 @@ KeypointStore::KeypointStore(KeypointStore&& other) noexcept
     : words_(other.words_),
       images_(std::move(other.images_)),
       without_scale_angles_(other.without_scale_angles_),
-      postings_(std::move(other.postings_)) {}
+      postings_(std::move(other.postings_)),
+      resident_(std::move(other.resident_)),
+      resident_failure_(std::move(other.resident_failure_)) {}
 
 KeypointStore& KeypointStore::operator=(KeypointStore&& other) noexcept {
   words_ = other.words_;
   images_ = std::move(other.images_);
   without_scale_angles_ = other.without_scale_angles_;
   postings_ = std::move(other.postings_);
+  resident_ = std::move(other.resident_);
+  resident_failure_ = std::move(other.resident_failure_);
   return *this;
 }
 
@@ -106,17 +110,21 @@ KeypointStore::StoredImage KeypointStore::prepare(const ImageWords& image, const
 void KeypointStore::put(ImageId id, StoredImage image) {
   const std::lock_guard<std::mutex> one_writer(writing_);
   // images_ changes only under writing_, so reading it here races with nothing.
-  prepareCopies(&image, id < images_.size() && images_[id] ? &*images_[id] : nullptr);
-  const auto lock = mutex_.write();
-  if (images_.size() <= id) images_.resize(static_cast<std::size_t>(id) + 1);
-  if (images_[id]) {
-    if (lacksScaleAngles(*images_[id])) --without_scale_angles_;
-    unfile(id, *images_[id]);
+  const std::vector<std::uint32_t> words =
+      prepareCopies(&image, id < images_.size() && images_[id] ? &*images_[id] : nullptr);
+  {
+    const auto lock = mutex_.write();
+    if (images_.size() <= id) images_.resize(static_cast<std::size_t>(id) + 1);
+    if (images_[id]) {
+      if (lacksScaleAngles(*images_[id])) --without_scale_angles_;
+      unfile(id, *images_[id]);
+    }
+    if (lacksScaleAngles(image)) ++without_scale_angles_;
+    file(id, image);
+    images_[id] = std::move(image);
+    postings_.dropCopies();
   }
-  if (lacksScaleAngles(image)) ++without_scale_angles_;
-  file(id, image);
-  images_[id] = std::move(image);
-  postings_.dropCopies();
+  followResident(words);
 }
 
 void KeypointStore::append(KeypointStore&& later, ImageId offset) {
@@ -132,20 +140,54 @@ void KeypointStore::append(KeypointStore&& later, ImageId offset) {
   for (std::size_t id = 0; id < later.images_.size(); ++id) images_[offset + id] = std::move(later.images_[id]);
   without_scale_angles_ += later.without_scale_angles_;
   later = KeypointStore(later.words_);
+  followResident({});
 }
 
 void KeypointStore::erase(ImageId id) {
   const std::lock_guard<std::mutex> one_writer(writing_);
   if (id >= images_.size() || !images_[id]) return;
-  prepareCopies(nullptr, &*images_[id]);
-  const auto lock = mutex_.write();
-  if (lacksScaleAngles(*images_[id])) --without_scale_angles_;
-  unfile(id, *images_[id]);
-  images_[id].reset();
-  postings_.dropCopies();
+  const std::vector<std::uint32_t> words = prepareCopies(nullptr, &*images_[id]);
+  {
+    const auto lock = mutex_.write();
+    if (lacksScaleAngles(*images_[id])) --without_scale_angles_;
+    unfile(id, *images_[id]);
+    images_[id].reset();
+    postings_.dropCopies();
+  }
+  followResident(words);
 }
 
-void KeypointStore::prepareCopies(const StoredImage* adding, const StoredImage* removing) {
+void KeypointStore::keepResident(const MakeResident& make) {
+  const std::lock_guard<std::mutex> one_writer(writing_);
+  std::shared_ptr<ResidentSignatures> made = make(postings_);  // no list changes under writing_
+  const auto lock = mutex_.write();
+  resident_ = std::move(made);
+  resident_failure_.clear();
+}
+
+std::shared_ptr<ResidentSignatures> KeypointStore::resident() const {
+  const auto lock = mutex_.read();
+  return resident_;
+}
+
+std::string KeypointStore::residentFailure() const {
+  const auto lock = mutex_.read();
+  return resident_failure_;
+}
+
+void KeypointStore::followResident(const std::vector<std::uint32_t>& words) {
+  if (!resident_) return;
+  try {
+    resident_->follow(postings_, words);
+  } catch (const std::exception& e) {
+    // The change is made (and, in a live database, durable): the copy goes, not the change.
+    const auto lock = mutex_.write();
+    resident_.reset();
+    resident_failure_ = e.what();
+  }
+}
+
+std::vector<std::uint32_t> KeypointStore::prepareCopies(const StoredImage* adding, const StoredImage* removing) {
   // The words either image touches, each with the features it gains: both keypoint lists are in word
   // order (prepare; checked on reading), so one merge of the two gives them in order.
   static const std::vector<Keypoint> none;
@@ -169,6 +211,7 @@ void KeypointStore::prepareCopies(const StoredImage* adding, const StoredImage* 
       note(lost[j++].word, 0, 1);
   }
   postings_.prepareCopies(words, gains, losses);
+  return words;
 }
 
 std::vector<SignaturePostings::Snapshot> KeypointStore::signatureLists(const std::vector<std::uint32_t>& words) const {

@@ -12,10 +12,14 @@
 #include "core/writer_fair_mutex.hpp"
 #include "io/byte_reader.hpp"
 #include "io/byte_writer.hpp"
+#include "retrieval/resident_signatures.hpp"
 #include "retrieval/signature_postings.hpp"
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <mutex>
+#include <string>
 #include <optional>
 #include <vector>
 
@@ -87,6 +91,16 @@ class KeypointStore {
   // compacted); the caller drops those images.
   std::vector<SignaturePostings::Snapshot> signatureLists(const std::vector<std::uint32_t>& words) const;
 
+  // The signature lists copied to a device (resident_signatures.hpp) by `make`, which gets them
+  // whole; every later put, erase and append is followed there. Where following fails (the device's
+  // memory is full), the copy is dropped, searches score on the host again, and residentFailure()
+  // says why. Not beside searches' use of resident() (open, before serving).
+  using MakeResident = std::function<std::unique_ptr<ResidentSignatures>(const SignaturePostings&)>;
+  void keepResident(const MakeResident& make);
+  // The copy searches score with, null for none; held by the caller for as long as it uses it.
+  std::shared_ptr<ResidentSignatures> resident() const;
+  std::string residentFailure() const;
+
   // Block layout: u32 S, image slots; then per slot u32 n (0xffffffff: nothing stored), and when
   // stored u32 width, u32 height and n' x (u32 word, u16 x, u16 y, u64 signature[, u8 log_scale,
   // u8 angle]): where bit 31 of n is set (kWithScaleAngle) the image has n' = n - 2^31 keypoints
@@ -121,7 +135,10 @@ class KeypointStore {
   void unfile(ImageId id, const StoredImage& image);
   // Before the write lock: copies of the lists that `adding` and `removing` change and searches
   // hold (SignaturePostings::prepareCopies).
-  void prepareCopies(const StoredImage* adding, const StoredImage* removing);
+  // Returns the words that either image has, ascending, each once.
+  std::vector<std::uint32_t> prepareCopies(const StoredImage* adding, const StoredImage* removing);
+  // After a change of `words` (all where empty), under writing_: the resident copy follows it.
+  void followResident(const std::vector<std::uint32_t>& words);
 
   int words_;
   std::mutex writing_;             // one put or erase at a time, from its copies to its change
@@ -129,6 +146,8 @@ class KeypointStore {
   std::vector<std::optional<StoredImage>> images_;  // by id
   std::size_t without_scale_angles_ = 0;            // stored images that lack them
   SignaturePostings postings_;                      // the same signatures by word, for scoring
+  std::shared_ptr<ResidentSignatures> resident_;    // changed under writing_ and mutex_'s write lock
+  std::string resident_failure_;                    // why resident_ was dropped; as resident_
 };
 
 }  // namespace bovw::retrieval_detail

@@ -7,6 +7,11 @@
 
 namespace bovw::retrieval_detail {
 
+std::uint64_t SignaturePostings::newLayout() {
+  static std::atomic<std::uint64_t> next{1};
+  return next.fetch_add(1, std::memory_order_relaxed);
+}
+
 void SignaturePostings::prepareCopies(const std::vector<std::uint32_t>& words, const std::vector<std::size_t>& gained,
                                       const std::vector<std::size_t>& lost) {
   prepared_.clear();
@@ -19,6 +24,7 @@ void SignaturePostings::prepareCopies(const std::vector<std::uint32_t>& words, c
     copy->signatures.reserve(list->signatures.size() + gained[i]);
     copy->ids = list->ids;
     copy->signatures = list->signatures;
+    copy->layout = list->layout;
     prepared_.emplace_back(words[i], std::move(copy));  // ascending, as `words`
   }
 }
@@ -58,6 +64,7 @@ void SignaturePostings::insert(ImageId id, std::uint32_t word, const std::uint64
   const auto at = list.ids.empty() || list.ids.back() <= id
                       ? list.ids.size()
                       : std::upper_bound(list.ids.begin(), list.ids.end(), id) - list.ids.begin();
+  if (at < list.ids.size()) list.layout = newLayout();  // the features after `at` move
   list.ids.insert(list.ids.begin() + at, count, id);
   list.signatures.insert(list.signatures.begin() + at, signatures, signatures + count);
 }
@@ -114,6 +121,7 @@ void SignaturePostings::compact(std::uint32_t word) {
   }
   list.ids.resize(kept);
   list.signatures.resize(kept);
+  list.layout = newLayout();
   erased_features_[word] = 0;
 }
 

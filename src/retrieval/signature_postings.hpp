@@ -39,7 +39,14 @@ class SignaturePostings {
   struct WordFeatures {
     std::vector<ImageId> ids;
     std::vector<std::uint64_t> signatures;  // parallel to ids
+    // A number that changes whenever features already in the list move or go (the list is made, a
+    // feature is inserted before its end, it is compacted), and never when features are appended:
+    // a copy of the list's first n features made elsewhere (a device's: ResidentSignatures) is still
+    // its first n while the layout is the same. Unique in the process, so a list made anew never
+    // takes the number of one it replaces.
+    std::uint64_t layout = newLayout();
   };
+  static std::uint64_t newLayout();
   // A word's features as they were when taken (null: none), unchanged for as long as it is held.
   using Snapshot = std::shared_ptr<const WordFeatures>;
 
@@ -58,6 +65,7 @@ class SignaturePostings {
   // erased already is left as it is; one filed again later (insert) is taken out of every list first.
   void erase(ImageId id, const std::vector<std::uint32_t>& words);
 
+  std::uint32_t words() const { return static_cast<std::uint32_t>(lists_.size()); }  // K
   // Word `word`'s features now, erased images' among them (erased()). Any number of threads at
   // once, never beside a change.
   Snapshot snapshot(std::uint32_t word) const { return lists_[word]; }
