@@ -34,6 +34,7 @@ struct ServeArguments {
   std::string listen = "127.0.0.1:8080";
   std::string token_file;
   std::string log_level = "info";
+  std::string signatures = "auto";
   serve::ServiceOptions service;
   QueryOptions query;
 } args;
@@ -54,6 +55,14 @@ void parseListen(const std::string& text, serve::ServiceOptions& service) {
     throw CLI::ValidationError("--listen", "'" + text + "' is not HOST:PORT (a port from 0 to 65535; 0: any free port)");
   service.host = host;
   service.port = number;
+}
+
+// Where Hamming searches will scan, when they can: a copy on a GPU that could not be made is worth a warning.
+void reportSignatureScan(const ImageSearch& database) {
+  if (!database.storesKeypoints()) return;
+  const ImageDatabase::SignatureScan scan = database.signatureScan();
+  if (!scan.device.empty()) spdlog::info("signatures: scanned on {}", scan.device);
+  else if (!scan.dropped_because.empty()) spdlog::warn("signatures: scanned on the host: {}", scan.dropped_because);
 }
 
 }  // namespace
@@ -87,6 +96,11 @@ CLI::App* addServeCommand(CLI::App& app) {
   command->add_option("--tls-cert", s.tls_certificate, "PEM certificate: serve HTTPS (with --tls-key)")
       ->check(CLI::ExistingFile);
   command->add_option("--tls-key", s.tls_key, "PEM private key of --tls-cert")->check(CLI::ExistingFile);
+  command->add_option("--signatures", args.signatures,
+                      "where Hamming searches scan the stored signatures: auto (on the GPU where the features run "
+                      "on one, copied at the start), device, or host")
+      ->check(CLI::IsMember({"auto", "device", "host"}))
+      ->capture_default_str();
   command->add_option("--log-level", args.log_level, "one line per request at info; warn: errors only")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}))
       ->capture_default_str();
@@ -107,8 +121,13 @@ int runServeCommand() {
   StopSignals stop;
 
   ProgressBar quiet("serve", true);
-  ImageSearch database = ImageSearch::open(args.index, args.query.engine(quiet));
+  ImageSearchOptions engine = args.query.engine(quiet);
+  engine.signatures = args.signatures == "device" ? SignaturePlace::Device
+                      : args.signatures == "host" ? SignaturePlace::Host
+                                                  : SignaturePlace::Auto;
+  ImageSearch database = ImageSearch::open(args.index, engine);
   warnIfCheckpointRefused(database.liveDatabase());
+  reportSignatureScan(database);
   database.prepare();  // the first request must not wait for the OpenCL kernels: ready means ready
   serve::ImageService service(database, args.service);
   std::thread signals([&] {

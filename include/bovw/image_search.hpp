@@ -94,6 +94,9 @@ struct QueryResults {
   std::size_t expanded = 0;  // verified results whose features were added to the query (SearchOptions::expand)
 };
 
+// Where a database's stored signatures are scanned (ImageSearchOptions::signatures).
+enum class SignaturePlace { Host, Auto, Device };
+
 // How images are turned into histograms: where SURF and the nearest-word search run, how many
 // workers decode, the pixel limit, progress. The database fixes what is extracted (its FeatureSpec).
 struct ImageSearchOptions {
@@ -104,6 +107,14 @@ struct ImageSearchOptions {
   // searches, Mapped for one that opens, searches a few times and exits, Deferred for one that only
   // adds, puts or removes (the index is read if it searches after all).
   PostingMemory live_lists = PostingMemory::Copied;
+  // Where Hamming-embedding searches scan the stored signatures (ImageDatabase::scanSignaturesOn),
+  // decided when the database is opened or created: Host there; Device on the histogrammer's OpenCL
+  // device (histogrammer.device), whose failure is open's; Auto there too where the histogrammer
+  // runs on OpenCL (Backend::Auto: on a GPU) and the database is one file or live with Copied lists,
+  // else on the host, also where the copy fails (signatureScan() says why). The copy costs 12 bytes
+  // of device memory a stored keypoint, and its upload at the open; for a process that serves many
+  // searches (bovw serve takes Auto), not one that searches once. Not for shards.
+  SignaturePlace signatures = SignaturePlace::Host;
 };
 
 // Threads: the const members (search, words, histograms, size, images) may run in several threads at
@@ -144,6 +155,9 @@ class ImageSearch {
   // better (N-S 3.99 against 3.76; box.png 3rd for box_in_scene.png, not 24th) at several times
   // the ranking time (docs/RETRIEVAL.md); storing keypoints is the opt-in to feature-level work.
   ScoringOptions defaultScoring() const;
+  // Where Hamming-embedding searches scan the signatures (ImageSearchOptions::signatures): the
+  // device's name, or "" on the host, and why not on a device where Auto or a later change gave up.
+  ImageDatabase::SignatureScan signatureScan() const;
   bool isLive() const;           // a live database: add, put and remove are durable when they return
   // The live database (its generation, how it opened: LiveDatabase::opening()); null for a file or shards.
   const LiveDatabase* liveDatabase() const;

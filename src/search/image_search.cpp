@@ -95,6 +95,28 @@ struct ImageSearch::Impl {
     return ids;
   }
 
+  // Copies the signatures to the histogrammer's device where options.signatures asks for it.
+  void placeSignatures() {
+    const SignaturePlace place = options.signatures;
+    if (place == SignaturePlace::Host || shards) return;
+    if (place == SignaturePlace::Auto) {
+      if (live && options.live_lists != PostingMemory::Copied) return;
+      if (resolveBackend(options.histogrammer) != Backend::OpenCL) return;
+    }
+    const ImageDatabase& database = *whole();
+    if (!database.storesKeypoints()) {
+      if (place == SignaturePlace::Device) database.scanSignaturesOn(options.histogrammer.device);  // its refusal
+      return;
+    }
+    try {
+      database.scanSignaturesOn(options.histogrammer.device);
+    } catch (const Error& e) {
+      if (place == SignaturePlace::Device) throw;
+      signatures_not_placed = e.what();
+    }
+  }
+  std::string signatures_not_placed;  // why Auto left them on the host
+
   // Use under device_use.
   Histogrammer& device() const {
     std::call_once(histogrammer_made, [&] { histogrammer = makeHistogrammer(options.histogrammer); });
@@ -336,6 +358,7 @@ ImageSearch ImageSearch::create(Vocabulary vocabulary, FeatureSpec features, Dat
   auto impl = std::make_unique<Impl>();
   impl->options = std::move(options);
   impl->single.emplace(std::move(vocabulary), std::move(features), database);
+  impl->placeSignatures();
   return ImageSearch(std::move(impl));
 }
 
@@ -346,6 +369,7 @@ ImageSearch ImageSearch::open(const std::string& path, ImageSearchOptions option
   if (LiveDatabase::holdsLiveDatabase(path)) impl->live.emplace(LiveDatabase::open(path, impl->options.live_lists));
   else if (looksLikeShardManifest(path)) impl->shards.emplace(DistributedShards::load(singleProcess(), path));
   else impl->single.emplace(ImageDatabase::load(path));
+  impl->placeSignatures();
   return ImageSearch(std::move(impl));
 }
 
@@ -355,6 +379,7 @@ ImageSearch ImageSearch::createLive(const std::string& path, Vocabulary vocabula
   impl->options = std::move(options);
   impl->source = path;
   impl->live.emplace(LiveDatabase::create(path, std::move(vocabulary), std::move(features), database));
+  impl->placeSignatures();
   return ImageSearch(std::move(impl));
 }
 
@@ -380,6 +405,13 @@ std::size_t ImageSearch::size() const {
 std::size_t ImageSearch::shardCount() const { return impl_->shardCount(); }
 bool ImageSearch::storesKeypoints() const { return impl_->storesKeypoints(); }
 ScoringOptions ImageSearch::defaultScoring() const { return impl_->defaultScoring(); }
+
+ImageDatabase::SignatureScan ImageSearch::signatureScan() const {
+  const ImageDatabase* database = impl_->whole();
+  ImageDatabase::SignatureScan scan = database ? database->signatureScan() : ImageDatabase::SignatureScan{};
+  if (scan.dropped_because.empty()) scan.dropped_because = impl_->signatures_not_placed;
+  return scan;
+}
 
 bool ImageSearch::isLive() const { return impl_->live.has_value(); }
 const LiveDatabase* ImageSearch::liveDatabase() const { return impl_->live ? &*impl_->live : nullptr; }

@@ -209,6 +209,19 @@ class RoundTrips(ServeTestCase):
         self.assertLess(counts["1"], counts["+Inf"])  # six clients and six workers: batches of several
         self.assertEqual(server.stop()[0], 0)
 
+    def test_signatures_scanned_on_the_device_search_as_the_cli(self):
+        # The stored signatures copied to the OpenCL device (PoCL's here) and following the PUTs and
+        # DELETEs: the Hamming rankings are the CLI's, which scans them on the host.
+        live = self.live()
+        server = self.serve("--index", live, "--signatures", "device")
+        self.assertEqual(server.request("PUT", quoted("copy"), image_bytes(SET.new_view))[0], 200)
+        self.assertEqual(server.request("DELETE", quoted(SET.paths[3]))[0], 200)
+        for query in SET.paths[:6] + [SET.new_view]:
+            status, _, answer = server.search(query, "?top=16")
+            self.assertEqual(status, 200, answer)
+            self.assertSameResults(answer["results"], self.cli_search(live, query, "--top", 16))
+        self.assertEqual(server.stop()[0], 0)
+
     def test_put_delete_and_list_round_trips_seen_by_other_processes(self):
         live = self.live(name="L")
         server = self.serve("--index", live)
