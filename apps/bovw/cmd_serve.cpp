@@ -57,12 +57,11 @@ void parseListen(const std::string& text, serve::ServiceOptions& service) {
   service.port = number;
 }
 
-// Where Hamming searches will scan, when they can: a copy on a GPU that could not be made is worth a warning.
-void reportSignatureScan(const ImageSearch& database) {
-  if (!database.storesKeypoints()) return;
+// A copy of the signatures on a GPU that could not be made is worth a warning: searches are slower.
+void warnIfSignaturesOnHost(const ImageSearch& database) {
   const ImageDatabase::SignatureScan scan = database.signatureScan();
-  if (!scan.device.empty()) spdlog::info("signatures: scanned on {}", scan.device);
-  else if (!scan.dropped_because.empty()) spdlog::warn("signatures: scanned on the host: {}", scan.dropped_because);
+  if (scan.device.empty() && !scan.dropped_because.empty())
+    spdlog::warn("signatures: scanned on the host: {}", scan.dropped_because);
 }
 
 }  // namespace
@@ -127,7 +126,7 @@ int runServeCommand() {
                                                   : SignaturePlace::Auto;
   ImageSearch database = ImageSearch::open(args.index, engine);
   warnIfCheckpointRefused(database.liveDatabase());
-  reportSignatureScan(database);
+  warnIfSignaturesOnHost(database);
   database.prepare();  // the first request must not wait for the OpenCL kernels: ready means ready
   serve::ImageService service(database, args.service);
   std::thread signals([&] {
@@ -139,7 +138,9 @@ int runServeCommand() {
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::cout << "bovw serve: ready on " << (args.service.tls_certificate.empty() ? "http" : "https") << "://"
             << args.service.host << ":" << service.port() << " (" << database.size() << " images"
-            << (database.isLive() ? ", live" : ", read-only") << ", ready in " << std::fixed
+            << (database.isLive() ? ", live" : ", read-only")
+            << (database.signatureScan().device.empty() ? "" : ", signatures on " + database.signatureScan().device)
+            << ", ready in " << std::fixed
             << std::setprecision(2) << seconds << " s)" << std::endl;
   service.run();
   stop.wake();  // run() also ends when listening fails: the signal thread may still wait
