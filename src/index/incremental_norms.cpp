@@ -314,4 +314,18 @@ double IncrementalNorms::norm(ImageId d, double offset) const {
   return std::sqrt(std::max(0.0, offset * offset * m0 - 2.0 * offset * m1 + m2));
 }
 
+void IncrementalNorms::norms(const std::vector<ImageId>& images, std::size_t known, double offset,
+                             std::vector<double>& norms) const {
+  constexpr std::size_t kAhead = 8;  // images whose moments are on their way
+  for (std::size_t i = 0; i < images.size(); ++i) {
+    if (i + kAhead < images.size() && images[i + kAhead] < known) {
+      const ImageId later = images[i + kAhead];
+      __builtin_prefetch(&m0_[later]);
+      __builtin_prefetch(&m1_[later]);
+      if (squared()) __builtin_prefetch(&m2_[later]);
+    }
+    if (images[i] < known) norms[i] = norm(images[i], offset);
+  }
+}
+
 }  // namespace bovw::index_detail

@@ -77,6 +77,11 @@ class IncrementalNorms {
   double idf(std::size_t word, double offset) const;
   // The L1 (intersection) or L2 (cosine) norm of image d's weights; 0 for an image without words.
   double norm(ImageId d, double offset) const;
+  // norm() of every image of `images` below `known` into norms[i] (left as it is for the others). A
+  // search's images come in no order, so each reads its moments from three arrays' cold lines: those
+  // of later images are asked for ahead, so that the misses overlap (3.6-5.0 -> 2.5-2.6 ms for a Hamming
+  // search's 38,000 images on the 2-core VM, 2026-12-07).
+  void norms(const std::vector<ImageId>& images, std::size_t known, double offset, std::vector<double>& norms) const;
 
  private:
   bool squared() const { return options_.similarity == Scoring::Cosine; }

@@ -577,9 +577,7 @@ std::vector<double> InvertedIndex::normsWith(const std::vector<ImageId>& images,
     live = global ? global->images() : s.model.images();
   }
   if (incremental && incremental->exact()) {
-    const double offset = index_detail::IncrementalNorms::offset(live);
-    for (std::size_t i = 0; i < images.size(); ++i)
-      if (images[i] < s.data.names.size()) norms[i] = incremental->norm(images[i], offset);
+    incremental->norms(images, s.data.names.size(), index_detail::IncrementalNorms::offset(live), norms);
     return norms;
   }
   const std::shared_ptr<const ScoringWeights> weights = s.weightsFor(options, global);
