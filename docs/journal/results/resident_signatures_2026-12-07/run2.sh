@@ -5,6 +5,7 @@
 # part, the norms and the rest of a Hamming query; not on main).
 # run.sh's library figures (H100, one thread): verify 0 host 30.1 / 39.6 ms against device 10.0 / 8.5
 # (p99 136-224 against 91-94), rankings identical; missed the 3-6 ms expected.
+# The binaries: 10f373e (with the norms prefetched), the driver built with profile.patch.
 # Expected now: the profile puts most of the device side's 8.5-10 ms in the kernel and the run
 # read-back for the big queries (long runs of bursty words scored by one work-item each) or in the
 # host's norms (3.3 ms on the VM for 38,000 images). The server at 16 clients: host 300-345/s, device
