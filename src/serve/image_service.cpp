@@ -356,7 +356,13 @@ struct ImageService::Impl {
   }
 
   void health(httplib::Response& res) {
-    reply(res, 200, {{"status", "ok"}, {"images", database.size()}, {"live", database.isLive()}});
+    nlohmann::json answer = {{"status", "ok"}, {"images", database.size()}, {"live", database.isLive()}};
+    if (database.storesKeypoints()) {  // where Hamming searches scan, and why not on a device if it gave up
+      const ImageDatabase::SignatureScan scan = database.signatureScan();
+      answer["signatures"] = scan.device.empty() ? "host" : scan.device;
+      if (!scan.dropped_because.empty()) answer["signatures_on_host_because"] = scan.dropped_because;
+    }
+    reply(res, 200, answer);
   }
 
   void metricsText(httplib::Response& res) {

@@ -214,6 +214,7 @@ class RoundTrips(ServeTestCase):
         # DELETEs: the Hamming rankings are the CLI's, which scans them on the host.
         live = self.live()
         server = self.serve("--index", live, "--signatures", "device")
+        self.assertNotIn(server.request("GET", "/health")[2]["signatures"], ("host", ""))
         self.assertEqual(server.request("PUT", quoted("copy"), image_bytes(SET.new_view))[0], 200)
         self.assertEqual(server.request("DELETE", quoted(SET.paths[3]))[0], 200)
         for query in SET.paths[:6] + [SET.new_view]:
