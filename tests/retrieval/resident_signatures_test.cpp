@@ -17,10 +17,13 @@
 #include <bovw/tfidf_model.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <map>
 #include <random>
 #include <set>
+#include <stdexcept>
+#include <thread>
 
 namespace bovw::test {
 namespace {
@@ -142,6 +145,50 @@ TEST(ResidentSignatures, FollowsAddsRemovesAndReplacements) {
   expectSameRanking(on_device, on_host, c.query, options);
   EXPECT_FALSE(on_device.signatureScan().device.empty());
   EXPECT_EQ(on_device.signatureScan().dropped_because, "");
+}
+
+TEST(ResidentSignatures, SearchesBesideAWriterNeverFailAndEndAsTheHost) {
+  std::random_device seed;
+  const auto s = seed();
+  std::mt19937_64 rng(s);
+  SCOPED_TRACE("seed " + std::to_string(s));
+  const Collection c = randomCollection(rng, 11, 240);
+  ImageDatabase on_host(c.vocabulary, FeatureSpec("surf"), DatabaseOptions{true});
+  ImageDatabase on_device(c.vocabulary, FeatureSpec("surf"), DatabaseOptions{true});
+  for (std::size_t n = 0; n < 40; ++n) {
+    on_host.add("image" + std::to_string(n), c.images[n]);
+    on_device.add("image" + std::to_string(n), c.images[n]);
+  }
+  on_device.scanSignaturesOn("");
+  const ScoringOptions options = hamming(20, TermWeighting::Log);
+  std::atomic<bool> writing{true};
+  std::atomic<int> searches{0};
+  std::vector<std::string> failures(3);
+  std::vector<std::thread> searchers;
+  for (std::size_t t = 0; t < failures.size(); ++t)
+    searchers.emplace_back([&, t] {
+      try {
+        while (writing.load()) {
+          if (on_device.query(c.query, 10, options).empty()) throw std::runtime_error("no result");
+          ++searches;
+        }
+      } catch (const std::exception& e) {
+        failures[t] = e.what();
+      }
+    });
+  for (std::size_t n = 40; n < c.images.size(); ++n) {
+    on_device.add("image" + std::to_string(n), c.images[n]);
+    on_host.add("image" + std::to_string(n), c.images[n]);
+    if (n % 5 == 0) {
+      on_device.remove("image" + std::to_string(n - 30));
+      on_host.remove("image" + std::to_string(n - 30));
+    }
+  }
+  writing = false;
+  for (std::thread& t : searchers) t.join();
+  for (const std::string& failure : failures) EXPECT_EQ(failure, "");
+  EXPECT_GT(searches.load(), 0);
+  expectSameRanking(on_device, on_host, c.query, options);
 }
 
 TEST(ResidentSignatures, TheHostScoresWhatTheCopyDoesNotHold) {
