@@ -34,7 +34,10 @@ struct ServeArguments {
   std::string listen = "127.0.0.1:8080";
   std::string token_file;
   std::string log_level = "info";
-  std::string signatures = "auto";
+  // The host by default: on an H100 the device's scan made one search 3.5-4x faster alone, but under
+  // load its kernel (3.5 ms a search) took the GPU from the batched SURF, and the server answered 206-211
+  // verified searches/s against 363 (docs/PERFORMANCE.md, "Serving", 2026-12-07).
+  std::string signatures = "host";
   serve::ServiceOptions service;
   QueryOptions query;
 } args;
@@ -96,8 +99,9 @@ CLI::App* addServeCommand(CLI::App& app) {
       ->check(CLI::ExistingFile);
   command->add_option("--tls-key", s.tls_key, "PEM private key of --tls-cert")->check(CLI::ExistingFile);
   command->add_option("--signatures", args.signatures,
-                      "where Hamming searches scan the stored signatures: auto (on the GPU where the features run "
-                      "on one, copied at the start), device, or host")
+                      "where Hamming searches scan the stored signatures: host, device (copied to the GPU at the "
+                      "start: a lone search is faster, a loaded server slower, for now), or auto (device where the "
+                      "features run on a GPU)")
       ->check(CLI::IsMember({"auto", "device", "host"}))
       ->capture_default_str();
   command->add_option("--log-level", args.log_level, "one line per request at info; warn: errors only")
