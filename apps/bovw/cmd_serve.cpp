@@ -34,7 +34,7 @@ struct ServeArguments {
   std::string listen = "127.0.0.1:8080";
   std::string token_file;
   std::string log_level = "info";
-  // The host by default: on an H100 the device's scan made one search 3.5-4x faster alone, but under
+  // The host by default: on an H100 the device's scan made a lone search 3.0-4.7x faster, but under
   // load its kernel (3.5 ms a search) took the GPU from the batched SURF, and the server answered 206-211
   // verified searches/s against 363 (docs/PERFORMANCE.md, "Serving", 2026-12-07).
   std::string signatures = "host";
