@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
-# Issue 22, 2026-12-07 about 16:22 UTC, written before the run: run4.sh cut again (about 380 s of device
-# time left after six calls got no machine): the servers host, cur, lanes at 16 clients and lanes at
-# 64, then, if time is left, the profiled driver on the device side. Binaries and expectations as
-# run3.sh: cur 420-650 verified searches/s against the host's 300-345, lanes at least cur.
+# Issue 22, 2026-12-07 about 16:22 UTC, written before the run, the last of a script cut down four
+# times to the device time left (about 380 s after six calls got no machine; the earlier versions
+# never ran): the servers host, cur, lanes at 16 clients and lanes at 64, then, if time is left, the
+# profiled driver on the device side. cur = 286feac (the GPU's scan, one queue taken in turn), lanes =
+# cur with lanes.patch (four queues under a writer-fair shared lock of the arena), host = cur with
+# --signatures host; the driver: 10f373e with profile.patch.
+# Expected: the profile puts about 4 ms of a device search on the host and 1-2 ms in pairSums; the
+# server at 16 clients: host 300-345/s, cur 420-650/s (the library's verified search was 1.7x faster
+# on the device), lanes at least cur.
 set -u
 source bench/device_common.sh
 bovw_gpu_setup || exit 1
