@@ -91,11 +91,10 @@ void expectSameSums(std::vector<std::pair<ImageId, double>> device, std::vector<
 }
 
 TEST(ResidentSignatures, RanksAsTheHostBitForBit) {
-  std::random_device seed;
+  std::mt19937_64 rng(seedForCurrentTest());
+  SCOPED_TRACE(seedText());
   for (const int words : {3, 17, 64}) {
-    const auto s = seed();
-    std::mt19937_64 rng(s);
-    SCOPED_TRACE("seed " + std::to_string(s) + ", " + std::to_string(words) + " words");
+    SCOPED_TRACE(std::to_string(words) + " words");
     const Collection c = randomCollection(rng, words, 40 + static_cast<int>(rng() % 200));
     const ImageDatabase on_host = databaseOf(c), on_device = databaseOf(c);
     on_device.scanSignaturesOn("");
@@ -111,12 +110,9 @@ TEST(ResidentSignatures, RanksAsTheHostBitForBit) {
 }
 
 TEST(ResidentSignatures, FollowsAddsRemovesAndReplacements) {
-  std::random_device seed;
-  const auto s = seed();
-  std::mt19937_64 rng(s);
-  SCOPED_TRACE("seed " + std::to_string(s));
+  std::mt19937_64 rng(seedForCurrentTest());
+  SCOPED_TRACE(seedText());
   const Collection c = randomCollection(rng, 9, 300);
-  const std::vector<ImageWords> first(c.images.begin(), c.images.begin() + 20);
   ImageDatabase on_host(c.vocabulary, FeatureSpec("surf"), DatabaseOptions{true});
   ImageDatabase on_device(c.vocabulary, FeatureSpec("surf"), DatabaseOptions{true});
   on_device.scanSignaturesOn("");  // empty: the arena's least room, so that adds outgrow it
@@ -148,10 +144,8 @@ TEST(ResidentSignatures, FollowsAddsRemovesAndReplacements) {
 }
 
 TEST(ResidentSignatures, SearchesBesideAWriterNeverFailAndEndAsTheHost) {
-  std::random_device seed;
-  const auto s = seed();
-  std::mt19937_64 rng(s);
-  SCOPED_TRACE("seed " + std::to_string(s));
+  std::mt19937_64 rng(seedForCurrentTest());
+  SCOPED_TRACE(seedText());
   const Collection c = randomCollection(rng, 11, 240);
   ImageDatabase on_host(c.vocabulary, FeatureSpec("surf"), DatabaseOptions{true});
   ImageDatabase on_device(c.vocabulary, FeatureSpec("surf"), DatabaseOptions{true});
@@ -192,10 +186,8 @@ TEST(ResidentSignatures, SearchesBesideAWriterNeverFailAndEndAsTheHost) {
 }
 
 TEST(ResidentSignatures, TheHostScoresWhatTheCopyDoesNotHold) {
-  std::random_device seed;
-  const auto s = seed();
-  std::mt19937_64 rng(s);
-  SCOPED_TRACE("seed " + std::to_string(s));
+  std::mt19937_64 rng(seedForCurrentTest());
+  SCOPED_TRACE(seedText());
   const int words = 13;
   const Collection c = randomCollection(rng, words, 150);
   const std::vector<ImageWords> early(c.images.begin(), c.images.begin() + 100);
