@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Issue 22, 2026-12-07 about 16:40 UTC, written before the run, with about 200 s of device time left
 # (not run this session: too little device time was left to start a machine; for the next one):
-# the two-pass scan (branch signature-scan-v2, f9c2a38: marks by chunk of a word's list, then the runs
+# the two-pass scan (branch signature-scan-v2, de3daa6: marks by chunk of a word's list, then the runs
 # of the marked features) against the single kernel (device_driver_profile, 10f373e with profile.patch)
 # in the library's search on one thread, device side only; then, if time is left, bovw serve with the
 # two-pass scan and with the host's, 16 clients, `top=10&verify=50`.
