@@ -42,11 +42,19 @@ void VerifyOptions::addTo(CLI::App* command) {
       ->capture_default_str()
       ->needs(verify)
       ->group(kAdvancedGroup);
+  command->add_option("--estimator", estimator,
+                      "how the homography is fitted: fast (OpenCV's USAC_FAST, LO-RANSAC) or magsac (USAC_MAGSAC, "
+                      "MAGSAC++: the same results on bovw's quality sets in about twice the time)")
+      ->check(CLI::IsMember({"fast", "magsac"}))
+      ->capture_default_str()
+      ->needs(verify)
+      ->group(kAdvancedGroup);
 }
 
 VerificationOptions VerifyOptions::options() const {
   VerificationOptions result = settings;
   result.shortlist = shortlist;
+  result.estimator = estimator == "magsac" ? HomographyEstimator::Magsac : HomographyEstimator::UsacFast;
   return result;
 }
 

@@ -15,6 +15,7 @@ struct VerifyOptions {
   std::size_t shortlist = 0;  // --verify N; 0: no verification
   std::size_t expand = 0;     // --expand N: query expansion from up to N verified results; 0: none
   VerificationOptions settings;
+  std::string estimator = "fast";  // --estimator: settings.estimator by name
 
   void addTo(CLI::App* command);
   bool enabled() const { return shortlist > 0; }

@@ -104,6 +104,8 @@ void validateVerificationOptions(const VerificationOptions& options) {
   if (options.max_iterations < 1)
     refuse("max_iterations = " + std::to_string(options.max_iterations) + "; need at least 1");
   if (std::isnan(options.max_log10_false_alarms)) refuse("max_log10_false_alarms is not a number");
+  if (options.estimator != HomographyEstimator::UsacFast && options.estimator != HomographyEstimator::Magsac)
+    refuse("estimator = " + std::to_string(static_cast<int>(options.estimator)) + "; need UsacFast or Magsac");
   if (!(options.max_scale_change > 1))
     refuse("max_scale_change = " + std::to_string(options.max_scale_change) + "; need a factor above 1");
 }
@@ -155,9 +157,8 @@ GeometricMatch verifyPair(const ImageWords& query, const ImageWords& result, con
   // Fewer pairs than min_inliers cannot verify: skip the fit.
   if (match.correspondences < std::max(kMinimalSample, options.min_inliers)) return match;
   cv::Mat inlier_mask;
-  // USAC_MAGSAC: MAGSAC++ scoring with local optimisation; its random generator is seeded by a
-  // fixed state, so the same pairs give the same answer on every run.
-  const cv::Mat h = cv::findHomography(pairs.query_points, pairs.result_points, cv::USAC_MAGSAC, options.max_error_px,
+  const int method = options.estimator == HomographyEstimator::Magsac ? cv::USAC_MAGSAC : cv::USAC_FAST;
+  const cv::Mat h = cv::findHomography(pairs.query_points, pairs.result_points, method, options.max_error_px,
                                        inlier_mask, options.max_iterations, 0.995);
   if (h.empty()) return match;
   match.homography = cv::Matx33d(h);
@@ -178,7 +179,7 @@ std::vector<std::optional<GeometricMatch>> matchShortlist(const ImageWords& quer
   std::vector<std::optional<GeometricMatch>> matches(std::min(options.shortlist, ranking.size()));
   // The results are matched independently, on the calling thread's OpenMP team (every core for `bovw
   // search`, a request's share in `bovw serve`), and each match is the same on any number of threads:
-  // MAGSAC's generator starts from a fixed state in every call. Failures are kept by result, so that
+  // USAC's generator starts from a fixed state in every call. Failures are kept by result, so that
   // the first result's is the one thrown, whichever thread met it first.
   std::vector<std::exception_ptr> failures(matches.size());
   const auto count = static_cast<std::ptrdiff_t>(matches.size());

@@ -93,14 +93,18 @@ class Verify(unittest.TestCase):
         return result
 
     def test_a_small_object_in_clutter_and_a_viewpoint_change_are_verified(self):
-        for query, partner in (("box_in_scene.png", "box.png"), ("graf3.png", "graf1.png"), ("box.png", "box_in_scene.png")):
-            results = rows(self.search("--index", STATE.index, "--top", 5, "--verify", 12, image(query)).stdout)
-            ranked = [os.path.basename(r["image"]) for r in results]
-            self.assertEqual(ranked[0], query)  # the query is indexed too
-            self.assertEqual(ranked[1], partner, results)
-            self.assertGreaterEqual(int(results[1]["inliers"]), 12)
-            for r in results[2:]:
-                self.assertLess(int(r["inliers"]), 12, r)  # unrelated images do not verify
+        # With the default estimator (fast) and with MAGSAC++ (--estimator magsac) alike.
+        for estimator in ((), ("--estimator", "magsac")):
+            for query, partner in (("box_in_scene.png", "box.png"), ("graf3.png", "graf1.png"),
+                                   ("box.png", "box_in_scene.png")):
+                results = rows(self.search("--index", STATE.index, "--top", 5, "--verify", 12, *estimator,
+                                           image(query)).stdout)
+                ranked = [os.path.basename(r["image"]) for r in results]
+                self.assertEqual(ranked[0], query, estimator)  # the query is indexed too
+                self.assertEqual(ranked[1], partner, (estimator, results))
+                self.assertGreaterEqual(int(results[1]["inliers"]), 12)
+                for r in results[2:]:
+                    self.assertLess(int(r["inliers"]), 12, (estimator, r))  # unrelated images do not verify
 
     def test_scores_are_inliers_plus_the_plain_bag_of_words_score_and_give_the_order(self):
         query = image("box_in_scene.png")
@@ -230,7 +234,8 @@ class Verify(unittest.TestCase):
 
     def test_usage_errors(self):
         for args in (("--verify", 0), ("--min-inliers", 20), ("--verify", 5, "--min-inliers", 2),
-                     ("--verify", 5, "--max-error", -1), ("--expand", 3), ("--verify", 5, "--expand", -1)):
+                     ("--verify", 5, "--max-error", -1), ("--expand", 3), ("--verify", 5, "--expand", -1),
+                     ("--verify", 5, "--estimator", "ransac"), ("--estimator", "magsac")):
             result = run("search", "--index", STATE.index, *args, image("box.png"))
             self.assertEqual(result.returncode, 2, describe(result))
         result = run("evaluate", "--index", STATE.index, "--groups", "GROUPS.csv", "--expand", 3)

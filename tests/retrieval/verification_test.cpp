@@ -1,6 +1,7 @@
 // Geometric verification: word correspondences against a brute-force pairing, a known homography
 // recovered from an image and its warped view, a small object pasted into a cluttered scene found
-// and located, the re-ranking's order, the shortlist matched on several threads as one by one, the
+// and located, chance and mirrors refused (these three with each homography estimator), the
+// re-ranking's order, the shortlist matched on several threads as one by one, the
 // keypoints a database keeps (round trip, malformed blocks, consistency with add/remove) and
 // databases written before keypoints existed.
 #include "support/resealing.hpp"
@@ -31,6 +32,19 @@ namespace bovw::test {
 namespace {
 
 const std::string kFormats = std::string(BOVW_TEST_DATA) + "/formats/";
+
+// The default options with each estimator in turn: each must pass the tests that find a known
+// geometry (the default's speed comes from OpenCV's preset, not from looser checks of ours).
+std::vector<VerificationOptions> withEachEstimator() {
+  std::vector<VerificationOptions> options(2);
+  options[0].estimator = HomographyEstimator::UsacFast;
+  options[1].estimator = HomographyEstimator::Magsac;
+  return options;
+}
+
+std::string nameOf(HomographyEstimator estimator) {
+  return estimator == HomographyEstimator::Magsac ? "magsac" : "usac-fast";
+}
 
 // A vocabulary trained on the images' own SURF descriptors (so their words are meaningful).
 Vocabulary trainOn(const std::vector<std::string>& paths, int words) {
@@ -141,10 +155,14 @@ TEST(VerifyPair, RecoversAKnownHomographyBetweenAnImageAndItsWarpedView) {
   const Vocabulary vocabulary = trainOn(paths, 300);
   const ImageHistograms words = wordsOf(paths, vocabulary);
   ASSERT_EQ(words.words.size(), 2u);
-  const GeometricMatch match = verifyPair(words.words[0], words.words[1], VerificationOptions());
-  ASSERT_TRUE(match.homography.has_value());
-  EXPECT_GE(match.inliers, 100) << match.correspondences << " correspondences";
-  EXPECT_LT(gridError(*match.homography, truth, graf.size()), 3.0);
+  for (const VerificationOptions& options : withEachEstimator()) {
+    SCOPED_TRACE(nameOf(options.estimator));
+    const GeometricMatch match = verifyPair(words.words[0], words.words[1], options);
+    ASSERT_TRUE(match.homography.has_value());
+    EXPECT_GE(match.inliers, 100) << match.correspondences << " correspondences";
+    EXPECT_LT(gridError(*match.homography, truth, graf.size()), 3.0);
+    EXPECT_TRUE(verifies(match, options));
+  }
 }
 
 // A scene of random clutter with box.png pasted into it, scaled and rotated: where the box's
@@ -195,21 +213,24 @@ TEST(VerifyRanking, FindsASmallObjectPastedIntoClutterAndRanksItFirst) {
   const ImageHistograms query = wordsOf({query_path}, vocabulary);
 
   const auto ranking = database.index().query(query.histograms.row(0), indexed.size(), Scoring::Intersection);
-  VerificationReport report;
-  const auto verified = database.verify(query.words[0], ranking, VerificationOptions(), &report);
-  ASSERT_EQ(verified.size(), ranking.size());
-  EXPECT_EQ(fileName(verified[0].name), "scene_with_box.png");
-  EXPECT_TRUE(verified[0].verified);
-  EXPECT_GE(verified[0].inliers, 20);
-  EXPECT_DOUBLE_EQ(verified[0].score, verified[0].inliers + verified[0].bow_score);
-  for (std::size_t i = 1; i < verified.size(); ++i) EXPECT_FALSE(verified[i].verified) << verified[i].name;
-  EXPECT_EQ(report.checked, ranking.size());
-  EXPECT_EQ(report.verified, 1u);
+  for (const VerificationOptions& options : withEachEstimator()) {
+    SCOPED_TRACE(nameOf(options.estimator));
+    VerificationReport report;
+    const auto verified = database.verify(query.words[0], ranking, options, &report);
+    ASSERT_EQ(verified.size(), ranking.size());
+    EXPECT_EQ(fileName(verified[0].name), "scene_with_box.png");
+    EXPECT_TRUE(verified[0].verified);
+    EXPECT_GE(verified[0].inliers, 20);
+    EXPECT_DOUBLE_EQ(verified[0].score, verified[0].inliers + verified[0].bow_score);
+    for (std::size_t i = 1; i < verified.size(); ++i) EXPECT_FALSE(verified[i].verified) << verified[i].name;
+    EXPECT_EQ(report.checked, ranking.size());
+    EXPECT_EQ(report.verified, 1u);
 
-  // The fitted homography puts the box where it was pasted.
-  const GeometricMatch match = verifyPair(query.words[0], *database.keypoints(verified[0].id), VerificationOptions());
-  ASSERT_TRUE(match.homography.has_value());
-  EXPECT_LT(gridError(*match.homography, scene.box_to_scene, box.size()), 3.0);
+    // The fitted homography puts the box where it was pasted.
+    const GeometricMatch match = verifyPair(query.words[0], *database.keypoints(verified[0].id), options);
+    ASSERT_TRUE(match.homography.has_value());
+    EXPECT_LT(gridError(*match.homography, scene.box_to_scene, box.size()), 3.0);
+  }
 }
 
 SearchResult result(ImageId id, double score) { return {id, "image_" + std::to_string(id), score}; }
@@ -397,22 +418,26 @@ TEST(MatchEvidence, ChanceAndMirrorsDoNotVerify) {
     mirrored.points.emplace_back(640 - p.x, p.y);
     mirrored.words.push_back(word);
   }
-  VerificationOptions options;
-  const GeometricMatch real = verifyPair(query, viewed, options);
-  EXPECT_GE(real.inliers, 140);
-  EXPECT_LT(real.log10_false_alarms, -100);
-  EXPECT_EQ(real.implausible, "");
-  EXPECT_TRUE(verifies(real, options));
-  const GeometricMatch chance = verifyPair(query, unrelated, options);
-  EXPECT_EQ(chance.correspondences, 400);
-  EXPECT_FALSE(verifies(chance, options)) << chance.inliers << " inliers, log10 NFA " << chance.log10_false_alarms;
-  options.min_inliers = 4;  // the inlier count alone lets chance through; the a-contrario test does not
-  EXPECT_FALSE(verifies(chance, options)) << chance.inliers << " inliers, log10 NFA " << chance.log10_false_alarms;
-  // OpenCV's USAC itself refuses samples whose orientation flips; whatever it returns for a mirror
-  // image, it does not verify.
-  const GeometricMatch mirror = verifyPair(query, mirrored, VerificationOptions());
-  EXPECT_TRUE(!mirror.homography || mirror.implausible == "it mirrors the image") << mirror.implausible;
-  EXPECT_FALSE(verifies(mirror, VerificationOptions()));
+  for (VerificationOptions options : withEachEstimator()) {
+    SCOPED_TRACE(nameOf(options.estimator));
+    const GeometricMatch real = verifyPair(query, viewed, options);
+    ASSERT_TRUE(real.homography.has_value());
+    EXPECT_GE(real.inliers, 140);
+    EXPECT_LT(gridError(*real.homography, truth, query.image_size), 3.0);
+    EXPECT_LT(real.log10_false_alarms, -100);
+    EXPECT_EQ(real.implausible, "");
+    EXPECT_TRUE(verifies(real, options));
+    const GeometricMatch chance = verifyPair(query, unrelated, options);
+    EXPECT_EQ(chance.correspondences, 400);
+    EXPECT_FALSE(verifies(chance, options)) << chance.inliers << " inliers, log10 NFA " << chance.log10_false_alarms;
+    // OpenCV's USAC itself refuses samples whose orientation flips; whatever it returns for a mirror
+    // image, it does not verify.
+    const GeometricMatch mirror = verifyPair(query, mirrored, options);
+    EXPECT_TRUE(!mirror.homography || mirror.implausible == "it mirrors the image") << mirror.implausible;
+    EXPECT_FALSE(verifies(mirror, options));
+    options.min_inliers = 4;  // the inlier count alone lets chance through; the a-contrario test does not
+    EXPECT_FALSE(verifies(chance, options)) << chance.inliers << " inliers, log10 NFA " << chance.log10_false_alarms;
+  }
 }
 
 TEST(VerificationOptions, OutOfRangeValuesAreRefusedByName) {
@@ -435,6 +460,7 @@ TEST(VerificationOptions, OutOfRangeValuesAreRefusedByName) {
   refused([](VerificationOptions& o) { o.max_iterations = 0; }, "max_iterations");
   refused([](VerificationOptions& o) { o.max_log10_false_alarms = std::nan(""); }, "max_log10_false_alarms");
   refused([](VerificationOptions& o) { o.max_scale_change = 1; }, "max_scale_change");
+  refused([](VerificationOptions& o) { o.estimator = static_cast<HomographyEstimator>(7); }, "estimator");
 }
 
 // A small database with keypoints: the test images, their words and keypoints. The vocabulary and
