@@ -21,8 +21,8 @@
 namespace bovw {
 
 // How the homography is fitted: OpenCV's USAC presets (cv::findHomography), both with a fixed random
-// state, so the same pairs give the same answer on every run. UsacFast verified the same results
-// as Magsac (N-S and mAP equal on six quality sets) in half the time (docs/RETRIEVAL.md, 2026-12-07).
+// state, so the same pairs give the same answer on every run. With UsacFast, verification took about
+// half of Magsac's time for the same N-S and mAP on six quality sets (docs/RETRIEVAL.md, 2026-12-07).
 enum class HomographyEstimator {
   UsacFast,  // cv::USAC_FAST: LO-RANSAC with a short local optimisation; the default
   Magsac,    // cv::USAC_MAGSAC: MAGSAC++ scoring and sigma-consensus local optimisation (the default until 2026-12-07)
