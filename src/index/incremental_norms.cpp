@@ -132,10 +132,11 @@ std::size_t IncrementalNorms::forEachTermBelow(const PostingList& list, const Te
                                                ImageId end, F&& f) const {
   std::size_t i = from;
   if (list.dense()) {
+    // Every id of the span, those the word is not in too: their count byte 0 has the term 0, which
+    // moves no moment. A test per id mispredicts where a fifth to four fifths of them hold the word.
     const std::uint8_t* counts = list.denseCounts();
     const std::size_t last = std::min<std::size_t>(end, list.denseSpan());
-    for (; i < last; ++i)
-      if (counts[i] != 0) f(static_cast<ImageId>(i), table[counts[i]]);
+    for (; i < last; ++i) f(static_cast<ImageId>(i), table[counts[i]]);
     i = std::max(i, from);
   } else {
     const ImageId* image = list.ids();
@@ -173,13 +174,24 @@ void IncrementalNorms::addPostings(const IndexData& data, ImageId first_new, con
     const std::size_t first = blocks * static_cast<std::size_t>(range) / static_cast<std::size_t>(ranges) * kBlock;
     const std::size_t last = std::min(ids, blocks * static_cast<std::size_t>(range + 1) / static_cast<std::size_t>(ranges) * kBlock);
     const auto moved = [&](std::size_t w) { return !kResume || (*shift)[w] != 0; };
+    // Each list's position in this range and the image there (a bound below it for a dense list,
+    // kNoImage past the end): a list with nothing in a block is passed over without reading it, where
+    // the first look at each of 65,536 lists in each block missed the cache (13% of the pass).
     std::vector<std::size_t> next(data.postings.size());
-    for (std::size_t w = 0; w < data.postings.size(); ++w)
+    std::vector<ImageId> upcoming(data.postings.size());
+    const auto imageAt = [&](std::size_t w) {
+      const PostingList& list = data.postings[w];
+      if (list.dense()) return next[w] < list.denseSpan() ? static_cast<ImageId>(next[w]) : PostingList::kNoImage;
+      return next[w] < list.size() ? list.ids()[next[w]] : PostingList::kNoImage;
+    };
+    for (std::size_t w = 0; w < data.postings.size(); ++w) {
       next[w] = data.postings[w].positionOf(static_cast<ImageId>(moved(w) ? first : std::max<std::size_t>(first, first_new)));
+      upcoming[w] = imageAt(w);
+    }
     for (std::size_t begin = first; begin < last; begin += kBlock) {
       const auto end = static_cast<ImageId>(std::min(last, begin + kBlock));
       for (std::size_t w = 0; w < data.postings.size(); ++w) {
-        if (kResume && end <= first_new && !moved(w)) continue;
+        if (upcoming[w] >= end || (kResume && end <= first_new && !moved(w))) continue;
         const std::int64_t l = log_frequency_[w], l2 = kSquared ? log_squared_[w] : 0;
         const std::int64_t dl = kResume ? (*shift)[w] : 0, dl2 = kResume && kSquared ? (*shift2)[w] : 0;
         next[w] = forEachTermBelow(data.postings[w], table, next[w], end, [&](ImageId image, std::int64_t t) {
@@ -194,6 +206,7 @@ void IncrementalNorms::addPostings(const IndexData& data, ImageId first_new, con
           m1[image] += static_cast<__int128>(t) * l;
           if (kSquared) m2[image] += static_cast<__int128>(t) * l2;
         });
+        upcoming[w] = imageAt(w);
       }
     }
   }

@@ -93,7 +93,8 @@ class IncrementalNorms {
   TermTable termTable() const;
   // Calls f(image, termUnits of its count) for the postings of `list` from position `from` whose
   // image is below `end` (positions as PostingList::forEachBelow's), reading the list's arrays through
-  // `table`; returns the position after them. The hot loop of the moments' passes.
+  // `table`; returns the position after them. The hot loop of the moments' passes. A dense list's
+  // images without the word are called too, with the term 0: f(image, 0) must change nothing.
   template <typename F>
   std::size_t forEachTermBelow(const PostingList& list, const TermTable& table, std::size_t from, ImageId end,
                                F&& f) const;

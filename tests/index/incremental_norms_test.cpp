@@ -99,6 +99,63 @@ TEST(IncrementalNorms, ResumedFromAnEarlierStateAreTheFreshNormsBitForBit) {
   }
 }
 
+// Over several blocks of the moments' passes (32,768 images for L1, 16,384 for L2) and ranges of
+// threads: words that every block holds (dense lists), words held only in a few stretches of ids with
+// whole blocks between them (lists that a block passes over), and the rest at random; the L1 and L2
+// norms computed afresh and resumed from the first half, against their definitions in double.
+TEST(IncrementalNorms, OverSeveralBlocksAreTheirDefinition) {
+  BOVW_SEEDED_RNG(rng);
+  const int k = 41;
+  const std::size_t images = std::uniform_int_distribution<std::size_t>(70000, 75000)(rng);
+  std::vector<Counts> held;
+  InvertedIndex index(VocabularySignature{k, 64, DescriptorType::parse("surf64"), 0});
+  std::vector<IncrementalNorms::Moments> half;
+  const std::vector<ScoringOptions> options_sets = {ScoringOptions{}, {Scoring::Cosine, TermWeighting::Count, 1.0}};
+  for (std::size_t id = 0; id < images; ++id) {
+    if (id == images / 2)
+      for (const ScoringOptions& options : options_sets) half.push_back(IncrementalNorms(IndexEditor::data(index), options).moments());
+    Counts counts(static_cast<std::size_t>(k), 0);
+    for (int w = 0; w < 4; ++w)  // dense: most images
+      if (std::bernoulli_distribution(0.7)(rng)) counts[static_cast<std::size_t>(w)] = std::uniform_int_distribution<int>(1, 300)(rng);
+    for (int w = 4; w < 12; ++w) {  // in stretches of 50 ids a word, 20,000 apart
+      const std::size_t start = static_cast<std::size_t>(w) * 977 % 20000;
+      if ((id + 20000 - start) % 20000 < 50) counts[static_cast<std::size_t>(w)] = std::uniform_int_distribution<int>(1, 4)(rng);
+    }
+    for (int j = 0; j < 3; ++j) counts[std::uniform_int_distribution<std::size_t>(12, k - 1)(rng)] += 1;
+    index.add(imageName(id), view(counts));
+    held.push_back(counts);
+  }
+  const index_detail::IndexData& now = IndexEditor::data(index);
+  std::vector<double> frequency(static_cast<std::size_t>(k), 0);
+  for (const Counts& counts : held)
+    for (int w = 0; w < k; ++w) frequency[static_cast<std::size_t>(w)] += counts[static_cast<std::size_t>(w)] > 0;
+  const double offset = 1.0 + std::log1p(static_cast<double>(images));
+  const int threads = omp_get_max_threads();
+  omp_set_num_threads(3);
+  for (std::size_t o = 0; o < options_sets.size(); ++o) {
+    SCOPED_TRACE("options set " + std::to_string(o));
+    const bool squared = options_sets[o].similarity == Scoring::Cosine;
+    const IncrementalNorms fresh(now, options_sets[o]);
+    const IncrementalNorms resumed(now, options_sets[o], half[o]);
+    expectSameMoments(resumed, fresh);
+    std::size_t wrong = 0;
+    for (std::size_t id = 0; id < images; ++id) {
+      double sum = 0;
+      for (int w = 0; w < k; ++w) {
+        const double term = held[id][static_cast<std::size_t>(w)] * (offset - std::log1p(frequency[static_cast<std::size_t>(w)]));
+        sum += squared ? term * term : term;
+      }
+      const double norm = squared ? std::sqrt(sum) : sum;
+      if (std::abs(fresh.norm(static_cast<ImageId>(id), IncrementalNorms::offset(images)) - norm) > 1e-12 * std::max(1.0, norm) &&
+          ++wrong <= 5)
+        ADD_FAILURE() << "image " << id << ": " << fresh.norm(static_cast<ImageId>(id), IncrementalNorms::offset(images))
+                      << " against " << norm;
+    }
+    EXPECT_EQ(wrong, 0u);
+  }
+  omp_set_num_threads(threads);
+}
+
 TEST(IncrementalNorms, ResumedWithNothingChangedOrIntoAnEmptyIndex) {
   BOVW_SEEDED_RNG(rng);
   std::vector<Counts> held;
