@@ -150,72 +150,89 @@ std::size_t IncrementalNorms::forEachTermBelow(const PostingList& list, const Te
   return i;
 }
 
-// The blocks in ranges over OpenMP's threads (four a thread, taken as they come free), each range
-// starting in every list at its first image (positionOf): an image's moments are sums of its own
-// postings, integers, so the bits are the same on any number of threads. At a million images (500
-// million postings) the pass took 2.7 s on one core of the 2-core VM, and made the first query after
-// an open wait for it. Resuming, a word whose l_w did not move is read from `first_new` on only.
-template <bool kSquared, bool kResume>
-void IncrementalNorms::addPostings(const IndexData& data, ImageId first_new, const std::vector<std::int64_t>* shift,
-                                   const std::vector<std::int64_t>* shift2) {
-  // Blocks of images whose moments (24 or 40 bytes an image) stay in the cache while every list adds
-  // to them: the larger the block, the fewer the visits to each of the K lists. At a million images
-  // on the 2-core VM blocks of 32,768 took 1.47-1.54 s, of 131,072 (3 MB) 1.01-1.03 s, of 262,144
-  // 1.09-1.20 s. Halved while the threads would have fewer blocks than one each.
-  const std::size_t threads = static_cast<std::size_t>(std::max(1, omp_get_max_threads()));
-  std::size_t block = kSquared ? 65536 : 131072;
-  while (block > 16384 && block * threads > data.names.size()) block /= 2;
-  const TermTable table = termTable();
-  std::int64_t* m0 = m0_.data();
-  __int128* m1 = m1_.data();
-  __int128* m2 = kSquared ? m2_.data() : nullptr;
+// The images in blocks whose moments (24 or 40 bytes an image) stay in the cache while the lists add
+// to them, the blocks in ranges over `threads` of OpenMP's threads (four a thread, taken as they come
+// free), each range starting in every list at its first image (positionOf): an image's moments are
+// sums of its own postings, integers, so the bits are the same on any number of threads. The larger
+// the block, the fewer the visits to each list: at a million images on the 2-core VM the constructor's
+// pass took 1.47-1.54 s in blocks of 32,768, 1.01-1.03 s in blocks of 131,072 (3 MB), 1.09-1.20 s in
+// blocks of 262,144 (fewer blocks than the ranges); halved while the threads would lack one each.
+template <typename Make>
+std::uint64_t IncrementalNorms::forEachTermByBlocks(const IndexData& data, const std::vector<std::uint32_t>& words,
+                                                    const std::vector<ImageId>& from, std::size_t threads,
+                                                    Make&& make) const {
   const std::size_t ids = data.names.size();
+  std::size_t block = squared() ? 65536 : 131072;
+  while (block > 16384 && block * threads > ids) block /= 2;
   const std::size_t blocks = (ids + block - 1) / block;
-  const auto ranges = static_cast<std::ptrdiff_t>(std::min<std::size_t>(blocks, 4 * static_cast<std::size_t>(omp_get_max_threads())));
-  // Every m0 as it grows, or-ed: a term is below 2^62 (termUnits of counts below 2^31), so the first
-  // sum of an image to reach 2^62 is below 2^63 and sets bit 62 here, whatever comes after it.
+  const auto ranges = static_cast<std::ptrdiff_t>(std::min(blocks, 4 * threads));
+  const TermTable table = termTable();
   std::uint64_t seen = 0;
-#pragma omp parallel for schedule(dynamic, 1) reduction(| : seen) if (ranges > 1)
+#pragma omp parallel for num_threads(static_cast<int>(threads)) schedule(dynamic, 1) reduction(| : seen) if (ranges > 1 && threads > 1)
   for (std::ptrdiff_t range = 0; range < ranges; ++range) {
     const std::size_t first = blocks * static_cast<std::size_t>(range) / static_cast<std::size_t>(ranges) * block;
     const std::size_t last = std::min(ids, blocks * static_cast<std::size_t>(range + 1) / static_cast<std::size_t>(ranges) * block);
-    const auto moved = [&](std::size_t w) { return !kResume || (*shift)[w] != 0; };
     // Each list's position in this range and the image there (a bound below it for a dense list,
     // kNoImage past the end): a list with nothing in a block is passed over without reading it, where
     // the first look at each of 65,536 lists in each block missed the cache (13% of the pass).
-    std::vector<std::size_t> next(data.postings.size());
-    std::vector<ImageId> upcoming(data.postings.size());
-    const auto imageAt = [&](std::size_t w) {
-      const PostingList& list = data.postings[w];
-      if (list.dense()) return next[w] < list.denseSpan() ? static_cast<ImageId>(next[w]) : PostingList::kNoImage;
-      return next[w] < list.size() ? list.ids()[next[w]] : PostingList::kNoImage;
+    std::vector<std::size_t> next(words.size());
+    std::vector<ImageId> upcoming(words.size());
+    const auto imageAt = [&](std::size_t j) {
+      const PostingList& list = data.postings[words[j]];
+      if (list.dense()) return next[j] < list.denseSpan() ? static_cast<ImageId>(next[j]) : PostingList::kNoImage;
+      return next[j] < list.size() ? list.ids()[next[j]] : PostingList::kNoImage;
     };
-    for (std::size_t w = 0; w < data.postings.size(); ++w) {
-      next[w] = data.postings[w].positionOf(static_cast<ImageId>(moved(w) ? first : std::max<std::size_t>(first, first_new)));
-      upcoming[w] = imageAt(w);
+    for (std::size_t j = 0; j < words.size(); ++j) {
+      next[j] = data.postings[words[j]].positionOf(static_cast<ImageId>(std::max<std::size_t>(first, from[j])));
+      upcoming[j] = imageAt(j);
     }
     for (std::size_t begin = first; begin < last; begin += block) {
       const auto end = static_cast<ImageId>(std::min(last, begin + block));
-      for (std::size_t w = 0; w < data.postings.size(); ++w) {
-        if (upcoming[w] >= end || (kResume && end <= first_new && !moved(w))) continue;
-        const std::int64_t l = log_frequency_[w], l2 = kSquared ? log_squared_[w] : 0;
-        const std::int64_t dl = kResume ? (*shift)[w] : 0, dl2 = kResume && kSquared ? (*shift2)[w] : 0;
-        next[w] = forEachTermBelow(data.postings[w], table, next[w], end, [&](ImageId image, std::int64_t t) {
-          if (kResume && image < first_new) {  // its moments hold the term with the l_w of then
-            m1[image] += static_cast<__int128>(t) * dl;
-            if (kSquared) m2[image] += static_cast<__int128>(t) * dl2;
-            return;
-          }
-          const std::uint64_t sum = static_cast<std::uint64_t>(m0[image]) + static_cast<std::uint64_t>(t);  // no signed overflow
-          m0[image] = static_cast<std::int64_t>(sum);
-          seen |= sum;
-          m1[image] += static_cast<__int128>(t) * l;
-          if (kSquared) m2[image] += static_cast<__int128>(t) * l2;
-        });
-        upcoming[w] = imageAt(w);
+      for (std::size_t j = 0; j < words.size(); ++j) {
+        if (upcoming[j] >= end) continue;
+        next[j] = forEachTermBelow(data.postings[words[j]], table, next[j], end,
+                                   [&seen, add = make(j)](ImageId image, std::int64_t t) { seen |= add(image, t); });
+        upcoming[j] = imageAt(j);
       }
     }
   }
+  return seen;
+}
+
+// At a million images (500 million postings) the pass took 2.7 s on one core of the 2-core VM
+// (2026-11-27), and made the first query after an open wait for it. Resuming, a word whose l_w did
+// not move is read from `first_new` on only.
+template <bool kSquared, bool kResume>
+void IncrementalNorms::addPostings(const IndexData& data, ImageId first_new, const std::vector<std::int64_t>* shift,
+                                   const std::vector<std::int64_t>* shift2) {
+  std::int64_t* m0 = m0_.data();
+  __int128* m1 = m1_.data();
+  __int128* m2 = kSquared ? m2_.data() : nullptr;
+  std::vector<std::uint32_t> words(data.postings.size());
+  std::vector<ImageId> from(words.size(), 0);
+  for (std::size_t w = 0; w < words.size(); ++w) {
+    words[w] = static_cast<std::uint32_t>(w);
+    if (kResume && (*shift)[w] == 0) from[w] = first_new;
+  }
+  // Every m0 as it grows, or-ed: a term is below 2^62 (termUnits of counts below 2^31), so the first
+  // sum of an image to reach 2^62 is below 2^63 and sets bit 62 here, whatever comes after it.
+  const auto threads = static_cast<std::size_t>(std::max(1, omp_get_max_threads()));
+  const std::uint64_t seen = forEachTermByBlocks(data, words, from, threads, [&](std::size_t w) {
+    const std::int64_t l = log_frequency_[w], l2 = kSquared ? log_squared_[w] : 0;
+    const std::int64_t dl = kResume ? (*shift)[w] : 0, dl2 = kResume && kSquared ? (*shift2)[w] : 0;
+    return [=](ImageId image, std::int64_t t) -> std::uint64_t {
+      if (kResume && image < first_new) {  // its moments hold the term with the l_w of then
+        m1[image] += static_cast<__int128>(t) * dl;
+        if (kSquared) m2[image] += static_cast<__int128>(t) * dl2;
+        return 0;
+      }
+      const std::uint64_t sum = static_cast<std::uint64_t>(m0[image]) + static_cast<std::uint64_t>(t);  // no signed overflow
+      m0[image] = static_cast<std::int64_t>(sum);
+      m1[image] += static_cast<__int128>(t) * l;
+      if (kSquared) m2[image] += static_cast<__int128>(t) * l2;
+      return sum;
+    };
+  });
   if (seen >= static_cast<std::uint64_t>(kLargestM0)) exact_ = false;
 }
 
@@ -287,35 +304,32 @@ IncrementalNorms IncrementalNorms::after(const IndexData& data, const IndexChang
   return next;
 }
 
-// In ranges of image ids over OpenMP's threads, as addPostings: an image's moments are integers of
-// its own, so the bits are the same on any number of threads. At a million images a write of 1,000
-// moves nearly every word's l_w, a pass over every posting: 19% of such a write on one core of the
-// 2-core VM (2026-12-05). A small write stays on the calling thread.
+// By blocks, as addPostings. At a million images a write of 1,000 moves nearly every word's l_w, a
+// pass over every posting: 19% of such a write on one core of the 2-core VM (2026-12-05); a small
+// write stays on the calling thread.
 template <bool kSquared>
 void IncrementalNorms::shiftWords(const IndexData& data, const std::vector<WordShift>& shifts, const char* removed) {
   constexpr std::size_t kPostingsPerThread = std::size_t{1} << 20;
   __int128* m1 = m1_.data();
   __int128* m2 = kSquared ? m2_.data() : nullptr;
-  const TermTable table = termTable();
+  std::vector<std::uint32_t> words;
   std::size_t postings = 0;
-  for (const WordShift& s : shifts) postings += data.postings[s.word].size();
-  const std::size_t ids = data.names.size();
-  const auto ranges = static_cast<std::ptrdiff_t>(
-      std::clamp<std::size_t>(postings / kPostingsPerThread, 1, static_cast<std::size_t>(omp_get_max_threads())));
-#pragma omp parallel for schedule(static, 1) if (ranges > 1)
-  for (std::ptrdiff_t range = 0; range < ranges; ++range) {
-    const auto first = static_cast<ImageId>(ids * static_cast<std::size_t>(range) / static_cast<std::size_t>(ranges));
-    const ImageId end = range + 1 == ranges ? PostingList::kNoImage
-                                            : static_cast<ImageId>(ids * static_cast<std::size_t>(range + 1) / static_cast<std::size_t>(ranges));
-    for (const WordShift& s : shifts) {
-      const PostingList& list = data.postings[s.word];
-      forEachTermBelow(list, table, list.positionOf(first), end, [&](ImageId image, std::int64_t t) {
-        if (removed && removed[image]) return;
-        m1[image] += static_cast<__int128>(t) * s.dl;
-        if (kSquared) m2[image] += static_cast<__int128>(t) * s.dl2;
-      });
-    }
+  for (const WordShift& s : shifts) {
+    words.push_back(s.word);
+    postings += data.postings[s.word].size();
   }
+  const std::vector<ImageId> from(words.size(), 0);
+  const std::size_t threads =
+      std::clamp<std::size_t>(postings / kPostingsPerThread, 1, static_cast<std::size_t>(std::max(1, omp_get_max_threads())));
+  forEachTermByBlocks(data, words, from, threads, [&](std::size_t j) {
+    const std::int64_t dl = shifts[j].dl, dl2 = kSquared ? shifts[j].dl2 : 0;
+    return [=](ImageId image, std::int64_t t) -> std::uint64_t {
+      if (removed && removed[image]) return 0;
+      m1[image] += static_cast<__int128>(t) * dl;
+      if (kSquared) m2[image] += static_cast<__int128>(t) * dl2;
+      return 0;
+    };
+  });
 }
 
 double IncrementalNorms::offset(std::uint64_t images) { return 1.0 + std::log1p(static_cast<double>(images)); }

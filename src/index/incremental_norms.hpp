@@ -100,6 +100,12 @@ class IncrementalNorms {
                                F&& f) const;
   // The term units of every count and the units of the moments, for `options_`.
   void setUnits();
+  // Calls make(j)(image, term) for the postings of each list words[j] of `data` from image from[j] on,
+  // by blocks of images on `threads` threads (each call's image its own to change), and returns the
+  // or of what those calls return.
+  template <typename Make>
+  std::uint64_t forEachTermByBlocks(const IndexData& data, const std::vector<std::uint32_t>& words,
+                                    const std::vector<ImageId>& from, std::size_t threads, Make&& make) const;
   // Adds every posting of `data` to the moments: the whole term for an image from `first_new` on
   // (its own moments), for an earlier one only the change of its word's l_w since (`shift`, by word,
   // l_w now minus l_w then, and `shift2` of l_w^2), skipping the words without such a change in the
