@@ -20,3 +20,9 @@ done
 # The writer's shift: batches_driver.cpp built as above against each side.
 cat db1m_w/data.mdb > /dev/null
 for r in 1 2 3; do echo "before: $(before/bds db1m_w 1000 3 | tr '\n' ' ')"; echo "after:  $(./bds db1m_w 1000 3 | tr '\n' ' ')"; done
+# Replacements (PUT of an existing name) at the library: ../replace_2026-12-02/replace_driver.cpp built
+# against f4dabbc (before/rd) and the final code (./rd); replace_output.txt.
+for k in 4096 1000; do for r in 1 2; do
+  echo "== before K=$k"; before/rd 20000 300 $k | grep -E "alone|beside a"
+  echo "== after K=$k"; ./rd 20000 300 $k | grep -E "alone|beside a"
+done; done
