@@ -46,10 +46,10 @@ double toDouble(__int128 value) {
 IncrementalNorms::IncrementalNorms(const IndexData& data, const ScoringOptions& options, const TfIdfModel* model)
     : options_(options) {
   setUnits();
-  log_frequency_.resize(data.postings.size());
-  if (squared()) log_squared_.resize(data.postings.size());
-  for (std::size_t w = 0; w < data.postings.size(); ++w) {
-    log_frequency_[w] = fixedLog(model ? model->documentFrequency(w) : data.postings[w].size());
+  log_frequency_.resize(data.words());
+  if (squared()) log_squared_.resize(data.words());
+  for (std::size_t w = 0; w < data.words(); ++w) {
+    log_frequency_[w] = fixedLog(model ? model->documentFrequency(w) : data.frequency(w));
     if (squared()) log_squared_[w] = fixedLogSquared(log_frequency_[w]);
   }
   m0_.assign(data.names.size(), 0);
@@ -63,7 +63,7 @@ IncrementalNorms::IncrementalNorms(const IndexData& data, const ScoringOptions& 
 
 IncrementalNorms::IncrementalNorms(const IndexData& data, const ScoringOptions& options, Moments earlier)
     : options_(options) {
-  const std::size_t words = data.postings.size(), ids = data.names.size(), before = earlier.m0.size();
+  const std::size_t words = data.words(), ids = data.names.size(), before = earlier.m0.size();
   if (earlier.log_frequency.size() != words || earlier.m1.size() != before || before > ids ||
       earlier.m2.size() != (squared() ? before : 0))
     throw std::invalid_argument("IncrementalNorms: the moments are of another index");
@@ -73,7 +73,7 @@ IncrementalNorms::IncrementalNorms(const IndexData& data, const ScoringOptions& 
   log_frequency_.resize(words);
   if (squared()) log_squared_.resize(words);
   for (std::size_t w = 0; w < words; ++w) {
-    log_frequency_[w] = fixedLog(data.postings[w].size());
+    log_frequency_[w] = fixedLog(data.frequency(w));
     shift[w] = log_frequency_[w] - earlier.log_frequency[w];
     if (!squared()) continue;
     log_squared_[w] = fixedLogSquared(log_frequency_[w]);
@@ -167,6 +167,14 @@ std::uint64_t IncrementalNorms::forEachTermByBlocks(const IndexData& data, const
   const std::size_t blocks = (ids + block - 1) / block;
   const auto ranges = static_cast<std::ptrdiff_t>(std::min(blocks, 4 * threads));
   const TermTable table = termTable();
+  // The words' lists in every segment, and the word (its place in `words`) of each.
+  std::vector<const PostingList*> lists;
+  std::vector<std::size_t> word_of;
+  for (const Segment& segment : data.segments)
+    for (std::size_t j = 0; j < words.size(); ++j) {
+      lists.push_back(&segment.lists[words[j]]);
+      word_of.push_back(j);
+    }
   std::uint64_t seen = 0;
 #pragma omp parallel for num_threads(static_cast<int>(threads)) schedule(dynamic, 1) reduction(| : seen) if (ranges > 1 && threads > 1)
   for (std::ptrdiff_t range = 0; range < ranges; ++range) {
@@ -174,25 +182,26 @@ std::uint64_t IncrementalNorms::forEachTermByBlocks(const IndexData& data, const
     const std::size_t last = std::min(ids, blocks * static_cast<std::size_t>(range + 1) / static_cast<std::size_t>(ranges) * block);
     // Each list's position in this range and the image there (a bound below it for a dense list,
     // kNoImage past the end): a list with nothing in a block is passed over without reading it, where
-    // the first look at each of 65,536 lists in each block missed the cache (13% of the pass).
-    std::vector<std::size_t> next(words.size());
-    std::vector<ImageId> upcoming(words.size());
-    const auto imageAt = [&](std::size_t j) {
-      const PostingList& list = data.postings[words[j]];
-      if (list.dense()) return next[j] < list.denseSpan() ? static_cast<ImageId>(next[j]) : PostingList::kNoImage;
-      return next[j] < list.size() ? list.ids()[next[j]] : PostingList::kNoImage;
+    // the first look at each of 65,536 lists in each block missed the cache (13% of the pass), and so
+    // is a segment's list in the blocks before its images.
+    std::vector<std::size_t> next(lists.size());
+    std::vector<ImageId> upcoming(lists.size());
+    const auto imageAt = [&](std::size_t i) {
+      const PostingList& list = *lists[i];
+      if (list.dense()) return next[i] < list.denseSpan() ? static_cast<ImageId>(next[i]) : PostingList::kNoImage;
+      return next[i] < list.size() ? list.ids()[next[i]] : PostingList::kNoImage;
     };
-    for (std::size_t j = 0; j < words.size(); ++j) {
-      next[j] = data.postings[words[j]].positionOf(static_cast<ImageId>(std::max<std::size_t>(first, from[j])));
-      upcoming[j] = imageAt(j);
+    for (std::size_t i = 0; i < lists.size(); ++i) {
+      next[i] = lists[i]->positionOf(static_cast<ImageId>(std::max<std::size_t>(first, from[word_of[i]])));
+      upcoming[i] = imageAt(i);
     }
     for (std::size_t begin = first; begin < last; begin += block) {
       const auto end = static_cast<ImageId>(std::min(last, begin + block));
-      for (std::size_t j = 0; j < words.size(); ++j) {
-        if (upcoming[j] >= end) continue;
-        next[j] = forEachTermBelow(data.postings[words[j]], table, next[j], end,
-                                   [&seen, add = make(j)](ImageId image, std::int64_t t) { seen |= add(image, t); });
-        upcoming[j] = imageAt(j);
+      for (std::size_t i = 0; i < lists.size(); ++i) {
+        if (upcoming[i] >= end) continue;
+        next[i] = forEachTermBelow(*lists[i], table, next[i], end,
+                                   [&seen, add = make(word_of[i])](ImageId image, std::int64_t t) { seen |= add(image, t); });
+        upcoming[i] = imageAt(i);
       }
     }
   }
@@ -208,7 +217,7 @@ void IncrementalNorms::addPostings(const IndexData& data, ImageId first_new, con
   std::int64_t* m0 = m0_.data();
   __int128* m1 = m1_.data();
   __int128* m2 = kSquared ? m2_.data() : nullptr;
-  std::vector<std::uint32_t> words(data.postings.size());
+  std::vector<std::uint32_t> words(data.words());
   std::vector<ImageId> from(words.size(), 0);
   for (std::size_t w = 0; w < words.size(); ++w) {
     words[w] = static_cast<std::uint32_t>(w);
@@ -283,9 +292,8 @@ IncrementalNorms IncrementalNorms::after(const IndexData& data, const IndexChang
     const std::uint32_t w = delta[i].first;
     std::int64_t net = 0;
     for (; i < delta.size() && delta[i].first == w; ++i) net += delta[i].second;
-    const PostingList& list = data.postings[w];
     const std::int64_t old_l = log_frequency_[w];
-    const std::int64_t l = fixedLog(static_cast<std::size_t>(static_cast<std::int64_t>(list.size()) + net));
+    const std::int64_t l = fixedLog(static_cast<std::size_t>(static_cast<std::int64_t>(data.frequency(w)) + net));
     next.log_frequency_[w] = l;
     if (l == old_l) continue;
     const std::int64_t old_l2 = squared() ? log_squared_[w] : 0;
@@ -316,7 +324,7 @@ void IncrementalNorms::shiftWords(const IndexData& data, const std::vector<WordS
   std::size_t postings = 0;
   for (const WordShift& s : shifts) {
     words.push_back(s.word);
-    postings += data.postings[s.word].size();
+    postings += data.frequency(s.word);
   }
   const std::vector<ImageId> from(words.size(), 0);
   const std::size_t threads =

@@ -54,12 +54,12 @@ struct IndexEditor {
   // after many images were added at once (a live database opening), where the lists' forms were
   // chosen piece by piece and dense lists grew by half at a time.
   static void trim(InvertedIndex& index);
-  // Puts `lists` in place of the index's posting lists, which hold the same postings (a live database
-  // moving its lists onto a newer checkpoint's bytes in LMDB's map, so that it can let go of the
-  // snapshot the old ones were read from); where the count of postings of some word differs it
-  // throws std::logic_error and changes nothing. Returns the lists replaced, for the caller to free
-  // after the lock.
-  static std::vector<PostingList> replaceLists(InvertedIndex& index, std::vector<PostingList> lists);
+  // Puts `segments` in place of the index's, which hold the same postings, maybe in other segments (a
+  // live database moving its lists onto a newer checkpoint's bytes in LMDB's map, so that it can let
+  // go of the snapshot the old ones were read from); where the count of postings of some word differs
+  // it throws std::logic_error and changes nothing. Returns the segments replaced, for the caller to
+  // free after the lock.
+  static std::vector<Segment> replaceLists(InvertedIndex& index, std::vector<Segment> segments);
   // What the index holds, for writing it out whole (a live database's checkpoint): the caller keeps
   // every writer out while it reads (queries may go on).
   static const IndexData& data(const InvertedIndex& index);

@@ -25,9 +25,10 @@ void writeIndexTo(detail::ByteWriter& e, const IndexData& data) {
   const VocabularySignature& v = data.vocabulary;
   std::uint64_t total = 0;
   std::uint32_t lists = 0;
-  for (const auto& list : data.postings) {
-    total += list.size();
-    lists += list.empty() ? 0 : 1;
+  for (std::size_t w = 0; w < data.words(); ++w) {
+    const std::uint64_t n = data.frequency(w);
+    total += n;
+    lists += n == 0 ? 0 : 1;
   }
   detail::writeFileHeader(e, kFormat);
   e.u32(static_cast<std::uint32_t>(v.words));
@@ -44,15 +45,16 @@ void writeIndexTo(detail::ByteWriter& e, const IndexData& data) {
     e.u32(static_cast<std::uint32_t>(name.size()));
     e.text(name);
   }
-  for (std::size_t w = 0; w < data.postings.size(); ++w) {
-    const auto& list = data.postings[w];
-    if (list.empty()) continue;
+  for (std::size_t w = 0; w < data.words(); ++w) {
+    const std::uint64_t n = data.frequency(w);
+    if (n == 0) continue;
     e.u32(static_cast<std::uint32_t>(w));
-    e.u32(static_cast<std::uint32_t>(list.size()));
-    list.forEach([&](ImageId image, std::int32_t count) {
-      e.u32(image);
-      e.u32(static_cast<std::uint32_t>(count));
-    });
+    e.u32(static_cast<std::uint32_t>(n));
+    for (const Segment& segment : data.segments)  // one list: the segments' ids ascend
+      segment.lists[w].forEach([&](ImageId image, std::int32_t count) {
+        e.u32(image);
+        e.u32(static_cast<std::uint32_t>(count));
+      });
   }
   e.checksum();
 }
@@ -61,8 +63,8 @@ void writeIndexTo(detail::ByteWriter& e, const IndexData& data) {
 std::uint64_t indexBytes(const IndexData& data) {
   std::uint64_t bytes = kHeaderSize + data.vocabulary.descriptor_type.toString().size() + 8;  // + the checksum
   for (const auto& name : data.names) bytes += 4 + name.size();
-  for (const auto& list : data.postings)
-    if (!list.empty()) bytes += 8 + 8 * std::uint64_t{list.size()};
+  for (std::size_t w = 0; w < data.words(); ++w)
+    if (const std::uint64_t n = data.frequency(w); n > 0) bytes += 8 + 8 * n;
   return bytes;
 }
 
@@ -229,8 +231,8 @@ IndexData decodeIndex(const char* file, std::size_t size, const std::string& pat
     d.fail("the header declares " + std::to_string(total) + " postings but the lists hold " + std::to_string(seen));
   if (d.remaining() != 0)
     d.fail(std::to_string(d.remaining()) + " unexpected bytes after the posting lists");
-  data.postings.resize(words);
-  for (auto& [word, list] : held) data.postings[word] = std::move(list);
+  data.segments.front().lists.resize(words);
+  for (auto& [word, list] : held) data.segments.front().lists[word] = std::move(list);
   return data;
 }
 

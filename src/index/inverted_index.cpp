@@ -63,6 +63,7 @@ void checkHistogram(const HistogramRef& histogram, int words, const std::string&
 // thousands of lists they missed the cache on nearly every posting (perf: 60% of opening a live
 // database of 100,000 images); grouped, the open takes about a fifth less CPU time.
 void appendByWord(index_detail::IndexData& data, const std::vector<index_detail::SparseImage>& images) {
+  if (images.empty()) return;
   struct Entry {
     std::uint32_t word;
     ImageId image;
@@ -75,16 +76,17 @@ void appendByWord(index_detail::IndexData& data, const std::vector<index_detail:
   for (const auto& image : images)
     for (const auto& w : image.words) entries.push_back({w.word, image.id, w.count});
   sorted.resize(entries.size());
-  for (std::uint32_t shift = 0; (data.postings.size() - 1) >> shift > 0; shift += 8) {
+  for (std::uint32_t shift = 0; (data.words() - 1) >> shift > 0; shift += 8) {
     std::size_t start[257] = {};
     for (const Entry& e : entries) ++start[((e.word >> shift) & 0xff) + 1];
     for (int b = 0; b < 256; ++b) start[b + 1] += start[b];
     for (const Entry& e : entries) sorted[start[(e.word >> shift) & 0xff]++] = e;
     entries.swap(sorted);
   }
+  std::vector<PostingList>& lists = data.growing(images.front().id);
   for (std::size_t i = 0; i < entries.size();) {
     const std::uint32_t w = entries[i].word;
-    auto& list = data.postings[w];
+    auto& list = lists[w];
     for (; i < entries.size() && entries[i].word == w; ++i) list.push_back(entries[i].image, entries[i].count);
     list.adapt(data.names.size());
   }
@@ -171,8 +173,8 @@ struct InvertedIndex::Impl {
   // Called with the shared lock and `weights_mutex` held.
   void refreshModel() const {
     if (weights_valid) return;
-    std::vector<std::uint64_t> frequencies(data.postings.size());
-    for (std::size_t w = 0; w < data.postings.size(); ++w) frequencies[w] = data.postings[w].size();
+    std::vector<std::uint64_t> frequencies(data.words());
+    for (std::size_t w = 0; w < frequencies.size(); ++w) frequencies[w] = data.frequency(w);
     model = TfIdfModel(data.live(), std::move(frequencies));
     weights.clear();
     global_norms.clear();
@@ -250,12 +252,13 @@ struct InvertedIndex::Impl {
       wanted = incremental_used;
     }
     if (prepared.norms.empty()) return prepared;
-    std::vector<std::uint64_t> frequencies(data.postings.size());
+    std::vector<std::uint64_t> frequencies(data.words());
     std::uint64_t postings = 0, cost = 0;  // cost: the changed words' postings, which following reads
-    for (std::size_t w = 0; w < frequencies.size(); ++w) postings += frequencies[w] = data.postings[w].size();
+    for (std::size_t w = 0; w < frequencies.size(); ++w) postings += frequencies[w] = data.frequency(w);
+    const std::vector<std::uint64_t> before = frequencies;
     std::size_t changed = 0;
     const auto note = [&](std::uint32_t w, bool added) {
-      if (frequencies[w] == data.postings[w].size()) {  // the word's first change
+      if (frequencies[w] == before[w]) {  // the word's first change
         ++changed;
         cost += frequencies[w];
       }
@@ -266,7 +269,7 @@ struct InvertedIndex::Impl {
     for (const auto& image : change.added)
       for (const auto& w : image.words) note(w.word, true);
     if (wanted) unread_following = 0;
-    if (changed > data.postings.size() / 4 && !wanted && unread_following + cost > kUnreadFollowing * postings) {
+    if (changed > data.words() / 4 && !wanted && unread_following + cost > kUnreadFollowing * postings) {
       unread_following = 0;
       prepared.norms.clear();
       return prepared;
@@ -299,11 +302,12 @@ struct InvertedIndex::Impl {
   // list holds it.
   std::vector<std::uint32_t> wordsOf(ImageId id, const std::vector<std::uint32_t>& held) const {
     std::vector<std::uint32_t> words;
+    const std::vector<PostingList>& lists = data.segmentOf(id).lists;
     auto check = [&](std::size_t w) {
-      if (data.postings[w].countOf(id) > 0) words.push_back(static_cast<std::uint32_t>(w));
+      if (lists[w].countOf(id) > 0) words.push_back(static_cast<std::uint32_t>(w));
     };
     if (held.empty()) {
-      for (std::size_t w = 0; w < data.postings.size(); ++w) check(w);
+      for (std::size_t w = 0; w < lists.size(); ++w) check(w);
     } else {
       for (std::uint32_t w : held) check(w);
     }
@@ -318,7 +322,7 @@ struct InvertedIndex::Impl {
     if (global.images() < model.images())
       throw InvalidInput("inverted index: the global TF-IDF model counts N = " + std::to_string(global.images()) +
                          " images, fewer than the " + std::to_string(model.images()) + " of this index");
-    for (std::size_t w = 0; w < data.postings.size(); ++w)
+    for (std::size_t w = 0; w < data.words(); ++w)
       if (global.documentFrequency(w) < model.documentFrequency(w))
         throw InvalidInput("inverted index: the global TF-IDF model has word " + std::to_string(w) + " in " +
                            std::to_string(global.documentFrequency(w)) + " images, fewer than the " +
@@ -334,9 +338,10 @@ struct InvertedIndex::Impl {
   // Called under the exclusive lock with a live id and the words it has a posting in: takes it out
   // of their lists. Neither erasing from a vector nor adapt() throws.
   void removeLocked(ImageId id, const std::vector<std::uint32_t>& words) {
+    std::vector<PostingList>& lists = data.segmentOf(id).lists;
     for (std::uint32_t w : words) {
-      data.postings[w].remove(id);
-      data.postings[w].adapt(data.names.size());
+      lists[w].remove(id);
+      lists[w].adapt(data.names.size());
     }
     data.ids.erase(data.names[id]);
     std::string().swap(data.names[id]);
@@ -358,7 +363,7 @@ struct InvertedIndex::Impl {
 InvertedIndex::InvertedIndex(VocabularySignature vocabulary) {
   checkSignature(vocabulary);
   IndexData data;
-  data.postings.resize(static_cast<std::size_t>(vocabulary.words));
+  data.segments.front().lists.resize(static_cast<std::size_t>(vocabulary.words));
   data.vocabulary = std::move(vocabulary);
   impl_ = std::make_unique<Impl>(std::move(data));
 }
@@ -394,17 +399,18 @@ ImageId InvertedIndex::add(std::string name, HistogramRef histogram) {
   const auto lock = s.mutex.write();
   // All or nothing: if an allocation fails half-way, the postings already appended are taken back.
   const std::vector<index_detail::WordCount>& words = change.added.front().words;
+  std::vector<PostingList>& lists = s.data.growing(id);
   std::size_t done = 0;
   try {
     s.data.names.push_back(name);
-    for (; done < words.size(); ++done) s.data.postings[words[done].word].push_back(id, words[done].count);
+    for (; done < words.size(); ++done) lists[words[done].word].push_back(id, words[done].count);
     s.data.ids.emplace(std::move(name), id);
   } catch (...) {
-    for (std::size_t i = 0; i < done; ++i) s.data.postings[words[i].word].pop_back();
+    for (std::size_t i = 0; i < done; ++i) lists[words[i].word].pop_back();
     if (s.data.names.size() > id) s.data.names.pop_back();
     throw;
   }
-  for (const index_detail::WordCount& w : words) s.data.postings[w.word].adapt(s.data.names.size());
+  for (const index_detail::WordCount& w : words) lists[w.word].adapt(s.data.names.size());
   s.install(std::move(prepared));
   return id;
 }
@@ -428,17 +434,24 @@ ImageId InvertedIndex::append(InvertedIndex&& later) {
   // lists change, but for a dense list (a word a fifth of the images hold), which grows by its ids.
   s.data.names.reserve(s.data.names.size() + from.names.size());
   s.data.ids.reserve(s.data.ids.size() + from.ids.size());
-  for (std::size_t w = 0; w < s.data.postings.size(); ++w)
-    s.data.postings[w].reserve(s.data.postings[w].size() + from.postings[w].size());
+  std::vector<PostingList> later_lists;  // `later`'s lists, each in one (append() takes one list)
+  if (from.segments.size() > 1)
+    for (std::size_t w = 0; w < from.words(); ++w) later_lists.push_back(from.merged(w));
+  else
+    later_lists = std::move(from.segments.front().lists);
+  from.segments.resize(1);
+  from.segments.front() = index_detail::Segment{};
+  from.segments.front().lists.resize(later_lists.size());
 
   const auto lock = s.mutex.write();
+  std::vector<PostingList>& lists = s.data.growing(offset);
+  for (std::size_t w = 0; w < lists.size(); ++w) lists[w].reserve(lists[w].size() + later_lists[w].size());
   for (std::string& name : from.names) s.data.names.push_back(std::move(name));
   for (auto& [name, id] : from.ids) s.data.ids.emplace(name, offset + id);
-  for (std::size_t w = 0; w < s.data.postings.size(); ++w) {
-    index_detail::PostingList& list = s.data.postings[w];
-    list.append(from.postings[w], offset);
-    list.adapt(s.data.names.size());
-    from.postings[w] = index_detail::PostingList();
+  for (std::size_t w = 0; w < lists.size(); ++w) {
+    lists[w].append(later_lists[w], offset);
+    lists[w].adapt(s.data.names.size());
+    later_lists[w] = index_detail::PostingList();
   }
   from.names.clear();
   from.ids.clear();
@@ -496,15 +509,13 @@ std::vector<ImageId> InvertedIndex::ids() const {
 
 std::uint64_t InvertedIndex::postingCount() const {
   auto lock = impl_->readLock();
-  std::uint64_t total = 0;
-  for (const auto& list : impl_->data.postings) total += list.size();
-  return total;
+  return impl_->data.postingCount();
 }
 
 std::uint64_t InvertedIndex::postingBytes() const {
   auto lock = impl_->readLock();
   std::uint64_t total = 0;
-  for (const auto& list : impl_->data.postings) total += sizeof(list) + list.bytes();
+  impl_->data.forEachList([&](std::size_t, const PostingList& list) { total += sizeof(list) + list.bytes(); });
   return total;
 }
 
@@ -617,7 +628,7 @@ std::vector<SearchResult> InvertedIndex::queryWith(HistogramRef histogram, std::
   std::vector<index_detail::QueryWord> words;
   for (Eigen::Index w = 0; w < histogram.size(); ++w) {
     const auto word = static_cast<std::size_t>(w);
-    if (histogram[w] == 0 || s.data.postings[word].empty()) continue;
+    if (histogram[w] == 0 || s.data.frequency(word) == 0) continue;
     words.push_back({static_cast<std::uint32_t>(word), weights->weight(histogram[w], word) / query_norm});
   }
 
@@ -721,10 +732,11 @@ void index_detail::IndexEditor::apply(InvertedIndex& index, const IndexChange& c
 
   const auto lock = s.mutex.write();
   if (many_removed) {
-    for (std::size_t w = 0; w < s.data.postings.size(); ++w) {
-      s.data.postings[w].eraseIf([&](ImageId image) { return removed.count(image) > 0; });
-      s.data.postings[w].adapt(s.data.names.size());
-    }
+    for (index_detail::Segment& segment : s.data.segments)
+      for (PostingList& list : segment.lists) {
+        list.eraseIf([&](ImageId image) { return removed.count(image) > 0; });
+        list.adapt(s.data.names.size());
+      }
     for (ImageId id : change.removed) {
       s.data.ids.erase(s.data.names[id]);
       std::string().swap(s.data.names[id]);
@@ -744,34 +756,43 @@ void index_detail::IndexEditor::apply(InvertedIndex& index, const IndexChange& c
 
 void index_detail::IndexEditor::reserve(InvertedIndex& index, const std::vector<std::uint64_t>& postings) {
   InvertedIndex::Impl& s = *index.impl_;
-  if (postings.size() != s.data.postings.size())
+  if (postings.size() != s.data.words())
     throw InvalidInput("inverted index: " + std::to_string(postings.size()) + " posting counts for " +
-                       std::to_string(s.data.postings.size()) + " words");
+                       std::to_string(s.data.words()) + " words");
   std::lock_guard<std::mutex> writing(s.writing);
   const auto lock = s.mutex.write();
-  for (std::size_t w = 0; w < postings.size(); ++w) s.data.postings[w].reserve(s.data.postings[w].size() + postings[w]);
+  std::vector<PostingList>& lists = s.data.growing(static_cast<ImageId>(s.data.names.size()));
+  for (std::size_t w = 0; w < postings.size(); ++w) lists[w].reserve(lists[w].size() + postings[w]);
 }
 
 void index_detail::IndexEditor::trim(InvertedIndex& index) {
   InvertedIndex::Impl& s = *index.impl_;
   std::lock_guard<std::mutex> writing(s.writing);
   const auto lock = s.mutex.write();
-  for (PostingList& list : s.data.postings) {
-    list.adapt(s.data.names.size());
-    list.shrinkToFit();
-  }
+  for (index_detail::Segment& segment : s.data.segments)
+    for (PostingList& list : segment.lists) {
+      list.adapt(s.data.names.size());
+      list.shrinkToFit();
+    }
 }
 
-std::vector<index_detail::PostingList> index_detail::IndexEditor::replaceLists(InvertedIndex& index,
-                                                                              std::vector<PostingList> lists) {
+std::vector<index_detail::Segment> index_detail::IndexEditor::replaceLists(InvertedIndex& index,
+                                                                          std::vector<Segment> segments) {
   InvertedIndex::Impl& s = *index.impl_;
   std::lock_guard<std::mutex> writing(s.writing);
-  bool same = lists.size() == s.data.postings.size();
-  for (std::size_t w = 0; same && w < lists.size(); ++w) same = lists[w].size() == s.data.postings[w].size();
+  IndexData replacement;
+  replacement.segments = std::move(segments);
+  replacement.names.resize(s.data.names.size());
+  bool same = !replacement.segments.empty() && replacement.segments.front().first == 0 &&
+              replacement.words() == s.data.words();
+  for (std::size_t k = 0; same && k < replacement.segments.size(); ++k)
+    same = replacement.segments[k].lists.size() == s.data.words() &&
+           (k == 0 || replacement.segments[k].first > replacement.segments[k - 1].first);
+  for (std::size_t w = 0; same && w < s.data.words(); ++w) same = replacement.frequency(w) == s.data.frequency(w);
   if (!same) throw std::logic_error("inverted index: the lists to put in place hold other postings");
   const auto lock = s.mutex.write();
-  s.data.postings.swap(lists);
-  return lists;
+  s.data.segments.swap(replacement.segments);
+  return std::move(replacement.segments);
 }
 
 const index_detail::IndexData& index_detail::IndexEditor::data(const InvertedIndex& index) { return index.impl_->data; }
@@ -810,11 +831,9 @@ std::vector<index_detail::SparseImage> index_detail::IndexEditor::images(const I
   const InvertedIndex::Impl& s = *index.impl_;
   auto lock = s.readLock();
   std::vector<SparseImage> by_id(s.data.names.size());
-  for (std::size_t w = 0; w < s.data.postings.size(); ++w) {
-    s.data.postings[w].forEach([&](ImageId image, std::int32_t count) {
-      by_id[image].words.push_back({static_cast<std::uint32_t>(w), count});
-    });
-  }
+  s.data.forEachList([&](std::size_t w, const PostingList& list) {  // by segment: each image's words ascend
+    list.forEach([&](ImageId image, std::int32_t count) { by_id[image].words.push_back({static_cast<std::uint32_t>(w), count}); });
+  });
   std::vector<SparseImage> images;
   images.reserve(s.data.live());
   for (std::size_t id = 0; id < by_id.size(); ++id) {

@@ -153,12 +153,12 @@ struct WordRun {
 // (those beyond the vector loop's table from the lists' side tables): a group the vector loop left,
 // or the images before the first whole group.
 template <bool kCosine>
-void addDenseRunExactly(const WordRun& run, std::size_t first, std::size_t last, const IndexData& data,
+void addDenseRunExactly(const WordRun& run, std::size_t first, std::size_t last, const std::vector<PostingList>& lists,
                         const ScoringWeights& weights, double* score) {
   for (std::size_t id = first; id < last; ++id) {
     double sum = score[id];
     for (std::size_t j = 0; j < run.n; ++j) {
-      const PostingList& list = data.postings[run.words[j].word];
+      const PostingList& list = lists[run.words[j].word];
       if (id >= list.denseSpan() || list.denseCounts()[id] == 0) continue;  // adds exactly 0
       const auto image = static_cast<ImageId>(id);
       const double d = documentWeight(list.count(image, list.denseCounts()[id]), image,
@@ -172,14 +172,14 @@ void addDenseRunExactly(const WordRun& run, std::size_t first, std::size_t last,
 // The run added to the images [begin, end): whole groups of kDenseGroup images aligned on the ids (a
 // group's counts are one cache line a word) by the vector loop, the rest exactly.
 template <bool kCosine>
-void addDenseRun(const WordRun& run, std::size_t begin, std::size_t end, const IndexData& data,
+void addDenseRun(const WordRun& run, std::size_t begin, std::size_t end, const std::vector<PostingList>& lists,
                  const ScoringWeights& weights, double* score) {
   std::size_t id = std::min(end, (begin + kDenseGroup - 1) / kDenseGroup * kDenseGroup);
-  addDenseRunExactly<kCosine>(run, begin, id, data, weights, score);
+  addDenseRunExactly<kCosine>(run, begin, id, lists, weights, score);
   while (id < end) {
     id = addDenseWords(run.prepared, run.n, kCosine, weights.scales(), score, id, end);
     const std::size_t stop = std::min(end, id + kDenseGroup);
-    addDenseRunExactly<kCosine>(run, id, stop, data, weights, score);
+    addDenseRunExactly<kCosine>(run, id, stop, lists, weights, score);
     id = stop;
   }
 }
@@ -250,16 +250,46 @@ void QueryScorer::toSummationOrder(std::vector<QueryWord>& words) const {
 }
 
 Ranked QueryScorer::exhaustive(const std::vector<QueryWord>& words, std::size_t top_k) const {
+  return bySegment(words, top_k, &QueryScorer::exhaustiveIn);
+}
+
+Ranked QueryScorer::pruned(const std::vector<QueryWord>& words, std::size_t top_k) const {
+  return bySegment(words, top_k, &QueryScorer::prunedIn);
+}
+
+Ranked QueryScorer::bySegment(const std::vector<QueryWord>& words, std::size_t top_k, InSegment in) const {
+  if (data.segments.size() == 1) return (this->*in)(0, words, top_k);
+  // Each segment's best k, its words those with postings in it (in summation order still), then the
+  // best k of them all: every image's score is its own segment's sum, the same bits as in one list.
+  Ranked merged;
+  std::uint64_t visited = 0;
+  std::vector<QueryWord> held;
+  for (std::size_t s = 0; s < data.segments.size(); ++s) {
+    held.clear();
+    for (const QueryWord& w : words)
+      if (!data.segments[s].lists[w.word].empty()) held.push_back(w);
+    if (held.empty()) continue;
+    const Ranked ranked = (this->*in)(s, held, top_k);
+    visited += t_visited;
+    merged.insert(merged.end(), ranked.begin(), ranked.end());
+  }
+  t_visited = visited;
+  return best(std::move(merged), top_k);
+}
+
+Ranked QueryScorer::exhaustiveIn(std::size_t segment, const std::vector<QueryWord>& words, std::size_t top_k) const {
+  const std::vector<PostingList>& lists = data.segments[segment].lists;
+  const ImageId first_id = data.segments[segment].first, end_id = data.end(segment);
   Accumulator& a = accumulatorFor(data);
   Accumulator::Reset reset{a};
   t_visited = 0;
-  for (const QueryWord& w : words) t_visited += data.postings[w.word].size();
+  for (const QueryWord& w : words) t_visited += lists[w.word].size();
   // Listing the touched images pays while the lists are short against the images; beyond an eighth
   // of them, one pass over every image's score costs less.
-  a.all_touched = 8 * t_visited >= data.names.size();
+  a.all_touched = 8 * t_visited >= std::size_t{end_id - first_id};
   if (!a.all_touched) {
     for (const QueryWord& w : words) {
-      const PostingList& list = data.postings[w.word];
+      const PostingList& list = lists[w.word];
       if (cosine)
         accumulateListed<true>(list, w.weight, weights.idfPower(w.word), weights, a);
       else
@@ -283,8 +313,8 @@ Ranked QueryScorer::exhaustive(const std::vector<QueryWord>& words, std::size_t 
   // ends when every thread of the team has reached its end, and on a busy machine a thread may wait
   // milliseconds for a core, more than a small query's whole time (20,000 images on two busy cores:
   // 1.2 ms on one thread, 9.4 ms split over two).
-  const auto ids = static_cast<ImageId>(data.names.size());
-  const std::size_t blocks = (std::size_t{ids} + kBlock - 1) / kBlock;
+  const std::size_t span = end_id - first_id;
+  const std::size_t blocks = (span + kBlock - 1) / kBlock;
   const auto threads = static_cast<std::size_t>(detail::teamThreads());
   const std::size_t team = std::clamp<std::size_t>(blocks / 2, 1, threads);
   const std::size_t parts = team == 1 ? 1 : std::min(4 * team, blocks);
@@ -292,7 +322,7 @@ Ranked QueryScorer::exhaustive(const std::vector<QueryWord>& words, std::size_t 
   std::vector<DenseWord> prepared(words.size());
   std::vector<WordRun> runs;
   for (std::size_t j = 0; j < words.size(); ++j) {
-    const PostingList& list = data.postings[words[j].word];
+    const PostingList& list = lists[words[j].word];
     if (!list.dense()) {
       runs.push_back({&words[j], nullptr, 1});
       continue;
@@ -317,14 +347,14 @@ Ranked QueryScorer::exhaustive(const std::vector<QueryWord>& words, std::size_t 
   const auto add = [&](const WordRun& run, std::size_t* next, ImageId begin, ImageId end) {
     if (run.prepared != nullptr) {
       if (cosine)
-        addDenseRun<true>(run, begin, end, data, weights, score);
+        addDenseRun<true>(run, begin, end, lists, weights, score);
       else
-        addDenseRun<false>(run, begin, end, data, weights, score);
+        addDenseRun<false>(run, begin, end, lists, weights, score);
       return;
     }
     const QueryWord& w = run.words[0];
     std::size_t& at = next[static_cast<std::size_t>(&w - words.data())];
-    const PostingList& list = data.postings[w.word];
+    const PostingList& list = lists[w.word];
     const double idf = weights.idfPower(w.word);
     at = cosine ? accumulateSparse<true, false>(list, at, end, w.weight, idf, weights, a)
                 : accumulateSparse<false, false>(list, at, end, w.weight, idf, weights, a);
@@ -332,13 +362,15 @@ Ranked QueryScorer::exhaustive(const std::vector<QueryWord>& words, std::size_t 
   // Ranges start on a whole group of kDenseGroup ids, as do the blocks within them, so that the dense
   // runs are added a whole group at a time (a group's count bytes one cache line a word).
   const auto rangeStart = [&](std::size_t part) {
-    return part == parts ? ids : static_cast<ImageId>(std::uint64_t{ids} * part / parts / kDenseGroup * kDenseGroup);
+    if (part == parts) return end_id;
+    const std::uint64_t at = (first_id + std::uint64_t{span} * part / parts) / kDenseGroup * kDenseGroup;
+    return static_cast<ImageId>(std::max<std::uint64_t>(first_id, at));
   };
 #pragma omp parallel for num_threads(static_cast<int>(team)) schedule(dynamic, 1) if (team > 1)
   for (std::size_t part = 0; part < parts; ++part) {
     const ImageId first = rangeStart(part), last = rangeStart(part + 1);
     std::size_t* next = cursors.data() + part * words.size();
-    for (std::size_t j = 0; j < words.size(); ++j) next[j] = data.postings[words[j].word].positionOf(first);
+    for (std::size_t j = 0; j < words.size(); ++j) next[j] = lists[words[j].word].positionOf(first);
     for (ImageId begin = first; begin < last; begin = last - begin > kBlock ? begin + kBlock : last) {
       const ImageId end = last - begin > kBlock ? begin + kBlock : last;
       for (const WordRun& run : runs) add(run, next, begin, end);
@@ -358,7 +390,9 @@ Ranked QueryScorer::exhaustive(const std::vector<QueryWord>& words, std::size_t 
   return best(std::move(merged), top_k);
 }
 
-Ranked QueryScorer::pruned(const std::vector<QueryWord>& words, std::size_t top_k) const {
+Ranked QueryScorer::prunedIn(std::size_t segment, const std::vector<QueryWord>& words, std::size_t top_k) const {
+  const std::vector<PostingList>& lists = data.segments[segment].lists;
+  const ImageId first_id = data.segments[segment].first, end_id = data.end(segment);
   const std::size_t n = words.size();
   std::vector<double> bound(n);
   for (std::size_t i = 0; i < n; ++i)
@@ -376,7 +410,7 @@ Ranked QueryScorer::pruned(const std::vector<QueryWord>& words, std::size_t top_
 
   // done[j]: the postings of order[0..j) summed.
   std::vector<std::size_t> done(n + 1, 0);
-  for (std::size_t j = 0; j < n; ++j) done[j + 1] = done[j] + data.postings[words[order[j]].word].size();
+  for (std::size_t j = 0; j < n; ++j) done[j + 1] = done[j] + lists[words[order[j]].word].size();
   const std::size_t total = done[n];
 
   // Phase 1: whole lists, until the words left cannot lift an image without a score into the top k.
@@ -412,12 +446,12 @@ Ranked QueryScorer::pruned(const std::vector<QueryWord>& words, std::size_t top_
             std::lower_bound(done.begin(), done.end(), (total + 1) / 2) - done.begin());
         if (rest[std::min(half, n)] > 2.0 * theta) {
           a.clear();
-          return exhaustive(words, top_k);
+          return exhaustiveIn(segment, words, top_k);
         }
       }
     }
     const QueryWord& w = words[order[j]];
-    const PostingList& list = data.postings[w.word];
+    const PostingList& list = lists[w.word];
     if (cosine)
       accumulateListed<true>(list, w.weight, weights.idfPower(w.word), weights, a);
     else
@@ -435,7 +469,7 @@ Ranked QueryScorer::pruned(const std::vector<QueryWord>& words, std::size_t top_
   if (j == n) {
     candidates.assign(a.touchedBegin(), a.touchedEnd());
     std::sort(candidates.begin(), candidates.end());
-  } else if (16 * a.touched_count < data.names.size()) {
+  } else if (16 * a.touched_count < std::size_t{end_id - first_id}) {
     for (const ImageId* id = a.touchedBegin(); id != a.touchedEnd(); ++id) {
       if (below(score[*id] + rest[j], theta))
         score[*id] = -1.0;
@@ -444,8 +478,7 @@ Ranked QueryScorer::pruned(const std::vector<QueryWord>& words, std::size_t top_
     }
     std::sort(candidates.begin(), candidates.end());
   } else {
-    const auto ids = static_cast<ImageId>(data.names.size());
-    for (ImageId id = 0; id < ids; ++id) {
+    for (ImageId id = first_id; id < end_id; ++id) {
       if (score[id] == 0.0) continue;
       if (below(score[id] + rest[j], theta))
         score[id] = -1.0;
@@ -470,7 +503,7 @@ Ranked QueryScorer::pruned(const std::vector<QueryWord>& words, std::size_t top_
   since = 0;
   for (; j < n; ++j) {
     const QueryWord& w = words[order[j]];
-    const PostingList& list = data.postings[w.word];
+    const PostingList& list = lists[w.word];
     const double idf = weights.idfPower(w.word);
     if (since >= candidates.size() || list.size() > 8 * candidates.size()) prune(j);
     if (!list.dense() && list.size() <= 8 * candidates.size()) {
@@ -508,16 +541,16 @@ Ranked QueryScorer::pruned(const std::vector<QueryWord>& words, std::size_t top_
   // Looking each finalist up in every list costs about |finalists| n log(list); when that would exceed
   // the lists themselves (top_k near the number of images that match), the exhaustive pass is cheaper.
   std::size_t postings = 0;
-  for (const QueryWord& w : words) postings += data.postings[w.word].size();
+  for (const QueryWord& w : words) postings += lists[w.word].size();
   if (finalists.size() * n * 16 > postings) {
     a.clear();
-    return exhaustive(words, top_k);
+    return exhaustiveIn(segment, words, top_k);
   }
   // Word by word, so that each list is searched forwards once for the finalists (ascending); each
   // finalist's sum still grows in summation order.
   std::vector<double> exact(finalists.size(), 0.0);
   for (const QueryWord& w : words) {
-    const PostingList& list = data.postings[w.word];
+    const PostingList& list = lists[w.word];
     const double idf = weights.idfPower(w.word);
     std::size_t at = 0;
     for (std::size_t f = 0; f < finalists.size(); ++f) {

@@ -45,6 +45,16 @@ struct QueryScorer {
   // The postings the calling thread's last query scanned plus the look-ups it made in lists it did
   // not scan (the tests check that pruning skips postings).
   static std::uint64_t lastVisited();
+
+ private:
+  // The top k of the images of segment `segment` (IndexData::segments), `words` those with postings
+  // there.
+  using InSegment = Ranked (QueryScorer::*)(std::size_t segment, const std::vector<QueryWord>& words,
+                                            std::size_t top_k) const;
+  Ranked exhaustiveIn(std::size_t segment, const std::vector<QueryWord>& words, std::size_t top_k) const;
+  Ranked prunedIn(std::size_t segment, const std::vector<QueryWord>& words, std::size_t top_k) const;
+  // `in` over every segment, their top k merged.
+  Ranked bySegment(const std::vector<QueryWord>& words, std::size_t top_k, InSegment in) const;
 };
 
 }  // namespace bovw::index_detail

@@ -26,13 +26,13 @@ ScoringWeights::ScoringWeights(const IndexData& data, const TfIdfModel& model, c
     : options_(options), model_version_(model.version()) {
   tabulateTermWeights();
   markCommonWords(model);
-  idf_power_.resize(data.postings.size());
+  idf_power_.resize(data.words());
   for (std::size_t w = 0; w < idf_power_.size(); ++w) idf_power_[w] = std::pow(model.idf(w), options.power);
 
   const bool cosine = options.similarity == Scoring::Cosine;
   std::vector<double> norms(data.names.size(), 0.0);  // sum of squares (cosine) or of values (L1)
   // By image blocks: each image's sum still grows in ascending word order.
-  forEachPostingByImageBlock(data.postings, data.names.size(), [&](std::size_t w, ImageId image, std::int32_t count) {
+  forEachPostingByImageBlock(data, [&](std::size_t w, ImageId image, std::int32_t count) {
     const double v = weight(count, w);
     norms[image] += cosine ? v * v : v;
   });
@@ -43,8 +43,8 @@ ScoringWeights::ScoringWeights(const IndexData& data, const TfIdfModel& model, c
   // Cosine's per-word bound (intersection's is the query's own weight, min(q, d) <= q): a second pass
   // over the postings, paid once per option set like the first.
   if (!cosine) return;
-  max_document_weight_.assign(data.postings.size(), 0.0);
-  forEachPostingByImageBlock(data.postings, data.names.size(), [&](std::size_t w, ImageId image, std::int32_t count) {
+  max_document_weight_.assign(data.words(), 0.0);
+  forEachPostingByImageBlock(data, [&](std::size_t w, ImageId image, std::int32_t count) {
     max_document_weight_[w] = std::max(max_document_weight_[w], weight(count, w) * scale_[image]);
   });
 }

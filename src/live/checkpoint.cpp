@@ -146,29 +146,33 @@ void writeNorms(LmdbTransaction& txn, MDB_dbi table, const index_detail::Increme
   detail::encodeLittleEndian(checksumOf(reinterpret_cast<const char*>(out), size - 8), out + size - 8);
 }
 
-std::size_t addedPostings(const WritesAfter* after, std::uint32_t word) {
-  return after ? static_cast<std::size_t>(after->starts[word + 1] - after->starts[word]) : 0;
-}
+// Whether `after` changes the checkpoint's list of `word`: a removed image has a posting in it (the
+// added images' postings go into a segment of their own).
+bool changedAfter(const WritesAfter* after, std::uint32_t word) { return after && after->removed_from[word]; }
 
-// Whether `after` changes the list of `word`.
-bool changedAfter(const WritesAfter* after, std::uint32_t word) {
-  return addedPostings(after, word) > 0 || (after && after->removed_from[word]);
-}
-
-// Applies `after` to the list of `word` (the checkpoint's): its removed images out, its added ones
-// appended (all of their ids are above the list's), then the list in its form for `ids` ids.
-void applyAfter(index_detail::PostingList& list, std::uint32_t word, const WritesAfter* after,
-                const index_detail::LiveIds& removed, std::size_t ids) {
-  if (after && after->removed_from[word]) list.eraseIf([&](ImageId image) { return image < removed.size() && removed[image]; });
-  for (std::uint64_t p = after ? after->starts[word] : 0; after && p < after->starts[word + 1]; ++p)
-    list.push_back(after->postings[p].image, after->postings[p].count);
+// Applies `after` to the checkpoint's list of `word`: its removed images out, then the list in its
+// form for `ids` ids.
+void applyAfter(index_detail::PostingList& list, const index_detail::LiveIds& removed, std::size_t ids) {
+  list.eraseIf([&](ImageId image) { return image < removed.size() && removed[image]; });
   list.adapt(ids);
 }
 
-// The lists' entries [begin, end) into `index.postings`, each checked, then `after` applied to
-// them, until `abandon` is set; returns the checkpoint's postings among them. The lists `after`
-// changes are made in the region of `made`, and so, with ListReading::Copy, are the others copied
-// (the copy's bytes are the ones checked): read in place there.
+// The lists of the images `after` added, words [begin, end) of `lists`, in their form for `ids` ids.
+void makeAddedLists(const WritesAfter& after, std::size_t begin, std::size_t end, std::size_t ids,
+                    std::vector<index_detail::PostingList>& lists) {
+  for (std::size_t w = begin; w < end; ++w) {
+    index_detail::PostingList& list = lists[w];
+    list.reserve(after.starts[w + 1] - after.starts[w]);
+    for (std::uint64_t p = after.starts[w]; p < after.starts[w + 1]; ++p)
+      list.push_back(after.postings[p].image, after.postings[p].count);
+    list.adapt(ids);
+  }
+}
+
+// The lists' entries [begin, end) into the first segment of `index`, each checked, then `after`'s
+// removals applied to them, until `abandon` is set; returns the checkpoint's postings among them. The
+// lists `after` changes are made in the region of `made`, and so, with ListReading::Copy, are the
+// others copied (the copy's bytes are the ones checked): read in place there.
 std::uint64_t readLists(const std::vector<std::pair<std::uint32_t, std::string_view>>& entries, std::size_t begin,
                         std::size_t end, const index_detail::LiveIds& live, const WritesAfter* after,
                         const index_detail::LiveIds& removed, ListReading reading, RegionLists& made,
@@ -178,11 +182,9 @@ std::uint64_t readLists(const std::vector<std::pair<std::uint32_t, std::string_v
   for (std::size_t i = begin; i < end; ++i) {
     const auto [word, value] = entries[i];
     if (changedAfter(after, word))
-      // Every added posting counted as a large count too: a bound without a pass over them (counting
-      // them was 3% of an open), whose excess is address space the region never touches.
       capacity += ListRegion::roomFor(index_detail::PostingList::rawSizeBound(
-          reinterpret_cast<const unsigned char*>(value.data()), value.size() - std::min<std::size_t>(8, value.size()),
-          addedPostings(after, word), addedPostings(after, word), ids));
+          reinterpret_cast<const unsigned char*>(value.data()), value.size() - std::min<std::size_t>(8, value.size()), 0, 0,
+          ids));
     else if (reading == ListReading::Copy)
       capacity += ListRegion::roomFor(value.size());
   }
@@ -202,16 +204,16 @@ std::uint64_t readLists(const std::vector<std::pair<std::uint32_t, std::string_v
     const std::size_t raw = value.size() - 8;
     if (listChecksum(word, bytes, raw) != detail::decodeLittleEndian<std::uint64_t>(bytes + raw))
       d.fail("word " + std::to_string(word) + "'s list does not match its checksum");
-    index_detail::PostingList& list = index.postings[word];
+    index_detail::PostingList& list = index.segments.front().lists[word];
     try {
-      list = changed ? index_detail::PostingList::fromRaw(bytes, raw, live, addedPostings(after, word))
+      list = changed ? index_detail::PostingList::fromRaw(bytes, raw, live)
                      : index_detail::PostingList::readInPlace(bytes, raw, live);
     } catch (const InvalidInput& e) {
       d.fail("word " + std::to_string(word) + "'s " + e.problem());
     }
     if (list.empty()) d.fail("word " + std::to_string(word) + "'s list is empty");
     postings += list.size();
-    applyAfter(list, word, after, removed, ids);
+    if (changed) applyAfter(list, removed, ids);
     // Made in memory of its own, where it is one list among many in 4 KiB pages; moved to the region
     // (huge pages) before the next is made, so that the next reuses that memory.
     if (changed && !list.empty()) {
@@ -235,23 +237,23 @@ void writeCheckpoint(LmdbTransaction& txn, MDB_dbi table, const index_detail::In
     names += name;
   }
   State state{generation, changes, index.names.size(), index.live(), 0, 0,
-              index.postings.size(), index.vocabulary.fingerprint, checksumOf(names.data(), names.size())};
-  for (const index_detail::PostingList& list : index.postings) {
-    state.postings += list.size();
-    state.lists += list.empty() ? 0 : 1;
+              index.words(), index.vocabulary.fingerprint, checksumOf(names.data(), names.size())};
+  for (std::size_t w = 0; w < index.words(); ++w) {
+    const std::uint64_t n = index.frequency(w);
+    state.postings += n;
+    state.lists += n == 0 ? 0 : 1;
   }
   // Keys ascending ("names" < "norms" < "state" < 'w'...), each above the last: appended.
   txn.append(table, "names", names);
   if (norms && norms->exact() && norms->options() == ScoringOptions{}) writeNorms(txn, table, *norms, generation);
   txn.append(table, "state", encodeState(state));
-  for (std::size_t w = 0; w < index.postings.size(); ++w) {
-    const index_detail::PostingList& list = index.postings[w];
-    if (list.empty()) continue;
+  index.forEachMergedList([&](std::size_t w, const index_detail::PostingList& list) {
+    if (list.empty()) return;
     const std::size_t raw = list.rawSize();
     unsigned char* out = txn.reserve(table, listKey(static_cast<std::uint32_t>(w)), raw + 8, true);
     list.writeRaw(out);
     detail::encodeLittleEndian(listChecksum(static_cast<std::uint32_t>(w), out, raw), out + raw);
-  }
+  });
 }
 
 std::optional<std::uint64_t> checkpointGeneration(const LmdbTransaction& txn, MDB_dbi table, const std::string& source) {
@@ -334,7 +336,8 @@ std::optional<Checkpoint> readCheckpoint(const LmdbTransaction& txn, MDB_dbi tab
 
   mapPages(entries);
   // The lists on every core, in parts of about equal bytes, while this thread maps the names to ids.
-  index.postings.resize(state.words);
+  index.segments.front().lists.resize(state.words);
+  index.segments.front().sealed = true;
   const std::size_t parts = std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, 64);
   std::vector<std::future<std::uint64_t>> lists;
   checkpoint.regions.resize(parts);
@@ -355,12 +358,21 @@ std::optional<Checkpoint> readCheckpoint(const LmdbTransaction& txn, MDB_dbi tab
   for (auto& part : lists) postings += part.get();  // rethrows a part's refusal
   if (abandon && *abandon) return std::nullopt;
   if (twice) d.fail("it names two images '" + *twice + "'");
-  // The words of added images that the checkpoint has no list of.
-  for (std::uint32_t word = 0; after && word < state.words; ++word)
-    if (index.postings[word].empty() && addedPostings(after, word) > 0)
-      applyAfter(index.postings[word], word, after, removed, index.names.size());
   if (postings != state.postings)
     d.fail("its lists hold " + std::to_string(postings) + " postings where its state counts " + std::to_string(state.postings));
+  // The images added after it, in a segment of their own (IndexData::segments), its lists made on
+  // every core.
+  if (after && !after->added.empty()) {
+    index_detail::Segment added;
+    added.first = after->added.front();
+    added.lists.resize(state.words);
+    std::vector<std::future<void>> made;
+    for (std::size_t part = 0; part < parts; ++part)
+      made.push_back(std::async(std::launch::async, makeAddedLists, std::cref(*after), state.words * part / parts,
+                                state.words * (part + 1) / parts, index.names.size(), std::ref(added.lists)));
+    for (auto& part : made) part.get();
+    index.segments.push_back(std::move(added));
+  }
   return checkpoint;
 }
 
@@ -404,7 +416,7 @@ std::shared_ptr<const index_detail::IncrementalNorms> readCheckpointNorms(const 
   take(m.m1, ids);
   take(m.m2, squared ? ids : 0);
   if (std::any_of(m.m0.begin(), m.m0.end(), [](std::int64_t m0) { return m0 < 0; })) d.fail("its norms are out of range");
-  if (now.postings.size() != words || now.names.size() < ids)
+  if (now.words() != words || now.names.size() < ids)
     throw InvalidInput("live database checkpoint: its norms are resumed for another index than its own");  // the caller's mistake
   return std::make_shared<const index_detail::IncrementalNorms>(now, options, std::move(m));
 }

@@ -31,9 +31,11 @@ struct RegionLists {
 
 struct Checkpoint {
   std::uint64_t generation = 0;  // the write whose state it holds
-  // The memory that the lists the writes after it change were made in and, with ListReading::Copy,
-  // those they leave as they are were copied into: the lists read them in place. A region for each
-  // part of the lists that a core read. Declared before `index`, whose lists read them.
+  // The memory that the lists the writes after it change (by removals) were made in and, with
+  // ListReading::Copy, those they leave as they are were copied into: the lists read them in place. A
+  // region for each part of the lists that a core read. Declared before `index`, whose lists read
+  // them. `index` holds the checkpoint's lists in its first segment (sealed) and those of the images
+  // added after it in a second.
   std::vector<RegionLists> regions;
   index_detail::IndexData index;
 };
@@ -53,11 +55,11 @@ void writeCheckpoint(LmdbTransaction& txn, MDB_dbi table, const index_detail::In
 // InvalidInput naming `source` and the problem when its state is damaged or of the other byte order.
 std::optional<std::uint64_t> checkpointGeneration(const LmdbTransaction& txn, MDB_dbi table, const std::string& source);
 
-// What the writes after the checkpoint's changed, for readCheckpoint to apply as it copies the
+// What the writes after the checkpoint's changed, for readCheckpoint to apply as it reads the
 // lists: the images they added, with their postings by word (a counting sort of their records), each
-// word's appended to its list while the list's end is in the cache (applied afterwards, list by list,
-// every list's end missed the cache: 28 ns a posting, 2.2 s for an eighth of a million images); and
-// the checkpoint's images they removed, taken out of the lists they are in.
+// word's made into its list in a segment of their own (IndexData::segments) with its end in the cache
+// (applied image by image, every list's end missed the cache: 28 ns a posting, 2.2 s for an eighth of
+// a million images); and the checkpoint's images they removed, taken out of the lists they are in.
 struct WritesAfter {
   struct Posting {
     ImageId image;

@@ -412,7 +412,7 @@ struct LiveDatabase::Impl {
         refreshLocked();
         if (generation != at) continue;
         // Freed after the index's lock, with the snapshot they read still held.
-        std::vector<index_detail::PostingList> old = DatabaseEditor::replaceLists(database, std::move(checkpoint->index.postings));
+        std::vector<index_detail::Segment> old = DatabaseEditor::replaceLists(database, std::move(checkpoint->index.segments));
         DatabaseEditor::trim(database);
         old.clear();
         regions = std::move(checkpoint->regions);
@@ -467,8 +467,8 @@ struct LiveDatabase::Impl {
             checkpointWithWritesAfter(*txn, generation, live_detail::ListReading::InPlace);
         if (!checkpoint) return;
         // Freed after the index's lock, with the snapshot and the regions they read still held.
-        std::vector<index_detail::PostingList> old =
-            DatabaseEditor::replaceLists(database, std::move(checkpoint->index.postings));
+        std::vector<index_detail::Segment> old =
+            DatabaseEditor::replaceLists(database, std::move(checkpoint->index.segments));
         DatabaseEditor::trim(database);
         old.clear();
         regions = std::move(checkpoint->regions);
@@ -554,7 +554,7 @@ struct LiveDatabase::Impl {
     for (live_detail::RegionLists& made : regions) {
       if (!made.region) continue;
       for (std::size_t i = 0; i < made.words.size(); ++i)
-        if (made.region->holds(i) && !data.postings[made.words[i]].readsInPlace()) made.region->release(i);
+        if (made.region->holds(i) && !data.segments.front().lists[made.words[i]].readsInPlace()) made.region->release(i);
       if (made.region->held() > 0) continue;
       made.region.reset();
       made.words = {};

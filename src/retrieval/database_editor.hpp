@@ -32,9 +32,9 @@ struct DatabaseEditor {
   // IndexEditor::trim on the database's index.
   static void trim(ImageDatabase& database) { index_detail::IndexEditor::trim(database.index_); }
   // IndexEditor::replaceLists on the database's index.
-  static std::vector<index_detail::PostingList> replaceLists(ImageDatabase& database,
-                                                             std::vector<index_detail::PostingList> lists) {
-    return index_detail::IndexEditor::replaceLists(database.index_, std::move(lists));
+  static std::vector<index_detail::Segment> replaceLists(ImageDatabase& database,
+                                                         std::vector<index_detail::Segment> segments) {
+    return index_detail::IndexEditor::replaceLists(database.index_, std::move(segments));
   }
   // Puts `index` (of the database's vocabulary) in place of the database's, which must hold no images
   // and store no keypoints: a live database opening from its checkpoint.

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <map>
 #include <random>
 #include <string>
@@ -56,6 +57,22 @@ inline std::vector<double> smoothedIdf(const std::map<ImageId, Counts>& images, 
 }
 
 inline std::string imageName(std::size_t id) { return "img" + std::to_string(id); }
+
+// A double's bits, for comparisons that must be exact.
+inline std::uint64_t bits(double x) {
+  std::uint64_t b;
+  std::memcpy(&b, &x, sizeof b);
+  return b;
+}
+
+// Both similarities, every term weighting, three exponents alpha.
+inline std::vector<ScoringOptions> everyOptionSet() {
+  std::vector<ScoringOptions> sets;
+  for (Scoring similarity : {Scoring::Intersection, Scoring::Cosine})
+    for (TermWeighting term : {TermWeighting::Count, TermWeighting::Sqrt, TermWeighting::Log})
+      for (double power : {1.0, 0.5, 0.3}) sets.push_back({similarity, term, power});
+  return sets;
+}
 
 // The concurrency tests' edits: adds images [first, end) and, after each third, removes the image
 // before it; yields now and then (every `yield_every`, 0: never) so that readers get in between.

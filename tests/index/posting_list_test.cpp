@@ -387,7 +387,7 @@ TEST(PostingList, ThePassByImageBlocksVisitsEveryPostingOnceInWordOrder) {
     std::map<std::pair<ImageId, std::size_t>, std::int32_t> seen;
     std::map<ImageId, std::size_t> last_word;
     index_detail::forEachPostingByImageBlock(
-        lists, ids,
+        lists, 0, ids,
         [&](std::size_t w, ImageId image, std::int32_t count) {
           const auto last = last_word.find(image);
           EXPECT_TRUE(last == last_word.end() || last->second < w) << "image " << image << ": word " << w;

@@ -18,20 +18,6 @@ namespace {
 
 VocabularySignature signature(int words) { return {words, 64, DescriptorType::parse("surf64"), 0}; }
 
-std::uint64_t bits(double x) {
-  std::uint64_t b;
-  std::memcpy(&b, &x, sizeof b);
-  return b;
-}
-
-std::vector<ScoringOptions> everyOptionSet() {
-  std::vector<ScoringOptions> sets;
-  for (Scoring similarity : {Scoring::Intersection, Scoring::Cosine})
-    for (TermWeighting term : {TermWeighting::Count, TermWeighting::Sqrt, TermWeighting::Log})
-      for (double power : {1.0, 0.5, 0.3}) sets.push_back({similarity, term, power});
-  return sets;
-}
-
 // Pruned and exhaustive answers are identical: ids, names, order, and the scores' bits.
 void expectIdentical(const InvertedIndex& index, const Counts& query, std::size_t top_k, const ScoringOptions& options,
                      const TfIdfModel* global = nullptr) {

@@ -25,6 +25,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <functional>
+#include <map>
+#include <set>
 #include <thread>
 
 #define XXH_INLINE_ALL
@@ -207,17 +209,20 @@ TEST(LiveCheckpoint, ListsWhoseFormTheWritesAfterItChangeOpenAsIndexedAfresh) {
   for (const PostingMemory memory : {PostingMemory::Mapped, PostingMemory::Copied}) {
     SCOPED_TRACE(memory == PostingMemory::Mapped ? "mapped" : "copied");
     const ImageDatabase fresh = images.fresh(vocabulary);
-    const auto& fresh_lists = index_detail::IndexEditor::data(fresh.index()).postings;
+    const index_detail::IndexData& fresh_data = index_detail::IndexEditor::data(fresh.index());
     LiveDatabase reopened = LiveDatabase::open(path, memory);
     reopened.waitForCopiedLists();
     ASSERT_TRUE(reopened.opening().checkpoint.has_value()) << reopened.opening().refused;
-    const auto& lists = index_detail::IndexEditor::data(reopened.database().index()).postings;
-    // (A fresh index need not have these forms: a list is only put in its form when it changes.)
-    EXPECT_FALSE(lists[kEveryImage].dense()) << "the common word's list should have turned sparse";
-    EXPECT_TRUE(lists[kRare].dense()) << "the rare word's list should have turned dense";
-    EXPECT_TRUE(lists[kBursty].hasLargeCounts());
-    ASSERT_EQ(lists.size(), fresh_lists.size());
-    for (std::size_t w = 0; w < lists.size(); ++w) EXPECT_EQ(lists[w].size(), fresh_lists[w].size()) << "word " << w;
+    const index_detail::IndexData& data = index_detail::IndexEditor::data(reopened.database().index());
+    // The checkpoint's lists, and the added images' in a segment of their own. (A fresh index need
+    // not have these forms: a list is only put in its form when it changes.)
+    ASSERT_EQ(data.segments.size(), 2u);
+    EXPECT_FALSE(data.segments[0].lists[kEveryImage].dense()) << "the common word's list should have turned sparse";
+    EXPECT_TRUE(data.segments[1].lists[kRare].dense()) << "the added images' rare word's list should be dense";
+    EXPECT_TRUE(data.segments[0].lists[kBursty].hasLargeCounts());
+    EXPECT_TRUE(data.segments[1].lists[kBursty].hasLargeCounts());
+    ASSERT_EQ(data.words(), fresh_data.words());
+    for (std::size_t w = 0; w < data.words(); ++w) EXPECT_EQ(data.frequency(w), fresh_data.frequency(w)) << "word " << w;
     expectSameRankings(reopened.database(), fresh, rng, k);
     // Writes copy the lists they change out of the open's memory.
     const std::vector<NamedImageWords> last = {{"c" + std::to_string(static_cast<int>(memory)), image(true, true, true)}};
@@ -382,8 +387,19 @@ TEST(LiveCheckpoint, OneWithoutNormsOpensAndTheNextKeepsThem) {
 // The database's posting lists that are read in place (from LMDB's map, or the process's copy of
 // the checkpoint), not from memory of their own.
 std::size_t listsReadInPlace(const LiveDatabase& live) {
-  const auto& lists = index_detail::IndexEditor::data(live.database().index()).postings;
-  return static_cast<std::size_t>(std::count_if(lists.begin(), lists.end(), [](const auto& l) { return l.readsInPlace(); }));
+  std::size_t n = 0;
+  index_detail::IndexEditor::data(live.database().index()).forEachList([&](std::size_t, const index_detail::PostingList& l) {
+    n += l.readsInPlace() ? 1 : 0;
+  });
+  return n;
+}
+// The words whose lists are read in place, of any segment.
+std::set<std::int32_t> wordsReadInPlace(const LiveDatabase& live) {
+  std::set<std::int32_t> words;
+  index_detail::IndexEditor::data(live.database().index()).forEachList([&](std::size_t w, const index_detail::PostingList& l) {
+    if (l.readsInPlace()) words.insert(static_cast<std::int32_t>(w));
+  });
+  return words;
 }
 bool readsListsInPlace(const LiveDatabase& live) { return listsReadInPlace(live) > 0; }
 
@@ -408,22 +424,28 @@ TEST(LiveCheckpoint, ListsAreReadInPlaceAndFollowEachNewCheckpoint) {
   }
   LiveDatabase live = LiveDatabase::open(path, PostingMemory::Mapped);
   ASSERT_TRUE(live.opening().checkpoint) << live.opening().refused;
-  EXPECT_TRUE(readsListsInPlace(live));
+  const std::set<std::int32_t> at_open = wordsReadInPlace(live);
+  EXPECT_FALSE(at_open.empty());
   expectSameRankings(live.database(), images.fresh(vocabulary), rng, k);
-  // Writes of this process: the lists they change are copied.
+  // Writes of this process: the added images' lists are made beside the checkpoint's, which stay in
+  // place; a removal copies the lists it changes, those of the removed images' words.
   const auto more = randomBatch(rng, k, "b", 0, 40);
   live.add(more);
   images.add(more);
+  EXPECT_EQ(wordsReadInPlace(live), at_open);
+  expectSameRankings(live.database(), images.fresh(vocabulary), rng, k);
   const std::vector<std::string> gone(images.order.begin() + 5, images.order.begin() + 9);
+  std::set<std::int32_t> kept = at_open;
+  for (const std::string& name : gone)
+    for (std::int32_t w : images.words.at(name).words) kept.erase(w);
   live.remove(gone);
   images.remove(gone);
-  EXPECT_FALSE(readsListsInPlace(live));
+  EXPECT_EQ(wordsReadInPlace(live), kept);
   expectSameRankings(live.database(), images.fresh(vocabulary), rng, k);
   live.checkpoint();
   EXPECT_TRUE(readsListsInPlace(live));
   expectSameRankings(live.database(), images.fresh(vocabulary), rng, k);
   // Another process's checkpoint, and writes after it, while this one holds the old one's pages.
-  // (The lists that writes after the checkpoint change are copied: one image of three words.)
   const auto before = randomBatch(rng, k, "c", 0, 100);
   const std::vector<NamedImageWords> after = {{"d", randomWords(rng, k, 3)}};
   ASSERT_TRUE(succeedsInChildProcess([&] {
@@ -455,18 +477,19 @@ TEST(LiveCheckpoint, CopiedListsGiveBackTheirPagesAsWritesChangeThem) {
   LiveDatabase live = LiveDatabase::open(path);
   ASSERT_TRUE(live.opening().checkpoint) << live.opening().refused;
   ASSERT_TRUE(live.waitForCopiedLists());
-  const auto& lists = index_detail::IndexEditor::data(live.database().index()).postings;
+  const auto& lists = index_detail::IndexEditor::data(live.database().index()).segments.front().lists;
   const auto nonEmpty = static_cast<std::size_t>(std::count_if(lists.begin(), lists.end(), [](const auto& l) { return !l.empty(); }));
   EXPECT_EQ(listsReadInPlace(live), nonEmpty);
   expectSameRankings(live.database(), images.fresh(vocabulary), rng, k);
-  // Writes of images of a few rare words, and removals of them: the common words' long lists stay
-  // in the copy, beside pages given back.
+  // Writes of images of a few rare words, made beside the checkpoint's lists, and removals of the
+  // checkpoint's images, each of which copies the lists of its words out of the region: the other
+  // lists stay in the copy, beside pages given back.
   std::uniform_int_distribution<int> rare(k / 2, k - 1);
-  std::vector<std::string> written;
   for (int write = 0; write < 12; ++write) {
     if (write % 3 == 2) {
-      const std::vector<std::string> gone(written.end() - 2, written.end());
-      written.resize(written.size() - 2);
+      std::size_t i = 0;  // the first image left with words (at most 40 of them: k >= 300 stay in place)
+      while (images.words.at(images.order[i]).words.empty()) ++i;
+      const std::vector<std::string> gone{images.order[i]};
       live.remove(gone);
       images.remove(gone);
     } else {
@@ -474,8 +497,7 @@ TEST(LiveCheckpoint, CopiedListsGiveBackTheirPagesAsWritesChangeThem) {
       for (int i = 0; i < 3; ++i) {
         ImageWords words;
         for (int j = std::uniform_int_distribution<int>(1, 4)(rng); j > 0; --j) words.words.push_back(rare(rng));
-        written.push_back("w" + std::to_string(write) + "-" + std::to_string(i));
-        batch.push_back({written.back(), words});
+        batch.push_back({"w" + std::to_string(write) + "-" + std::to_string(i), words});
       }
       live.put(batch);
       images.add(batch);
@@ -484,11 +506,10 @@ TEST(LiveCheckpoint, CopiedListsGiveBackTheirPagesAsWritesChangeThem) {
   }
   EXPECT_GT(listsReadInPlace(live), 0u);
   EXPECT_LT(listsReadInPlace(live), nonEmpty);
-  // A write of every word: every list copied out of the region.
-  ImageWords every;
-  for (int w = 0; w < k; ++w) every.words.push_back(w);
-  live.add({{"every", every}});
-  images.add({{"every", every}});
+  // A removal of many images, which passes over every list: every list copied out of the region.
+  const std::vector<std::string> many(images.order.begin(), images.order.begin() + 20);
+  live.remove(many);
+  images.remove(many);
   EXPECT_EQ(listsReadInPlace(live), 0u);
   expectSameRankings(live.database(), images.fresh(vocabulary), rng, k);
 }
