@@ -34,8 +34,9 @@ struct NamedImageWords {
 
 // Where an opened live database keeps the posting lists of its checkpoint (docs/FORMATS.md, "The
 // checkpoint"; figures in docs/PERFORMANCE.md, "Live databases"). Either way the rankings are the
-// same, writes copy the lists they change, and a database without a checkpoint is read from its
-// records into the process's memory.
+// same, the images added after the checkpoint have lists of their own in the process's memory,
+// removals copy the lists they change, and a database without a checkpoint is read from its records
+// into the process's memory.
 enum class PostingMemory {
   // Copied into the process's memory (one region of transparent huge pages, read in place there):
   // the fastest queries, for a process that serves many (2.5 GB at a million images). open()
