@@ -782,7 +782,6 @@ std::vector<index_detail::Segment> index_detail::IndexEditor::replaceLists(Inver
   std::lock_guard<std::mutex> writing(s.writing);
   IndexData replacement;
   replacement.segments = std::move(segments);
-  replacement.names.resize(s.data.names.size());
   bool same = !replacement.segments.empty() && replacement.segments.front().first == 0 &&
               replacement.words() == s.data.words();
   for (std::size_t k = 0; same && k < replacement.segments.size(); ++k)
