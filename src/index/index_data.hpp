@@ -66,19 +66,6 @@ struct IndexData {
   std::vector<PostingList>& growing(ImageId first);
   // Word `w`'s postings of every segment in one list (a copy), in its form for the ids in use.
   PostingList merged(std::size_t w) const;
-  // Calls f(w, list) for each word with its postings in one list, ascending words: what a file or a
-  // checkpoint stores. The list itself in an index of one segment, else a merged copy.
-  template <typename F>
-  void forEachMergedList(F&& f) const {
-    for (std::size_t w = 0; w < words(); ++w) {
-      if (segments.size() == 1) {
-        f(w, segments.front().lists[w]);
-      } else {
-        const PostingList list = merged(w);
-        f(w, list);
-      }
-    }
-  }
   // Every segment's lists by word: one pass over every posting in each.
   template <typename F>
   void forEachList(F&& f) const {

@@ -6,13 +6,16 @@
 
 namespace bovw::index_detail {
 
-namespace {
-
 // Dense from a fifth of the ids (at most 5 bytes a posting), sparse again below a sixth (6 bytes).
-constexpr std::size_t kDenseFrom = 5;
-constexpr std::size_t kSparseBelow = 6;
+constexpr std::size_t PostingList::kDenseFrom;
+constexpr std::size_t PostingList::kSparseBelow;
 
-}  // namespace
+ImageId PostingList::lastImage() const {
+  if (!dense_) return ids_.back();
+  std::size_t id = dense_->counts.size();
+  while (dense_->counts[id - 1] == 0) --id;  // a removal leaves its byte 0 at the end
+  return static_cast<ImageId>(id - 1);
+}
 
 std::int32_t PostingList::countOf(ImageId image, std::size_t& cursor) const {
   if (dense_) return image < dense_->counts.size() ? count(image, dense_->counts[image]) : 0;
@@ -86,17 +89,7 @@ void PostingList::append(const PostingList& later, ImageId offset) {
     for (const Large& l : *later.large_) large_->push_back({offset + l.image, l.count});
 }
 
-void PostingList::pop_back() {
-  ImageId last;
-  if (dense_) {
-    std::size_t id = dense_->counts.size();
-    while (dense_->counts[id - 1] == 0) --id;
-    last = static_cast<ImageId>(id - 1);
-  } else {
-    last = ids_.back();
-  }
-  remove(last);
-}
+void PostingList::pop_back() { remove(lastImage()); }
 
 void PostingList::remove(ImageId image) {
   std::uint32_t stored;

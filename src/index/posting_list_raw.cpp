@@ -101,6 +101,69 @@ void PostingList::writeRaw(unsigned char* out) const {
   if (large_) put(out, large_->data(), large_->size());
 }
 
+PostingList::MergedShape PostingList::mergedShape(const std::vector<const PostingList*>& parts, std::size_t ids) {
+  MergedShape shape;
+  ImageId last = 0;
+  for (const PostingList* part : parts) {
+    shape.postings += part->size();
+    shape.large += part->large_ ? part->large_->size() : 0;
+    if (!part->empty()) last = part->lastImage();
+  }
+  shape.dense = shape.postings > 0 && kDenseFrom * shape.postings >= ids;
+  shape.n = shape.dense ? std::size_t{last} + 1 : shape.postings;
+  return shape;
+}
+
+std::size_t PostingList::mergedRawSize(const std::vector<const PostingList*>& parts, std::size_t ids) {
+  const MergedShape shape = mergedShape(parts, ids);
+  const std::size_t arrays = shape.dense ? shape.n : shape.n * (sizeof(ImageId) + 1);
+  return kRawHeader + padded(arrays) + shape.large * sizeof(Large);
+}
+
+void PostingList::writeMergedRaw(const std::vector<const PostingList*>& parts, std::size_t ids, unsigned char* out) {
+  const auto [postings, large, n, dense] = mergedShape(parts, ids);
+  const std::uint32_t header[4] = {dense ? kDense : kSparse, static_cast<std::uint32_t>(postings),
+                                   static_cast<std::uint32_t>(n), static_cast<std::uint32_t>(large)};
+  unsigned char* const start = out;
+  put(out, header, 4);
+  if (dense) {
+    // Each part's count bytes where their ids are; the parts' ids are disjoint.
+    std::uint8_t* counts = out;
+    std::memset(counts, 0, n);
+    for (const PostingList* part : parts) {
+      if (part->dense_) {
+        const std::uint8_t* from = part->dense_->counts.data();
+        const std::size_t span = std::min(n, part->dense_->counts.size());
+        for (std::size_t id = 0; id < span; ++id) counts[id] |= from[id];
+      } else {
+        for (std::size_t i = 0; i < part->ids_.size(); ++i) counts[part->ids_[i]] = part->counts_[i];
+      }
+    }
+    out += n;
+  } else {
+    unsigned char* ids_out = out;  // byte by byte: a value in an LMDB leaf page may lie unaligned
+    std::uint8_t* counts_out = out + postings * sizeof(ImageId);
+    for (const PostingList* part : parts) {
+      if (part->dense_) {
+        const std::uint8_t* from = part->dense_->counts.data();
+        for (std::size_t id = 0; id < part->dense_->counts.size(); ++id)
+          if (from[id] != 0) {
+            const auto image = static_cast<ImageId>(id);
+            put(ids_out, &image, 1);
+            *counts_out++ = from[id];
+          }
+      } else {
+        put(ids_out, part->ids_.data(), part->ids_.size());
+        put(counts_out, part->counts_.data(), part->counts_.size());
+      }
+    }
+    out += postings * (sizeof(ImageId) + 1);
+  }
+  while ((out - start) % 4 != 0) *out++ = 0;
+  for (const PostingList* part : parts)
+    if (part->large_) put(out, part->large_->data(), part->large_->size());
+}
+
 void PostingList::moveToRaw(unsigned char* out) {
   writeRaw(out);
   const unsigned char* in = out + kRawHeader;

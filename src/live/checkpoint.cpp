@@ -247,13 +247,22 @@ void writeCheckpoint(LmdbTransaction& txn, MDB_dbi table, const index_detail::In
   txn.append(table, "names", names);
   if (norms && norms->exact() && norms->options() == ScoringOptions{}) writeNorms(txn, table, *norms, generation);
   txn.append(table, "state", encodeState(state));
-  index.forEachMergedList([&](std::size_t w, const index_detail::PostingList& list) {
-    if (list.empty()) return;
-    const std::size_t raw = list.rawSize();
+  // One list a word: a word's lists in the segments written as one, straight into the store's pages.
+  std::vector<const index_detail::PostingList*> parts;
+  for (std::size_t w = 0; w < index.words(); ++w) {
+    parts.clear();
+    for (const index_detail::Segment& segment : index.segments)
+      if (!segment.lists[w].empty()) parts.push_back(&segment.lists[w]);
+    if (parts.empty()) continue;
+    const std::size_t raw = parts.size() == 1 ? parts.front()->rawSize()
+                                              : index_detail::PostingList::mergedRawSize(parts, index.names.size());
     unsigned char* out = txn.reserve(table, listKey(static_cast<std::uint32_t>(w)), raw + 8, true);
-    list.writeRaw(out);
+    if (parts.size() == 1)
+      parts.front()->writeRaw(out);
+    else
+      index_detail::PostingList::writeMergedRaw(parts, index.names.size(), out);
     detail::encodeLittleEndian(listChecksum(static_cast<std::uint32_t>(w), out, raw), out + raw);
-  });
+  }
 }
 
 std::optional<std::uint64_t> checkpointGeneration(const LmdbTransaction& txn, MDB_dbi table, const std::string& source) {

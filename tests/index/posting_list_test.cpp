@@ -148,6 +148,60 @@ TEST(PostingList, TheRawFormGivesBackTheSameList) {
   EXPECT_TRUE(dense && sparse);
 }
 
+// One word's lists in an index's segments (disjoint id ranges, each list in either form, some empty,
+// some with large counts, one with its last posting removed) written as one raw form: the bytes of
+// the one list that holds their postings, put in its form by adapt() from the sparse one, and read
+// back as those postings. Written at an odd address too (a value inside an LMDB leaf page).
+TEST(PostingList, SegmentsListsWrittenAsOneAreThatListsRawForm) {
+  BOVW_SEEDED_RNG(rng);
+  bool dense = false, sparse = false;
+  for (int trial = 0; trial < 80; ++trial) {
+    const auto ids = static_cast<ImageId>(std::uniform_int_distribution<int>(1, 3000)(rng));
+    std::vector<ImageId> cuts{0};  // each part's first id
+    for (int c = std::uniform_int_distribution<int>(1, 3)(rng); c > 0; --c)
+      cuts.push_back(static_cast<ImageId>(std::uniform_int_distribution<ImageId>(0, ids)(rng)));
+    std::sort(cuts.begin(), cuts.end());
+    cuts.push_back(ids);
+    const double share = std::uniform_real_distribution<double>(0.0, 1.0)(rng);
+    std::vector<PostingList> parts(cuts.size() - 1);
+    PostingList whole;
+    std::map<ImageId, std::int32_t> expected;
+    for (std::size_t p = 0; p + 1 < cuts.size(); ++p) {
+      for (ImageId id = cuts[p]; id < cuts[p + 1]; ++id) {
+        if (std::uniform_real_distribution<double>(0.0, 1.0)(rng) >= share) continue;
+        const std::int32_t count = randomCount(rng);
+        parts[p].push_back(id, count);
+        whole.push_back(id, count);
+        expected[id] = count;
+      }
+      // Each part in its own form: adapted to the ids or to its own span, or left as pushed.
+      const int form = std::uniform_int_distribution<int>(0, 2)(rng);
+      if (form == 0) parts[p].adapt(ids);
+      if (form == 1) parts[p].adapt(std::max<std::size_t>(1, cuts[p + 1] - cuts[p]));
+      if (p + 2 == cuts.size() && !parts[p].empty() && trial % 5 == 0) {  // a removal at the end
+        const ImageId last = std::prev(expected.end())->first;
+        parts[p].remove(last);
+        whole.remove(last);
+        expected.erase(last);
+      }
+    }
+    whole.adapt(ids);
+    std::vector<const PostingList*> pointers;
+    for (const PostingList& part : parts) pointers.push_back(&part);
+    const std::size_t size = PostingList::mergedRawSize(pointers, ids);
+    ASSERT_EQ(size, whole.rawSize());
+    std::vector<unsigned char> bytes(size + 2, 0xee);  // an odd start, and a guard byte past the end
+    PostingList::writeMergedRaw(pointers, ids, bytes.data() + 1);
+    EXPECT_EQ(bytes.back(), 0xee) << "writeMergedRaw wrote past mergedRawSize()";
+    const std::vector<unsigned char> merged(bytes.begin() + 1, bytes.end() - 1);
+    EXPECT_TRUE(merged == rawOf(whole)) << "not the one list's raw form";
+    const PostingList back = PostingList::fromRaw(merged.data(), merged.size(), allLive(ids));
+    (back.dense() ? dense : sparse) = true;
+    expectHolds(back, expected, ids);
+  }
+  EXPECT_TRUE(dense && sparse);
+}
+
 // Read in place (a live database's mapped checkpoint), the raw form gives the same postings without
 // copying its arrays, until the first change copies them: from then on the bytes it was read from
 // are not read again (here overwritten). Where the bytes are not 4-byte aligned, a sparse list's
