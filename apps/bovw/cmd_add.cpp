@@ -4,6 +4,7 @@
 #include "commands.hpp"
 #include "feature_options.hpp"
 #include "image_arguments.hpp"
+#include "malloc_huge_pages.hpp"
 #include "opening_warning.hpp"
 #include "program.hpp"
 #include "progress_bar.hpp"
@@ -48,6 +49,8 @@ int runAddCommand() {
     throw InvalidInput(args.index, "is not a live database's folder; images are added to live databases only "
                                    "(make one with bovw convert --index DB --output NEW, or bovw index --live)");
   const std::vector<std::string> images = imageArguments(args.images, "image to add");
+  // A write due to write the checkpoint copies the index through malloc: nothing is written yet.
+  if (LiveDatabase::checkpointDue(args.index, images.size(), 0)) restartWithMallocHugePages();
   ProgressBar bar("add", args.quiet);
   QueryOptions how;
   how.histogrammer = args.histogrammer;

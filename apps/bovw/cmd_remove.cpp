@@ -1,6 +1,7 @@
 // `bovw remove`: images out of a live database by name (as `search` prints them), in one durable
 // write: all of the names or, if one is not there, none.
 #include "commands.hpp"
+#include "malloc_huge_pages.hpp"
 #include "opening_warning.hpp"
 
 #include <bovw/error.hpp>
@@ -29,6 +30,8 @@ CLI::App* addRemoveCommand(CLI::App& app) {
 int runRemoveCommand() {
   if (!LiveDatabase::holdsLiveDatabase(args.index))
     throw InvalidInput(args.index, "is not a live database's folder; images are removed from live databases only");
+  // A write due to write the checkpoint copies the index through malloc: nothing is written yet.
+  if (LiveDatabase::checkpointDue(args.index, 0, args.names.size())) restartWithMallocHugePages();
   // One write per command, and no search: the index is read only if the write is due to checkpoint it.
   LiveDatabase database = LiveDatabase::open(args.index, PostingMemory::Deferred);
   database.remove(args.names);

@@ -52,6 +52,12 @@ constexpr std::string_view kFormat = "bovw live database 1";
 constexpr std::uint64_t kCheckpointAfter = 10000;
 constexpr std::uint64_t kCheckpointShare = 8;
 
+// Whether a write that leaves `held` images, `since` of them added or removed since the last
+// checkpoint, reaches the share at which writers write one.
+bool shareReached(std::uint64_t since, std::uint64_t held) {
+  return since >= std::max(kCheckpointAfter, held / kCheckpointShare);
+}
+
 std::string u64Bytes(std::uint64_t value) {
   std::string bytes(8, '\0');
   detail::encodeLittleEndian(value, reinterpret_cast<unsigned char*>(bytes.data()));
@@ -61,6 +67,29 @@ std::string u64Bytes(std::uint64_t value) {
 std::uint64_t u64Of(std::string_view bytes, const std::string& path, const std::string& what) {
   if (bytes.size() != 8) throw InvalidInput(path, "is damaged: its " + what + " is " + std::to_string(bytes.size()) + " bytes, not 8");
   return detail::decodeLittleEndian<std::uint64_t>(reinterpret_cast<const unsigned char*>(bytes.data()));
+}
+
+// The counter `name` of the `meta` table in `txn` (0 where it was never written).
+std::uint64_t counterIn(const LmdbEnvironment& store, const LmdbTransaction& txn, const char* name) {
+  const auto value = txn.get(store.tables().meta, name);
+  return value ? u64Of(*value, store.path(), std::string("'") + name + "' counter") : 0;
+}
+
+std::size_t entriesIn(const LmdbEnvironment& store, const LmdbTransaction& txn, MDB_dbi table) {
+  MDB_stat stat;
+  store.check(mdb_stat(txn.get(), table, &stat), "counting a table's entries");
+  return stat.ms_entries;
+}
+
+// Whether the checkpoint's state in `txn` is refused (its own checksum, the byte order: what an open
+// would refuse it for before reading a list), or missing at `held` >= kCheckpointAfter images: the
+// next write is to write one, whatever the share.
+bool checkpointWanted(const LmdbEnvironment& store, const LmdbTransaction& txn, std::size_t held) {
+  try {
+    return !live_detail::checkpointGeneration(txn, store.tables().checkpoint, store.path()) && held >= kCheckpointAfter;
+  } catch (const InvalidInput&) {
+    return true;
+  }
 }
 
 // A change feed entry (little-endian u32s): the count and ids of the images added, the count and ids
@@ -126,15 +155,24 @@ void writeSettings(LmdbTransaction& txn, const live_detail::Tables& t, const Ima
   txn.put(t.meta, "keypoints", database.storesKeypoints() ? "1" : "0");
 }
 
+// The setting `name` of the `meta` table in `txn`; throws InvalidInput naming `path` where it has none.
+std::string_view setting(const LmdbTransaction& txn, const live_detail::Tables& t, const std::string& path, const char* name) {
+  const auto value = txn.get(t.meta, name);
+  if (!value) throw InvalidInput(path, std::string("is not a bovw live database (no '") + name + "' setting)");
+  return *value;
+}
+
+// Throws InvalidInput naming `path` unless `txn` holds a live database of the format this bovw reads.
+void checkFormat(const LmdbTransaction& txn, const live_detail::Tables& t, const std::string& path) {
+  const std::string_view format = setting(txn, t, path, "format");
+  if (format != kFormat)
+    throw InvalidInput(path, "is a live database of another format ('" + std::string(format) + "'; this bovw reads '" +
+                                 std::string(kFormat) + "')");
+}
+
 Settings readSettings(const LmdbTransaction& txn, const live_detail::Tables& t, const std::string& path) {
-  auto field = [&](const char* name) {
-    const auto value = txn.get(t.meta, name);
-    if (!value) throw InvalidInput(path, std::string("is not a bovw live database (no '") + name + "' setting)");
-    return *value;
-  };
-  if (field("format") != kFormat)
-    throw InvalidInput(path, "is a live database of another format ('" + std::string(field("format")) +
-                                 "'; this bovw reads '" + std::string(kFormat) + "')");
+  const auto field = [&](const char* name) { return setting(txn, t, path, name); };
+  checkFormat(txn, t, path);
   const std::string_view vocabulary = field("vocabulary");
   const std::string_view keypoints = field("keypoints");
   if (keypoints != "0" && keypoints != "1") throw InvalidInput(path, "is damaged: its 'keypoints' setting is not 0 or 1");
@@ -219,16 +257,8 @@ struct LiveDatabase::Impl {
   const std::string& path() const { return store->path(); }
   const live_detail::Tables& tables() const { return store->tables(); }
 
-  std::uint64_t counter(const LmdbTransaction& txn, const char* name) const {
-    const auto value = txn.get(tables().meta, name);
-    return value ? u64Of(*value, path(), std::string("'") + name + "' counter") : 0;
-  }
-
-  std::size_t entries(const LmdbTransaction& txn, MDB_dbi table) const {
-    MDB_stat stat;
-    store->check(mdb_stat(txn.get(), table, &stat), "counting a table's entries");
-    return stat.ms_entries;
-  }
+  std::uint64_t counter(const LmdbTransaction& txn, const char* name) const { return counterIn(*store, txn, name); }
+  std::size_t entries(const LmdbTransaction& txn, MDB_dbi table) const { return entriesIn(*store, txn, table); }
 
   std::string_view storedRecord(const LmdbTransaction& txn, ImageId id) const {
     const auto bytes = txn.get(tables().images, live_detail::idKey(id));
@@ -612,8 +642,7 @@ struct LiveDatabase::Impl {
     if (!loaded.load(std::memory_order_relaxed)) checkCheckpointState(txn, held);
     txn.commit();
     refreshLocked();
-    if ((checkpoint_due || since >= std::max<std::size_t>(kCheckpointAfter, held / kCheckpointShare)) &&
-        !checkpoint_failed && !database.storesKeypoints()) {
+    if ((checkpoint_due || shareReached(since, held)) && !checkpoint_failed && !database.storesKeypoints()) {
       // The write is durable already: a checkpoint that fails must not make it look failed. A
       // Deferred open makes its copy for it (as of this write): the checkpoint is the index.
       try {
@@ -633,12 +662,7 @@ struct LiveDatabase::Impl {
   void checkCheckpointState(const LmdbTransaction& txn, std::size_t held) {
     if (checkpoint_looked_at || database.storesKeypoints()) return;
     checkpoint_looked_at = true;
-    try {
-      if (!live_detail::checkpointGeneration(txn, tables().checkpoint, path()) && held >= kCheckpointAfter)
-        checkpoint_due = true;
-    } catch (const InvalidInput&) {
-      checkpoint_due = true;
-    }
+    if (checkpointWanted(*store, txn, held)) checkpoint_due = true;
   }
 
   // Removes the image `name` in the write `txn`, recording it in `entry`; false if there is none.
@@ -837,6 +861,19 @@ void LiveDatabase::checkpoint() {
   std::lock_guard<std::mutex> guard(impl_->writing);
   impl_->loadLocked();
   impl_->checkpointLocked();
+}
+
+// As the first write of a process that opened `path` now decides (commitWrite): its checkpoint_due
+// is the state's (checkCheckpointState), nothing has failed yet.
+bool LiveDatabase::checkpointDue(const std::string& path, std::size_t added, std::size_t removed) {
+  LmdbEnvironment store(path, false);
+  const LmdbTransaction txn(store, false);
+  checkFormat(txn, store.tables(), path);
+  if (setting(txn, store.tables(), path, "keypoints") == "1") return false;  // such a database keeps no checkpoint
+  const std::size_t now = entriesIn(store, txn, store.tables().names);
+  const std::size_t held = now + added - std::min(removed, now);
+  const std::uint64_t since = counterIn(store, txn, "changes") + added + removed - counterIn(store, txn, "checkpointed");
+  return checkpointWanted(store, txn, held) || shareReached(since, held);
 }
 
 const LiveDatabase::Opening& LiveDatabase::opening() const { return impl_->opening; }

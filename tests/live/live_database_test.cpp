@@ -304,6 +304,70 @@ TEST(LiveDatabase, DeferredWritesCheckpointWhenDueAndKeepKeypoints) {
   EXPECT_FALSE(kp.database().index().find("a.png"));
 }
 
+// LiveDatabase::checkpointDue, asked before each write of a process that then opens the database
+// (Deferred, as `bovw add` and `bovw remove` do), against what the write did: whether a fresh open
+// after it reads a checkpoint of exactly that write. Below 10,000 images none is due; the write that
+// passes 10,000 is (none yet), and so is the one that brings the changes since the last one to
+// 10,000 (an eighth of so few images is less), removals counting; a checkpoint whose state is damaged
+// makes the next write due whatever its size; a database storing keypoints keeps none.
+TEST(LiveDatabase, CheckpointDueSaysWhichWriteWritesOne) {
+  BOVW_SEEDED_RNG(rng);
+  TempDir dir;
+  const int k = 50;
+  const std::string path = dir.file("db");
+  LiveDatabase::create(path, randomVocabulary(rng, k), kSurf);
+  int named = 0;
+  std::vector<std::string> held;
+  const auto write = [&](std::size_t adds, std::size_t removes) {
+    SCOPED_TRACE("adding " + std::to_string(adds) + ", removing " + std::to_string(removes) + " of " +
+                 std::to_string(held.size()));
+    const bool due = LiveDatabase::checkpointDue(path, adds, removes);
+    std::uint64_t generation = 0;
+    {
+      LiveDatabase live = LiveDatabase::open(path, PostingMemory::Deferred);
+      if (adds > 0) {
+        std::vector<NamedImageWords> images;
+        for (std::size_t i = 0; i < adds; ++i) images.push_back({"i" + std::to_string(named++), randomWords(rng, k, 4)});
+        live.add(images);
+        for (const auto& image : images) held.push_back(image.name);
+      } else {
+        std::shuffle(held.begin(), held.end(), rng);
+        live.remove(std::vector<std::string>(held.end() - static_cast<std::ptrdiff_t>(removes), held.end()));
+        held.resize(held.size() - removes);
+      }
+      generation = live.generation();
+    }
+    const LiveDatabase after = LiveDatabase::open(path, PostingMemory::Mapped);
+    EXPECT_EQ(after.database().index().size(), held.size());
+    const bool written = after.opening().checkpoint && *after.opening().checkpoint == generation;
+    EXPECT_EQ(due, written);
+    return due;
+  };
+  EXPECT_FALSE(write(4000, 0));
+  EXPECT_FALSE(write(5000, 0));
+  EXPECT_TRUE(write(1500, 0));   // 10,500 images, none checkpointed
+  EXPECT_FALSE(write(6000, 0));  // 6,000 since
+  EXPECT_FALSE(write(0, 3000));  // 9,000 since
+  EXPECT_TRUE(write(0, 1000));   // 10,000 since
+  EXPECT_FALSE(write(2000, 0));
+
+  // The checkpoint's state made unreadable: the next write writes a new one, however small.
+  std::vector<char> data = readBytes(path + "/data.mdb");
+  const std::string magic = "BOVWCKPT";
+  const auto state = std::search(data.begin(), data.end(), magic.begin(), magic.end());
+  ASSERT_NE(state, data.end());
+  *(state + 20) ^= 0x01;  // inside its generation: its checksum no longer holds
+  writeBytes(path + "/data.mdb", data);
+  EXPECT_TRUE(write(3, 0));
+  EXPECT_FALSE(write(3, 0));
+
+  DatabaseOptions options;
+  options.store_keypoints = true;
+  LiveDatabase::create(dir.file("kp"), randomVocabulary(rng, k), kSurf, options);
+  EXPECT_FALSE(LiveDatabase::checkpointDue(dir.file("kp"), 20000, 0));
+  expectInvalidInput([&] { LiveDatabase::checkpointDue(dir.file("none"), 1, 0); }, dir.file("none"), "");
+}
+
 TEST(LiveDatabase, KeepsKeypointsWithTheirImages) {
   BOVW_SEEDED_RNG(rng);
   TempDir dir;
